@@ -1,0 +1,62 @@
+"""The per-item answer cache: what makes a killed run resume and a rerun nearly free.
+
+Answers are keyed by (model fingerprint, task config hash, data hash, item id, seed, protocol), so another
+model, an edited task or changed data never reuses a stale answer. SQLite commits each batch atomically:
+after a SIGKILL, every batch committed before it is there and nothing half-written is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench").expanduser()
+
+
+def item_key(fingerprint: str, config_hash: str, data_hash: str, item_id: str, seed: int, protocol: str) -> str:
+    raw = "\x00".join((fingerprint, config_hash, data_hash, item_id, str(seed), protocol))
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class AnswerCache:
+    """A key → JSON answer store. ``AnswerCache(None)`` is a no-op (``--no-cache``)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._db = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._db.commit()
+
+    def get_many(self, keys: list[str]) -> dict[str, object]:
+        if self._db is None or not keys:
+            return {}
+        found: dict[str, object] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, value in self._db.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
+                found[key] = json.loads(value)
+        return found
+
+    def put_many(self, pairs: list[tuple[str, object]]) -> None:
+        if self._db is None or not pairs:
+            return
+        with self._db:  # one transaction: the whole batch or nothing
+            self._db.executemany(
+                "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v, ensure_ascii=False)) for k, v in pairs],
+            )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,199 @@
+"""The ``metabench`` command: parses arguments and calls the library. No logic lives here.
+
+Start-up stays light: nothing here imports torch or transformers; subcommands import what they need.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from . import __version__
+from .errors import MetabenchError
+
+#: Modules that add their own subcommands with ``add_commands(subparsers)``.
+COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands")
+
+EXAMPLES = """\
+examples:
+  metabench ls tasks                                  list tasks with their tags
+  metabench --tasks m4x_det_en_mono --model majority  a baseline on one task
+  metabench --tasks detection --model hf:minilm-l6 --seeds 0,1
+  metabench --tasks 'm4x_*' --model lookup --model majority --limit 200
+  metabench validate tasks/ my_tasks/                 check YAML files without running them
+  metabench plugins                                   installed plugins and their hooks
+
+environment:
+  METABENCH_DATA_DIR         local data mirror (laid out like shared/data)
+  METABENCH_CACHE_DIR        answer cache, checkpoints, downloads (default ~/.cache/metabench)
+  METABENCH_LOAD_PLUGINS     comma-separated allow-list of third-party plugins ('' = none)
+  METABENCH_DISABLE_PLUGINS  comma-separated plugins never to load
+"""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="metabench",
+        description="Benchmark suite for metaphor processing in language models.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"metabench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="evaluate models on tasks (the default command)", epilog=EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("-t", "--tasks", required=True, help="task names, globs, tags or groups, comma-separated; 'all'")
+    run.add_argument("-m", "--model", action="append", required=True, metavar="ADAPTER[:ARGS]",
+                     help="model adapter and arguments, e.g. majority, constant:label=O, hf:minilm-l6; repeatable")
+    run.add_argument("--seeds", help="seed count (5) or list (0,1,2); default: the task's protocol")
+    run.add_argument("--limit", type=int, help="evaluate only the first N test items (for quick checks)")
+    run.add_argument("-o", "--output-dir", type=Path, default=Path("runs"), help="where run folders go (default ./runs)")
+    run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item answer cache")
+    run.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    run.set_defaults(func=_cmd_run)
+
+    ls = sub.add_parser("ls", help="list registered tasks, groups, models, datasets, kinds, metrics...")
+    ls.add_argument("what", nargs="?", default="tasks",
+                    choices=["tasks", "groups", "tags", "models", "pretrained", "datasets", "kinds", "metrics", "tests", "reporters"])
+    ls.add_argument("-v", "--verbose", action="store_true", help="show descriptions and sources")
+    ls.set_defaults(func=_cmd_ls)
+
+    validate = sub.add_parser("validate", help="check task/group YAML files without running them")
+    validate.add_argument("paths", nargs="+", type=Path, help="YAML files or folders")
+    validate.set_defaults(func=_cmd_validate)
+
+    plugins = sub.add_parser("plugins", help="list loaded plugins with versions and hooks")
+    plugins.set_defaults(func=_cmd_plugins)
+
+    schema = sub.add_parser("schema", help="print the task YAML reference (markdown)")
+    schema.set_defaults(func=_cmd_schema)
+
+    for module in COMMAND_MODULES:
+        try:
+            importlib.import_module(module).add_commands(sub)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    return parser
+
+
+def _registry():
+    from .plugins import default_registry
+
+    return default_registry()
+
+
+def _cmd_run(args) -> int:
+    from .report.summary import summary_table
+    from .runner import RunOptions, run
+
+    options = RunOptions(
+        output_dir=args.output_dir,
+        seeds=_parse_seeds(args.seeds),
+        limit=args.limit,
+        data_dir=args.data_dir,
+        use_cache=not args.no_cache,
+        progress=not args.no_progress,
+    )
+    outcomes = run(_registry(), args.tasks, args.model, options)
+    print(summary_table(outcomes))
+    for outcome in outcomes:
+        if outcome.status != "ok":
+            print(f"\n{outcome.status}: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _parse_seeds(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        values = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise MetabenchError(f"--seeds '{text}': expected a count (5) or a list (0,1,2)") from None
+    if len(values) == 1 and "," not in text:
+        return list(range(values[0]))
+    return values
+
+
+def _cmd_ls(args) -> int:
+    from tabulate import tabulate
+
+    registry = _registry()
+    if args.what in ("tasks", "groups", "tags"):
+        from .config.index import TaskIndex
+
+        index = TaskIndex(registry)
+        if args.what == "tasks":
+            rows = [[n, t.config.kind, t.config.dataset, ",".join(t.config.tag)] + ([t.config.metadata.source] if args.verbose else [])
+                    for n, t in sorted(index.tasks.items())]
+            headers = ["task", "kind", "dataset", "tags"] + (["source"] if args.verbose else [])
+        elif args.what == "groups":
+            rows = [[n, len(index.select(n)), ", ".join(g.task)] for n, g in sorted(index.groups.items())]
+            headers = ["group", "tasks", "members"]
+        else:
+            rows = [[tag, len(names), ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")] for tag, names in sorted(index.tags.items())]
+            headers = ["tag", "tasks", "examples"]
+    else:
+        category = {"models": "model", "datasets": "dataset", "kinds": "kind", "metrics": "metric",
+                    "tests": "test", "reporters": "reporter", "pretrained": "pretrained"}[args.what]
+        rows = [[e.name, e.plugin, e.description] for e in registry.entries(category)]
+        headers = ["name", "plugin", "description"]
+    print(tabulate(rows, headers=headers) if rows else f"no {args.what} registered")
+    return 0
+
+
+def _cmd_validate(args) -> int:
+    from .config.index import validate_paths
+
+    results = validate_paths(args.paths, _registry())
+    bad = [(p, e) for p, e in results if e]
+    for path, error in results:
+        print(f"ok    {path}" if not error else f"FAIL  {error}")
+    print(f"\n{len(results) - len(bad)} valid, {len(bad)} invalid")
+    return 1 if bad else 0
+
+
+def _cmd_plugins(args) -> int:
+    from tabulate import tabulate
+
+    rows = [[p["name"], p["version"], ", ".join(h.removeprefix("metabench_register_") for h in p["hooks"]), p["status"]]
+            for p in _registry().plugins]
+    print(tabulate(rows, headers=["plugin", "version", "hooks", "status"]))
+    return 0
+
+
+def _cmd_schema(args) -> int:
+    from .config.docs import schema_markdown
+
+    print(schema_markdown(), end="")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        argv.insert(0, "run")  # `metabench --tasks ... --model ...` is `metabench run ...`
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except MetabenchError as exc:
+        print(f"metabench: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("\nmetabench: interrupted. Answers computed so far are cached: rerun the same command to resume.",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

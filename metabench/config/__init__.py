@@ -1,0 +1,1 @@
+"""Task and group YAML: schema, safe loading with positions, includes, validation, selection."""

@@ -1,0 +1,131 @@
+"""Finding tasks and groups in the registered folders, and expanding a --tasks selection.
+
+A selection is a comma-separated list of task names, shell globs (``m4x_det_*``), tags, group names or
+``all``. Every file is read once per process; full validation against the registry happens when a task is
+loaded for a run (or by ``metabench validate``), so listing stays fast.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import ConfigError, did_you_mean
+from ..registry import Registry
+from .loader import RawConfig, config_hash, parse, read_raw
+from .schema import GroupConfig, TaskConfig
+from .validate import check_task
+
+
+@dataclass
+class LoadedTask:
+    config: TaskConfig
+    raw: RawConfig
+    plugin: str
+    plugin_version: str
+
+    @cached_property
+    def hash(self) -> str:
+        return config_hash(self.config)
+
+    @property
+    def name(self) -> str:
+        return self.config.task
+
+
+class TaskIndex:
+    """All tasks and groups from every registered task folder."""
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self.tasks: dict[str, LoadedTask] = {}
+        self.groups: dict[str, GroupConfig] = {}
+        for folder, entry in registry.task_dirs():
+            for path in sorted(folder.rglob("*.yaml")):
+                if path.name.startswith("_"):
+                    continue
+                self._add(path, entry)
+
+    def _add(self, path: Path, entry) -> None:
+        raw = read_raw(path)
+        parsed = parse(raw)
+        if isinstance(parsed, GroupConfig):
+            self._unique(parsed.group, path)
+            self.groups[parsed.group] = parsed
+        else:
+            self._unique(parsed.task, path)
+            self.tasks[parsed.task] = LoadedTask(parsed, raw, entry.plugin, entry.plugin_version)
+
+    def _unique(self, name: str, path: Path) -> None:
+        if name in self.tasks or name in self.groups:
+            other = self.tasks[name].raw.path if name in self.tasks else "a group file"
+            raise ConfigError(f"{path}:1: name '{name}' is already used by {other}", hint="task and group names are unique")
+
+    @cached_property
+    def tags(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, task in sorted(self.tasks.items()):
+            for tag in task.config.tag:
+                out.setdefault(tag, []).append(name)
+        return out
+
+    def select(self, selection: str) -> list[str]:
+        """Task names for a --tasks value, in a stable order, without duplicates."""
+        chosen: list[str] = []
+        for part in (p.strip() for p in selection.split(",")):
+            if part:
+                chosen.extend(self._expand(part, ()))
+        return list(dict.fromkeys(chosen))
+
+    def _expand(self, part: str, seen: tuple[str, ...]) -> list[str]:
+        if part == "all":
+            return sorted(self.tasks)
+        if part in self.tasks:
+            return [part]
+        if part in self.groups:
+            if part in seen:
+                raise ConfigError(f"group '{part}' contains itself: {' -> '.join((*seen, part))}")
+            return [n for member in self.groups[part].task for n in self._expand(member, (*seen, part))]
+        if part in self.tags:
+            return list(self.tags[part])
+        if any(ch in part for ch in "*?["):
+            hits = sorted(fnmatch.filter(self.tasks, part))
+            if hits:
+                return hits
+            raise ConfigError(f"--tasks: the pattern '{part}' matches no task", hint="`metabench ls tasks` lists them")
+        known = [*self.tasks, *self.groups, *self.tags, "all"]
+        raise ConfigError(
+            f"--tasks: unknown task, tag or group '{part}'{did_you_mean(part, known)}",
+            hint="`metabench ls tasks` lists tasks; `metabench ls groups` lists groups and tags",
+        )
+
+    def load(self, name: str) -> LoadedTask:
+        """A task validated against the registry (kind, dataset, metrics...)."""
+        if name not in self.tasks:
+            self._expand(name, ())  # raises the did-you-mean error
+        task = self.tasks[name]
+        check_task(task.config, task.raw, self.registry)
+        return task
+
+
+def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, str | None]]:
+    """(file, error or None) for every YAML file under the given paths: `metabench validate`."""
+    files: list[Path] = []
+    for path in paths:
+        files.extend(sorted(path.rglob("*.yaml")) if path.is_dir() else [path])
+    results = []
+    for path in files:
+        try:
+            raw = read_raw(path)
+            if path.name.startswith("_"):
+                results.append((path, None))
+                continue
+            parsed = parse(raw)
+            if isinstance(parsed, TaskConfig):
+                check_task(parsed, raw, registry)
+            results.append((path, None))
+        except ConfigError as exc:
+            results.append((path, str(exc)))
+    return results

@@ -1,0 +1,153 @@
+"""Reading one task or group file: includes, schema validation, errors with file:line.
+
+``include:`` names one or more files relative to the including file; they are merged first (in order),
+then the including file's own keys on top. Mappings merge key by key, everything else is replaced, so a
+task can override one hyperparameter of a shared base. Cycles are detected and reported as a chain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import ConfigError, did_you_mean
+from .schema import GroupConfig, TaskConfig
+from .yamlsource import Located, load_located
+
+# Keys that do not change what a task computes: left out of the config hash.
+_UNHASHED = ("tag",)
+
+
+@dataclass
+class RawConfig:
+    """A file's content after includes, with positions, before validation."""
+
+    path: Path
+    data: dict
+    located: Located
+
+    def where(self, *keys) -> str:
+        return self.located.where(tuple(keys), str(self.path))
+
+
+def read_raw(path: Path, _chain: tuple[Path, ...] = ()) -> RawConfig:
+    path = path.resolve()
+    if path in _chain:
+        cycle = " -> ".join(str(p) for p in (*_chain, path))
+        raise ConfigError(f"{_chain[-1]}: include cycle: {cycle}", hint="remove one of the includes in the cycle")
+    located = load_located(path)
+    data = located.data
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: a task file must be a mapping of keys (task:, kind:, ...)")
+    includes = data.pop("include", None)
+    if includes is None:
+        return RawConfig(path, data, located)
+    if isinstance(includes, str):
+        includes = [includes]
+    if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+        raise ConfigError(f"{located.where(('include',), str(path))}: include must be a file name or a list of them")
+    merged: dict = {}
+    merged_lines: dict = {}
+    for index, name in enumerate(includes):
+        target = (path.parent / name).resolve()
+        line = located.where(("include", index) if len(includes) > 1 else ("include",), str(path))
+        if not target.is_file():
+            siblings = [p.name for p in path.parent.glob("*.yaml")]
+            raise ConfigError(
+                f"{line}: included file '{name}' not found (looked for {target}){did_you_mean(name, siblings)}",
+                hint="include paths are relative to the including file",
+            )
+        base = read_raw(target, (*_chain, path))
+        merged = _merge(merged, base.data)
+        merged_lines.update(base.located.lines)
+    merged_lines.update(located.lines)
+    return RawConfig(path, _merge(merged, data), Located(data=None, lines=merged_lines))
+
+
+def _merge(base: dict, top: dict) -> dict:
+    out = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def parse(raw: RawConfig) -> TaskConfig | GroupConfig:
+    """Validate a raw config against the schema; errors name file:line, field and the closest valid key."""
+    data = dict(raw.data)
+    if isinstance(data.get("tag"), str):
+        data["tag"] = [data["tag"]]
+    if "group" in data and "kind" not in data:
+        if isinstance(data.get("task"), str):
+            data["task"] = [data["task"]]
+        model: type[BaseModel] = GroupConfig
+    elif "task" in data:
+        model = TaskConfig
+    else:
+        raise ConfigError(f"{raw.path}:1: neither `task:` nor `group:` is set", hint="start the file with `task: <name>`")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(raw, model, exc) from None
+
+
+def _config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError) -> ConfigError:
+    problems = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
+        where = raw.where(*loc)
+        field = ".".join(str(p) for p in loc) or "(top level)"
+        if err["type"] == "extra_forbidden":
+            parent = _model_at(model, loc[:-1])
+            valid = list(parent.model_fields) if parent else []
+            problems.append(
+                f"{where}: unknown key '{field}'{did_you_mean(str(loc[-1]), valid)}"
+                + (f"; valid keys here: {', '.join(valid)}" if valid else "")
+            )
+        elif err["type"] == "missing":
+            problems.append(f"{where}: required key '{field}' is missing")
+        else:
+            problems.append(f"{where}: {field}: {err['msg']} (got {err.get('input')!r})")
+    unique = list(dict.fromkeys(problems))
+    return ConfigError("\n".join(unique[:5]), hint="the keys are documented in docs/task-yaml.md (`metabench schema`)")
+
+
+def _is_union_tag(part: str) -> bool:
+    """pydantic inserts union member names (str, SplitRef, function-after[...]) into error locations."""
+    return part in {"str", "int", "float", "list[int]", "SplitRef", "MetricSpec"} or "[" in part
+
+
+def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    current: object = model
+    for part in loc:
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        info = current.model_fields.get(part)
+        if info is None:
+            return None
+        current = _inner_model(info.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _inner_model(annotation: object) -> object:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def config_hash(config: TaskConfig) -> str:
+    """sha256 of the canonical JSON of everything that affects results (tags excluded)."""
+    payload = config.model_dump(mode="json", exclude=set(_UNHASHED))
+    payload["metadata"] = {"version": config.metadata.version}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

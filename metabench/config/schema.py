@@ -1,0 +1,144 @@
+"""The task YAML schema: every key, its type and what it means.
+
+This module is the reference; ``docs/task-yaml.md`` is generated from it (``metabench schema``), and a
+test keeps the two in step. Models forbid unknown keys, so a typo is an error, not a silently ignored
+setting. Registered names (kind, dataset, metrics...) are checked against the registry by ``validate.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SplitRef(Strict):
+    """A split taken from another dataset than the task's own (e.g. train on CoMeta, test on Meta4XNLI)."""
+
+    dataset: str | None = Field(None, description="registered dataset name; default: the task's `dataset`")
+    split: str = Field(description="split name of that dataset")
+    args: dict = Field(default_factory=dict, description="loader arguments; default: none (not inherited)")
+
+
+SplitValue = Union[str, SplitRef]
+
+
+class Splits(Strict):
+    """Which dataset split plays which role."""
+
+    train: SplitValue | None = Field(None, description="training split (fine-tuning, majority/lookup baselines)")
+    validation: SplitValue | None = Field(None, description="model-selection split")
+    test: SplitValue = Field(description="evaluation split")
+    fewshot: SplitValue | None = Field(None, description="split few-shot examples are drawn from")
+
+
+class Labels(Strict):
+    """The label space."""
+
+    names: list[str] | None = Field(None, description="all labels in a fixed order (classification heads use it)")
+    positive: str | None = Field(None, description="positive class for P/R/F1 (e.g. METAPHOR, metaphorical)")
+    scheme: Literal["BIO", "IO", "binary", "multiclass"] | None = Field(None, description="label encoding")
+
+
+class Finetune(Strict):
+    """Fine-tuning hyperparameters for encoder adapters (the papers' settings; cite the table in metadata)."""
+
+    lr: float = Field(5e-5, gt=0, description="peak learning rate (AdamW)")
+    batch_size: int = Field(8, ge=1, description="examples per optimiser step before accumulation")
+    grad_accum: int = Field(1, ge=1, description="gradient accumulation steps")
+    epochs: float = Field(4, gt=0, description="training epochs")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay")
+    warmup_ratio: float = Field(0.0, ge=0, le=1, description="linear warm-up share of all steps")
+    max_length: int = Field(128, ge=8, description="max sub-word tokens per input")
+    dropout: float | None = Field(None, ge=0, le=1, description="classifier dropout; None keeps the model's")
+    select_metric: str | None = Field(None, description="validation metric for model selection; None: last epoch")
+
+
+class EncoderProtocol(Strict):
+    """How encoders meet this task: fine-tune, then predict."""
+
+    finetune: Finetune = Field(default_factory=Finetune, description="hyperparameters")
+    seeds: int | list[int] = Field(1, description="number of seeds (0..n-1) or explicit seed list")
+
+
+class DecoderProtocol(Strict):
+    """How decoders meet this task: a prompt, scored or generated."""
+
+    template: str | None = Field(None, description="Jinja2 prompt template (sandboxed); fields of the item")
+    system: str | None = Field(None, description="system message when a chat template is used")
+    fewshot: int = Field(0, ge=0, description="number of in-context examples")
+    chat_template: bool = Field(False, description="wrap the prompt in the model's chat template")
+    until: list[str] = Field(default_factory=list, description="stop strings for generation")
+    max_new_tokens: int = Field(32, ge=1, description="generation length limit")
+    temperature: float = Field(0.0, ge=0, description="0 = greedy")
+    seeds: int | list[int] = Field(1, description="number of runs (sampling seeds) or explicit seed list")
+
+
+class BaselineProtocol(Strict):
+    """How no-ML baselines meet this task."""
+
+    seeds: int | list[int] = Field(1, description="seeds for the random baseline")
+
+
+class Protocol(Strict):
+    """Per adapter family; a family missing here cannot run the task (it says so)."""
+
+    encoder: EncoderProtocol | None = None
+    decoder: DecoderProtocol | None = None
+    baseline: BaselineProtocol = Field(default_factory=BaselineProtocol)
+
+
+class MetricSpec(Strict):
+    """A metric with arguments."""
+
+    name: str = Field(description="registered metric name")
+    args: dict = Field(default_factory=dict, description="keyword arguments for the metric function")
+
+
+class Metadata(Strict):
+    """Provenance. Changing `version` changes the config hash (and invalidates cached answers)."""
+
+    version: int = Field(1, ge=0, description="bump when the task's semantics change")
+    source: str = Field("", description="paper and table the protocol comes from")
+    description: str = Field("", description="one paragraph for `metabench ls tasks -v`")
+    choices: dict[str, str] = Field(
+        default_factory=dict, description="decisions taken where the paper is silent or ambiguous, with why"
+    )
+
+
+class TaskConfig(Strict):
+    """One task: a protocol on one dataset slice."""
+
+    task: Name = Field(description="unique task name (lowercase, digits, _ . -)")
+    tag: list[Name] = Field(default_factory=list, description="tags for selection with --tasks TAG")
+    kind: str = Field(description="registered kind (tagging, classification, ...)")
+    kind_args: dict = Field(default_factory=dict, description="kind-specific settings, checked by the kind")
+    dataset: str = Field(description="registered dataset name")
+    dataset_args: dict = Field(default_factory=dict, description="loader arguments (checked by the dataset)")
+    splits: Splits = Field(description="role → split")
+    labels: Labels = Field(default_factory=Labels, description="label space")
+    protocol: Protocol = Field(default_factory=Protocol, description="per adapter family")
+    metrics: list[Union[str, MetricSpec]] = Field(min_length=1, description="metrics to report")
+    primary_metric: str | None = Field(None, description="headline metric; default: the first in `metrics`")
+    metadata: Metadata = Field(default_factory=Metadata, description="provenance")
+
+    def metric_specs(self) -> list[MetricSpec]:
+        return [m if isinstance(m, MetricSpec) else MetricSpec(name=m) for m in self.metrics]
+
+    @property
+    def primary(self) -> str:
+        return self.primary_metric or self.metric_specs()[0].name
+
+
+class GroupConfig(Strict):
+    """A named set of tasks (names, globs, tags or other groups)."""
+
+    group: Name = Field(description="group name, usable with --tasks")
+    task: list[str] = Field(min_length=1, description="member tasks: names, globs, tags or groups")
+    metadata: Metadata = Field(default_factory=Metadata, description="provenance")

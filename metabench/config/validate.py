@@ -1,0 +1,67 @@
+"""Checks a parsed task against what is registered: kind, kind_args, dataset, splits, metrics."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from ..data.load import check_args
+from ..errors import ConfigError, did_you_mean
+from ..registry import Registry
+from .loader import RawConfig
+from .schema import SplitRef, TaskConfig
+
+
+def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
+    _check_name(registry, "kind", config.kind, raw.where("kind"))
+    kind_cls = registry.resolve("kind", config.kind)
+    try:
+        kind_cls.Args.model_validate(config.kind_args)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ("kind_args", *err["loc"])
+        valid = ", ".join(kind_cls.Args.model_fields) or "(none)"
+        what = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        raise ConfigError(
+            f"{raw.where(*loc)}: {'.'.join(map(str, loc))}: {what}"
+            f"{did_you_mean(str(loc[-1]), kind_cls.Args.model_fields)}",
+            hint=f"kind '{config.kind}' takes kind_args: {valid}",
+        ) from None
+
+    _check_name(registry, "dataset", config.dataset, raw.where("dataset"))
+    for role in ("train", "validation", "test", "fewshot"):
+        value = getattr(config.splits, role)
+        if value is None:
+            continue
+        dataset, split, args = resolve_split(config, value)
+        _check_name(registry, "dataset", dataset, raw.where("splits", role, "dataset"))
+        check_args(registry.get("dataset", dataset).target, split, args, where=raw.where("splits", role))
+
+    names = []
+    for index, metric in enumerate(config.metric_specs()):
+        _check_name(registry, "metric", metric.name, raw.where("metrics", index))
+        names.append(metric.name)
+    if config.primary_metric and config.primary_metric not in names:
+        raise ConfigError(
+            f"{raw.where('primary_metric')}: primary_metric '{config.primary_metric}' is not among the task's "
+            f"metrics{did_you_mean(config.primary_metric, names)}",
+            hint=f"use one of: {', '.join(names)}",
+        )
+    kind_cls.check_config(config, raw)
+
+
+def resolve_split(config: TaskConfig, value) -> tuple[str, str, dict]:
+    """(dataset, split, loader args) for a split role: a plain name means the task's own dataset."""
+    if isinstance(value, SplitRef):
+        if value.dataset is None:
+            return config.dataset, value.split, {**config.dataset_args, **value.args}
+        return value.dataset, value.split, dict(value.args)
+    return config.dataset, value, dict(config.dataset_args)
+
+
+def _check_name(registry: Registry, category: str, name: str, where: str) -> None:
+    if not registry.has(category, name):
+        valid = registry.names(category)
+        raise ConfigError(
+            f"{where}: unknown {category} '{name}'{did_you_mean(name, valid)}",
+            hint=f"`metabench ls {category}s` lists the {len(valid)} registered {category}s",
+        )

@@ -1,0 +1,87 @@
+"""Safe YAML loading that remembers where every key came from.
+
+The task loader reports errors as ``file:line``; plain ``yaml.safe_load`` loses positions. Here the text is
+composed into nodes by PyYAML's safe loader (no tags that build objects, no code), converted to plain
+Python, and every key path is mapped to the file and line of its key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..errors import ConfigError
+
+KeyPath = tuple
+
+
+@dataclass
+class Located:
+    """A parsed YAML document and the (file, line) of each key path in it."""
+
+    data: object
+    lines: dict[KeyPath, tuple[str, int]] = field(default_factory=dict)
+
+    def where(self, path: KeyPath, default_file: str) -> str:
+        """'file:line' of the longest prefix of ``path`` that has a recorded position."""
+        for cut in range(len(path), -1, -1):
+            hit = self.lines.get(tuple(path[:cut]))
+            if hit:
+                return f"{hit[0]}:{hit[1]}"
+        return default_file
+
+
+def load_located(path: Path) -> Located:
+    """Parse one YAML file safely, with positions. Syntax errors name the file, line and column."""
+    text = _read(path)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{where}: invalid YAML: {problem}", hint="check indentation and quoting") from None
+    located = Located(data=None)
+    located.data = _convert(node, (), str(path), located.lines) if node is not None else {}
+    located.lines[()] = (str(path), 1)
+    return located
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc})", hint="save the file as UTF-8") from None
+
+
+def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict) -> object:
+    if isinstance(node, yaml.MappingNode):
+        out: dict = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise ConfigError(f"{file}:{key_node.start_mark.line + 1}: keys must be plain names")
+            key = _scalar(key_node)
+            if key in out:
+                raise ConfigError(
+                    f"{file}:{key_node.start_mark.line + 1}: key '{key}' appears twice",
+                    hint="remove one of them: YAML would silently keep the last",
+                )
+            lines[path + (key,)] = (file, key_node.start_mark.line + 1)
+            out[key] = _convert(value_node, path + (key,), file, lines)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        result = []
+        for index, child in enumerate(node.value):
+            lines[path + (index,)] = (file, child.start_mark.line + 1)
+            result.append(_convert(child, path + (index,), file, lines))
+        return result
+    return _scalar(node)
+
+
+def _scalar(node: yaml.ScalarNode) -> object:
+    loader = yaml.SafeLoader("")
+    return loader.construct_object(node, deep=True)

@@ -1,0 +1,57 @@
+"""Loading one split of a registered dataset into items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, did_you_mean
+from ..registry import Registry
+from .context import DataContext
+
+
+@dataclass
+class LoadedSplit:
+    items: list
+    files: dict[str, str]  # mirror path -> sha256 of every file the loader read
+
+
+def check_args(spec, split: str, args: dict, *, where: str = "") -> None:
+    """Validate a split name and loader arguments against the dataset's spec."""
+    prefix = f"{where}: " if where else ""
+    if split not in spec.splits:
+        raise ConfigError(
+            f"{prefix}dataset '{spec.name}' has no split '{split}'{did_you_mean(split, spec.splits)}",
+            hint=f"its splits are: {', '.join(spec.splits)}",
+        )
+    for key, value in args.items():
+        if key not in spec.args:
+            raise ConfigError(
+                f"{prefix}dataset '{spec.name}' takes no argument '{key}'{did_you_mean(key, spec.args)}",
+                hint=f"its arguments are: {', '.join(spec.args) or '(none)'}",
+            )
+        allowed = spec.args[key]
+        if allowed is not None and value not in allowed:
+            raise ConfigError(
+                f"{prefix}dataset '{spec.name}' argument {key}={value!r} is not one of {list(allowed)}"
+                f"{did_you_mean(str(value), [str(a) for a in allowed])}",
+            )
+
+
+def load_split(
+    registry: Registry, dataset: str, split: str, args: dict | None = None, data_dir: Path | None = None
+) -> LoadedSplit:
+    spec = registry.resolve("dataset", dataset)
+    args = dict(args or {})
+    check_args(spec, split, args)
+    loader = _load_target(spec.loader)
+    ctx = DataContext(spec, data_dir)
+    items = list(loader(ctx, split, **args))
+    return LoadedSplit(items, dict(ctx.used))
+
+
+def _load_target(target: str):
+    import importlib
+
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)

@@ -1,0 +1,56 @@
+"""How a dataset is declared: its files (upstream location + sha256), its loader, its licence and counts.
+
+Specs are registered through the ``metabench_register_datasets`` hook, so a plugin adds a dataset exactly
+the way the built-ins do. The loader is a lazy ``"module:function"`` target with the signature
+``loader(ctx: DataContext, split: str, **args) -> list[item]``: it asks ``ctx.path(relpath)`` for each file it
+reads, which resolves, verifies and records the file (its hash goes into results.json).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """One file: where it lies in a mirror, where it comes from upstream, and what it must hash to.
+
+    ``path`` is relative to the mirror root (laid out like ``../shared/data``). ``sha256`` is the hash of the
+    upstream bytes; ``compressed`` names a compression used by the mirror only (``gzip``), in which case
+    the hash is of the decompressed bytes.
+    """
+
+    path: str
+    sha256: str
+    repo: str = ""
+    commit: str = ""
+    upstream_path: str = ""
+    encoding: str = "utf-8"
+    compressed: str = ""
+
+    @property
+    def url(self) -> str:
+        """Raw download address of the upstream file at the pinned commit ('' when unknown)."""
+        if not (self.repo and self.commit and self.upstream_path):
+            return ""
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.upstream_path}"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset: files, loader, splits and the arguments the loader accepts.
+
+    ``args`` maps each loader argument to its allowed values (a tuple) or to ``None`` for free values; task
+    YAMLs are validated against it. ``counts`` holds the expected counts (from the paper or SOURCE.md) that
+    ``metabench data verify`` recomputes.
+    """
+
+    name: str
+    files: tuple[DataFile, ...]
+    loader: str
+    splits: tuple[str, ...]
+    args: dict = field(default_factory=dict)
+    licence: str = ""
+    citation: str = ""
+    description: str = ""
+    counts: dict = field(default_factory=dict)

@@ -1,0 +1,62 @@
+"""Errors a user can act on.
+
+Every error metabench raises on purpose is a `MetabenchError`: the CLI prints its message (which names the
+file, line or option at fault and how to fix it) without a traceback, and exits with its `exit_code`.
+Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class MetabenchError(Exception):
+    """A problem with the user's input or environment, explained so that it can be fixed."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        self.message = message
+        self.hint = hint
+        super().__init__(message if not hint else f"{message}\n  hint: {hint}")
+
+
+class ConfigError(MetabenchError):
+    """A task or group YAML file is invalid."""
+
+
+class PluginError(MetabenchError):
+    """A plugin could not be loaded or one of its hooks failed."""
+
+
+class UnknownNameError(MetabenchError):
+    """A name (task, kind, metric, adapter, dataset...) that nothing registered."""
+
+
+class DataError(MetabenchError):
+    """A data file is missing, corrupt or malformed."""
+
+
+class AdapterError(MetabenchError):
+    """A model adapter was given arguments or inputs it cannot use."""
+
+
+class UnsupportedError(AdapterError):
+    """A model cannot run a task at all (another kind, no protocol section): the job is skipped, not failed."""
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """A ' (did you mean 'x'?)' suffix naming the closest valid choice, or '' when nothing is close."""
+    close = difflib.get_close_matches(name, sorted(set(choices)), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def unknown(category: str, name: str, choices: Iterable[str], *, where: str = "") -> UnknownNameError:
+    """Build the standard 'unknown X' error with a did-you-mean and the command that lists valid names."""
+    choices = list(choices)
+    prefix = f"{where}: " if where else ""
+    return UnknownNameError(
+        f"{prefix}unknown {category} '{name}'{did_you_mean(name, choices)}",
+        hint=f"`metabench ls {category}s` lists the {len(choices)} registered {category}s",
+    )

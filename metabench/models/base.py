@@ -1,0 +1,69 @@
+"""The adapter interface: how a model backend answers requests.
+
+An adapter belongs to a *family* — ``encoder`` (fine-tuned in-suite), ``decoder`` (prompted/scored) or
+``baseline`` — which picks the task's protocol section. The runner calls ``fit`` once per (task, seed)
+only when some item still needs an answer, then ``predict`` on batches. Adapters never read task YAML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, ClassVar
+
+from ..errors import AdapterError, UnsupportedError
+from ..requests import Request, Training
+
+
+class Adapter:
+    """Base class. ``args`` are the ``--model name:k=v,...`` arguments, already split into a dict."""
+
+    name: ClassVar[str] = ""
+    family: ClassVar[str] = "baseline"
+    #: Request types this adapter can answer; anything else is refused with a clear error.
+    serves: ClassVar[tuple[type, ...]] = ()
+    #: Argument a bare value fills: ``hf:minilm-l6`` means ``hf:pretrained=minilm-l6``.
+    positional_arg: ClassVar[str | None] = None
+    #: False for deterministic adapters: they run one seed whatever the task asks.
+    seeded: ClassVar[bool] = True
+    #: True when ``fit`` needs the training split.
+    needs_training: ClassVar[bool] = False
+    allowed_args: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, args: dict[str, str]):
+        unknown = sorted(set(args) - set(self.allowed_args))
+        if unknown:
+            from ..errors import did_you_mean
+
+            raise AdapterError(
+                f"model '{self.name}' takes no argument '{unknown[0]}'{did_you_mean(unknown[0], self.allowed_args)}",
+                hint=f"its arguments are: {', '.join(self.allowed_args) or '(none)'}",
+            )
+        self.args = dict(args)
+
+    def check_request_type(self, request_type: type, task: str) -> None:
+        if not issubclass(request_type, self.serves):
+            served = ", ".join(t.__name__ for t in self.serves) or "nothing"
+            raise UnsupportedError(
+                f"model '{self.name}' cannot serve task '{task}': it answers {served}, the task sends "
+                f"{request_type.__name__}",
+                hint="choose another --model for this task, or leave the task out of --tasks",
+            )
+
+    def fingerprint(self) -> str:
+        """Identifies the model's answers: the cache never mixes two fingerprints."""
+        payload = json.dumps({"adapter": self.name, "args": self.args}, sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def info(self) -> dict[str, Any]:
+        """Facts about the model recorded in results.json."""
+        return {}
+
+    def fit(self, training: Training | None) -> None:
+        """Prepare for one (task, seed). ``training`` is None when the task has no training split."""
+
+    def predict(self, requests: list[Request], seed: int) -> list[Any]:
+        raise NotImplementedError
+
+    def batch_size(self) -> int:
+        return int(self.args.get("batch_size", 64))

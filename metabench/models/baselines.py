@@ -1,0 +1,141 @@
+"""Baselines that need no machine learning: the floor every model result is read against.
+
+- ``majority``: the most frequent training answer (per word for tagging).
+- ``random``: a seeded draw per item, uniform over the labels/options (``strategy=prior`` draws from the
+  training distribution instead). The draw depends only on (seed, item input), not on batch or order, so
+  resumed and cached runs give the same answers.
+- ``constant``: one given answer (``label=...`` or, for choice tasks, ``index=...``).
+- ``lookup``: the majority training answer of an identical input (per word for tagging), else the global
+  majority — the lexical-memorisation baseline that exposes construction artifacts.
+
+None of them can generate text: they say so for generation tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter, defaultdict
+
+from ..errors import AdapterError
+from ..requests import ChoiceRequest, ClassifyRequest, TagRequest, Training
+from .base import Adapter
+
+
+def _most_common(counter: Counter):
+    """Most frequent value; ties broken by the value's sort order, so results never depend on data order."""
+    best = max(counter.values())
+    return min(value for value, count in counter.items() if count == best)
+
+
+class _TrainedBaseline(Adapter):
+    needs_training = True
+    serves = (TagRequest, ClassifyRequest, ChoiceRequest)
+
+    def fit(self, training: Training | None) -> None:
+        if training is None or not training.golds:
+            raise AdapterError(
+                f"model '{self.name}' needs the task's training split, and this task has none",
+                hint="give the task `splits.train`, or use --model constant / random",
+            )
+        self._global: Counter = Counter()
+        self._by_key: dict = defaultdict(Counter)
+        for request, gold in zip(training.requests, training.golds):
+            if isinstance(request, TagRequest):
+                for word, tag in zip(request.words, gold):
+                    self._global[tag] += 1
+                    self._by_key[word][tag] += 1
+            else:
+                self._global[gold] += 1
+                self._by_key[request.key][gold] += 1
+        self._majority = _most_common(self._global)
+
+
+class Majority(_TrainedBaseline):
+    name = "majority"
+    seeded = False
+
+    def predict(self, requests, seed):
+        return [tuple(self._majority for _ in r.words) if isinstance(r, TagRequest) else self._majority for r in requests]
+
+
+class Lookup(_TrainedBaseline):
+    name = "lookup"
+    seeded = False
+
+    def _answer(self, key):
+        counts = self._by_key.get(key)
+        return _most_common(counts) if counts else self._majority
+
+    def predict(self, requests, seed):
+        return [
+            tuple(self._answer(w) for w in r.words) if isinstance(r, TagRequest) else self._answer(r.key)
+            for r in requests
+        ]
+
+
+class RandomBaseline(_TrainedBaseline):
+    name = "random"
+    allowed_args = ("strategy",)
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.strategy = self.args.get("strategy", "uniform")
+        if self.strategy not in ("uniform", "prior"):
+            raise AdapterError(f"model 'random': strategy={self.strategy!r} is not 'uniform' or 'prior'")
+        self.needs_training = self.strategy == "prior"
+
+    def fit(self, training):
+        if self.strategy == "prior":
+            super().fit(training)
+
+    def _draw(self, rng: random.Random, choices):
+        if self.strategy == "prior":
+            values = sorted(self._global)
+            return rng.choices(values, weights=[self._global[v] for v in values])[0]
+        return rng.choice(list(choices))
+
+    def predict(self, requests, seed):
+        out = []
+        for r in requests:
+            digest = hashlib.sha256(f"{seed}\x00{r.key}".encode()).digest()
+            rng = random.Random(int.from_bytes(digest[:8], "big"))
+            if isinstance(r, TagRequest):
+                out.append(tuple(self._draw(rng, r.labels) for _ in r.words))
+            elif isinstance(r, ChoiceRequest):
+                out.append(rng.randrange(len(r.options)))
+            else:
+                out.append(self._draw(rng, r.labels))
+        return out
+
+
+class Constant(Adapter):
+    name = "constant"
+    seeded = False
+    serves = (TagRequest, ClassifyRequest, ChoiceRequest)
+    allowed_args = ("label", "index")
+
+    def __init__(self, args):
+        super().__init__(args)
+        if ("label" in self.args) == ("index" in self.args):
+            raise AdapterError(
+                "model 'constant' needs exactly one of label=... (tagging, classification) or index=... (choice)",
+                hint="e.g. --model constant:label=literal",
+            )
+
+    def predict(self, requests, seed):
+        out = []
+        for r in requests:
+            if isinstance(r, ChoiceRequest):
+                if "index" not in self.args:
+                    raise AdapterError("model 'constant' on a choice task needs index=N", hint="e.g. --model constant:index=0")
+                out.append(int(self.args["index"]))
+                continue
+            label = self.args.get("label")
+            if label is None or label not in r.labels:
+                raise AdapterError(
+                    f"model 'constant': label={label!r} is not one of the task's labels {list(r.labels)}",
+                    hint=f"e.g. --model constant:label={r.labels[0]}" if r.labels else None,
+                )
+            out.append(tuple(label for _ in r.words) if isinstance(r, TagRequest) else label)
+        return out

@@ -1,0 +1,62 @@
+"""Parsing ``--model NAME[:ARGS]`` and building the adapter.
+
+ARGS is ``key=value`` pairs separated by commas (``hf:pretrained=/path,batch_size=16``); a first value
+without ``=`` fills the adapter's positional argument (``hf:minilm-l6``). Values stay strings; adapters
+convert them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import MetabenchError, unknown
+from ..registry import Registry
+from .base import Adapter
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    text: str
+    name: str
+    args: dict
+
+    @property
+    def slug(self) -> str:
+        """A folder-safe name for run directories."""
+        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", self.text).strip("_")[:120] or "model"
+
+
+def parse_model_spec(text: str) -> ModelSpec:
+    name, _, rest = text.partition(":")
+    if not name:
+        raise MetabenchError(f"--model '{text}': empty adapter name", hint="e.g. --model majority or --model hf:minilm-l6")
+    args: dict[str, str] = {}
+    for index, part in enumerate(p for p in rest.split(",") if p.strip()) if rest else ():
+        key, eq, value = part.partition("=")
+        if not eq:
+            if index:
+                raise MetabenchError(
+                    f"--model '{text}': '{part}' is not key=value",
+                    hint="only the first argument may be given without a key",
+                )
+            args["_positional"] = key.strip()
+        else:
+            args[key.strip()] = value.strip()
+    return ModelSpec(text, name, args)
+
+
+def build_adapter(spec: ModelSpec, registry: Registry) -> Adapter:
+    if not registry.has("model", spec.name):
+        raise unknown("model", spec.name, registry.names("model"), where=f"--model {spec.text}")
+    cls = registry.resolve("model", spec.name)
+    args = dict(spec.args)
+    if "_positional" in args:
+        value = args.pop("_positional")
+        if cls.positional_arg is None:
+            raise MetabenchError(
+                f"--model {spec.text}: '{spec.name}' takes no positional argument (got '{value}')",
+                hint=f"write it as key=value; its arguments are: {', '.join(cls.allowed_args) or '(none)'}",
+            )
+        args[cls.positional_arg] = value
+    return cls(args)

@@ -1,0 +1,100 @@
+"""What the plugins registered, with provenance, resolved lazily.
+
+The registry is filled only through the hooks' ``register`` callbacks (see ``plugins.py``). Each entry
+remembers which plugin (and version) registered it, which goes into results files, and holds either a
+lazy ``"module:attr"`` target or a ready object. Nothing is imported until ``resolve`` is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import PluginError, unknown
+
+CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registration: a name, what it points at, and who registered it."""
+
+    category: str
+    name: str
+    target: Any
+    plugin: str
+    plugin_version: str
+    description: str = ""
+    meta: dict = field(default_factory=dict)
+
+    def load(self) -> Any:
+        """Import a lazy ``module:attr`` target (once); return ready objects unchanged."""
+        if not isinstance(self.target, str):
+            return self.target
+        module_name, _, attr = self.target.partition(":")
+        try:
+            obj = importlib.import_module(module_name)
+            for part in attr.split(".") if attr else ():
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise PluginError(
+                f"{self.category} '{self.name}' (from plugin '{self.plugin}') points at '{self.target}', "
+                f"which cannot be imported: {exc}",
+                hint=f"reinstall or upgrade the plugin '{self.plugin}', or disable it with "
+                f"METABENCH_DISABLE_PLUGINS={self.plugin}",
+            ) from exc
+        return obj
+
+
+class Registry:
+    """Registered things by category and name."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, dict[str, Entry]] = {c: {} for c in CATEGORIES}
+        self.plugins: list[dict] = []  # name, version, hooks, status: filled by plugins.load()
+
+    def add(self, entry: Entry) -> None:
+        bucket = self._entries[entry.category]
+        previous = bucket.get(entry.name)
+        if previous is not None and previous.target != entry.target:
+            raise PluginError(
+                f"{entry.category} '{entry.name}' is registered twice: by plugin '{previous.plugin}' and by "
+                f"plugin '{entry.plugin}'",
+                hint="rename one of them, or disable one plugin with METABENCH_DISABLE_PLUGINS=<name>",
+            )
+        bucket[entry.name] = entry
+
+    def names(self, category: str) -> list[str]:
+        return sorted(self._entries[category])
+
+    def entries(self, category: str) -> list[Entry]:
+        return [self._entries[category][n] for n in self.names(category)]
+
+    def get(self, category: str, name: str, *, where: str = "") -> Entry:
+        try:
+            return self._entries[category][name]
+        except KeyError:
+            raise unknown(_LABEL[category], name, self._entries[category], where=where) from None
+
+    def has(self, category: str, name: str) -> bool:
+        return name in self._entries[category]
+
+    def resolve(self, category: str, name: str, *, where: str = "") -> Any:
+        return self.get(category, name, where=where).load()
+
+    def task_dirs(self) -> list[tuple[Path, Entry]]:
+        return [(Path(e.target), e) for e in self._entries["task_dir"].values()]
+
+
+_LABEL = {
+    "task_dir": "task folder",
+    "dataset": "dataset",
+    "model": "model",
+    "pretrained": "pretrained model",
+    "kind": "kind",
+    "metric": "metric",
+    "test": "test",
+    "reporter": "reporter",
+}

@@ -1,0 +1,1 @@
+"""Reporting: tables, comparisons with significance tests, the CI gate and the leaderboard."""

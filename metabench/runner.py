@@ -1,0 +1,268 @@
+"""Expanding tasks × models × seeds into jobs and running each: data → requests → answers → scores → run.
+
+A job is one (task, model). For each seed the runner looks every test item up in the answer cache first;
+the adapter is fitted (trained, for encoders) only if some item is still missing, then answers the missing
+items batch by batch, each batch committed to the cache before the next starts. So an interrupted run
+resumes where it stopped and a repeated run costs only the cache look-ups.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from .cache import AnswerCache, cache_root, item_key
+from .config.index import LoadedTask, TaskIndex
+from .config.validate import resolve_split
+from .data.load import load_split
+from .errors import MetabenchError, UnsupportedError
+from .models.base import Adapter
+from .models.spec import ModelSpec, build_adapter, parse_model_spec
+from .registry import Registry
+from .requests import Training
+from .store import SCHEMA_VERSION, check_writable, environment, metabench_info, write_run
+
+
+@dataclass
+class RunOptions:
+    output_dir: Path = Path("runs")
+    seeds: list[int] | None = None
+    limit: int | None = None
+    data_dir: Path | None = None
+    use_cache: bool = True
+    progress: bool = True
+
+
+@dataclass
+class JobOutcome:
+    task: str
+    model: str
+    status: str  # ok | skipped | failed
+    run_dir: Path | None = None
+    results: dict | None = None
+    message: str = ""
+
+
+@dataclass
+class _Split:
+    items: list
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def plan(index: TaskIndex, selection: str, models: list[str]) -> list[tuple[LoadedTask, ModelSpec]]:
+    """The jobs for a --tasks selection and the --model values, validated before anything runs."""
+    specs = [parse_model_spec(m) for m in models]
+    return [(index.load(name), spec) for name in index.select(selection) for spec in specs]
+
+
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> list[JobOutcome]:
+    index = TaskIndex(registry)
+    jobs = plan(index, selection, models)
+    check_writable(options.output_dir)
+    cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
+    outcomes = []
+    try:
+        for task, spec in jobs:
+            outcomes.append(_run_guarded(registry, task, spec, cache, options))
+    finally:
+        cache.close()
+    return outcomes
+
+
+def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
+    try:
+        adapter = build_adapter(spec, registry)
+        results, run_dir = run_job(registry, task, spec, adapter, cache, options)
+        return JobOutcome(task.name, spec.text, "ok", run_dir, results)
+    except UnsupportedError as exc:
+        return JobOutcome(task.name, spec.text, "skipped", message=str(exc))
+    except MetabenchError as exc:
+        return JobOutcome(task.name, spec.text, "failed", message=str(exc))
+
+
+def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions) -> list[int]:
+    section = getattr(task.config.protocol, adapter.family, None)
+    if section is None:
+        raise UnsupportedError(
+            f"task '{task.name}' has no protocol.{adapter.family} section, so {adapter.family} models "
+            f"('{adapter.name}') cannot run it",
+            hint=f"add protocol.{adapter.family} to {task.raw.path}, or choose another --model",
+        )
+    seeds = options.seeds if options.seeds is not None else section.seeds
+    seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    return seeds if adapter.seeded else seeds[:1]
+
+
+def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split | None:
+    value = getattr(task.config.splits, role)
+    if value is None:
+        return None
+    dataset, split, args = resolve_split(task.config, value)
+    loaded = load_split(registry, dataset, split, args, options.data_dir)
+    return _Split(loaded.items, {f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
+
+
+def _data_hash(splits: dict[str, _Split | None], limit: int | None) -> str:
+    payload = {role: s.files for role, s in splits.items() if s is not None}
+    payload["limit"] = limit
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache: AnswerCache, options: RunOptions):
+    started = time.perf_counter()
+    config = task.config
+    metric_fns = {m.name: registry.resolve("metric", m.name) for m in config.metric_specs()}
+    kind = registry.resolve("kind", config.kind)(config, metric_fns)
+    seeds = _seeds(task, adapter, options)
+
+    splits = {role: _load(registry, task, role, options) for role in ("test", "train", "validation")}
+    test = splits["test"]
+    if options.limit is not None:
+        test.items = test.items[: options.limit]
+    if not test.items:
+        raise MetabenchError(f"task '{task.name}': the test split is empty")
+    _check_unique_ids(task, test.items)
+    requests = [kind.request(item) for item in test.items]
+    adapter.check_request_type(type(requests[0]), task.name)
+    golds = [_plain(kind.gold(item)) for item in test.items]
+    if splits["train"] is not None:
+        kind.fit_context(splits["train"].items)
+    data_hash = _data_hash(splits, options.limit)
+    load_s = time.perf_counter() - started
+
+    fingerprint = adapter.fingerprint()
+    per_seed, samples, timings = {}, [], {"load_s": load_s, "fit_s": 0.0, "predict_s": 0.0, "cached_items": 0}
+    for seed in seeds:
+        keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in test.items]
+        answers = cache.get_many(keys)
+        timings["cached_items"] += len(answers)
+        missing = [i for i, key in enumerate(keys) if key not in answers]
+        if missing:
+            fit_started = time.perf_counter()
+            adapter.fit(_training(kind, splits, task, adapter, seed, data_hash))
+            timings["fit_s"] += time.perf_counter() - fit_started
+            predict_started = time.perf_counter()
+            _answer(adapter, requests, keys, missing, answers, cache, seed, f"{task.name} | {spec.text} | seed {seed}", options)
+            timings["predict_s"] += time.perf_counter() - predict_started
+        preds = [answers[key] for key in keys]
+        per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
+        for item, gold, pred in zip(test.items, golds, preds):
+            samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.score(item, gold, pred)})
+
+    timings["total_s"] = time.perf_counter() - started
+    answered = len(test.items) * len(seeds) - timings["cached_items"]
+    timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
+    results = _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, len(test.items))
+    run_dir = options.output_dir / task.name / spec.slug
+    write_run(run_dir, results, samples)
+    return results, run_dir
+
+
+def _check_unique_ids(task: LoadedTask, items: list) -> None:
+    seen = set()
+    for item in items:
+        if item.id in seen:
+            raise MetabenchError(
+                f"task '{task.name}': item id '{item.id}' appears twice in the test split",
+                hint="ids must be unique for caching and paired tests; fix the dataset loader",
+            )
+        seen.add(item.id)
+
+
+def _training(kind, splits, task, adapter, seed, data_hash) -> Training | None:
+    train = splits["train"]
+    if not adapter.needs_training or train is None:
+        return None
+    validation = splits["validation"]
+    return Training(
+        requests=[kind.request(i) for i in train.items],
+        golds=[_plain(kind.gold(i)) for i in train.items],
+        validation_requests=[kind.request(i) for i in validation.items] if validation else [],
+        validation_golds=[_plain(kind.gold(i)) for i in validation.items] if validation else [],
+        labels=kind.labels(),
+        protocol=getattr(task.config.protocol, adapter.family),
+        seed=seed,
+        data_hash=data_hash,
+    )
+
+
+def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
+    size = max(1, adapter.batch_size())
+    with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
+        for start in range(0, len(missing), size):
+            batch = missing[start : start + size]
+            preds = adapter.predict([requests[i] for i in batch], seed)
+            if len(preds) != len(batch):
+                raise MetabenchError(f"model '{adapter.name}' returned {len(preds)} answers for {len(batch)} requests")
+            pairs = [(keys[i], _plain(p)) for i, p in zip(batch, preds)]
+            cache.put_many(pairs)
+            answers.update(pairs)
+            bar.update(len(batch))
+
+
+def _plain(value):
+    """JSON round-trip, so fresh and cached answers have identical types (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
+def _aggregate(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
+    names = sorted({name for metrics in per_seed.values() for name in metrics})
+    out = {}
+    for name in names:
+        values = [m[name] for m in per_seed.values() if name in m and m[name] is not None]
+        out[name] = {
+            "mean": statistics.fmean(values) if values else None,
+            "std": statistics.stdev(values) if len(values) > 1 else 0.0,
+            "n": len(values),
+        }
+    return out
+
+
+def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, n_items) -> dict:
+    config = task.config
+    higher = {m.name: registry.get("metric", m.name).meta.get("higher_is_better", True) for m in config.metric_specs()}
+    files = {}
+    for split in splits.values():
+        if split is not None:
+            files.update(split.files)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "metabench": metabench_info(),
+        "environment": environment(),
+        "plugins": [{k: p[k] for k in ("name", "version", "status")} for p in registry.plugins],
+        "task": {
+            "name": task.name,
+            "version": config.metadata.version,
+            "config_hash": task.hash,
+            "kind": config.kind,
+            "dataset": config.dataset,
+            "primary_metric": config.primary,
+            "source": config.metadata.source,
+            "plugin": task.plugin,
+            "config": config.model_dump(mode="json"),
+        },
+        "data": {"files": files},
+        "model": {
+            "spec": spec.text,
+            "adapter": adapter.name,
+            "family": adapter.family,
+            "args": adapter.args,
+            "fingerprint": adapter.fingerprint(),
+            "info": adapter.info(),
+        },
+        "protocol": adapter.family,
+        "seeds": seeds,
+        "limit": options.limit,
+        "n_items": n_items,
+        "higher_is_better": higher,
+        "metrics": {"per_seed": per_seed, "aggregate": _aggregate(per_seed)},
+        "timings": timings,
+    }
