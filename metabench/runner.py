@@ -22,7 +22,7 @@ from .cache import AnswerCache, cache_root, item_key
 from .config.index import LoadedTask, TaskIndex
 from .config.validate import resolve_split
 from .data.load import load_split
-from .errors import MetabenchError, UnsupportedError
+from .errors import MetabenchError, UnsupportedError, unknown
 from .models.base import Adapter
 from .models.spec import ModelSpec, build_adapter, parse_model_spec
 from .registry import Registry
@@ -59,6 +59,9 @@ class _Split:
 def plan(index: TaskIndex, selection: str, models: list[str]) -> list[tuple[LoadedTask, ModelSpec]]:
     """The jobs for a --tasks selection and the --model values, validated before anything runs."""
     specs = [parse_model_spec(m) for m in models]
+    for spec in specs:
+        if not index.registry.has("model", spec.name):
+            raise unknown("model", spec.name, index.registry.names("model"), where=f"--model {spec.text}")
     return [(index.load(name), spec) for name in index.select(selection) for spec in specs]
 
 
@@ -109,10 +112,18 @@ def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split 
     return _Split(loaded.items, {f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
 
 
-def _data_hash(splits: dict[str, _Split | None], limit: int | None) -> str:
-    payload = {role: s.files for role, s in splits.items() if s is not None}
-    payload["limit"] = limit
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+def _data_hash(task: LoadedTask, splits: dict[str, _Split | None], roles: tuple[str, ...], limit: int | None = None) -> str:
+    """Identifies the data of some split roles: which dataset slice plays each role and the files' hashes.
+
+    The answer cache keys on all roles (and --limit); a trained checkpoint keys on train and validation
+    only, so every task that trains on the same data reuses it whatever its test set.
+    """
+    payload: dict = {"limit": limit}
+    for role in roles:
+        value = getattr(task.config.splits, role)
+        if value is not None and splits.get(role) is not None:
+            payload[role] = {"slice": resolve_split(task.config, value), "files": splits[role].files}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache: AnswerCache, options: RunOptions):
@@ -134,7 +145,8 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     golds = [_plain(kind.gold(item)) for item in test.items]
     if splits["train"] is not None:
         kind.fit_context(splits["train"].items)
-    data_hash = _data_hash(splits, options.limit)
+    data_hash = _data_hash(task, splits, ("test", "train", "validation"), options.limit)
+    training_hash = _data_hash(task, splits, ("train", "validation"))
     load_s = time.perf_counter() - started
 
     fingerprint = adapter.fingerprint()
@@ -146,7 +158,7 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
         missing = [i for i, key in enumerate(keys) if key not in answers]
         if missing:
             fit_started = time.perf_counter()
-            adapter.fit(_training(kind, splits, task, adapter, seed, data_hash))
+            adapter.fit(_training(kind, splits, task, adapter, seed, training_hash))
             timings["fit_s"] += time.perf_counter() - fit_started
             predict_started = time.perf_counter()
             _answer(adapter, requests, keys, missing, answers, cache, seed, f"{task.name} | {spec.text} | seed {seed}", options)

@@ -58,7 +58,15 @@ def _read(path: Path) -> str:
         raise ConfigError(f"{path}: not UTF-8 text ({exc})", hint="save the file as UTF-8") from None
 
 
+_PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("map", "seq", "str", "int", "float", "bool", "null")}
+
+
 def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict) -> object:
+    if node.tag not in _PLAIN_TAGS:
+        raise ConfigError(
+            f"{file}:{node.start_mark.line + 1}: invalid YAML: the tag '{node.tag}' is not allowed",
+            hint="task files hold plain values only; name callables by their registered names",
+        )
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
         for key_node, value_node in node.value:

@@ -40,6 +40,8 @@ class DataFile:
 class DatasetSpec:
     """A dataset: files, loader, splits and the arguments the loader accepts.
 
+    ``root`` is a folder holding the files for datasets shipped inside a plugin package (they are read and
+    verified from there, never from the mirror or the network); empty for mirrored upstream data.
     ``args`` maps each loader argument to its allowed values (a tuple) or to ``None`` for free values; task
     YAMLs are validated against it. ``counts`` holds the expected counts (from the paper or SOURCE.md) that
     ``metabench data verify`` recomputes.
@@ -54,3 +56,4 @@ class DatasetSpec:
     citation: str = ""
     description: str = ""
     counts: dict = field(default_factory=dict)
+    root: str = ""

@@ -1,0 +1,1 @@
+"""Dataset families: one module per family, each with ``specs()``, its loaders and its count checks."""

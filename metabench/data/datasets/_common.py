@@ -1,0 +1,267 @@
+"""Shared helpers of the dataset modules: manifest lookup, ids, token offsets, count checks.
+
+Kept free of heavy imports: every dataset module imports this at registration time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from ...errors import DataError
+from ..spec import DataFile
+
+MANIFEST_DIR = Path(__file__).resolve().parent.parent / "manifest"
+
+# Labels shared by the binary detection datasets (TextItem.label).
+MET = "metaphor"
+LIT = "literal"
+MET_TAG = "B-METAPHOR"
+LIT_TAG = "O"
+
+
+@lru_cache(maxsize=None)
+def _manifest(family: str) -> dict[str, DataFile]:
+    path = MANIFEST_DIR / f"{family}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(
+            f"data manifest '{path}' is missing", hint="regenerate it with `python tools/make_manifest.py`"
+        ) from None
+    files: dict[str, DataFile] = {}
+    for group in data["groups"]:
+        for entry in group["files"]:
+            files[entry["path"]] = DataFile(
+                path=entry["path"],
+                sha256=entry["sha256"],
+                repo=group["repo"],
+                commit=group["commit"],
+                upstream_path=entry["upstream_path"],
+                encoding=entry.get("encoding", "utf-8"),
+                compressed=entry.get("compressed", ""),
+            )
+    return files
+
+
+def files(family: str, *paths: str) -> tuple[DataFile, ...]:
+    """The manifest entries of ``family`` for the given mirror paths (a path ending in '/' = every file below).
+
+    Raises at registration if a path is not in the manifest, so a spec can never declare an unhashed file.
+    """
+    manifest = _manifest(family)
+    out: list[DataFile] = []
+    for path in paths:
+        if path.endswith("/"):
+            below = [f for p, f in manifest.items() if p.startswith(path)]
+            if not below:
+                raise DataError(f"manifest '{family}' has no file below '{path}'")
+            out.extend(sorted(below, key=lambda f: f.path))
+        elif path in manifest:
+            out.append(manifest[path])
+        else:
+            raise DataError(
+                f"manifest '{family}' has no file '{path}'",
+                hint="regenerate the manifest with `python tools/make_manifest.py` or fix the path",
+            )
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def cached_conll(path: Path, encoding: str, sha256: str, columns: int = 2) -> tuple:
+    """(line, words, tags) per sentence of a two-column CoNLL file, parsed once per process.
+
+    Keyed by the file's verified sha256 as well as its path, so a changed file is never served stale.
+    """
+    from ..readers import read_conll  # noqa: PLC0415
+
+    return tuple(
+        (line, tuple(r[0] for r in rows), tuple(r[-1] for r in rows))
+        for line, rows in read_conll(path, encoding=encoding, columns=columns)
+    )
+
+
+def stem(relpath: str) -> str:
+    """File name without its extension(s): 'a/b/meta4xnli_train.tsv' -> 'meta4xnli_train'."""
+    name = relpath.rsplit("/", 1)[-1]
+    for suffix in (".gz", ".naf", ".tsv", ".csv", ".jsonl", ".json", ".txt", ".xml"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """Character (start, end) of every whitespace token of ``text`` (the tokenisation of all the CSV/TSV
+    datasets whose target index counts whitespace tokens)."""
+    return [m.span() for m in _TOKEN.finditer(text)]
+
+
+def target_span(text: str, index: int, where: str) -> tuple[int, int]:
+    spans = token_spans(text)
+    if not 0 <= index < len(spans):
+        raise DataError(f"{where}: target index {index} is outside the sentence's {len(spans)} tokens")
+    return spans[index]
+
+
+def binary_label(raw: str, where: str, *, positive=("1",), negative=("0",)) -> str:
+    value = raw.strip()
+    if value in positive:
+        return MET
+    if value in negative:
+        return LIT
+    raise DataError(f"{where}: label {raw!r} is not one of {list(positive) + list(negative)}")
+
+
+def to_int(raw: str, where: str, what: str = "value") -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise DataError(f"{where}: {what} {raw!r} is not an integer") from None
+
+
+def check_unique_ids(items: Iterable, where: str) -> None:
+    """Ids must be unique within a split (samples.jsonl is keyed by them)."""
+    counts = Counter(item.id for item in items)
+    dupes = [i for i, n in counts.items() if n > 1]
+    if dupes:
+        raise DataError(f"{where}: {len(dupes)} duplicate item ids, e.g. {dupes[:3]}")
+
+
+def bad_split(spec_name: str, split: str, valid: Iterable[str], why: str = "") -> DataError:
+    return DataError(
+        f"dataset '{spec_name}' has no split '{split}'" + (f" ({why})" if why else ""),
+        hint=f"its splits are: {', '.join(valid)}",
+    )
+
+
+def result(name: str, expected, actual, detail: str = ""):
+    """A CheckResult (imported lazily: verify.py is only needed when checks run)."""
+    from ..verify import expect  # noqa: PLC0415
+
+    return expect(name, expected, actual, detail)
+
+
+def noted(name: str, expected, actual, detail: str):
+    """A known discrepancy: expected = the paper's number, actual = the release's; ok because the reason is
+    documented in ``detail`` (never a faked agreement: both numbers are reported)."""
+    from ..verify import CheckResult  # noqa: PLC0415
+
+    return CheckResult(name, expected, actual, ok=True, detail=f"KNOWN DISCREPANCY: {detail}")
+
+
+def conll_items(ctx, relpath: str, *, language: str = "en", source: str = "", meta: dict | None = None) -> list:
+    """TaggedSentences of a two-column CoNLL file; ids ``<file stem>:<0-based sentence index>``."""
+    from ..items import TaggedSentence  # noqa: PLC0415
+
+    name = stem(relpath)
+    sentences = cached_conll(ctx.path(relpath), ctx.encoding(relpath), ctx.declared(relpath).sha256)
+    return [
+        TaggedSentence(
+            id=f"{name}:{index}",
+            words=words,
+            tags=tags,
+            language=language,
+            source=source,
+            meta={"line": line, **(meta or {})},
+        )
+        for index, (line, words, tags) in enumerate(sentences)
+    ]
+
+
+def tagging_stats(items) -> tuple[int, int, int]:
+    """(sentences, tokens, metaphor tokens = tags other than O) of TaggedSentences."""
+    return (
+        len(items),
+        sum(len(it.words) for it in items),
+        sum(t != LIT_TAG for it in items for t in it.tags),
+    )
+
+
+def label_counts(items, attr: str = "label") -> dict:
+    counts = Counter(getattr(it, attr) for it in items)
+    return dict(sorted(counts.items()))
+
+
+def melbert_fold_items(ctx, relpath: str, *, prefix: str, source: str, meta: dict | None = None) -> list:
+    """TextItems of a MelBERT classification TSV (``index, label, sentence, pos, v_index``).
+
+    Ids are ``<prefix>:<index column>``: the source's own item number, the same in every fold.
+    """
+    from ..items import TextItem  # noqa: PLC0415
+    from ..readers import read_table  # noqa: PLC0415
+
+    items = []
+    rows = read_table(ctx.path(relpath), encoding=ctx.encoding(relpath), delimiter="\t", quotechar=None)
+    for line, row in rows:
+        where = f"{relpath}:{line}"
+        target = to_int(row["v_index"], where, "v_index")
+        text = row["sentence"]
+        items.append(
+            TextItem(
+                id=f"{prefix}:{row['index'].strip()}",
+                text=text,
+                label=binary_label(row["label"], where),
+                spans=(target_span(text, target, where),),
+                target_index=target,
+                pos=row["pos"],
+                source=source,
+                meta={"line": line, **(meta or {})},
+            )
+        )
+    check_unique_ids(items, relpath)
+    return items
+
+
+def gao_verb_items(ctx, relpath: str, *, source: str, index_column: str = "verb_idx", meta: dict | None = None,
+                   extra=()) -> list:
+    """TextItems of a Gao et al. (2018) verb CSV (``verb, sentence, verb_idx, label`` [+ extra columns]).
+
+    Ids are ``<file stem>:<0-based row>``.
+    """
+    from ..items import TextItem  # noqa: PLC0415
+    from ..readers import read_table  # noqa: PLC0415
+
+    name = stem(relpath)
+    items = []
+    for index, (line, row) in enumerate(read_table(ctx.path(relpath), encoding=ctx.encoding(relpath))):
+        where = f"{relpath}:{line}"
+        target = to_int(row[index_column], where, index_column)
+        text = row["sentence"]
+        items.append(
+            TextItem(
+                id=f"{name}:{index}",
+                text=text,
+                label=binary_label(row["label"], where),
+                spans=(target_span(text, target, where),),
+                target_index=target,
+                lemma=row["verb"],
+                pos="VERB",
+                source=source,
+                meta={"line": line, **{k: row[k] for k in extra}, **(meta or {})},
+            )
+        )
+    check_unique_ids(items, relpath)
+    return items
+
+
+def fold_counts(ctx, folds: int = 10) -> dict:
+    """Per fold (test size, train size), whether train and test are disjoint, and the union of test folds."""
+    sizes, disjoint, union, total = [], True, set(), None
+    for fold in range(folds):
+        test = ctx.load("test", fold=fold)
+        train = ctx.load("train", fold=fold)
+        sizes.append((len(test), len(train)))
+        test_ids, train_ids = {i.id for i in test}, {i.id for i in train}
+        disjoint &= not (test_ids & train_ids)
+        union |= test_ids
+        everything = {i.id: i.label for i in test + train}
+        total = everything if total is None else total
+        if everything != total:
+            total = {"inconsistent": True}
+    return {"sizes": sizes, "disjoint": disjoint, "test_union": len(union), "items": total}

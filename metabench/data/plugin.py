@@ -1,0 +1,47 @@
+"""The built-in datasets, registered through the same hook a third-party plugin uses.
+
+Registration only builds ``DatasetSpec`` objects from code and the JSON manifests in ``manifest/`` (no
+data file is opened or hashed), so ``metabench ls`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..hookspecs import hookimpl
+
+# One module per dataset family under metabench.data.datasets; each exposes ``specs() -> list[DatasetSpec]``.
+FAMILIES = (
+    "meta4xnli",
+    "cometa",
+    "vua",
+    "trofi",
+    "moh",
+    "boisson",
+    "munch",
+    "newsmet",
+    "flute",
+    "impli",
+    "figqa",
+    "esxnli",
+    "bizzoni",
+    "hmd",
+    "sick",
+    "rte",
+    "magpie",
+    "semcor",
+)
+
+
+def all_specs() -> list:
+    specs = []
+    for family in FAMILIES:
+        module = importlib.import_module(f"metabench.data.datasets.{family}")
+        specs.extend(module.specs())
+    return specs
+
+
+@hookimpl
+def metabench_register_datasets(register):
+    for spec in all_specs():
+        register(spec)

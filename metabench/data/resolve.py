@@ -1,0 +1,141 @@
+"""Finding a declared file: the mirror, then the user cache, then (when allowed) upstream.
+
+Order, first hit wins:
+
+1. the mirror: the ``data_dir`` argument (``--data-dir``), else ``METABENCH_DATA_DIR``; laid out like
+   ``shared/data`` (``<root>/<DataFile.path>``);
+2. the user cache: ``$METABENCH_CACHE_DIR/data`` (default ``~/.cache/metabench/data``), same layout;
+3. a download into the cache (``download=True`` only): the raw upstream file at its pinned commit, or
+   ``$METABENCH_DATA_URL`` + ``DataFile.path`` when that mirror URL is set (see ``download.py``).
+
+Every file found is checked against its declared sha256 once per process (hashing is cheap next to
+reading, and a silently changed file would make results incomparable). A mirror file stored gzipped
+(``compressed="gzip"``) is hashed on its decompressed bytes, which are the upstream bytes.
+
+``resolve_file`` does not download unless asked: loading goes through ``DataContext``, which asks for a
+download when ``download_allowed()`` (env ``METABENCH_ALLOW_DOWNLOAD`` is not ``"0"``). Offline CI sets
+``METABENCH_ALLOW_DOWNLOAD=0`` (or points ``METABENCH_DATA_DIR`` at a complete mirror) so that nothing ever
+waits on the network; where it is allowed, timeouts are short and retries bounded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+from pathlib import Path
+
+from ..errors import DataError
+from .spec import DataFile
+
+_verified: dict[Path, str] = {}
+
+
+def data_dir_from_env() -> Path | None:
+    raw = os.environ.get("METABENCH_DATA_DIR")
+    return Path(raw).expanduser().resolve() if raw else None
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench"
+    return Path(root).expanduser() / "data"
+
+
+def download_allowed() -> bool:
+    """Whether loaders may fetch missing files: yes unless ``METABENCH_ALLOW_DOWNLOAD=0``."""
+    return os.environ.get("METABENCH_ALLOW_DOWNLOAD", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def sha256_of(path: Path, compressed: str = "") -> str:
+    """sha256 of a file's content; of the decompressed bytes for a gzipped mirror copy."""
+    digest = hashlib.sha256()
+    opener = gzip.open if compressed == "gzip" else open
+    try:
+        with opener(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError; a cut gzip stream is an EOFError
+        raise DataError(f"data file '{path}' cannot be read: {exc}") from None
+    return digest.hexdigest()
+
+
+def search_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
+    """(kind, root) in lookup order: ``("mirror", ...)`` when one is set, then ``("cache", ...)``."""
+    mirror = Path(data_dir).expanduser() if data_dir is not None else data_dir_from_env()
+    roots = [("mirror", mirror)] if mirror is not None else []
+    return roots + [("cache", cache_dir())]
+
+
+def locate(declared: DataFile, data_dir: Path | None = None) -> tuple[str, Path] | None:
+    """Where a file is present locally, as (``"mirror"``/``"cache"``, path), without verifying it."""
+    for kind, root in search_roots(data_dir):
+        candidate = root / declared.path
+        if candidate.is_file():
+            return kind, candidate
+    return None
+
+
+def resolve_file(
+    declared: DataFile,
+    data_dir: Path | None = None,
+    *,
+    download: bool = False,
+    dataset: str = "",
+    progress: bool = True,
+) -> Path:
+    """Local, verified path of a declared file; downloaded into the cache first if missing and ``download``.
+
+    Raises DataError on a hash mismatch (naming the file and both hashes) or when the file is nowhere
+    (saying where it looked and how to fetch it).
+    """
+    found = locate(declared, data_dir)
+    if found is not None:
+        verify_file(found[1], declared)
+        return found[1]
+    if download:
+        from .download import download_file  # noqa: PLC0415 - urllib/tqdm only when actually fetching
+
+        target = cache_dir() / declared.path
+        try:
+            download_file(declared, target, progress=progress)
+        except DataError as exc:
+            looked = ", ".join(str(root / declared.path) for _, root in search_roots(data_dir))
+            raise DataError(f"data file '{declared.path}' is not present locally (looked in: {looked}) and "
+                            f"{exc.message}", hint=exc.hint) from None
+        _verified[target] = declared.sha256
+        return target
+    raise missing_error(declared, data_dir, dataset)
+
+
+def missing_error(declared: DataFile, data_dir: Path | None = None, dataset: str = "") -> DataError:
+    looked = ", ".join(f"{root / declared.path} ({kind})" for kind, root in search_roots(data_dir))
+    pull = f"`metabench data pull {dataset}`" if dataset else "`metabench data pull <dataset>`"
+    return DataError(
+        f"data file '{declared.path}' not found (looked in: {looked})",
+        hint=f"fetch it with {pull}, or point METABENCH_DATA_DIR (or --data-dir) at a mirror laid out like "
+        "shared/data; loaders download missing files themselves unless METABENCH_ALLOW_DOWNLOAD=0",
+    )
+
+
+def hash_mismatch(path, declared: DataFile, actual: str, *, hint: str = "") -> DataError:
+    what = " (of the decompressed bytes)" if declared.compressed else ""
+    return DataError(
+        f"data file '{path}' has sha256 {actual}{what}, but the manifest pins {declared.sha256} for "
+        f"'{declared.path}'",
+        hint=hint
+        or "the file is corrupt or from another upstream version: restore it from the mirror, or delete it and "
+        "run `metabench data pull` again",
+    )
+
+
+def verify_file(path: Path, declared: DataFile) -> None:
+    """Check a local file against its pinned hash (once per process and path)."""
+    if _verified.get(path) == declared.sha256:
+        return
+    actual = sha256_of(path, declared.compressed)
+    if actual != declared.sha256:
+        raise hash_mismatch(path, declared, actual)
+    _verified[path] = declared.sha256
+
+
+_verify = verify_file  # the name used before the download path existed

@@ -1,0 +1,1 @@
+"""An example metabench plugin (see plugin.py)."""

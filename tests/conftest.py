@@ -1,0 +1,55 @@
+"""Test-wide settings: offline model hub, a private cache, and the toy plugin on the import path."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+sys.path.insert(0, str(TESTS))  # makes `toy_plugin` importable, also for subprocesses via PYTHONPATH
+
+for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ.setdefault(_name, "1")
+os.environ.setdefault("METABENCH_CACHE_DIR", tempfile.mkdtemp(prefix="metabench-test-cache-"))
+os.environ.setdefault("METABENCH_ALLOW_DOWNLOAD", "0")
+
+
+def mirror_dir() -> Path | None:
+    """The real data mirror, if this machine has it (METABENCH_DATA_DIR or ../shared/data)."""
+    raw = os.environ.get("METABENCH_DATA_DIR")
+    candidate = Path(raw) if raw else REPO.parent / "shared" / "data"
+    return candidate.resolve() if (candidate / "meta4xnli").is_dir() else None
+
+
+if mirror_dir() is not None:
+    os.environ.setdefault("METABENCH_DATA_DIR", str(mirror_dir()))
+
+
+@pytest.fixture
+def toy_env(monkeypatch, tmp_path):
+    """Environment for running the CLI on the toy plugin in a subprocess, with a fresh cache."""
+    import toy_plugin
+
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin")
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ)
+    return env
+
+
+@pytest.fixture
+def toy_registry(monkeypatch, tmp_path):
+    """A registry with the built-ins and the toy plugin, reading the toy data, with a fresh cache."""
+    import toy_plugin
+
+    from metabench import plugins
+
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    return plugins.load(extra_plugins=(toy_plugin,))

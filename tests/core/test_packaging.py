@@ -1,0 +1,53 @@
+"""Installation paths: a non-editable install finds the built-in tasks; a third-party plugin installs and runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _pip_target(source: Path, target: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_non_editable_install_ships_builtin_tasks(tmp_path):
+    _pip_target(REPO, tmp_path / "site")
+    shipped = tmp_path / "site" / "metabench" / "builtin_tasks"
+    repo_tasks = sorted(p.relative_to(REPO / "tasks") for p in (REPO / "tasks").rglob("*.yaml"))
+    assert sorted(p.relative_to(shipped) for p in shipped.rglob("*.yaml")) == repo_tasks
+    code = "import metabench.tasks_plugin as t; print(t.builtin_task_dir())"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert Path(out.stdout.strip()) == shipped
+
+
+def test_example_plugin_installs_and_its_task_runs(tmp_path):
+    site = tmp_path / "site"
+    _pip_target(REPO / "plugins" / "metabench-example-plugin", site)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)]), "METABENCH_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("METABENCH_PLUGIN_MODULES", None)
+    listed = subprocess.run([sys.executable, "-m", "metabench.cli", "plugins"], capture_output=True, text=True, env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "example" in listed.stdout and "datasets, models, tasks" in listed.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "metabench.cli", "--tasks", "example_cue_words", "--model", "cue-words", "--model", "majority",
+         "-o", str(tmp_path / "runs"), "--no-progress"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    results = json.loads((tmp_path / "runs" / "example_cue_words" / "cue-words" / "results.json").read_text())
+    assert results["task"]["plugin"] == "example"
+    # 12 test sentences, half metaphorical: the cue words catch grasp/flood/sharp/heavy in both readings
+    assert results["n_items"] == 12
+    assert 0.4 <= results["metrics"]["aggregate"]["accuracy"]["mean"] <= 0.8
+    assert any(p["name"] == "example" and p["version"] == "0.1.0" for p in results["plugins"])

@@ -1,0 +1,86 @@
+"""Plugin loading: built-ins and extras through one manager, env switches, broken plugins reported."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from metabench import hookimpl as exported_hookimpl  # noqa: F401 - the public import path must exist
+from metabench import plugins
+from metabench.errors import PluginError
+from metabench.hookspecs import hookimpl
+
+
+def _plugin(name: str, **hooks) -> types.ModuleType:
+    module = types.ModuleType(name)
+    for hook, fn in hooks.items():
+        setattr(module, hook, hookimpl(fn))
+    return module
+
+
+def test_builtins_register_through_the_same_manager():
+    registry = plugins.load()
+    names = [p["name"] for p in registry.plugins]
+    assert "metabench.models.plugin" in names and "metabench.kinds.plugin" in names
+    assert {"majority", "random", "constant", "lookup"} <= set(registry.names("model"))
+    entry = registry.get("model", "majority")
+    assert entry.plugin == "metabench.models.plugin" and isinstance(entry.target, str)
+
+
+def test_misspelt_hook_names_plugin_and_closest_hook():
+    def metabench_register_taks(register):
+        pass
+
+    module = types.ModuleType("typo_plugin")
+    module.metabench_register_taks = hookimpl(metabench_register_taks)
+    with pytest.raises(PluginError) as err:
+        plugins.load(extra_plugins=(module,))
+    message = str(err.value)
+    assert "typo_plugin" in message and "did you mean 'metabench_register_tasks'" in message
+    assert "METABENCH_DISABLE_PLUGINS=typo_plugin" in message
+
+
+def test_plugin_that_raises_is_reported_and_skipped(capsys):
+    def metabench_register_models(register):
+        raise RuntimeError("boom")
+
+    registry = plugins.load(extra_plugins=(_plugin("broken_plugin", metabench_register_models=metabench_register_models),))
+    record = next(p for p in registry.plugins if p["name"] == "broken_plugin")
+    assert "RuntimeError: boom" in record["status"]
+    err = capsys.readouterr().err
+    assert "broken_plugin" in err and "METABENCH_DISABLE_PLUGINS=broken_plugin" in err
+    assert "majority" in registry.names("model")  # the others still load
+
+
+def test_name_clash_names_both_plugins():
+    def metabench_register_models(register):
+        register("majority", "elsewhere:Thing")
+
+    with pytest.raises(PluginError) as err:
+        plugins.load(extra_plugins=(_plugin("clash_plugin", metabench_register_models=metabench_register_models),))
+    assert "metabench.models.plugin" in str(err.value) and "clash_plugin" in str(err.value)
+
+
+def test_lazy_target_import_error_names_plugin():
+    def metabench_register_models(register):
+        register("ghost", "no_such_module_xyz:Adapter")
+
+    registry = plugins.load(extra_plugins=(_plugin("ghost_plugin", metabench_register_models=metabench_register_models),))
+    with pytest.raises(PluginError) as err:
+        registry.resolve("model", "ghost")
+    assert "ghost_plugin" in str(err.value) and "no_such_module_xyz" in str(err.value)
+
+
+def test_disable_and_module_env(monkeypatch):
+    monkeypatch.setenv("METABENCH_DISABLE_PLUGINS", "metabench.models.plugin")
+    assert "majority" not in plugins.load().names("model")
+    monkeypatch.delenv("METABENCH_DISABLE_PLUGINS")
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin")
+    assert "counting" in plugins.load().names("model")
+
+
+def test_allow_list_filters_entry_points(monkeypatch):
+    monkeypatch.setenv("METABENCH_LOAD_PLUGINS", "")
+    registry = plugins.load()
+    assert all(p["name"].startswith("metabench.") for p in registry.plugins)

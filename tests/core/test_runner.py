@@ -1,0 +1,134 @@
+"""The runner end to end on the toy plugin: run files, resume after SIGKILL, cache keys, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from metabench.cache import cache_root
+from metabench.errors import MetabenchError
+from metabench.runner import RunOptions, run
+from metabench.store import read_results, read_samples
+
+
+def _run(registry, tmp_path, tasks="toy_cls", models=("majority",), **kw):
+    return run(registry, tasks, list(models), RunOptions(output_dir=tmp_path / "runs", progress=False, **kw))
+
+
+def test_majority_run_writes_results_and_samples(toy_registry, tmp_path):
+    (outcome,) = _run(toy_registry, tmp_path)
+    assert outcome.status == "ok", outcome.message
+    results = read_results(outcome.run_dir)
+    samples = read_samples(outcome.run_dir)
+    assert results["task"]["name"] == "toy_cls" and len(results["task"]["config_hash"]) == 64
+    assert results["model"]["adapter"] == "majority"
+    assert results["seeds"] == [0]  # deterministic baseline: one seed although the task asks for 2
+    assert any(p["name"] == "toy_plugin" for p in results["plugins"])
+    assert set(results["data"]["files"]) == {"toy_cls:toy/cls_test.tsv", "toy_cls:toy/cls_train.tsv"}
+    assert len(samples) == results["n_items"] == 40
+    import toy_plugin
+
+    train_labels = [line.split("\t")[2].strip() for line in (toy_plugin.DATA_DIR / "toy/cls_train.tsv").read_text().splitlines()[1:]]
+    majority = max(set(train_labels), key=train_labels.count)
+    gold = [s["gold"] for s in samples]
+    assert all(s["prediction"] == majority for s in samples)
+    assert results["metrics"]["aggregate"]["accuracy"]["mean"] == pytest.approx(gold.count(majority) / 40)
+    assert "text" not in json.dumps(samples[0])  # ids, not dataset text
+
+
+def test_seeds_aggregate_mean_std(toy_registry, tmp_path):
+    (outcome,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1, 2])
+    agg = outcome.results["metrics"]["aggregate"]["accuracy"]
+    per_seed = [m["accuracy"] for m in outcome.results["metrics"]["per_seed"].values()]
+    import statistics
+
+    assert agg["n"] == 3
+    assert agg["mean"] == pytest.approx(statistics.fmean(per_seed))
+    assert agg["std"] == pytest.approx(statistics.stdev(per_seed))
+
+
+def test_limit_and_group_and_cache_hits(toy_registry, tmp_path):
+    first = _run(toy_registry, tmp_path, tasks="toy_all", limit=5)
+    assert [o.task for o in first] == ["toy_tag", "toy_cls"]
+    assert all(o.results["n_items"] == 5 for o in first)
+    again = _run(toy_registry, tmp_path, tasks="toy_all", limit=5)
+    assert all(o.results["timings"]["cached_items"] == 5 for o in again)
+
+
+def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path, monkeypatch):
+    _run(toy_registry, tmp_path, models=("constant:label=literal",))
+    (other,) = _run(toy_registry, tmp_path, models=("constant:label=metaphorical",))
+    assert other.results["timings"]["cached_items"] == 0
+    assert all(s["prediction"] == "metaphorical" for s in read_samples(other.run_dir))
+    # edit the task: a new config hash, so nothing cached applies
+    from metabench.config.index import TaskIndex
+
+    task = TaskIndex(toy_registry).load("toy_cls")
+    edited = task.config.model_copy(update={"primary_metric": "macro_f1"})
+    from metabench.config.loader import config_hash
+
+    assert config_hash(edited) != task.hash
+
+
+def test_bad_model_argument_fails_the_job_with_the_fix(toy_registry, tmp_path):
+    (bad,) = _run(toy_registry, tmp_path, tasks="toy_tag", models=("constant:label=literal",))
+    assert bad.status == "failed" and "not one of the task's labels" in bad.message
+    assert "constant:label=O" in bad.message
+
+
+def test_unwritable_output_dir(toy_registry, tmp_path):
+    target = tmp_path / "ro"
+    target.mkdir()
+    target.chmod(0o500)
+    if os.access(target, os.W_OK):  # root ignores permissions
+        target.chmod(0o700)
+        target = tmp_path / "file-not-dir"
+        target.write_text("x")
+    with pytest.raises(MetabenchError) as err:
+        run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=target / "runs", progress=False))
+    assert "--output-dir" in str(err.value) and "cannot write" in str(err.value)
+
+
+def _cached_keys(cache_dir: Path) -> int:
+    db = cache_dir / "answers.sqlite"
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+
+
+def test_sigkill_then_resume_recomputes_no_finished_item(toy_env, tmp_path):
+    log = tmp_path / "answered.log"
+    env = {**toy_env, "TOY_COUNT_LOG": str(log)}
+    cmd = [sys.executable, "-m", "metabench.cli", "--tasks", "toy_cls", "--model", "counting:delay=0.05,batch_size=1",
+           "-o", str(tmp_path / "runs"), "--no-progress"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 12):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    cache_dir = Path(env["METABENCH_CACHE_DIR"])
+    committed = _cached_keys(cache_dir)
+    first_pass = log.read_text().splitlines()
+    assert 10 <= committed < 40, "the kill must land mid-run"
+    assert not (tmp_path / "runs" / "toy_cls").exists() or not any((tmp_path / "runs" / "toy_cls").rglob("results.json"))
+
+    log.write_text("")
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    second_pass = log.read_text().splitlines()
+    # only items without a committed answer are recomputed (at most the one in flight when killed)
+    assert len(second_pass) == 40 - committed
+    assert len(first_pass) - committed <= 1
+    results = json.loads(next((tmp_path / "runs" / "toy_cls").rglob("results.json")).read_text())
+    assert results["timings"]["cached_items"] == committed
+    assert results["n_items"] == 40
