@@ -7,6 +7,7 @@ identifies its input — used by the lexical-memorisation (``lookup``) baseline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -37,10 +38,17 @@ class ClassifyRequest:
 
 @dataclass(frozen=True)
 class ChoiceRequest:
-    """Pick one continuation of ``context``. Answer: the index of the chosen option."""
+    """Pick one continuation of ``context``. Answer: the index of the chosen option.
+
+    Decoder adapters may answer ``{"index": i, "loglikelihoods": [...], "is_greedy": [...]}`` instead of a
+    bare index (kinds accept both). ``chat``: wrap ``context`` as a user message in the model's chat template
+    (with ``system`` as the system message) before the options are appended.
+    """
 
     context: str
     options: tuple[str, ...]
+    chat: bool = False
+    system: str | None = None
 
     @property
     def key(self) -> str:
@@ -55,13 +63,38 @@ class GenerateRequest:
     until: tuple[str, ...] = ()
     max_new_tokens: int = 32
     temperature: float = 0.0
+    chat: bool = False
+    system: str | None = None
 
     @property
     def key(self) -> str:
         return self.prompt
 
 
-Request = TagRequest | ClassifyRequest | ChoiceRequest | GenerateRequest
+@dataclass(frozen=True)
+class RankRequest:
+    """Rank single-word answers by the model's next-token distribution (MUNCH paraphrase generation).
+
+    The adapter takes the ``k`` most probable next tokens after ``prompt`` and greedily completes each into a
+    word (at most ``max_word_tokens`` more tokens, stopping at whitespace, a quote or a newline). With
+    ``complete`` set, only tokens that begin (case-insensitively, leading whitespace ignored) one of those
+    strings are completed — the paper's procedure, which saves work and cannot change where an acceptable
+    answer ranks. Answer: ``[[token, word_or_None], ...]`` in the model's order, best first.
+    """
+
+    prompt: str
+    k: int = 10
+    max_word_tokens: int = 8
+    complete: tuple[str, ...] | None = None
+    chat: bool = False
+    system: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.prompt
+
+
+Request = TagRequest | ClassifyRequest | ChoiceRequest | GenerateRequest | RankRequest
 
 
 @dataclass
@@ -80,3 +113,6 @@ class Training:
     protocol: object
     seed: int
     data_hash: str
+    #: Scores predictions for ``validation_requests`` with the task's own metrics (as in results.json, e.g.
+    #: ``{"span_f1": 0.61, ...}``): what model selection (``finetune.select_metric``) reads. None: unavailable.
+    score_validation: Callable[[list], dict[str, float]] | None = None

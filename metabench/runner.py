@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 from .cache import AnswerCache, cache_root, item_key
 from .config.index import LoadedTask, TaskIndex
-from .config.validate import resolve_split
+from .config.validate import resolve_split, split_values
 from .data.load import load_split
 from .errors import MetabenchError, UnsupportedError, unknown
 from .models.base import Adapter
@@ -82,6 +82,7 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
 def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
     try:
         adapter = build_adapter(spec, registry)
+        adapter.registry, adapter.use_cache, adapter.progress = registry, options.use_cache and adapter.use_cache, options.progress
         results, run_dir = run_job(registry, task, spec, adapter, cache, options)
         return JobOutcome(task.name, spec.text, "ok", run_dir, results)
     except UnsupportedError as exc:
@@ -107,9 +108,13 @@ def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split 
     value = getattr(task.config.splits, role)
     if value is None:
         return None
-    dataset, split, args = resolve_split(task.config, value)
-    loaded = load_split(registry, dataset, split, args, options.data_dir)
-    return _Split(loaded.items, {f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
+    out = _Split([])
+    for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
+        dataset, split, args = resolve_split(task.config, one)
+        loaded = load_split(registry, dataset, split, args, options.data_dir)
+        out.items.extend(loaded.items)
+        out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
+    return out
 
 
 def _data_hash(task: LoadedTask, splits: dict[str, _Split | None], roles: tuple[str, ...], limit: int | None = None) -> str:
@@ -122,7 +127,8 @@ def _data_hash(task: LoadedTask, splits: dict[str, _Split | None], roles: tuple[
     for role in roles:
         value = getattr(task.config.splits, role)
         if value is not None and splits.get(role) is not None:
-            payload[role] = {"slice": resolve_split(task.config, value), "files": splits[role].files}
+            slices = [resolve_split(task.config, one) for one in split_values(value)]
+            payload[role] = {"slice": slices if isinstance(value, list) else slices[0], "files": splits[role].files}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -193,15 +199,23 @@ def _training(kind, splits, task, adapter, seed, data_hash) -> Training | None:
     if not adapter.needs_training or train is None:
         return None
     validation = splits["validation"]
+    val_items = validation.items if validation else []
+    val_golds = [_plain(kind.gold(i)) for i in val_items]
+
+    def score_validation(preds: list) -> dict[str, float]:
+        """The task's metrics on the validation split (model selection reads finetune.select_metric here)."""
+        return kind.aggregate(val_items, val_golds, [_plain(p) for p in preds])
+
     return Training(
         requests=[kind.request(i) for i in train.items],
         golds=[_plain(kind.gold(i)) for i in train.items],
-        validation_requests=[kind.request(i) for i in validation.items] if validation else [],
-        validation_golds=[_plain(kind.gold(i)) for i in validation.items] if validation else [],
+        validation_requests=[kind.request(i) for i in val_items],
+        validation_golds=val_golds,
         labels=kind.labels(),
         protocol=getattr(task.config.protocol, adapter.family),
         seed=seed,
         data_hash=data_hash,
+        score_validation=score_validation if val_items else None,
     )
 
 

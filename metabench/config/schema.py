@@ -27,13 +27,20 @@ class SplitRef(Strict):
 
 
 SplitValue = Union[str, SplitRef]
+#: Several slices concatenated in order (e.g. Meta4XNLI EN train + ES train for multilingual training).
+SplitList = Annotated[list[SplitValue], Field(min_length=1)]
 
 
 class Splits(Strict):
     """Which dataset split plays which role."""
 
-    train: SplitValue | None = Field(None, description="training split (fine-tuning, majority/lookup baselines)")
-    validation: SplitValue | None = Field(None, description="model-selection split")
+    train: SplitValue | SplitList | None = Field(
+        None,
+        description="training split (fine-tuning, majority/lookup baselines); a list concatenates several slices",
+    )
+    validation: SplitValue | SplitList | None = Field(
+        None, description="model-selection split; a list concatenates several slices"
+    )
     test: SplitValue = Field(description="evaluation split")
     fewshot: SplitValue | None = Field(None, description="split few-shot examples are drawn from")
 

@@ -32,9 +32,12 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
         value = getattr(config.splits, role)
         if value is None:
             continue
-        dataset, split, args = resolve_split(config, value)
-        _check_name(registry, "dataset", dataset, raw.where("splits", role, "dataset"))
-        check_args(registry.get("dataset", dataset).target, split, args, where=raw.where("splits", role))
+        values = split_values(value)
+        for index, one in enumerate(values):
+            at = ("splits", role, index) if isinstance(value, list) else ("splits", role)
+            dataset, split, args = resolve_split(config, one)
+            _check_name(registry, "dataset", dataset, raw.where(*at, "dataset"))
+            check_args(registry.get("dataset", dataset).target, split, args, where=raw.where(*at))
 
     names = []
     for index, metric in enumerate(config.metric_specs()):
@@ -47,6 +50,13 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
             hint=f"use one of: {', '.join(names)}",
         )
     kind_cls.check_config(config, raw)
+
+
+def split_values(value) -> list:
+    """The slices of a split role: one, or several concatenated (``splits.train`` given as a list)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
 
 
 def resolve_split(config: TaskConfig, value) -> tuple[str, str, dict]:

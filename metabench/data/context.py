@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .resolve import download_allowed, resolve_file
+from ..errors import DataError
+from .resolve import download_allowed, resolve_file, verify_file
 from .spec import DatasetSpec
 
 
@@ -41,7 +42,16 @@ class DataContext:
     def path(self, relpath: str) -> Path:
         """Local path of a declared file, verified against its hash (downloaded if needed and allowed)."""
         declared = self.declared(relpath)
-        local = resolve_file(declared, self.data_dir, download=self.download, dataset=self.spec.name)
+        if self.spec.root:  # shipped inside a plugin package: only ever read from there
+            local = Path(self.spec.root) / declared.path
+            if not local.is_file():
+                raise DataError(
+                    f"dataset '{self.spec.name}': file '{local}' is missing from its package",
+                    hint=f"reinstall the plugin that registers '{self.spec.name}'",
+                )
+            verify_file(local, declared)
+        else:
+            local = resolve_file(declared, self.data_dir, download=self.download, dataset=self.spec.name)
         self.used[relpath] = declared.sha256
         return local
 

@@ -88,8 +88,20 @@ def download_file(
     # the mirror serves the stored (possibly gzipped) form; upstream serves plain bytes we may have to gzip
     gzip_on_write = declared.compressed == "gzip" and not from_mirror
     dest = Path(dest)
+    created = [p for p in (dest.parent, *dest.parent.parents) if not p.exists()]
     dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _attempts(url, declared, dest, retries, timeout, backoff, gzip_on_write, progress)
+    except BaseException:
+        for folder in created:  # leave no empty folders behind a failed download (innermost first)
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
 
+
+def _attempts(url, declared, dest, retries, timeout, backoff, gzip_on_write, progress) -> Path:
     last = ""
     for attempt in range(retries + 1):
         if attempt:

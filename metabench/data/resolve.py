@@ -138,4 +138,3 @@ def verify_file(path: Path, declared: DataFile) -> None:
     _verified[path] = declared.sha256
 
 
-_verify = verify_file  # the name used before the download path existed

@@ -30,6 +30,13 @@ class Adapter:
     needs_training: ClassVar[bool] = False
     allowed_args: ClassVar[tuple[str, ...]] = ()
 
+    #: Run-wide settings the runner sets on each adapter it builds (defaults for adapters used on their own):
+    #: the registry (to resolve registered pretrained names), whether persistent caches may be read and
+    #: written (``--no-cache``: e.g. fine-tuned checkpoints), and whether to show progress bars.
+    registry = None
+    use_cache: bool = True
+    progress: bool = True
+
     def __init__(self, args: dict[str, str]):
         unknown = sorted(set(args) - set(self.allowed_args))
         if unknown:

@@ -84,8 +84,9 @@ def _serve(server, rel: str, data: bytes) -> None:
 
 
 def _cache_files() -> list[str]:
+    """Everything under the cache, folders included: a failed download must not leave even those."""
     root = cache_dir()
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
 
 
 def test_download_success_into_cache(server):

@@ -48,9 +48,7 @@ CITE_BOISSON = (
     "Identification Datasets. EMNLP 2023."
 )
 CITE_CARDIFF = (
-    "Joanne Boisson, Asahi Ushio, Hsuvas Borkakoty, Kiamehr Rezaee, Dimosthenis Antypas, Zara Siddique, Nina "
-    "White and Jose Camacho-Collados. How Are Metaphors Processed by Language Models? The Case of Analogies. "
-    "CoNLL 2024."
+    "Joanne Boisson et al. How Are Metaphors Processed by Language Models? The Case of Analogies. CoNLL 2024."
 )
 CITE_TSV = (
     "Yulia Tsvetkov, Leonid Boytsov, Anatole Gershman, Eric Nyberg and Chris Dyer. Metaphor Detection with "

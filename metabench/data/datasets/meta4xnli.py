@@ -115,6 +115,7 @@ def load_detection(ctx, split: str, language: str = "en", source: str = "all", s
                 f"{_split_file(language, split)}:{line}: sentence not found in the source_datasets files",
                 hint="the split and source files are from different releases",
             )
+        ambiguous = len({(c.source, c.meta["subset"]) for c in candidates}) > 1  # never in the release
         found = candidates.pop(0) if len(candidates) > 1 else candidates[0]
         if found.source not in sources or found.meta["subset"] not in {_FILE_SUBSET[p] for p in parts}:
             continue
@@ -131,6 +132,7 @@ def load_detection(ctx, split: str, language: str = "en", source: str = "all", s
                     "line": line,
                     "index": index,  # EN and ES sentences with the same split and index are translations
                     "source_id": found.id,
+                    **({"origin_ambiguous": True} if ambiguous else {}),
                 },
             )
         )

@@ -35,7 +35,6 @@ from ._common import (
     check_unique_ids,
     conll_items,
     files,
-    label_counts,
     noted,
     result,
     stem,

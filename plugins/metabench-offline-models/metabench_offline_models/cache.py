@@ -47,8 +47,8 @@ class ModelSourceError(_ErrorBase):
 
 def cache_dir() -> Path:
     """metabench's cache root: ``$METABENCH_CACHE_DIR`` or ``~/.cache/metabench``."""
-    env = os.environ.get(CACHE_ENV)
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "metabench"
+    # Same rule as metabench.cache.cache_root (an empty variable means unset).
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "metabench").expanduser()
 
 
 def models_dir() -> Path:
@@ -208,7 +208,7 @@ def _remove_dead_temps(root: Path, final_name: str) -> None:
             pid_text = p.name[len(prefix) :].split("-", 1)[0]
             if pid_text.isdigit() and not _pid_alive(int(pid_text)):
                 shutil.rmtree(p, ignore_errors=True)
-        elif ".stale-" in p.name:
+        elif p.name.startswith(f".{final_name}.stale-"):
             shutil.rmtree(p, ignore_errors=True)
 
 

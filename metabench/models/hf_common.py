@@ -1,0 +1,253 @@
+"""What the Hugging Face adapters share: finding a model folder, fingerprinting it, parsing arguments.
+
+Nothing here imports torch or transformers at module level: ``metabench ls`` and ``--help`` import the
+adapter modules only to read class attributes.
+
+- :func:`resolve_pretrained` turns ``pretrained=`` (a local folder, a short name registered through the
+  ``metabench_register_pretrained`` hook, or a hub id) into a local folder. A hub id is looked up with
+  ``huggingface_hub.snapshot_download`` (honours ``HF_HUB_OFFLINE``); on machines without a hub it fails with a
+  hint to use a registered name or a path.
+- :func:`folder_fingerprint` hashes a folder's config, weight and tokenizer files (sha256 of each file, cached by
+  path/size/mtime so a 500 MB model is hashed once, not once per job).
+- :func:`model_family` reads ``config.json`` and says ``encoder`` or ``decoder`` (used by ``hf:``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import AdapterError
+
+#: Files that define what a model computes: hashed into its fingerprint.
+FINGERPRINT_PATTERNS = (
+    "config.json",
+    "*.safetensors",
+    "*.bin",
+    "*.gguf",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+    "*.model",  # sentencepiece
+)
+_IGNORED_WEIGHTS = ("training_args.bin", "optimizer.bin", "scheduler.bin", "rng_state.bin")
+
+#: Model types that are bidirectional encoders even though transformers also maps some to causal-LM heads.
+ENCODER_TYPES = frozenset({
+    "albert", "bert", "big_bird", "camembert", "canine", "convbert", "data2vec-text", "deberta", "deberta-v2",
+    "distilbert", "electra", "ernie", "esm", "eurobert", "flaubert", "funnel", "ibert", "layoutlm", "longformer",
+    "luke", "megatron-bert", "mobilebert", "modernbert", "mpnet", "mra", "neobert", "nezha", "nystromformer",
+    "rembert", "roberta", "roberta-prelayernorm", "roc_bert", "roformer", "squeezebert", "xlm", "xlm-roberta",
+    "xlm-roberta-xl", "xmod", "yoso",
+})
+_DECODER_SUFFIXES = ("ForCausalLM", "LMHeadModel")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def cache_root() -> Path:
+    from ..cache import cache_root as root
+
+    return root()
+
+
+# ------------------------------------------------------------------------------------------- arguments
+
+
+def parse_bool(value, name: str, adapter: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise AdapterError(f"model '{adapter}': {name}={value!r} is not a boolean", hint=f"use {name}=true or {name}=false")
+
+
+def parse_int(value, name: str, adapter: str, minimum: int = 1) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise AdapterError(f"model '{adapter}': {name}={value!r} is not an integer", hint=f"e.g. {name}=32") from None
+    if number < minimum:
+        raise AdapterError(f"model '{adapter}': {name}={number} must be at least {minimum}")
+    return number
+
+
+DTYPES = ("float32", "bfloat16", "float16", "auto")
+_DTYPE_ALIASES = {"fp32": "float32", "float": "float32", "bf16": "bfloat16", "fp16": "float16", "half": "float16"}
+
+
+def parse_dtype(value: str | None, adapter: str) -> str:
+    text = _DTYPE_ALIASES.get(str(value or "float32").lower(), str(value or "float32").lower())
+    if text not in DTYPES:
+        raise AdapterError(f"model '{adapter}': dtype={value!r} is not one of {', '.join(DTYPES)}", hint="e.g. dtype=bfloat16")
+    return text
+
+
+def torch_dtype(name: str, device: str):
+    """The compute dtype for autocast: ``auto`` is bfloat16 on a GPU that supports it, else float32."""
+    import torch
+
+    if name == "auto":
+        if device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    return getattr(torch, name)
+
+
+def pick_device(value: str | None, adapter: str) -> str:
+    import torch
+
+    if value in (None, "", "auto"):
+        if torch.cuda.is_available():
+            return "cuda"
+        if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
+            return "mps"
+        return "cpu"
+    text = str(value)
+    if text.startswith("cuda") and not torch.cuda.is_available():
+        raise AdapterError(f"model '{adapter}': device={text} but no CUDA GPU is available", hint="use device=cpu")
+    return text
+
+
+# ---------------------------------------------------------------------------------------- model folders
+
+
+def resolve_pretrained(name: str, registry=None, revision: str | None = None) -> Path:
+    """A local folder for ``pretrained=``: a path, a registered short name, or a hub id (cached download)."""
+    if not name:
+        raise AdapterError("no model given", hint="e.g. --model hf:minilm-l6 or --model hf:pretrained=/path/to/model")
+    path = Path(name).expanduser()
+    if path.exists():
+        if not path.is_dir() or not (path / "config.json").is_file():
+            raise AdapterError(f"pretrained={name}: {path} is not a model folder (no config.json)",
+                               hint="point at the folder save_pretrained() wrote")
+        return path.resolve()
+    if registry is None:
+        from ..plugins import default_registry
+
+        registry = default_registry()
+    if registry.has("pretrained", name):
+        builder = registry.resolve("pretrained", name)
+        folder = Path(builder())
+        if not (folder / "config.json").is_file():
+            raise AdapterError(f"pretrained model '{name}' built {folder}, which has no config.json",
+                               hint=f"the plugin '{registry.get('pretrained', name).plugin}' is broken; reinstall it")
+        return folder.resolve()
+    if "/" not in name and not revision:
+        from ..errors import did_you_mean
+
+        known = registry.names("pretrained")
+        hint_names = did_you_mean(name, known)
+        if hint_names:
+            raise AdapterError(f"pretrained={name}: no such folder or registered model{hint_names}",
+                               hint="`metabench ls pretrained` lists the registered short names")
+    try:
+        from huggingface_hub import snapshot_download
+
+        folder = snapshot_download(name, revision=revision, allow_patterns=[*FINGERPRINT_PATTERNS, "*.py", "*.txt"],
+                                   ignore_patterns=["*.msgpack", "*.h5", "*.onnx", "*.ot", "onnx/*", "openvino/*"])
+    except Exception as exc:  # noqa: BLE001 - the hub raises many kinds; all mean "cannot get it"
+        raise AdapterError(
+            f"pretrained={name}: not a local folder, not a registered short name, and not fetchable from the model "
+            f"hub ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})",
+            hint="`metabench ls pretrained` lists models that work offline; or pass pretrained=/path/to/folder",
+        ) from None
+    return Path(folder).resolve()
+
+
+def _fingerprint_files(folder: Path) -> list[Path]:
+    files = set()
+    for pattern in FINGERPRINT_PATTERNS:
+        files.update(p for p in folder.glob(pattern) if p.is_file() and p.name not in _IGNORED_WEIGHTS)
+    return sorted(files)
+
+
+def _hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, memoised on disk by (real path, size, mtime) under the cache root."""
+    real = Path(os.path.realpath(path))
+    stat = real.stat()
+    memo_key = hashlib.sha256(f"{real}\x00{stat.st_size}\x00{stat.st_mtime_ns}".encode()).hexdigest()
+    memo = cache_root() / "fingerprints" / f"{memo_key}.sha256"
+    try:
+        value = memo.read_text().strip()
+        if len(value) == 64:
+            return value
+    except OSError:
+        pass
+    value = _hash_file(real)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value)
+        os.replace(tmp, memo)
+    except OSError:
+        pass  # a read-only cache only costs re-hashing
+    return value
+
+
+def folder_fingerprint(folder: Path) -> str:
+    """Hash of the files that define a model: config, weights, tokenizer."""
+    files = _fingerprint_files(folder)
+    if not any(f.name == "config.json" for f in files):
+        raise AdapterError(f"{folder}: no config.json, so this is not a model folder")
+    payload = {f.name: file_sha256(f) for f in files}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def read_config(folder: Path) -> dict:
+    try:
+        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise AdapterError(f"{folder / 'config.json'}: cannot read the model config ({exc})") from None
+
+
+def model_family(folder: Path) -> str:
+    """``encoder`` or ``decoder``, from the folder's config.json (architectures first, then model_type)."""
+    config = read_config(folder)
+    model_type = str(config.get("model_type", ""))
+    archs = [str(a) for a in config.get("architectures") or []]
+    if config.get("is_encoder_decoder"):
+        raise AdapterError(
+            f"{folder}: '{model_type}' is an encoder-decoder (seq2seq) model, which metabench's hf adapters do not run",
+            hint="use an encoder (BERT, RoBERTa, DeBERTa...) or a decoder-only LM",
+        )
+    if any(a.endswith(_DECODER_SUFFIXES) for a in archs) and model_type not in ENCODER_TYPES:
+        return "decoder"
+    if model_type in ENCODER_TYPES:
+        return "encoder"
+    if any(a.endswith(_DECODER_SUFFIXES) for a in archs) or config.get("is_decoder"):
+        return "decoder"
+    try:
+        from transformers.models.auto.modeling_auto import (
+            MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+            MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+        )
+    except ImportError:  # pragma: no cover
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES = MODEL_FOR_MASKED_LM_MAPPING_NAMES = {}
+    if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES and model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "encoder"
+    if model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "decoder"
+    raise AdapterError(
+        f"{folder}: cannot tell whether model type '{model_type or '?'}' is an encoder or a decoder",
+        hint="force one: --model hf-encoder:... or --model hf-decoder:...",
+    )

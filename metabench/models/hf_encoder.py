@@ -1,0 +1,621 @@
+"""``hf-encoder``: fine-tune a transformers encoder in-suite, then predict (token tagging or classification).
+
+One adapter per (task, model) job; the runner calls ``fit`` once per seed (only when some test item is not in
+the answer cache) and then ``predict`` on batches.
+
+``fit`` fine-tunes the model under the task's ``protocol.encoder.finetune`` settings, or loads the checkpoint a
+previous job left for the same key (see :mod:`metabench.models.checkpoints`): training happens once per (base
+model, training data, hyperparameters, seed) and every task that shares them reuses it.
+
+Training is a plain PyTorch loop on the transformers model classes, equivalent to ``transformers.Trainer``
+with the same settings (AdamW with decoupled weight decay, no decay on biases and LayerNorm weights, linear
+schedule with ``ceil(warmup_ratio * steps)`` warm-up steps, gradient clipping at 1.0, gradient accumulation)
+and cheaper: no accelerate wrapping, no per-step callbacks. ``benchmarks/bench_encoder.py`` measures it against
+a Trainer script on the same data. What the loop adds:
+
+- **Seeds**: the seed fixes the classifier head's initialisation (``torch.manual_seed`` before the model is
+  built), the data order of each epoch (a generator seeded by (seed, epoch)) and dropout (torch's global
+  generator reseeded by (seed, epoch) at each epoch start). On a CPU, a seed gives identical weights on every run.
+- **Dynamic padding and length grouping**: batches are padded to their longest member, and (``group_by_length``,
+  on by default) drawn from length-sorted mega-batches of 50 batches, as transformers' LengthGroupedSampler does.
+- **Model selection**: after every epoch the model predicts the validation split and is scored with the task's
+  own metric functions (``finetune.select_metric``; ``loss`` selects on validation loss); the best epoch wins
+  (earliest on ties). Without ``select_metric`` or without a validation split the last epoch is kept.
+- **Resume**: after every epoch the training state (weights, optimiser, schedule, best-so-far) is saved; an
+  interrupted fit resumes from the last finished epoch and ends with the same weights as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import AdapterError
+from ..requests import ClassifyRequest, TagRequest, Training
+from .alignment import (
+    IGNORE,
+    MARKERS,
+    collect_word_predictions,
+    encode_text,
+    encode_words,
+    word_labels,
+)
+from .base import Adapter
+from .checkpoints import TRAINER_VERSION, CheckpointStore, checkpoint_key
+from .hf_common import (
+    folder_fingerprint,
+    parse_bool,
+    parse_dtype,
+    parse_int,
+    pick_device,
+    read_config,
+    resolve_pretrained,
+    torch_dtype,
+)
+
+#: Byte-level BPE tokenizers need a prefix space to take pre-split words.
+_PREFIX_SPACE_TYPES = {"roberta", "roberta-prelayernorm", "longformer", "bart", "gpt2", "deberta", "data2vec-text",
+                       "luke", "mpnet", "xmod"}
+#: Position embeddings offset by padding_idx + 1 (fairseq heritage).
+_POSITION_OFFSET_TYPES = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text",
+                          "roberta-prelayernorm", "xmod", "luke"}
+#: Arguments that do not change answers (left out of the fingerprint).
+_NOT_FINGERPRINTED = ("batch_size", "cache", "device")
+MEGABATCH = 50
+MAX_GRAD_NORM = 1.0
+PREDICT_OVERLAP = 0.5
+
+
+def _mix(*numbers: int) -> int:
+    digest = hashlib.sha256("/".join(str(n) for n in numbers).encode()).digest()
+    return int.from_bytes(digest[:8], "big") & ((1 << 63) - 1)
+
+
+def _content_hash(training: Training) -> str:
+    """Hash of the training and validation inputs and answers (catches kind_args such as markers)."""
+    digest = hashlib.sha256()
+    for requests, golds in ((training.requests, training.golds), (training.validation_requests, training.validation_golds)):
+        for request, gold in zip(requests, golds):
+            pair = getattr(request, "text_pair", None)
+            digest.update(json.dumps([request.key, pair, gold], ensure_ascii=False, default=list).encode())
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _override(training: Training, max_train: int | None, epochs: float | None) -> Training:
+    """The smoke-test knobs: the first ``max_train`` training examples, ``epochs`` instead of the task's."""
+    import dataclasses
+
+    protocol = training.protocol
+    if epochs is not None:
+        protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update={"epochs": epochs})})
+    n = max_train if max_train is not None else len(training.requests)
+    return dataclasses.replace(training, requests=training.requests[:n], golds=training.golds[:n], protocol=protocol)
+
+
+def length_grouped_batches(lengths: list[int], batch_size: int, generator, group: bool) -> list[list[int]]:
+    """Indices per batch for one epoch: a seeded permutation, optionally grouped by length."""
+    import torch
+
+    n = len(lengths)
+    perm = torch.randperm(n, generator=generator).tolist()
+    if not group:
+        return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
+    batches: list[list[int]] = []
+    mega = batch_size * MEGABATCH
+    for start in range(0, n, mega):
+        chunk = sorted(perm[start : start + mega], key=lambda i: -lengths[i])
+        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+    order = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[i] for i in order]
+
+
+class HFEncoder(Adapter):
+    name = "hf-encoder"
+    family = "encoder"
+    serves = (TagRequest, ClassifyRequest)
+    positional_arg = "pretrained"
+    seeded = True
+    needs_training = True
+    allowed_args = (
+        "pretrained",
+        "revision",
+        "dtype",
+        "device",
+        "batch_size",
+        "max_length",
+        "trust_remote_code",
+        "group_by_length",
+        "cache",
+        "max_train",
+        "epochs",
+    )
+
+    def __init__(self, args: dict[str, str]):
+        super().__init__(args)
+        if not self.args.get("pretrained"):
+            raise AdapterError(f"model '{self.name}' needs pretrained=", hint=f"e.g. --model {self.name}:minilm-l6")
+        self.pretrained = self.args["pretrained"]
+        self.revision = self.args.get("revision") or None
+        self.dtype_name = parse_dtype(self.args.get("dtype"), self.name)
+        self._batch_size = parse_int(self.args.get("batch_size", 32), "batch_size", self.name)
+        self.max_length = parse_int(self.args["max_length"], "max_length", self.name, 8) if "max_length" in self.args else None
+        self.trust_remote_code = parse_bool(self.args.get("trust_remote_code", False), "trust_remote_code", self.name)
+        self.group_by_length = parse_bool(self.args.get("group_by_length", True), "group_by_length", self.name)
+        if "cache" in self.args and not parse_bool(self.args["cache"], "cache", self.name):
+            self.use_cache = False
+        self.device_arg = self.args.get("device")
+        # Smoke-test knobs (off by default; both change the checkpoint key and the fingerprint):
+        self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
+        self.epochs = float(self.args["epochs"]) if "epochs" in self.args else None
+        if self.epochs is not None and self.epochs <= 0:
+            raise AdapterError(f"model '{self.name}': epochs={self.epochs} must be positive")
+        self._folder: Path | None = None
+        self._base_fingerprint: str | None = None
+        self.model = None
+        self.tokenizer = None
+        self._key: str | None = None
+        self._seed: int | None = None
+        self._head: str | None = None
+        self._labels: list[str] = []
+        self._max_length: int | None = None
+        self._marker_ids: tuple[int, ...] = ()
+        self._added_tokens: list[str] = []
+        self._checkpoints: dict[str, dict] = {}
+        self._counts = {"predicted_items": 0, "windowed_sentences": 0, "clipped_words": 0, "unk_words": 0, "truncated_inputs": 0}
+        self._device: str | None = None
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    def folder(self) -> Path:
+        if self._folder is None:
+            self._folder = resolve_pretrained(self.pretrained, self.registry, self.revision)
+        return self._folder
+
+    def base_fingerprint(self) -> str:
+        if self._base_fingerprint is None:
+            self._base_fingerprint = folder_fingerprint(self.folder)
+        return self._base_fingerprint
+
+    def fingerprint(self) -> str:
+        args = {k: v for k, v in sorted(self.args.items()) if k not in _NOT_FINGERPRINTED and k != "pretrained"}
+        payload = {"adapter": self.name, "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "args": args}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    @property
+    def device(self) -> str:
+        if self._device is None:
+            self._device = pick_device(self.device_arg, self.name)
+        return self._device
+
+    def info(self) -> dict[str, Any]:
+        import torch
+        import transformers
+
+        config = read_config(self.folder)
+        out = {
+            "pretrained": self.pretrained,
+            "path": str(self.folder),
+            "model_type": config.get("model_type"),
+            "base_fingerprint": self.base_fingerprint(),
+            "head": self._head,
+            "labels": self._labels,
+            "added_tokens": self._added_tokens,
+            "max_length": self._max_length,
+            "device": self.device,
+            "dtype": self.dtype_name,
+            "group_by_length": self.group_by_length,
+            "checkpoint_cache": "persistent" if self.use_cache else "temporary (--no-cache)",
+            "checkpoints": self._checkpoints,
+            "inputs": dict(self._counts),
+            "trainer": TRAINER_VERSION,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
+        if self.model is not None:
+            out["parameters"] = sum(p.numel() for p in self.model.parameters())
+        return out
+
+    # ------------------------------------------------------------------ loading
+
+    def _load_tokenizer(self, source: Path):
+        from transformers import AutoTokenizer
+
+        model_type = read_config(self.folder).get("model_type")
+        kwargs = {"trust_remote_code": self.trust_remote_code}
+        if model_type in _PREFIX_SPACE_TYPES:
+            kwargs["add_prefix_space"] = True
+        tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
+        if not getattr(tokenizer, "is_fast", False):
+            raise AdapterError(
+                f"model '{self.pretrained}': its tokenizer has no fast (Rust) version, which word alignment needs",
+                hint="use a model folder with a tokenizer.json",
+            )
+        return tokenizer
+
+    def _effective_max_length(self, requested: int) -> int:
+        config = read_config(self.folder)
+        limit = config.get("max_position_embeddings")
+        if isinstance(limit, int) and limit > 0:
+            if config.get("model_type") in _POSITION_OFFSET_TYPES:
+                limit -= 2
+            return min(requested, limit)
+        return requested
+
+    def _build_model(self, source: Path, head: str, labels: list[str], dropout: float | None, seed: int, n_tokens: int | None):
+        import torch
+        import transformers
+        from transformers import AutoConfig, AutoModelForSequenceClassification, AutoModelForTokenClassification
+
+        config = AutoConfig.from_pretrained(
+            str(source),
+            num_labels=len(labels),
+            id2label=dict(enumerate(labels)),
+            label2id={label: i for i, label in enumerate(labels)},
+            trust_remote_code=self.trust_remote_code,
+        )
+        if dropout is not None:
+            for attr in ("classifier_dropout", "cls_dropout", "pooler_dropout"):
+                setattr(config, attr, dropout)
+        cls = AutoModelForTokenClassification if head == "token" else AutoModelForSequenceClassification
+        torch.manual_seed(seed)  # the new head's initialisation depends on the seed only
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()
+        try:
+            model = cls.from_pretrained(str(source), config=config, trust_remote_code=self.trust_remote_code)
+        finally:
+            transformers.logging.set_verbosity(verbosity)
+        if n_tokens is not None and n_tokens != model.get_input_embeddings().weight.shape[0]:
+            model.resize_token_embeddings(n_tokens)
+        return model
+
+    # ------------------------------------------------------------------ fit
+
+    def fit(self, training: Training | None) -> None:
+        if training is None or not training.requests:
+            raise AdapterError(
+                f"model '{self.name}' is fine-tuned in-suite and needs the task's training split, which this task lacks",
+                hint="give the task `splits.train`, or evaluate it with a decoder or a baseline",
+            )
+        if self.max_train is not None or self.epochs is not None:
+            training = _override(training, self.max_train, self.epochs)
+        first = training.requests[0]
+        head = "token" if isinstance(first, TagRequest) else "sequence"
+        labels = list(training.labels) or sorted({g for g in training.golds})
+        finetune = training.protocol.finetune
+        max_length = self._effective_max_length(self.max_length or finetune.max_length)
+        markers = head == "sequence" and any(
+            m in text for r in [*training.requests, *training.validation_requests]
+            for text in (r.text, r.text_pair) if text for m in MARKERS
+        )
+        parts = {
+            "base": self.base_fingerprint(),
+            "data_hash": training.data_hash,
+            "content": _content_hash(training),
+            "labels": labels,
+            "head": head,
+            "finetune": finetune.model_dump(mode="json"),
+            "max_length": max_length,
+            "group_by_length": self.group_by_length,
+            "markers": list(MARKERS) if markers else [],
+            "dtype": self.dtype_name,
+            "seed": training.seed,
+        }
+        key = checkpoint_key(parts)
+        self._head, self._labels, self._max_length = head, labels, max_length
+        if self._key == key and self.model is not None:
+            self._seed = training.seed
+            return
+        store = CheckpointStore(persistent=self.use_cache)
+        found = store.find(key)
+        record: dict[str, Any] = {"key": key}
+        if found is not None:
+            started = time.perf_counter()
+            self.tokenizer = self._load_tokenizer(found)
+            self.model = self._build_model(found, head, labels, None, training.seed, None)
+            record.update(store.meta(key).get("summary", {}))
+            record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
+        else:
+            summary = self._train(training, key, store, parts, head, labels, markers, max_length)
+            record.update({"cached": False, **summary})
+        self._added_tokens = list(MARKERS) if markers else []
+        self._marker_ids = tuple(self.tokenizer.convert_tokens_to_ids(list(MARKERS))) if markers else ()
+        self.model.to(self.device)
+        self.model.eval()
+        self._key, self._seed = key, training.seed
+        self._checkpoints[str(training.seed)] = record
+
+    def _encode_training(self, requests, golds, head, label_ids, max_length) -> list[dict]:
+        features = []
+        for request, gold in zip(requests, golds):
+            if head == "token":
+                if len(gold) != len(request.words):
+                    raise AdapterError(f"a training sentence has {len(request.words)} words but {len(gold)} tags")
+                unknown = [t for t in gold if t not in label_ids]
+                if unknown:
+                    raise AdapterError(f"training tag '{unknown[0]}' is not in the task's labels {list(label_ids)}")
+                encoded = encode_words(self.tokenizer, request.words, max_length, overlap=0.0)
+                for window, labels in zip(encoded.windows, word_labels(encoded, gold, label_ids)):
+                    features.append({"input_ids": window.input_ids, "labels": labels})
+            else:
+                if gold not in label_ids:
+                    raise AdapterError(f"training label '{gold}' is not in the task's labels {list(label_ids)}")
+                encoded = encode_text(self.tokenizer, request.text, request.text_pair, max_length, self._marker_ids)
+                feature = {"input_ids": encoded.input_ids, "labels": label_ids[gold]}
+                if encoded.token_type_ids is not None:
+                    feature["token_type_ids"] = encoded.token_type_ids
+                features.append(feature)
+        return features
+
+    def _train(self, training, key, store, parts, head, labels, markers, max_length) -> dict:
+        import torch
+        from tqdm.auto import tqdm
+        from transformers import get_linear_schedule_with_warmup
+
+        started = time.perf_counter()
+        finetune = training.protocol.finetune
+        seed = training.seed
+        self.tokenizer = self._load_tokenizer(self.folder)
+        if markers:
+            self.tokenizer.add_tokens(list(MARKERS), special_tokens=True)
+            self._marker_ids = tuple(self.tokenizer.convert_tokens_to_ids(list(MARKERS)))
+        else:
+            self._marker_ids = ()
+        model = self._build_model(self.folder, head, labels, finetune.dropout, seed, len(self.tokenizer) if markers else None)
+        model.to(self.device)
+        self.model = model
+        label_ids = {label: i for i, label in enumerate(labels)}
+        features = self._encode_training(training.requests, training.golds, head, label_ids, max_length)
+        lengths = [len(f["input_ids"]) for f in features]
+        batch_size, accum = finetune.batch_size, finetune.grad_accum
+        micro_per_epoch = math.ceil(len(features) / batch_size)
+        steps_per_epoch = math.ceil(micro_per_epoch / accum)
+        total_steps = max(1, math.ceil(finetune.epochs * steps_per_epoch))
+        n_epochs = math.ceil(finetune.epochs)
+        warmup = math.ceil(finetune.warmup_ratio * total_steps)
+
+        decay, no_decay = [], []
+        for name, param in model.named_parameters():
+            if not param.requires_grad:
+                continue
+            (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(param)
+        optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": finetune.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+            lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8,
+        )
+        scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total_steps)
+
+        select = finetune.select_metric if training.validation_requests else None
+        best_score, best_state, best_epoch, history, start_epoch, step = None, None, None, [], 0, 0
+        resumed = store.load_partial(key)
+        if resumed is not None:
+            model.load_state_dict(resumed["model"])
+            optimizer.load_state_dict(resumed["optimizer"])
+            scheduler.load_state_dict(resumed["scheduler"])
+            best_score, best_state, best_epoch = resumed["best_score"], resumed["best_state"], resumed["best_epoch"]
+            history, start_epoch, step = resumed["history"], resumed["epoch"] + 1, resumed["step"]
+
+        autocast = self._autocast(training=True)
+        label = f"fine-tune {Path(str(self.pretrained)).name} seed {seed}"
+        bar = tqdm(total=total_steps, initial=step, desc=label, unit="step", disable=not self.progress, leave=False)
+        examples_seen = 0
+        train_started = time.perf_counter()
+        try:
+            for epoch in range(start_epoch, n_epochs):
+                model.train()
+                torch.manual_seed(_mix(seed, epoch, 1))  # dropout
+                generator = torch.Generator().manual_seed(_mix(seed, epoch, 2))  # data order
+                batches = length_grouped_batches(lengths, batch_size, generator, self.group_by_length)
+                running, counted = 0.0, 0
+                optimizer.zero_grad(set_to_none=True)
+                for index, batch_ids in enumerate(batches):
+                    if step >= total_steps:
+                        break
+                    batch = self._collate([features[i] for i in batch_ids], head, with_labels=True)
+                    with autocast:
+                        loss = model(**batch).loss
+                    (loss / accum).backward()
+                    running += float(loss.detach())
+                    counted += 1
+                    examples_seen += len(batch_ids)
+                    if (index + 1) % accum == 0 or index + 1 == len(batches):
+                        torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_GRAD_NORM)
+                        optimizer.step()
+                        scheduler.step()
+                        optimizer.zero_grad(set_to_none=True)
+                        step += 1
+                        bar.update(1)
+                        bar.set_postfix(epoch=epoch + 1, loss=f"{running / counted:.4f}")
+                entry: dict[str, Any] = {"epoch": epoch + 1, "step": step, "train_loss": running / max(counted, 1)}
+                if select:
+                    scores = self._validate(training, head, label_ids, max_length, select)
+                    entry["validation"] = scores
+                    value = scores[select]
+                    better = best_score is None or (value < best_score if select == "loss" else value > best_score)
+                    if better:
+                        best_score, best_epoch = value, epoch + 1
+                        best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+                history.append(entry)
+                if epoch + 1 < n_epochs:
+                    store.save_partial(key, {
+                        "epoch": epoch, "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "scheduler": scheduler.state_dict(), "best_score": best_score, "best_state": best_state,
+                        "best_epoch": best_epoch, "history": history,
+                    })
+                self._after_epoch(epoch)
+        finally:
+            bar.close()
+        train_s = time.perf_counter() - train_started
+        if best_state is not None:
+            model.load_state_dict(best_state)
+        else:
+            best_epoch = n_epochs
+        model.eval()
+        summary = {
+            "best_epoch": best_epoch,
+            "select_metric": select,
+            "best_validation": best_score,
+            "history": history,
+            "steps": step,
+            "train_examples": len(training.requests),
+            "train_features": len(features),
+            "train_s": round(train_s, 3),
+            "train_examples_per_s": round(examples_seen / train_s, 2) if train_s > 0 and examples_seen else None,
+            "resumed_from_epoch": start_epoch if resumed is not None else None,
+            "fit_s": round(time.perf_counter() - started, 3),
+        }
+
+        def write(tmp: Path) -> dict:
+            model.save_pretrained(str(tmp), safe_serialization=True)
+            self.tokenizer.save_pretrained(str(tmp))
+            return {"parts": parts, "summary": summary}
+
+        store.save(key, write)
+        store.drop_partial(key)
+        return summary
+
+    def _after_epoch(self, epoch: int) -> None:
+        """Hook for tests (simulating an interrupt after an epoch)."""
+
+    def _validate(self, training, head, label_ids, max_length, select) -> dict[str, float]:
+        preds, loss = self._predict_requests(training.validation_requests, golds=training.validation_golds if select == "loss" else None)
+        scores: dict[str, float] = {}
+        if loss is not None:
+            scores["loss"] = loss
+        if select != "loss":
+            if training.score_validation is not None:
+                scores.update(training.score_validation(preds))
+            else:
+                from ..plugins import default_registry
+
+                registry = self.registry or default_registry()
+                fn = registry.resolve("metric", select)
+                scores[select] = float(fn(list(training.validation_golds), preds))
+            if select not in scores:
+                raise AdapterError(
+                    f"finetune.select_metric '{select}' is not among the task's validation scores",
+                    hint=f"use one of: loss, {', '.join(sorted(scores))}",
+                )
+        return {k: float(v) for k, v in scores.items() if isinstance(v, (int, float))}
+
+    # ------------------------------------------------------------------ predict
+
+    def _autocast(self, training: bool):
+        import contextlib
+
+        import torch
+
+        dtype = torch_dtype(self.dtype_name, self.device)
+        if dtype == torch.float32 or (training and dtype == torch.float16):
+            return contextlib.nullcontext()
+        device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        return torch.autocast(device_type=device_type, dtype=dtype)
+
+    def _collate(self, features: list[dict], head: str, with_labels: bool) -> dict:
+        import torch
+
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        width = max(len(f["input_ids"]) for f in features)
+        ids = [f["input_ids"] + [pad] * (width - len(f["input_ids"])) for f in features]
+        mask = [[1] * len(f["input_ids"]) + [0] * (width - len(f["input_ids"])) for f in features]
+        batch = {
+            "input_ids": torch.tensor(ids, dtype=torch.long, device=self.device),
+            "attention_mask": torch.tensor(mask, dtype=torch.long, device=self.device),
+        }
+        if "token_type_ids" in features[0]:
+            types = [f["token_type_ids"] + [0] * (width - len(f["token_type_ids"])) for f in features]
+            batch["token_type_ids"] = torch.tensor(types, dtype=torch.long, device=self.device)
+        if with_labels:
+            if head == "token":
+                labels = [f["labels"] + [IGNORE] * (width - len(f["labels"])) for f in features]
+            else:
+                labels = [f["labels"] for f in features]
+            batch["labels"] = torch.tensor(labels, dtype=torch.long, device=self.device)
+        return batch
+
+    def _forward(self, features: list[dict], head: str, with_labels: bool = False):
+        """Predicted label ids per feature (per position for tokens), and the summed loss if labels are given."""
+        import torch
+
+        order = sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
+        out: list = [None] * len(features)
+        size = max(1, self._batch_size)
+        loss_sum, loss_n = 0.0, 0
+        model = self.model
+        was_training = model.training
+        model.eval()
+        with torch.inference_mode(), self._autocast(training=False):
+            for start in range(0, len(order), size):
+                chunk = order[start : start + size]
+                batch = self._collate([features[i] for i in chunk], head, with_labels)
+                result = model(**batch)
+                if with_labels:
+                    n = int((batch["labels"] != IGNORE).sum()) if head == "token" else len(chunk)
+                    loss_sum += float(result.loss) * n
+                    loss_n += n
+                argmax = result.logits.argmax(dim=-1).tolist()
+                for i, pred in zip(chunk, argmax):
+                    out[i] = pred
+        if was_training:
+            model.train()
+        return out, (loss_sum / loss_n if loss_n else None)
+
+    def _predict_requests(self, requests: list, golds: list | None = None, count: bool = False):
+        head = self._head
+        label_ids = {label: i for i, label in enumerate(self._labels)}
+        if head == "token":
+            encoded = [encode_words(self.tokenizer, r.words, self._max_length, overlap=PREDICT_OVERLAP) for r in requests]
+            features, owners = [], []
+            for index, enc in enumerate(encoded):
+                tags = word_labels(enc, golds[index], label_ids) if golds is not None else None
+                for w, window in enumerate(enc.windows):
+                    feature = {"input_ids": window.input_ids}
+                    if tags is not None:
+                        # loss on the words this window owns, so overlapping windows count each word once
+                        labels = [IGNORE] * len(window.input_ids)
+                        for offset, pos in enumerate(window.first):
+                            if enc.owner[window.start + offset] == w:
+                                labels[pos] = tags[w][pos]
+                        feature["labels"] = labels
+                    features.append(feature)
+                    owners.append(index)
+            preds, loss = self._forward(features, head, with_labels=golds is not None) if features else ([], None)
+            out, cursor = [], 0
+            for enc in encoded:
+                window_preds = preds[cursor : cursor + len(enc.windows)]
+                cursor += len(enc.windows)
+                ids = collect_word_predictions(enc, window_preds) if enc.n_words else []
+                out.append(tuple(self._labels[i] for i in ids))
+                if count:
+                    self._counts["windowed_sentences"] += int(enc.windowed)
+                    self._counts["clipped_words"] += enc.clipped_words
+                    self._counts["unk_words"] += enc.unk_words
+            return out, loss
+        features = []
+        for index, request in enumerate(requests):
+            encoded = encode_text(self.tokenizer, request.text, request.text_pair, self._max_length, self._marker_ids)
+            feature = {"input_ids": encoded.input_ids}
+            if encoded.token_type_ids is not None:
+                feature["token_type_ids"] = encoded.token_type_ids
+            if golds is not None:
+                feature["labels"] = label_ids[golds[index]]
+            if count and encoded.truncated:
+                self._counts["truncated_inputs"] += 1
+            features.append(feature)
+        preds, loss = self._forward(features, head, with_labels=golds is not None)
+        return [self._labels[p] for p in preds], loss
+
+    def predict(self, requests, seed):
+        if self.model is None or self._seed != seed:
+            raise AdapterError(f"model '{self.name}': predict(seed={seed}) before fit for that seed")
+        preds, _ = self._predict_requests(list(requests), count=True)
+        self._counts["predicted_items"] += len(requests)
+        return preds

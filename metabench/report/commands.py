@@ -1,0 +1,155 @@
+"""The ``compare``, ``gate`` and ``leaderboard`` subcommands: argument parsing only, the work is in the modules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+COMPARE_EXAMPLES = """\
+examples:
+  metabench compare runs/toy_cls/majority runs/toy_cls/lookup     two runs of one task
+  metabench compare runs/ --baseline majority                     every model against majority, per task
+  metabench compare runs/ --metric accuracy --metric macro_f1 --correction bh
+  metabench compare --gap runs/m4x_nli_ft_all_en_nomet/hf runs/m4x_nli_ft_all_en_met/hf
+"""
+
+GATE_EXAMPLES = """\
+exit status: 0 no regression, 1 regression(s), 2 unusable input.
+examples:
+  metabench gate --baseline baseline_runs/ --candidate runs/ --max-drop 0.01
+  metabench gate --baseline base/toy_cls/hf --candidate new/toy_cls/hf --metric macro_f1 --alpha 0.01
+"""
+
+
+def add_commands(subparsers) -> None:
+    compare = subparsers.add_parser(
+        "compare", help="paired significance tests between runs of the same task", epilog=COMPARE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Compare runs of the same task item by item: McNemar for accuracy, paired bootstrap for "
+        "F1, paired t-test across seeds when both runs have 2+ seeds. Δ = candidate − baseline.",
+    )
+    compare.add_argument("runs", nargs="+", type=Path, metavar="RUN",
+                         help="run folders, results.json files or output folders (searched recursively)")
+    compare.add_argument("--baseline", metavar="MODEL", help="reference run of each task: a model, folder name or path "
+                         "(default: the first run of each task)")
+    compare.add_argument("--gap", action="store_true",
+                         help="RUN_A RUN_B are one model on two subset tasks (e.g. no-met, met): unpaired accuracy gap")
+    _test_arguments(compare)
+    compare.set_defaults(func=_cmd_compare)
+
+    gate = subparsers.add_parser(
+        "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",
+        epilog=GATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A task regresses when the candidate is worse than the baseline by more than --max-drop in "
+        "the metric AND the paired test is significant at --alpha after correction over all tasks.",
+    )
+    gate.add_argument("--baseline", required=True, type=Path, action="append", metavar="RUN",
+                      help="baseline run folder or output folder (repeatable)")
+    gate.add_argument("--candidate", required=True, type=Path, action="append", metavar="RUN",
+                      help="candidate run folder or output folder (repeatable)")
+    gate.add_argument("--max-drop", type=float, default=0.0,
+                      help="allowed drop in metric units, e.g. 0.01 = one point of accuracy (default 0)")
+    _test_arguments(gate)
+    gate.set_defaults(func=_cmd_gate)
+
+    board = subparsers.add_parser("leaderboard", help="build the static leaderboard from stored runs")
+    board_sub = board.add_subparsers(dest="leaderboard_command", metavar="ACTION", required=True)
+    build = board_sub.add_parser("build", help="write leaderboard.md, leaderboard.json and the HTML site")
+    build.add_argument("runs", nargs="+", type=Path, metavar="RUNS", help="run folders or output folders")
+    build.add_argument("-o", "--output-dir", type=Path, required=True, help="where the site goes, e.g. leaderboard/")
+    build.add_argument("--format", action="append", metavar="NAME",
+                       help="reporters to run (default: all registered; `metabench ls reporters`)")
+    build.add_argument("--title", default="metabench leaderboard", help="site title")
+    build.add_argument("--correction", choices=["holm", "bh", "none"], default="holm",
+                       help="multiple-comparison correction within each task (default holm)")
+    build.add_argument("--alpha", type=float, default=0.05, help="significance level of the marks (default 0.05)")
+    build.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    build.set_defaults(func=_cmd_leaderboard_build)
+
+
+def _test_arguments(parser) -> None:
+    parser.add_argument("--metric", action="append", metavar="M", help="metric to test (repeatable; default: primary)")
+    parser.add_argument("--test", metavar="NAME", help="force a test (`metabench ls tests`), e.g. bootstrap, wilcoxon")
+    parser.add_argument("--correction", choices=["holm", "bh", "none"], default="holm",
+                        help="multiple-comparison correction over all comparisons (default holm)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _registry():
+    from ..plugins import default_registry
+
+    return default_registry()
+
+
+def _options(args):
+    from .compare import Options
+
+    return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+
+
+def _cmd_compare(args) -> int:
+    from .compare import adjust, compare_runs, format_comparisons
+    from .runs import find_runs
+
+    runs = find_runs(args.runs)
+    if args.gap:
+        return _gap(args, runs)
+    comparisons, notes = compare_runs(_registry(), runs, metrics=args.metric, baseline=args.baseline,
+                                      options=_options(args))
+    adjust(comparisons, args.correction)
+    if args.json:
+        print(json.dumps({"correction": args.correction, "comparisons": [c.as_dict() for c in comparisons],
+                          "notes": notes}, indent=2))
+    else:
+        print(format_comparisons(comparisons, notes, correction=args.correction, alpha=args.alpha,
+                                 confidence=args.confidence))
+    return 0
+
+
+def _gap(args, runs) -> int:
+    from ..errors import MetabenchError
+    from .compare import adjust
+    from .gaps import format_gaps, subset_gap
+
+    if len(runs) != 2:
+        raise MetabenchError(f"--gap takes exactly two runs (one model on two subset tasks), got {len(runs)}",
+                             hint="e.g. metabench compare --gap runs/TASK_nomet/MODEL runs/TASK_met/MODEL")
+    if args.test or args.metric:
+        raise MetabenchError("--gap always reports accuracy with the z-test and Fisher's exact test; drop --test/--metric")
+    gaps = subset_gap(runs[0], runs[1], confidence=args.confidence)
+    adjust(gaps, args.correction)
+    if args.json:
+        print(json.dumps({"correction": args.correction, "gaps": [g.as_dict() for g in gaps]}, indent=2))
+    else:
+        print(format_gaps(gaps, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
+    return 0
+
+
+def _cmd_gate(args) -> int:
+    from .gate import format_report, gate
+    from .runs import find_runs
+
+    report = gate(_registry(), find_runs(args.baseline), find_runs(args.candidate), metrics=args.metric,
+                  max_drop=args.max_drop, alpha=args.alpha, correction=args.correction, options=_options(args))
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        print(format_report(report, args.confidence))
+    return report.exit_code
+
+
+def _cmd_leaderboard_build(args) -> int:
+    from .leaderboard import build_site
+
+    written = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
+                         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples)
+    for path in written:
+        print(path)
+    print(f"leaderboard: {len(written)} file(s) written to {args.output_dir}", file=sys.stderr)
+    return 0

@@ -1,0 +1,278 @@
+"""Comparing runs of one task with the right paired test, corrected for the number of comparisons.
+
+Which test (unless ``--test`` names one):
+
+1. both runs have two or more seeds: a paired t-test on the per-seed values (seed-to-seed variation is
+   then the noise that matters, and the seeds must be the same);
+2. otherwise, the metric is a proportion of correct items and each run has one seed: McNemar's exact test
+   on per-item correctness;
+3. otherwise, the metric can be rebuilt from per-item records (F1 from tp/fp/fn counts, accuracy over
+   seeds...): a paired bootstrap over items (see `decompose`);
+4. otherwise no paired test is possible (e.g. in-vocabulary F1 of single-seed runs), and the row says so.
+
+Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
+test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Tests are looked up
+in the registry (``metabench_register_tests``) and fed according to what each registration says it
+consumes, so a plugin's test works with ``--test`` like a built-in one.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MetabenchError
+from ..registry import Registry
+from ..stats import benjamini_hochberg, holm, paired_bootstrap
+from .align import AlignmentError, describe, pair
+from .decompose import ItemMetric, item_metric
+from .runs import Run, by_task
+
+#: --correction value -> (name shown in tables, adjustment function or None)
+CORRECTIONS = {"holm": ("Holm", holm), "bh": ("Benjamini-Hochberg", benjamini_hochberg), "none": ("none", None)}
+
+
+@dataclass(frozen=True)
+class Options:
+    """How tests run: a forced test name, CI level and the resampling settings (seeded: reruns agree)."""
+
+    test: str | None = None
+    confidence: float = 0.95
+    n_resamples: int = 10_000
+    seed: int = 0
+
+
+@dataclass
+class Comparison:
+    """One metric of one candidate run against a baseline run of the same task."""
+
+    task: str
+    metric: str
+    baseline: str
+    candidate: str
+    baseline_run: str
+    candidate_run: str
+    higher_is_better: bool
+    baseline_value: float
+    candidate_value: float
+    delta: float
+    n_items: int
+    seeds: dict[str, list[int]]
+    test: str | None = None
+    pvalue: float | None = None
+    p_adjusted: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    ci_method: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def drop(self) -> float:
+        """How much worse the candidate is (positive = worse), whichever direction is better."""
+        return -self.delta if self.higher_is_better else self.delta
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Options = Options()) -> Comparison:
+    """Test ``metric`` of candidate ``b`` against baseline ``a``; raises `AlignmentError` if they cannot pair."""
+    aligned = pair(a, b)
+    for run in (a, b):
+        if (run.aggregate(metric) or {}).get("mean") is None:
+            raise MetabenchError(
+                f"{describe(run)} has no value for metric '{metric}'",
+                hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
+            )
+    item_a = item_metric(a, aligned.rows_a, metric)
+    item_b = item_metric(b, aligned.rows_b, metric)
+    value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
+    comparison = Comparison(
+        task=a.task, metric=metric, baseline=a.model, candidate=b.model,
+        baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
+        baseline_value=value_a, candidate_value=value_b, delta=value_b - value_a,
+        n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds},
+    )
+    name = options.test or choose_test(a, b, item_a, item_b)
+    if name is None:
+        comparison.notes.append(
+            f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not both have 2+ seeds"
+        )
+        return comparison
+    return _run_test(registry.get("test", name, where="--test"), comparison, a, b, item_a, item_b, options)
+
+
+def choose_test(a: Run, b: Run, item_a: ItemMetric | None, item_b: ItemMetric | None) -> str | None:
+    """The default test for a pair (rules in the module docstring); None when no paired test applies."""
+    if len(a.seeds) >= 2 and len(b.seeds) >= 2:
+        return "paired_t"
+    if item_a is None or item_b is None:
+        return None
+    if item_a.correct is not None and item_b.correct is not None:
+        return "mcnemar"
+    return "bootstrap"
+
+
+def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, options: Options) -> Comparison:
+    consumes, args = entry.meta.get("input"), dict(entry.meta.get("args", {}))
+    test = entry.load()
+    metric = comparison.metric
+    if consumes == "correctness":
+        if item_a is None or item_a.correct is None or item_b.correct is None:
+            raise MetabenchError(
+                f"--test {entry.name} needs one 0/1 score per item and run, but {metric} of task "
+                f"'{comparison.task}' is not a proportion of correct items at a single seed",
+                hint="use --test bootstrap (any metric, any seeds) or --test paired_t (2+ seeds)",
+            )
+        result = test(item_a.correct, item_b.correct, **args)
+    elif consumes == "records":
+        _need_items(entry.name, metric, item_a, item_b)
+        result = _call(test, item_a.records, item_b.records, item_a.metric, n_resamples=options.n_resamples,
+                       seed=options.seed, confidence=options.confidence, **args)
+    elif consumes == "seeds":
+        if a.seeds != b.seeds or len(a.seeds) < 2:
+            raise AlignmentError(
+                f"--test {entry.name} pairs runs seed by seed, but {describe(a)} has seeds {a.seeds} and "
+                f"{describe(b)} has seeds {b.seeds}",
+                hint="rerun both with the same --seeds (2 or more), or use --test bootstrap to pair items",
+            )
+        values_a, values_b = a.per_seed(metric), b.per_seed(metric)
+        if None in values_a or None in values_b:
+            raise MetabenchError(f"task '{comparison.task}': {metric} is missing for some seed in results.json")
+        result = _call(test, values_a, values_b, confidence=options.confidence, **args)
+    else:
+        raise MetabenchError(
+            f"--test {entry.name} compares independent item sets ({consumes}), but two runs of one task hold the "
+            "same items: use a paired test",
+            hint="`metabench compare --gap` tests subsets of different items; `metabench ls tests` lists the tests",
+        )
+    pvalue = _finite(result.pvalue)
+    if hasattr(result, "ci_low"):
+        ci = (result.ci_low, result.ci_high, f"{entry.name} {options.confidence:.0%}")
+    elif item_a is not None and item_b is not None:
+        boot = paired_bootstrap(item_a.records, item_b.records, item_a.metric, n_resamples=options.n_resamples,
+                                seed=options.seed, confidence=options.confidence)
+        ci = (boot.ci_low, boot.ci_high, f"bootstrap {options.confidence:.0%}")
+    else:
+        ci = (None, None, "")
+    notes = comparison.notes + ([result.note] if getattr(result, "note", None) else [])
+    return replace(comparison, test=entry.name, pvalue=pvalue, ci_low=_finite(ci[0]), ci_high=_finite(ci[1]),
+                   ci_method=ci[2], notes=notes)
+
+
+def _need_items(test: str, metric: str, item_a, item_b) -> None:
+    if item_a is None or item_b is None:
+        raise MetabenchError(
+            f"--test {test} resamples items, but {metric} cannot be rebuilt from the per-item samples",
+            hint="use --test paired_t or wilcoxon on runs with 2+ seeds",
+        )
+
+
+def _call(fn, *args, **kwargs):
+    """Call ``fn`` with the keyword arguments it accepts (a plugin's test may not take ``confidence``)."""
+    parameters = inspect.signature(fn).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in parameters}
+    return fn(*args, **kwargs)
+
+
+def _finite(value) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def adjust(comparisons: list, correction: str) -> None:
+    """Set ``p_adjusted`` on every comparison, treating all of them as one family."""
+    _, method = CORRECTIONS[correction]
+    pvalues = [c.pvalue if c.pvalue is not None else math.nan for c in comparisons]
+    adjusted = method(pvalues) if method is not None and pvalues else np.asarray(pvalues, dtype=float)
+    for comparison, p in zip(comparisons, adjusted):
+        comparison.p_adjusted = _finite(p)
+
+
+def reference_run(group: list[Run], baseline: str | None) -> Run:
+    """The baseline of a task's runs: the one matching ``--baseline`` (model, folder name or path), or the first."""
+    if baseline is None:
+        return group[0]
+    for run in group:
+        if baseline in (run.model, run.path.name) or Path(baseline).resolve() == run.path.resolve():
+            return run
+    raise MetabenchError(
+        f"--baseline {baseline!r}: no run of task '{group[0].task}' is that model",
+        hint=f"its runs are: {', '.join(repr(r.model) for r in group)}",
+    )
+
+
+def compare_runs(
+    registry: Registry, runs: list[Run], *, metrics: list[str] | None = None, baseline: str | None = None,
+    options: Options = Options(),
+) -> tuple[list[Comparison], list[str]]:
+    """Every run of a task against the task's baseline run, for each metric (default: the primary).
+
+    Returns the comparisons and notes on what was not compared (a task with one run, a metric a task lacks).
+    """
+    comparisons, notes = [], []
+    for task, group in by_task(runs).items():
+        if len(group) < 2:
+            notes.append(f"task '{task}' has a single run ({group[0].model}): nothing to compare it with")
+            continue
+        reference = reference_run(group, baseline)
+        for metric in metrics or [reference.primary_metric]:
+            if reference.aggregate(metric) is None:
+                notes.append(f"task '{task}' has no metric '{metric}'")
+                continue
+            comparisons.extend(compare_pair(registry, reference, run, metric, options) for run in group if run is not reference)
+    if not comparisons:
+        raise MetabenchError(
+            "nothing to compare: " + "; ".join(notes),
+            hint="pass two or more runs of the same task (run folders, results.json files or an output folder)",
+        )
+    return comparisons, notes
+
+
+def correction_phrase(correction: str, count: int) -> str:
+    if correction == "none":
+        return f"p not adjusted for the {count} comparison(s)"
+    return f"p adjusted over {count} comparison(s) by {CORRECTIONS[correction][0]}"
+
+
+def format_p(p: float | None) -> str:
+    if p is None:
+        return "—"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def format_ci(low: float | None, high: float | None) -> str:
+    return "—" if low is None else f"[{low:+.4f}, {high:+.4f}]"
+
+
+def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
+    rows = []
+    for c in comparisons:
+        same = c.baseline == c.candidate
+        significant = c.p_adjusted is not None and c.p_adjusted <= alpha
+        rows.append([
+            c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate,
+            f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
+            c.test or "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
+        ])
+    return rows
+
+
+def format_comparisons(comparisons: list[Comparison], notes: list[str], *, correction: str, alpha: float,
+                       confidence: float) -> str:
+    from tabulate import tabulate
+
+    name = CORRECTIONS[correction][0]
+    headers = ["task", "metric", "baseline", "candidate", "A", "B", "Δ (B−A)", f"{confidence:.0%} CI", "test", "p",
+               f"p ({name})"]
+    lines = [tabulate(comparison_rows(comparisons, alpha), headers=headers, disable_numparse=True), ""]
+    lines.append(f"Δ = candidate − baseline; {correction_phrase(correction, len(comparisons))}; "
+                 f"* = significant at alpha {alpha}.")
+    for c in comparisons:
+        lines.extend(f"note: {c.task} {c.metric} {c.candidate}: {n}" for n in c.notes)
+    lines.extend(f"not compared: {n}" for n in notes)
+    return "\n".join(lines)

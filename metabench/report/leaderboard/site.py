@@ -1,0 +1,95 @@
+"""The static HTML site: an overview, a page per task and per model, the metaphor gaps and the paper tables.
+
+Every template is rendered with Jinja2 autoescaping, because model names, task names and citations come from
+run files: a model called ``<script>alert(1)</script>`` must show as text. Plots come from `svg`, which
+escapes its own labels, and are the only markup passed through unescaped. The CSS and JS are this package's
+own files, copied beside the pages: the site opens from disk, with no server and nothing fetched elsewhere.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from ..compare import format_p
+from . import numbers, svg
+
+HERE = Path(__file__).parent
+PAGE_FOLDERS = ("tasks", "models")
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p,
+                       sortval=numbers.sort_value)
+    return env
+
+
+def _seed_plot(task: dict) -> Markup:
+    metric = task["primary_metric"]
+    series = [
+        {"label": e["model"], "values": [v for v in e["per_seed"].values() if v is not None],
+         "mean": e["metrics"][metric]["mean"], "std": e["metrics"][metric]["std"] or 0.0}
+        for e in task["entries"] if e["metrics"][metric]["mean"] is not None
+    ]
+    return Markup(svg.seed_strip(series, axis_label=metric, title=f"{metric} per seed on {task['name']}"))
+
+
+def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
+    pairs: dict[tuple[str, str], list[dict]] = {}
+    for row in board["gaps"]["rows"]:
+        pairs.setdefault((row["reference_task"], row["subset_task"]), []).append(row)
+    return [
+        {
+            "reference": reference, "subset": subset, "reference_slug": slugs[reference], "subset_slug": slugs[subset],
+            "rows": rows,
+            "plot": Markup(svg.dumbbell(
+                [{"label": r["model"], "a": r["accuracy_a"], "b": r["accuracy_b"]} for r in rows],
+                name_a=reference, name_b=subset, axis_label="accuracy",
+                title=f"accuracy on {reference} and on {subset} per model",
+            )),
+        }
+        for (reference, subset), rows in pairs.items()
+    ]
+
+
+def _clear(out_dir: Path) -> None:
+    """Remove the pages of an earlier build, so that a task or model that is gone leaves no stale page."""
+    for folder in PAGE_FOLDERS:
+        for page in (out_dir / folder).glob("*.html"):
+            page.unlink()
+
+
+def write(board: dict, out_dir: Path) -> list[Path]:
+    """Write the site into ``out_dir``; returns the files written."""
+    env = _environment()
+    _clear(out_dir)
+    written = []
+
+    def render(template: str, target: str, **context) -> None:
+        path = out_dir / target
+        path.parent.mkdir(parents=True, exist_ok=True)
+        root = "../" * target.count("/")
+        path.write_text(env.get_template(template).render(board=board, root=root, **context), encoding="utf-8")
+        written.append(path)
+
+    assets = out_dir / "assets"
+    assets.mkdir(parents=True, exist_ok=True)
+    for name in ("site.css", "site.js"):
+        shutil.copyfile(HERE / "static" / name, assets / name)
+        written.append(assets / name)
+
+    cells = {(e["model"], t["name"]): e for t in board["tasks"] for e in t["entries"]}
+    render("index.html", "index.html", cells=cells)
+    for task in board["tasks"]:
+        others = list(task["entries"][0]["metrics"])[1:]
+        render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task))
+    for model in board["models"]:
+        render("model.html", f"models/{model['slug']}.html", model=model)
+    render("gaps.html", "gaps.html", pairs=_gap_pairs(board, {t["name"]: t["slug"] for t in board["tasks"]}))
+    render("papers.html", "papers.html")
+    return written

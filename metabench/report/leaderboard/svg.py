@@ -1,0 +1,109 @@
+"""Plots drawn as inline SVG: no plotting library, no external file, and every label escaped.
+
+Two pictures read better than tables: the spread of a metric over seeds per model (is a lead larger than
+the seed noise?) and each model's accuracy on literal vs metaphorical items (the gap, and whether it has
+the same sign for every model). Colours come from CSS classes, so the site's light and dark themes apply.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+WIDTH = 720
+LABEL_WIDTH = 220
+RIGHT = 24
+ROW = 28
+TOP = 34
+AXIS = 34
+_MAX_LABEL = 30
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= _MAX_LABEL else text[: _MAX_LABEL - 1] + "…"
+
+
+def _scale(values: list[float]) -> tuple[float, float]:
+    """The x range: [0, 1] for scores inside it (most metrics), else the data range padded by 5%."""
+    low, high = min(values + [0.0]), max(values + [1.0])
+    if low >= 0.0 and high <= 1.0:
+        return 0.0, 1.0
+    pad = (high - low) * 0.05 or 1.0
+    return low - pad, high + pad
+
+
+def _frame(n_rows: int, low: float, high: float, axis_label: str, title: str, legend: str = ""):
+    """The SVG's opening, title, grid and x axis; returns the parts so far and the value-to-x function."""
+    height = TOP + n_rows * ROW + AXIS
+    plot = WIDTH - LABEL_WIDTH - RIGHT
+
+    def x(value: float) -> float:
+        return LABEL_WIDTH + (value - low) / (high - low) * plot
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        legend,
+    ]
+    bottom = TOP + n_rows * ROW
+    for i in range(5):
+        value = low + (high - low) * i / 4
+        parts.append(f'<line class="grid" x1="{x(value):.1f}" y1="{TOP - 6}" x2="{x(value):.1f}" y2="{bottom}"/>')
+        parts.append(f'<text class="tick" x="{x(value):.1f}" y="{bottom + 14}" text-anchor="middle">{value:.2f}</text>')
+    parts.append(f'<text class="axis-label" x="{LABEL_WIDTH + plot / 2:.1f}" y="{bottom + 30}" text-anchor="middle">'
+                 f"{escape(axis_label)}</text>")
+    return parts, x
+
+
+def seed_strip(series: list[dict], *, axis_label: str, title: str) -> str:
+    """One row per model: a dot per seed, a bar for the mean and a line for mean ± std.
+
+    ``series``: [{"label": str, "values": [float], "mean": float, "std": float}], best first.
+    """
+    values = [v for s in series for v in s["values"]]
+    if not values:
+        return ""
+    low, high = _scale(values)
+    parts, x = _frame(len(series), low, high, axis_label, title)
+    for row, s in enumerate(series):
+        y = TOP + row * ROW + ROW / 2
+        parts.append(f'<g class="series"><title>{escape(s["label"])}: mean {s["mean"]:.4f} ± {s["std"]:.4f} '
+                     f'over {len(s["values"])} seed(s)</title>')
+        parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(_label(s["label"]))}</text>')
+        parts.append(f'<line class="spread" x1="{x(s["mean"] - s["std"]):.1f}" y1="{y:.1f}" '
+                     f'x2="{x(s["mean"] + s["std"]):.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<line class="mean" x1="{x(s["mean"]):.1f}" y1="{y - 8:.1f}" x2="{x(s["mean"]):.1f}" y2="{y + 8:.1f}"/>')
+        parts.extend(f'<circle class="dot" cx="{x(v):.1f}" cy="{y:.1f}" r="4"/>' for v in s["values"])
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, title: str) -> str:
+    """One row per model: its value on A and on B joined by a line, so the gap's size and sign show at a glance.
+
+    ``rows``: [{"label": str, "a": float, "b": float}].
+    """
+    if not rows:
+        return ""
+    low, high = _scale([r[k] for r in rows for k in ("a", "b")])
+    legend = (
+        f'<circle class="dot-a" cx="{LABEL_WIDTH + 6}" cy="14" r="5"/>'
+        f'<text class="legend" x="{LABEL_WIDTH + 16}" y="18">{escape(name_a)}</text>'
+        f'<circle class="dot-b" cx="{LABEL_WIDTH + 246}" cy="14" r="5"/>'
+        f'<text class="legend" x="{LABEL_WIDTH + 256}" y="18">{escape(name_b)}</text>'
+    )
+    parts, x = _frame(len(rows), low, high, axis_label, title, legend)
+    for i, r in enumerate(rows):
+        y = TOP + i * ROW + ROW / 2
+        parts.append(f'<g class="series"><title>{escape(r["label"])}: {escape(name_a)} {r["a"]:.4f}, '
+                     f'{escape(name_b)} {r["b"]:.4f}, gap {r["b"] - r["a"]:+.4f}</title>')
+        parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(_label(r["label"]))}</text>')
+        parts.append(f'<line class="spread" x1="{x(r["a"]):.1f}" y1="{y:.1f}" x2="{x(r["b"]):.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<circle class="dot-a" cx="{x(r["a"]):.1f}" cy="{y:.1f}" r="5"/>')
+        parts.append(f'<circle class="dot-b" cx="{x(r["b"]):.1f}" cy="{y:.1f}" r="5"/>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts)

@@ -1,0 +1,18 @@
+"""Registers the leaderboard's output formats (``metabench leaderboard build --format NAME``).
+
+A reporter is ``write(board: dict, out_dir: Path) -> list[Path]``; ``board`` is the content of
+``leaderboard.json`` (see ``metabench.report.leaderboard.board``).
+"""
+
+from __future__ import annotations
+
+from metabench.hookspecs import hookimpl
+
+_L = "metabench.report.leaderboard"
+
+
+@hookimpl
+def metabench_register_reporters(register):
+    register("markdown", f"{_L}.markdown:write", description="leaderboard.md: overview, per-task tables, gaps, paper tables")
+    register("json", f"{_L}.jsonfile:write", description="leaderboard.json: everything the other formats show")
+    register("html", f"{_L}.site:write", description="static site: sortable tables, task and model pages, SVG plots")

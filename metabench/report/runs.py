@@ -1,0 +1,101 @@
+"""Finding stored runs on disk: a run folder, a results.json path, or a folder of many runs.
+
+The reporter reads nothing but these files (see ``metabench.store``), so runs made on another machine or
+by an older metabench compare the same way as fresh ones. Samples are read lazily: a leaderboard of many
+runs only reads the samples of the runs it tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import MetabenchError
+from ..store import RESULTS, SAMPLES, read_results, read_samples
+
+
+@dataclass
+class Run:
+    """One stored run: its folder and results.json; ``samples`` are read on first use."""
+
+    path: Path
+    results: dict
+    _samples: list[dict] | None = field(default=None, repr=False)
+
+    @property
+    def task(self) -> str:
+        return self.results["task"]["name"]
+
+    @property
+    def model(self) -> str:
+        """The model as the user wrote it (``--model`` value): the name shown in every table."""
+        return self.results["model"]["spec"]
+
+    @property
+    def seeds(self) -> list[int]:
+        return list(self.results["seeds"])
+
+    @property
+    def primary_metric(self) -> str:
+        return self.results["task"]["primary_metric"]
+
+    def higher_is_better(self, metric: str) -> bool:
+        """From results.json; a metric missing there (e.g. ``per_class/x/f1``) is taken as higher-is-better."""
+        table = self.results.get("higher_is_better", {})
+        return bool(table.get(metric, table.get(metric.split("/", 1)[0], True)))
+
+    def aggregate(self, metric: str) -> dict | None:
+        return self.results["metrics"]["aggregate"].get(metric)
+
+    def per_seed(self, metric: str) -> list[float | None]:
+        """The metric's value for each seed, in ``seeds`` order (None where the run has no value)."""
+        per_seed = self.results["metrics"]["per_seed"]
+        return [per_seed.get(str(seed), {}).get(metric) for seed in self.seeds]
+
+    @property
+    def samples(self) -> list[dict]:
+        if self._samples is None:
+            if not (self.path / SAMPLES).is_file():
+                raise MetabenchError(
+                    f"{self.path}: results.json has no samples.jsonl beside it",
+                    hint="paired tests need the per-item samples; copy the whole run folder",
+                )
+            self._samples = read_samples(self.path)
+        return self._samples
+
+
+def load_run(path: Path) -> Run:
+    """A run from its folder or its results.json."""
+    folder = path.parent if path.name == RESULTS else path
+    return Run(folder, read_results(folder))
+
+
+def find_runs(paths: list[Path]) -> list[Run]:
+    """Every run named by ``paths``: run folders, results.json files, or folders searched recursively.
+
+    Order is the order of ``paths``, and sorted by folder within a searched folder, so "the first run"
+    means the same thing on every machine.
+    """
+    runs: list[Run] = []
+    for path in paths:
+        if not path.exists():
+            raise MetabenchError(f"{path}: no such file or folder", hint="pass run folders, results.json files or an output folder")
+        if path.is_file() or (path / RESULTS).is_file():
+            runs.append(load_run(path))
+            continue
+        found = sorted(p.parent for p in path.rglob(RESULTS))
+        if not found:
+            raise MetabenchError(
+                f"{path}: no runs here (no {RESULTS} in this folder or below)",
+                hint="pass the --output-dir of `metabench run`, or one of its run folders",
+            )
+        runs.extend(load_run(folder) for folder in found)
+    return runs
+
+
+def by_task(runs: list[Run]) -> dict[str, list[Run]]:
+    """Runs grouped by task name, tasks and runs in first-seen order."""
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.task, []).append(run)
+    return groups

@@ -1,0 +1,83 @@
+"""Every built-in dataset against the real mirror: file hashes, then the counts its papers and SOURCE.md print.
+
+Runs when the mirror exists (METABENCH_DATA_DIR, else ../shared/data next to the repository); skipped with
+the path it looked at otherwise. Each dataset's checks are its spec's ``counts`` (item counts per split and
+its ``verify`` function); a check whose release number differs from the paper for a documented reason
+carries expected = the paper's number and a "KNOWN DISCREPANCY" detail.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from metabench.data import plugin
+from metabench.data.context import DataContext
+from metabench.data.verify import verify_dataset
+
+pytestmark = pytest.mark.mirror
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _mirror() -> Path:
+    raw = os.environ.get("METABENCH_DATA_DIR")
+    return Path(raw).expanduser().resolve() if raw else (REPO / ".." / "shared" / "data").resolve()
+
+
+MIRROR = _mirror()
+SPECS = {spec.name: spec for spec in plugin.all_specs()}
+
+
+@pytest.fixture(scope="module")
+def mirror() -> Path:
+    if not MIRROR.is_dir():
+        pytest.skip(f"mirror not found at {MIRROR} (set METABENCH_DATA_DIR)")
+    return MIRROR
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_dataset_matches_mirror_and_papers(mirror, name):
+    report = verify_dataset(SPECS[name], mirror, counts=True)
+    bad_files = [f"{f.path}: {f.status} {f.detail}" for f in report.files if not f.ok]
+    assert not bad_files, "\n".join(bad_files)
+    assert report.checks, f"{name}: no count checks ran ({report.skipped})"
+    failed = [f"{c.name}: expected {c.expected!r}, got {c.actual!r} {c.detail}" for c in report.checks if not c.ok]
+    assert not failed, f"{name}:\n" + "\n".join(failed)
+
+
+# Default arguments, except where a split is too large to load twice in a test run.
+SMALL_ARGS = {"semcor": {"doc": "br-a01"}}
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_ids_unique_within_every_split(mirror, name):
+    spec = SPECS[name]
+    ctx = DataContext(spec, mirror, download=False)
+    for split in spec.splits:
+        items = ctx.load(split, **SMALL_ARGS.get(name, {}))
+        ids = [item.id for item in items]
+        assert items, f"{name} {split}: no items"
+        assert len(set(ids)) == len(ids), f"{name} {split}: duplicate ids"
+        assert all(isinstance(i, str) and i for i in ids)
+
+
+def test_registration_is_fast_and_complete():
+    from metabench.plugins import _make_register
+    from metabench.registry import Registry
+
+    start = time.perf_counter()
+    registry = Registry()
+    register = _make_register(registry, "dataset", {"name": "metabench.data.plugin", "version": "test"})
+    plugin.metabench_register_datasets(register)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, f"registering the datasets took {elapsed:.2f}s"
+    assert set(registry.names("dataset")) == set(SPECS)
+    for spec in SPECS.values():
+        assert spec.licence and spec.citation and spec.description, spec.name
+        assert spec.counts.get("verify"), spec.name
+        for f in spec.files:
+            assert len(f.sha256) == 64 and f.repo and f.commit and f.upstream_path, f.path
