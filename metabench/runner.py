@@ -13,6 +13,7 @@ import json
 import statistics
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -104,6 +105,12 @@ def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions) -> list[int]
     return seeds if adapter.seeded else seeds[:1]
 
 
+@lru_cache(maxsize=32)
+def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir):
+    """Each dataset slice is read once per process, however many tasks and models use it."""
+    return load_split(registry, dataset, split, json.loads(args_json), data_dir)
+
+
 def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split | None:
     value = getattr(task.config.splits, role)
     if value is None:
@@ -111,7 +118,7 @@ def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split 
     out = _Split([])
     for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
         dataset, split, args = resolve_split(task.config, one)
-        loaded = load_split(registry, dataset, split, args, options.data_dir)
+        loaded = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), options.data_dir)
         out.items.extend(loaded.items)
         out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
     return out

@@ -29,7 +29,7 @@ from ..errors import MetabenchError
 from ..registry import Registry
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
 from .align import AlignmentError, describe, pair
-from .decompose import ItemMetric, item_metric
+from .decompose import ItemMetric, item_metrics
 from .runs import Run, by_task
 
 #: --correction value -> (name shown in tables, adjustment function or None)
@@ -88,8 +88,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
                 f"{describe(run)} has no value for metric '{metric}'",
                 hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
             )
-    item_a = item_metric(a, aligned.rows_a, metric)
-    item_b = item_metric(b, aligned.rows_b, metric)
+    item_a, item_b = item_metrics(aligned, metric)
     value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
@@ -131,6 +130,12 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         result = test(item_a.correct, item_b.correct, **args)
     elif consumes == "records":
         _need_items(entry.name, metric, item_a, item_b)
+        if entry.meta.get("swaps_items") and item_a.records.shape != item_b.records.shape:
+            raise MetabenchError(
+                f"--test {entry.name} exchanges the runs' outputs item by item, so both need the same seeds, but "
+                f"{describe(a)} has seeds {a.seeds} and {describe(b)} has seeds {b.seeds}",
+                hint="use --test bootstrap, which resamples items without exchanging them",
+            )
         result = _call(test, item_a.records, item_b.records, item_a.metric, n_resamples=options.n_resamples,
                        seed=options.seed, confidence=options.confidence, **args)
     elif consumes == "seeds":

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import MetabenchError
 from ..metrics._common import prf
+from .align import Pair
 from .runs import Run
 
 _COUNTS = re.compile(r"^(span|token)_(precision|recall|f1)$")
@@ -58,9 +59,27 @@ def metric_args(run: Run, metric: str) -> dict | None:
     return None
 
 
-def item_metric(run: Run, rows: Sequence[Sequence[dict]], metric: str) -> ItemMetric | None:
-    """Per-item records for ``metric`` (rows[i][j]: item i at seed j), or None if the samples cannot give it."""
-    built = _build(run, rows, metric)
+def item_metrics(aligned: Pair, metric: str) -> tuple[ItemMetric | None, ItemMetric | None]:
+    """Per-item records of ``metric`` for both runs of a pair, or None where the samples cannot give them.
+
+    Records of the two runs line up (one label set for both), so tests that exchange them item by item work.
+    """
+    labels = _labels(aligned) if metric in _LABEL_METRICS else None
+    return (_checked(aligned.a, aligned.rows_a, metric, labels), _checked(aligned.b, aligned.rows_b, metric, labels))
+
+
+def _labels(aligned: Pair) -> list | None:
+    """Every gold and predicted answer of the pair, in first-seen order; None if answers are not single labels
+    (tag sequences, rankings)."""
+    answers = [r[key] for rows in (aligned.rows_a, aligned.rows_b) for item in rows for r in item
+               for key in ("gold", "prediction")]
+    if not all(isinstance(v, (str, int, float, bool)) or v is None for v in answers):
+        return None
+    return list(dict.fromkeys(answers))
+
+
+def _checked(run: Run, rows, metric: str, labels: list | None) -> ItemMetric | None:
+    built = _build(run, rows, metric, labels)
     if built is None:
         return None
     stored = (run.aggregate(metric) or {}).get("mean")
@@ -73,7 +92,7 @@ def item_metric(run: Run, rows: Sequence[Sequence[dict]], metric: str) -> ItemMe
     return built
 
 
-def _build(run: Run, rows, metric: str) -> ItemMetric | None:
+def _build(run: Run, rows, metric: str, labels: list | None) -> ItemMetric | None:
     scores = rows[0][0]["scores"]
     score = _SCORE_OF.get(metric, metric)
     if score in scores:
@@ -87,7 +106,7 @@ def _build(run: Run, rows, metric: str) -> ItemMetric | None:
         records = np.array([[[r["scores"][f"{unit}_{c}"] for c in ("tp", "fp", "fn")] for r in item] for item in rows])
         return _from_counts(records[:, :, None, :], stat, fixed_labels=True)
     if metric in _LABEL_METRICS:
-        return _label_counts(run, rows, metric)
+        return _label_counts(run, rows, metric, labels)
     return None
 
 
@@ -100,21 +119,19 @@ def _mean_of(rows, score: str) -> ItemMetric:
     return ItemMetric(per_item, "mean", float(per_item.mean()), correct)
 
 
-def _label_counts(run: Run, rows, metric: str) -> ItemMetric | None:
+def _label_counts(run: Run, rows, metric: str, seen: list | None) -> ItemMetric | None:
+    """One-vs-rest counts per label; ``seen`` (every gold and predicted answer of the pair) is the label set
+    of ``macro_f1`` without ``labels=``: labels absent from a resample drop out, as in the metric itself."""
     args = metric_args(run, metric)
-    if args is None:
+    if args is None or seen is None:
         return None
-    values = [r[key] for item in rows for r in item for key in ("gold", "prediction")]
-    if not all(isinstance(v, (str, int, float, bool)) or v is None for v in values):
-        return None  # structured answers (tag sequences, rankings) are not single labels
     if metric == "macro_f1":
         fixed = args.get("labels") is not None
-        labels = list(dict.fromkeys(args["labels"] if fixed else values))
-        stat = "f1"
-    else:
-        if "positive" not in args:
-            return None
+        labels, stat = (list(dict.fromkeys(args["labels"])) if fixed else seen), "f1"
+    elif "positive" in args:
         fixed, labels, stat = True, [args["positive"]], metric
+    else:
+        return None
     # records[i, j, l] = (tp, fp, fn) of label l, one-vs-rest, for item i at seed j
     records = np.array([
         [[_one_vs_rest(r["gold"], r["prediction"], label) for label in labels] for r in item] for item in rows

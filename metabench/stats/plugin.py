@@ -11,7 +11,8 @@ test (a third party's too) from aligned runs without knowing it by name:
 - ``samples``: independent groups as per-item scores, ``fn(x, y, **args)`` plus ``n_resamples=`` and ``seed=``.
 
 ``args`` holds fixed keyword arguments, so one function can be registered in several variants (McNemar's
-exact and chi-square forms). Targets are lazy strings: listing tests imports neither numpy nor scipy.
+exact and chi-square forms). ``swaps_items`` marks a ``records`` test that exchanges the two systems' records
+item by item, which needs records of the same shape (the same seeds in both runs). Targets are lazy strings: listing tests imports neither numpy nor scipy.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from metabench.hookspecs import hookimpl
 _P = "metabench.stats.paired"
 _U = "metabench.stats.unpaired"
 
-# name -> (target, input, fixed args, description)
+# name -> (target, input, fixed args, description); the randomisation test also swaps items (see above)
 TESTS: dict[str, tuple[str, str, dict, str]] = {
     "mcnemar": (f"{_P}:mcnemar", "correctness", {}, "exact McNemar test on per-item correctness (same items)"),
     "mcnemar_chi2": (
@@ -49,4 +50,4 @@ TESTS: dict[str, tuple[str, str, dict, str]] = {
 @hookimpl
 def metabench_register_tests(register):
     for name, (target, consumes, args, description) in TESTS.items():
-        register(name, target, description=description, input=consumes, args=args)
+        register(name, target, description=description, input=consumes, args=args, swaps_items=name == "randomisation")

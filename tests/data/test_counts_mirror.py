@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,16 @@ def mirror() -> Path:
     return MIRROR
 
 
+# SemCor's full check parses 212 MB of NAF XML (`metabench data verify semcor` runs it); here one part.
+PARTIAL = {"semcor": "metabench.data.datasets.semcor:verify_semcor_brown2"}
+
+
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_dataset_matches_mirror_and_papers(mirror, name):
-    report = verify_dataset(SPECS[name], mirror, counts=True)
+    spec = SPECS[name]
+    if name in PARTIAL:
+        spec = replace(spec, counts={**spec.counts, "verify": PARTIAL[name]})
+    report = verify_dataset(spec, mirror, counts=True)
     bad_files = [f"{f.path}: {f.status} {f.detail}" for f in report.files if not f.ok]
     assert not bad_files, "\n".join(bad_files)
     assert report.checks, f"{name}: no count checks ran ({report.skipped})"

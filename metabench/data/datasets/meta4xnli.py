@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 
+from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
 from ._common import (
@@ -109,8 +110,6 @@ def load_detection(ctx, split: str, language: str = "en", source: str = "all", s
     for index, (line, words, tags) in enumerate(_sentences(ctx, _split_file(language, split))):
         candidates = origin.get((words, tags))
         if not candidates:
-            from ...errors import DataError  # noqa: PLC0415
-
             raise DataError(
                 f"{_split_file(language, split)}:{line}: sentence not found in the source_datasets files",
                 hint="the split and source files are from different releases",

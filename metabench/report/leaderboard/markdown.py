@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from ..compare import format_p
+from ..compare import format_ci, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
 
@@ -60,7 +60,7 @@ def render(board: dict) -> str:
             rows.append([
                 e["rank"], e["model"] + _mark(e, task), mean_std(e["metrics"][task["primary_metric"]]), len(e["seeds"]),
                 f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
-                MISSING if v.get("ci_low") is None else f"{signed(v['ci_low'])} … {signed(v['ci_high'])}",
+                format_ci(v.get("ci_low"), v.get("ci_high")),
                 v.get("test") or MISSING, format_p(v.get("p_adjusted")),
             ])
         out += _table(["rank", "model", task["primary_metric"], "seeds", "Δ vs best", "CI", "test", f"p ({correction})"], rows)

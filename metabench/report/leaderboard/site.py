@@ -14,7 +14,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ..compare import format_p
+from ..compare import format_ci, format_p
 from . import numbers, svg
 
 HERE = Path(__file__).parent
@@ -24,7 +24,7 @@ PAGE_FOLDERS = ("tasks", "models")
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p,
+    env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
                        sortval=numbers.sort_value)
     return env
 

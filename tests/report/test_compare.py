@@ -1,0 +1,200 @@
+"""`metabench compare`: the right test for each pair, numbers equal to the stats functions, clear refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from metabench import stats
+from metabench.errors import MetabenchError
+from metabench.metrics.tagging import f1_from_counts
+from metabench.report.align import AlignmentError, pair
+from metabench.report.compare import Options, adjust, compare_pair, compare_runs
+from metabench.report.runs import find_runs, load_run
+from metabench.store import read_samples
+
+FAST = Options(n_resamples=2000)
+
+
+def _correct(run_dir) -> list[int]:
+    return [int(r["scores"]["correct"]) for r in read_samples(run_dir)]
+
+
+def _other(label: str) -> str:
+    return "literal" if label == "metaphorical" else "metaphorical"
+
+
+def test_mcnemar_on_constructed_pair_matches_stats(report_registry, toy_runs, copy_run, repredict):
+    baseline = toy_runs / "toy_cls" / "lookup"
+    candidate = copy_run(baseline, "worse")
+    rows = read_samples(candidate)
+    right = [r for r in rows if r["scores"]["correct"]][:9]
+    wrong = [r for r in rows if not r["scores"]["correct"]][:2]
+    repredict(candidate, {**{r["id"]: _other(r["gold"]) for r in right}, **{r["id"]: r["gold"] for r in wrong}})
+    comparison = compare_pair(report_registry, load_run(baseline), load_run(candidate), "accuracy", FAST)
+    expected = stats.mcnemar(_correct(baseline), _correct(candidate))
+    assert comparison.test == "mcnemar"
+    assert (expected.b, expected.c) == (9, 2)
+    assert comparison.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+    assert comparison.delta == pytest.approx(-7 / 40)
+    assert comparison.ci_low < comparison.delta < comparison.ci_high  # paired bootstrap CI of the accuracy difference
+
+
+def test_mcnemar_chi2_variant_and_forced_tests(report_registry, make_run, tmp_path):
+    a = [1] * 30 + [0] * 10
+    b = [1] * 22 + [0] * 8 + [1] * 6 + [0] * 4
+    run_a = load_run(make_run(tmp_path / "a", model="a", correct={0: a}))
+    run_b = load_run(make_run(tmp_path / "b", model="b", correct={0: b}))
+    chi2 = compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="mcnemar_chi2"))
+    assert chi2.pvalue == pytest.approx(stats.mcnemar(a, b, method="chi2").pvalue)
+    boot = compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="bootstrap", n_resamples=3000, seed=4))
+    expected = stats.paired_bootstrap(a, b, n_resamples=3000, seed=4)
+    assert (boot.pvalue, boot.ci_low, boot.ci_high) == pytest.approx((expected.pvalue, expected.ci_low, expected.ci_high))
+    with pytest.raises(MetabenchError, match="independent item sets"):
+        compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="fisher"))
+    with pytest.raises(MetabenchError, match="unknown test 'mcnemr'.*did you mean 'mcnemar'"):
+        compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="mcnemr"))
+
+
+def test_bootstrap_recomputes_span_f1_from_resampled_counts(report_registry, toy_runs):
+    a, b = load_run(toy_runs / "toy_tag" / "lookup"), load_run(toy_runs / "toy_tag" / "random")
+    options = Options(n_resamples=2000, seed=3)
+    comparison = compare_pair(report_registry, a, b, "span_f1", options)
+    assert comparison.test == "bootstrap"  # random has 2 seeds but lookup only one
+    assert comparison.baseline_value == a.aggregate("span_f1")["mean"] == 1.0
+    assert comparison.candidate_value == pytest.approx(b.aggregate("span_f1")["mean"])
+
+    # the same bootstrap written out by hand: items resampled, F1 from summed counts, mean over random's seeds
+    aligned = pair(a, b)
+
+    def counts(rows):
+        return np.array([[[r["scores"][f"span_{k}"] for k in ("tp", "fp", "fn")] for r in item] for item in rows])
+
+    def f1(records):
+        return float(np.mean([f1_from_counts(dict(zip(("tp", "fp", "fn"), seed)))["f1"] for seed in records.sum(axis=0)]))
+
+    expected = stats.paired_bootstrap(counts(aligned.rows_a), counts(aligned.rows_b), f1, n_resamples=2000, seed=3)
+    assert expected.metric_b == pytest.approx(comparison.candidate_value)
+    assert (comparison.delta, comparison.ci_low, comparison.ci_high, comparison.pvalue) == pytest.approx(
+        (expected.delta, expected.ci_low, expected.ci_high, expected.pvalue))
+    assert comparison.ci_high < 0 and comparison.pvalue < 0.01
+
+
+@pytest.mark.parametrize("metric", ["f1", "macro_f1", "accuracy"])
+def test_classification_metrics_rebuilt_from_gold_and_predictions(report_registry, toy_runs, metric):
+    majority, random = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "random")
+    comparison = compare_pair(report_registry, majority, random, metric, Options(n_resamples=500))
+    # the recomputation agrees with results.json, or compare_pair would have refused
+    assert comparison.delta == pytest.approx(random.aggregate(metric)["mean"] - majority.aggregate(metric)["mean"])
+    assert comparison.test == "bootstrap" and 0 < comparison.pvalue <= 1
+    # majority predicts one label only, random both: macro F1's label set is each run's own, as in the metric
+    lookup = load_run(toy_runs / "toy_cls" / "lookup")
+    swapped = compare_pair(report_registry, lookup, random, metric, Options(test="randomisation", n_resamples=500)) \
+        if metric == "accuracy" else compare_pair(report_registry, majority, lookup, metric,
+                                                  Options(test="randomisation", n_resamples=500))
+    assert swapped.test == "randomisation" and swapped.ci_method.startswith("bootstrap")
+
+
+def test_randomisation_refuses_runs_with_other_seeds(report_registry, toy_runs):
+    majority, random = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "random")
+    with pytest.raises(MetabenchError, match=r"exchanges the runs' outputs item by item, so both need the same seeds"):
+        compare_pair(report_registry, majority, random, "f1", Options(test="randomisation", n_resamples=100))
+
+
+def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registry, toy_runs):
+    a = load_run(toy_runs / "toy_cls" / "random")
+    b = next(r for r in find_runs([toy_runs / "toy_cls"]) if r.model == "random:strategy=prior")
+    comparison = compare_pair(report_registry, a, b, "macro_f1", FAST)
+    expected = stats.paired_t(a.per_seed("macro_f1"), b.per_seed("macro_f1"))
+    assert comparison.test == "paired_t"
+    assert (comparison.pvalue, comparison.ci_low, comparison.ci_high) == pytest.approx(
+        (expected.pvalue, expected.ci_low, expected.ci_high))
+    wilcoxon = compare_pair(report_registry, a, b, "macro_f1", Options(test="wilcoxon", n_resamples=500))
+    assert wilcoxon.pvalue == stats.wilcoxon(a.per_seed("macro_f1"), b.per_seed("macro_f1")).pvalue
+    assert wilcoxon.ci_method.startswith("bootstrap")  # Wilcoxon has no interval: the items' bootstrap gives one
+
+
+def test_seed_tests_refuse_runs_with_other_seeds(report_registry, make_run, tmp_path):
+    a = load_run(make_run(tmp_path / "a", correct={0: [1, 0, 1], 1: [1, 1, 1]}))
+    b = load_run(make_run(tmp_path / "b", model="b", correct={0: [1, 0, 0], 2: [0, 1, 1]}))
+    with pytest.raises(AlignmentError, match=r"pairs runs seed by seed, but .* has seeds \[0, 1\] and .* has seeds \[0, 2\]"):
+        compare_pair(report_registry, a, b, "accuracy", Options(test="paired_t"))
+
+
+def test_refuses_different_item_sets_and_says_why(report_registry, toy_runs, short_runs):
+    with pytest.raises(AlignmentError) as error:
+        compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(short_runs / "toy_cls" / "lookup"), "accuracy")
+    message = error.value.message
+    assert "10 item id(s) in A are not in B, e.g. 'test-30', 'test-31', 'test-32', ..." in message
+    assert "B are not in A" not in message
+
+
+def test_refuses_other_task_config_gold_and_incomplete_runs(report_registry, make_run, tmp_path):
+    base = load_run(make_run(tmp_path / "a", correct={0: [1, 0, 1]}))
+    other_task = load_run(make_run(tmp_path / "b", task="other", correct={0: [1, 0, 1]}))
+    with pytest.raises(AlignmentError, match="is task 'syn' but .* is task 'other'"):
+        pair(base, other_task)
+    edited = load_run(make_run(tmp_path / "c", config_hash="d" * 64, correct={0: [1, 0, 1]}))
+    with pytest.raises(AlignmentError, match="configured differently: config hash cccccccccccc .* dddddddddddd"):
+        pair(base, edited)
+    incomplete = make_run(tmp_path / "d", correct={0: [1, 0, 1], 1: [1, 1, 1]})
+    lines = (incomplete / "samples.jsonl").read_text().splitlines()
+    (incomplete / "samples.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(AlignmentError, match=r"1 item\(s\) have no sample at seed 1, e.g. 'item-2'"):
+        pair(base, load_run(incomplete))
+    regold = make_run(tmp_path / "e", correct={0: [1, 0, 1]})
+    rows = [json.loads(line) for line in (regold / "samples.jsonl").read_text().splitlines()]
+    rows[1]["gold"] = "no"
+    (regold / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(AlignmentError, match=r"1 item\(s\) have different gold answers .* e.g. 'item-1'"):
+        pair(base, load_run(regold))
+
+
+def test_samples_that_do_not_match_results_are_caught(report_registry, toy_runs, copy_run):
+    candidate = copy_run(toy_runs / "toy_cls" / "lookup", "tampered")
+    rows = read_samples(candidate)
+    rows[0]["scores"]["correct"] = 1.0 - rows[0]["scores"]["correct"]
+    (candidate / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(MetabenchError, match="recomputed from samples.jsonl is .* but results.json reports"):
+        compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(candidate), "accuracy")
+
+
+def test_metric_without_item_records_gets_a_note_not_a_p_value(report_registry, toy_runs):
+    comparison = compare_pair(report_registry, load_run(toy_runs / "toy_tag" / "lookup"),
+                              load_run(toy_runs / "toy_tag" / "majority"), "inv_f1")
+    assert comparison.pvalue is None and comparison.test is None
+    assert "inv_f1 cannot be rebuilt from per-item samples" in comparison.notes[0]
+
+
+def test_output_folder_compares_every_model_with_the_baseline_and_corrects(report_registry, toy_runs):
+    runs = find_runs([toy_runs])
+    comparisons, notes = compare_runs(report_registry, runs, baseline="lookup", options=FAST)
+    assert {(c.task, c.candidate) for c in comparisons} == {
+        (t, m) for t in ("toy_tag", "toy_cls") for m in ("majority", "random", "random:strategy=prior")
+    }
+    assert all(c.baseline == "lookup" for c in comparisons) and not notes
+    adjust(comparisons, "holm")
+    expected = stats.holm([c.pvalue for c in comparisons])
+    assert [c.p_adjusted for c in comparisons] == pytest.approx(list(expected))
+    adjust(comparisons, "bh")
+    assert [c.p_adjusted for c in comparisons] == pytest.approx(list(stats.benjamini_hochberg([c.pvalue for c in comparisons])))
+
+
+def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
+    code, out, err = cli("compare", toy_runs / "toy_cls" / "majority", toy_runs / "toy_cls" / "lookup" / "results.json",
+                         "--metric", "accuracy", "--metric", "macro_f1", "--resamples", "500")
+    assert code == 0, err
+    assert "mcnemar" in out and "p (Holm)" in out and "over 2 comparison(s) by Holm" in out
+    code, out, _ = cli("compare", toy_runs, "--baseline", "majority", "--json", "--correction", "bh", "--resamples", "500")
+    payload = json.loads(out)
+    assert code == 0 and payload["correction"] == "bh" and len(payload["comparisons"]) == 6
+    code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", short_runs / "toy_cls" / "lookup")
+    assert code == 2 and "10 item id(s) in A are not in B" in err
+    code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", toy_runs / "toy_tag" / "lookup")
+    assert code == 2 and "nothing to compare" in err
+    code, _, err = cli("compare", toy_runs / "nowhere")
+    assert code == 2 and "no such file or folder" in err
+    code, _, err = cli("compare", toy_runs, "--baseline", "gpt-17")
+    assert code == 2 and "--baseline 'gpt-17': no run of task" in err

@@ -1,0 +1,79 @@
+"""`metabench leaderboard build`: the files, the numbers in leaderboard.json, escaping, rebuilds."""
+
+from __future__ import annotations
+
+import json
+
+from metabench.report.leaderboard.board import slug
+
+HOSTILE = "<script>alert(1)</script>"
+ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+def test_site_files_and_hand_written_readme(site):
+    for name in ("index.html", "gaps.html", "papers.html", "leaderboard.md", "leaderboard.json", "assets/site.css",
+                 "assets/site.js", "tasks/toy_cls.html", "tasks/toy_tag.html", "tasks/t_met.html", "models/lookup.html",
+                 f"models/{slug(HOSTILE)}.html"):
+        assert (site / name).is_file(), name
+    assert (site / "README.md").read_text() == "hand-written, must survive builds\n"
+    html = "".join(p.read_text() for p in site.rglob("*.html"))
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
+
+
+def test_board_ranks_tests_against_the_best_and_names_the_correction(site):
+    board = json.loads((site / "leaderboard.json").read_text())
+    assert board["correction"] == {"method": "holm", "name": "Holm"} and board["alpha"] == 0.05
+    tasks = {t["name"]: t for t in board["tasks"]}
+    tag = tasks["toy_tag"]
+    assert tag["best"] == "lookup" and tag["licence"] == "CC0" and tag["primary_metric"] == "span_f1"
+    entries = {e["model"]: e for e in tag["entries"]}
+    assert entries["lookup"]["rank"] == 1 and entries["lookup"]["vs_best"] is None
+    assert entries["majority"]["vs_best"]["test"] == "bootstrap" and entries["majority"]["vs_best"]["significant"]
+    assert entries["random"]["metrics"]["span_f1"]["n"] == 2 and len(entries["random"]["per_seed"]) == 2
+    cls = {e["model"]: e for e in tasks["toy_cls"]["entries"]}
+    tied = [cls[m] for m in (HOSTILE, "lookup", "majority")]  # equal accuracy: shared rank, McNemar p = 1
+    assert [e["rank"] for e in tied] == [1, 1, 1]
+    assert all(e["vs_best"]["test"] == "mcnemar" and not e["vs_best"]["significant"] for e in tied if e["vs_best"])
+    assert cls["random"]["rank"] == 5 and cls["random"]["vs_best"]["significant"]
+    gaps = {(g["model"], g["reference_task"], g["subset_task"]): g for g in board["gaps"]["rows"]}
+    assert gaps[("m", "t_nomet", "t_met")]["gap"] == 12 / 30 - 45 / 60
+    assert len(board["paper_tables"]) == 7 and all(t["missing_tasks"] for t in board["paper_tables"])
+
+
+def test_hostile_model_name_is_text_everywhere(site):
+    for page in site.rglob("*.html"):
+        assert HOSTILE not in page.read_text(), page
+    assert ESCAPED in (site / "index.html").read_text()
+    assert ESCAPED in (site / "gaps.html").read_text()  # the SVG plot labels too
+    assert f"<h1>{ESCAPED}</h1>" in (site / "models" / f"{slug(HOSTILE)}.html").read_text()
+    markdown = (site / "leaderboard.md").read_text()
+    assert HOSTILE not in markdown and ESCAPED in markdown
+
+
+def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
+    out = tmp_path / "board"
+    (out / "tasks").mkdir(parents=True)
+    (out / "tasks" / "removed_task.html").write_text("stale")
+    code, _, err = cli("leaderboard", "build", toy_runs, "-o", out, "--resamples", "500")
+    assert code == 0, err
+    assert not (out / "tasks" / "removed_task.html").exists() and (out / "tasks" / "toy_cls.html").exists()
+    first = (out / "leaderboard.json").read_text()
+    code, _, _ = cli("leaderboard", "build", toy_runs, "-o", out, "--resamples", "500")
+    assert (out / "leaderboard.json").read_text() == first  # same runs, same board: rebuilds leave no diff
+    only = tmp_path / "json_only"
+    code, stdout, _ = cli("leaderboard", "build", toy_runs, "-o", only, "--format", "json", "--resamples", "200")
+    assert code == 0 and sorted(p.name for p in only.iterdir()) == ["leaderboard.json"]
+    code, _, err = cli("leaderboard", "build", toy_runs, "-o", only, "--format", "pdf")
+    assert code == 2 and "unknown reporter 'pdf'" in err
+
+
+def test_tests_and_reporters_are_registered(cli, report_registry):
+    code, out, _ = cli("ls", "tests")
+    names = ["mcnemar", "mcnemar_chi2", "bootstrap", "randomisation", "paired_t", "wilcoxon", "two_proportion_z",
+             "fisher", "permutation"]
+    assert code == 0 and all(n in out for n in names)
+    for name in names:
+        entry = report_registry.get("test", name)
+        assert callable(entry.load()) and entry.meta["input"] in {"correctness", "records", "seeds", "proportions", "samples"}
+    code, out, _ = cli("ls", "reporters")
+    assert code == 0 and all(n in out for n in ("markdown", "json", "html"))
