@@ -399,10 +399,10 @@ class HFDecoder(LMEvalDecoder):
             torch.manual_seed(seed_from(seed, requests))
 
     def rank(self, requests: list[RankRequest]) -> list[list]:
-        """Top-k next tokens from the model's logits, each completed greedily from its token ids (no
-        re-tokenisation of the prompt plus token text, so SentencePiece prefixes cannot shift the start)."""
+        """Top-k next tokens from the model's logits, each completed greedily from token ids (no
+        re-tokenisation of prompt plus token text, so SentencePiece prefixes cannot shift the start). The
+        prompt is encoded once; its key/value cache is shared by all the completions of the item."""
         import torch
-        from lm_eval.models.utils_hf import stop_sequences_criteria
 
         lm = self.lm
         tokenizer = lm.tokenizer
@@ -410,28 +410,57 @@ class HFDecoder(LMEvalDecoder):
         for request in requests:
             ids = lm.tok_encode(self.context(request.prompt, request))
             ids = ids[-(lm.max_length - request.max_word_tokens - 1):]
-            prompt = torch.tensor([ids], device=lm.device)
             with torch.no_grad():
-                logits = lm.model(prompt).logits[0, -1].float()
+                out = lm.model(torch.tensor([ids], device=lm.device), use_cache=True)
+            logits = out.logits[0, -1].float()
             top = torch.topk(torch.log_softmax(logits, dim=-1), k=min(request.k, logits.shape[-1]))
             tokens = [int(t) for t in top.indices]
             texts = [tokenizer.decode([t]) for t in tokens]
             todo = [i for i, text in enumerate(texts) if wanted(text, request.complete)]
             words: dict[int, str] = {}
             if todo:
-                batch = torch.tensor([ids + [tokens[i]] for i in todo], device=lm.device)
-                stops = stop_sequences_criteria(tokenizer, list(WORD_STOPS) + [" "], batch.shape[1], batch.shape[0])
-                with torch.no_grad():
-                    generated = lm.model.generate(
-                        input_ids=batch,
-                        attention_mask=torch.ones_like(batch),
-                        max_new_tokens=request.max_word_tokens,
-                        do_sample=False,
-                        stopping_criteria=stops,
-                        pad_token_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else lm.eot_token_id,
-                    )
-                for row, i in enumerate(todo):
-                    continuation = generated[row, len(ids):].tolist()
-                    words[i] = word_of(tokenizer.decode(continuation, skip_special_tokens=True))
+                continued = greedy_words(lm.model, out.past_key_values, [tokens[i] for i in todo],
+                                         request.max_word_tokens, tokenizer, lm.device)
+                words = {i: word for i, word in zip(todo, continued)}
             answers.append([[texts[i], words.get(i)] for i in range(len(tokens))])
         return answers
+
+
+def word_ended(text: str) -> bool:
+    """Whether ``text`` (a token and its continuation) has gone past its first word."""
+    import unicodedata
+
+    body = text.lstrip()
+    for ch in body:
+        if ch.isspace() or ch in WORD_STOPS:
+            return True
+        if unicodedata.category(ch)[0] in "PS" and ch not in "-'’":
+            return True
+    return False
+
+
+def greedy_words(model, cache, first_tokens: list[int], max_new: int, tokenizer, device) -> list[str]:
+    """Greedy continuations of one prompt (its key/value ``cache``) after each of ``first_tokens``, as one
+    batch, until every row has gone past its first word or ``max_new`` tokens; returns the first words."""
+    import torch
+
+    n = len(first_tokens)
+    cache.batch_repeat_interleave(n)
+    rows = [[t] for t in first_tokens]
+    done = [word_ended(tokenizer.decode(row)) for row in rows]
+    current = torch.tensor(first_tokens, device=device).view(n, 1)
+    for _ in range(max_new):
+        if all(done):
+            break
+        with torch.no_grad():
+            out = model(current, past_key_values=cache, use_cache=True)
+        cache = out.past_key_values
+        nxt = out.logits[:, -1].argmax(-1).tolist()
+        for row in range(n):
+            if done[row]:
+                continue
+            rows[row].append(nxt[row])
+            if nxt[row] == tokenizer.eos_token_id or word_ended(tokenizer.decode(rows[row], skip_special_tokens=False)):
+                done[row] = True
+        current = torch.tensor(nxt, device=device).view(n, 1)
+    return [word_of(tokenizer.decode(row, skip_special_tokens=True)) for row in rows]

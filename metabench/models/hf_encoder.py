@@ -64,7 +64,7 @@ _PREFIX_SPACE_TYPES = {"roberta", "roberta-prelayernorm", "longformer", "bart", 
 _POSITION_OFFSET_TYPES = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "longformer", "data2vec-text",
                           "roberta-prelayernorm", "xmod", "luke"}
 #: Arguments that do not change answers (left out of the fingerprint).
-_NOT_FINGERPRINTED = ("batch_size", "cache", "device")
+_NOT_FINGERPRINTED = ("batch_size", "cache", "device", "threads")
 MEGABATCH = 50
 MAX_GRAD_NORM = 1.0
 PREDICT_OVERLAP = 0.5
@@ -133,6 +133,7 @@ class HFEncoder(Adapter):
         "cache",
         "max_train",
         "epochs",
+        "threads",
     )
 
     def __init__(self, args: dict[str, str]):
@@ -149,6 +150,7 @@ class HFEncoder(Adapter):
         if "cache" in self.args and not parse_bool(self.args["cache"], "cache", self.name):
             self.use_cache = False
         self.device_arg = self.args.get("device")
+        self.threads = parse_int(self.args["threads"], "threads", self.name) if "threads" in self.args else None
         # Smoke-test knobs (off by default; both change the checkpoint key and the fingerprint):
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
         self.epochs = float(self.args["epochs"]) if "epochs" in self.args else None
@@ -194,6 +196,10 @@ class HFEncoder(Adapter):
     def device(self) -> str:
         if self._device is None:
             self._device = pick_device(self.device_arg, self.name)
+            if self.threads is not None:
+                import torch
+
+                torch.set_num_threads(self.threads)
         return self._device
 
     def info(self) -> dict[str, Any]:
@@ -469,7 +475,7 @@ class HFEncoder(Adapter):
             "train_features": len(features),
             "train_s": round(train_s, 3),
             "train_examples_per_s": round(examples_seen / train_s, 2) if train_s > 0 and examples_seen else None,
-            "resumed_from_epoch": start_epoch if resumed is not None else None,
+            "resumed_after_epochs": start_epoch if resumed is not None else None,
             "fit_s": round(time.perf_counter() - started, 3),
         }
 

@@ -130,7 +130,7 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         result = test(item_a.correct, item_b.correct, **args)
     elif consumes == "records":
         _need_items(entry.name, metric, item_a, item_b)
-        if entry.meta.get("swaps_items") and item_a.records.shape != item_b.records.shape:
+        if entry.meta.get("swaps_items") and item_a.layout != item_b.layout:
             raise MetabenchError(
                 f"--test {entry.name} exchanges the runs' outputs item by item, so both need the same seeds, but "
                 f"{describe(a)} has seeds {a.seeds} and {describe(b)} has seeds {b.seeds}",

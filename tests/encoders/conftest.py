@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 from metabench.config.schema import EncoderProtocol, Finetune  # noqa: E402
 from metabench.requests import ClassifyRequest, TagRequest, Training  # noqa: E402
@@ -16,6 +17,17 @@ from metabench.requests import ClassifyRequest, TagRequest, Training  # noqa: E4
 TAGS = ("O", "B-METAPHOR", "I-METAPHOR")
 METAPHORIC = {"grasped", "attack", "bright", "storm", "heart"}
 VOCAB = "the war of ideas is a heart money grasped attack argument bright future cold storm zzq idea. x-ray".split()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_thread():
+    """One torch thread: these models are tiny, and several threads on a busy 2-core machine spin-wait badly."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="session")

@@ -91,16 +91,15 @@ def test_classification_metrics_rebuilt_from_gold_and_predictions(report_registr
     assert comparison.test == "bootstrap" and 0 < comparison.pvalue <= 1
     # majority predicts one label only, random both: macro F1's label set is each run's own, as in the metric
     lookup = load_run(toy_runs / "toy_cls" / "lookup")
-    swapped = compare_pair(report_registry, lookup, random, metric, Options(test="randomisation", n_resamples=500)) \
-        if metric == "accuracy" else compare_pair(report_registry, majority, lookup, metric,
-                                                  Options(test="randomisation", n_resamples=500))
+    swapped = compare_pair(report_registry, majority, lookup, metric, Options(test="randomisation", n_resamples=500))
     assert swapped.test == "randomisation" and swapped.ci_method.startswith("bootstrap")
 
 
 def test_randomisation_refuses_runs_with_other_seeds(report_registry, toy_runs):
     majority, random = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "random")
-    with pytest.raises(MetabenchError, match=r"exchanges the runs' outputs item by item, so both need the same seeds"):
-        compare_pair(report_registry, majority, random, "f1", Options(test="randomisation", n_resamples=100))
+    for metric in ("f1", "accuracy"):
+        with pytest.raises(MetabenchError, match=r"exchanges the runs' outputs item by item, so both need the same seeds"):
+            compare_pair(report_registry, majority, random, metric, Options(test="randomisation", n_resamples=100))
 
 
 def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registry, toy_runs):

@@ -1,0 +1,93 @@
+"""The leaderboard site in a real headless Chromium: no console errors, sortable tables, escaped model names.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and selenium from PyPI; skips, saying which is missing,
+where they are not installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from metabench.report.leaderboard.board import slug
+
+HOSTILE = "<script>alert(1)</script>"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed: pip install selenium")
+    binary = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver_path = shutil.which("chromedriver")
+    if not binary or not driver_path:
+        pytest.skip("headless Chromium not found (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()
+
+
+def _open(browser, page):
+    """Load a page and fail on any alert or console error it produced."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    browser.get(page.as_uri())
+    try:
+        text = browser.switch_to.alert.text
+    except NoAlertPresentException:
+        text = None
+    assert text is None, f"{page.name} opened an alert: {text!r}"
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert not errors, f"{page}: console errors {errors}"
+
+
+def test_every_page_loads_without_console_errors(browser, site):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        _open(browser, page)
+        assert browser.find_element("tag name", "h1").text
+
+
+def _column(browser, table_id: str, index: int) -> list[str]:
+    return browser.execute_script(
+        "return Array.from(document.getElementById(arguments[0]).tBodies[0].rows)"
+        ".map(r => r.cells[arguments[1]].dataset.value ?? r.cells[arguments[1]].textContent.trim())",
+        table_id, index,
+    )
+
+
+def test_clicking_a_header_sorts_the_table(browser, site):
+    _open(browser, site / "tasks" / "toy_cls.html")
+    headers = browser.find_elements("css selector", "#task-table thead th")
+    names = [h.text.split(" ")[0] for h in headers]
+    accuracy = names.index("accuracy")
+    headers[accuracy].find_element("tag name", "button").click()
+    ascending = [float(v) for v in _column(browser, "task-table", accuracy)]
+    assert ascending == sorted(ascending) and ascending[0] < ascending[-1]
+    assert headers[accuracy].get_attribute("aria-sort") == "ascending"
+    headers[accuracy].find_element("tag name", "button").click()
+    assert [float(v) for v in _column(browser, "task-table", accuracy)] == sorted(ascending, reverse=True)
+    model = names.index("model")
+    headers[model].find_element("tag name", "button").click()
+    labels = [v.lower() for v in _column(browser, "task-table", model)]
+    assert labels == sorted(labels, key=lambda s: s.strip())  # text columns sort alphabetically
+
+
+def test_hostile_model_name_renders_as_text(browser, site):
+    _open(browser, site / "index.html")
+    assert HOSTILE in [a.text for a in browser.find_elements("css selector", "#overview-table tbody th a")]
+    assert len(browser.find_elements("tag name", "script")) == 1  # site.js only: the name did not become a script
+    _open(browser, site / "models" / f"{slug(HOSTILE)}.html")
+    assert browser.find_element("tag name", "h1").text == HOSTILE
+    _open(browser, site / "gaps.html")
+    assert HOSTILE in browser.find_element("css selector", "svg.plot").text
