@@ -7,6 +7,7 @@ Python, and every key path is mapped to the file and line of its key.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,9 @@ import yaml
 from ..errors import ConfigError
 
 KeyPath = tuple
+# libyaml's parser when PyYAML was built with it (10x faster); the pure-Python one otherwise. Both safe.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CONSTRUCTOR = yaml.SafeLoader("")
 
 
 @dataclass
@@ -34,10 +38,28 @@ class Located:
 
 
 def load_located(path: Path) -> Located:
-    """Parse one YAML file safely, with positions. Syntax errors name the file, line and column."""
+    """Parse one YAML file safely, with positions. Syntax errors name the file, line and column.
+
+    A file included by many tasks (a shared ``_base.yaml``) is parsed once per process and version.
+    """
+    try:
+        stamp = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    cached = _parsed.get(path)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, _parse(path))
+        _parsed[path] = cached
+    return Located(copy.deepcopy(cached[1].data), dict(cached[1].lines))
+
+
+_parsed: dict[Path, tuple[int, Located]] = {}
+
+
+def _parse(path: Path) -> Located:
     text = _read(path)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
@@ -91,5 +113,6 @@ def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict) -> object:
 
 
 def _scalar(node: yaml.ScalarNode) -> object:
-    loader = yaml.SafeLoader("")
-    return loader.construct_object(node, deep=True)
+    value = _CONSTRUCTOR.construct_object(node, deep=True)
+    _CONSTRUCTOR.constructed_objects.pop(node, None)  # the shared constructor keeps no memory of nodes
+    return value

@@ -42,28 +42,37 @@ def _open_binary(path, compressed: str):
 
 
 def _lines(path, encoding: str, compressed: str = "", *, keep_ends: bool = False) -> Iterator[tuple[int, str]]:
-    """(line number, decoded line) for each physical line; ends stripped unless ``keep_ends``."""
+    """(line number, decoded line) for each physical line (split on LF); CR LF ends stripped unless ``keep_ends``.
+
+    The file is decoded in one go (the per-line work dominates loading otherwise); a byte that does not
+    decode is reported with its line and column.
+    """
     try:
-        handle = _open_binary(path, compressed)
+        with _open_binary(path, compressed) as handle:
+            data = handle.read()
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise DataError(
-                    f"{path}:{number}: cannot decode byte {raw[exc.start:exc.start + 1]!r} at column "
-                    f"{exc.start + 1} as {encoding}",
-                    hint="declare the file's encoding (several VUA files are cp1252/latin-1) in the spec",
-                ) from None
-            if number == 1 and text.startswith(_BOM):
-                text = text[1:]
-            if not keep_ends:
-                text = text.rstrip("\n")
-                if text.endswith("\r"):
-                    text = text[:-1]
-            yield number, text
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise DataError(
+            f"{path}:{number}: cannot decode byte {data[exc.start:exc.start + 1]!r} at column {column} as {encoding}",
+            hint="declare the file's encoding (several VUA files are cp1252/latin-1) in the spec",
+        ) from None
+    if text.startswith(_BOM):
+        text = text[1:]
+    lines = text.split("\n")
+    last_has_end = lines[-1] == ""
+    if last_has_end:
+        lines.pop()
+    final = len(lines)
+    for number, line in enumerate(lines, start=1):
+        if keep_ends:
+            yield number, line + "\n" if (number < final or last_has_end) else line
+        else:
+            yield number, line[:-1] if line.endswith("\r") else line
 
 
 def read_conll(

@@ -163,10 +163,10 @@ def _score(totals: np.ndarray, stat: str, fixed_labels: bool) -> float:
     is how the metric itself chooses its labels.
     """
     per_seed = []
-    for seed in totals:
-        counts = seed if fixed_labels else seed[seed.sum(axis=1) > 0]
-        per_seed.append(np.mean([prf(*c)[stat] for c in counts]))
-    return float(np.mean(per_seed))
+    for seed in totals.tolist():
+        counts = seed if fixed_labels else [c for c in seed if any(c)]
+        per_seed.append(sum(prf(*c)[stat] for c in counts) / len(counts))
+    return sum(per_seed) / len(per_seed)
 
 
 def _positional(a: _Counts, b: _Counts) -> list[ItemMetric]:
@@ -177,12 +177,11 @@ def _positional(a: _Counts, b: _Counts) -> list[ItemMetric]:
 
     def metric(positions: np.ndarray) -> float:
         weights = np.bincount(positions, minlength=2 * n)
-        if positions.max() < n:
-            totals, shape = weights[:n] @ flat[0], shapes[0]
-        elif positions.min() >= n:
-            totals, shape = weights[n:] @ flat[1], shapes[1]
-        else:  # items exchanged between the runs: the same layout, as the caller checks through ``layout``
+        if shapes[0] == shapes[1]:  # positions of either run, or of both when a test exchanges items
             totals, shape = weights[:n] @ flat[0] + weights[n:] @ flat[1], shapes[0]
+        else:  # other seeds: only a bootstrap, drawing from one run at a time (``layout`` keeps swaps away)
+            side = int(positions[0] >= n)
+            totals, shape = weights[side * n:(side + 1) * n] @ flat[side], shapes[side]
         return _score(totals.reshape(shape), a.stat, a.fixed_labels)
 
     positions = (np.arange(n), np.arange(n, 2 * n))

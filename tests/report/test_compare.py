@@ -81,6 +81,13 @@ def test_bootstrap_recomputes_span_f1_from_resampled_counts(report_registry, toy
         (expected.delta, expected.ci_low, expected.ci_high, expected.pvalue))
     assert comparison.ci_high < 0 and comparison.pvalue < 0.01
 
+    # randomisation exchanges items between the runs: each drawn item must keep its own counts
+    majority = load_run(toy_runs / "toy_tag" / "majority")
+    swapped = compare_pair(report_registry, majority, a, "span_f1", Options(test="randomisation", n_resamples=500, seed=1))
+    aligned = pair(majority, a)
+    expected = stats.approximate_randomisation(counts(aligned.rows_a), counts(aligned.rows_b), f1, n_resamples=500, seed=1)
+    assert (swapped.delta, swapped.pvalue) == pytest.approx((expected.delta, expected.pvalue))
+
 
 @pytest.mark.parametrize("metric", ["f1", "macro_f1", "accuracy"])
 def test_classification_metrics_rebuilt_from_gold_and_predictions(report_registry, toy_runs, metric):
