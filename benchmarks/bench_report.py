@@ -114,7 +114,7 @@ def main() -> None:
         rows = []
         for label, a, b, metric in cases:
             result = compare_pair(registry, a, b, metric, options)
-            rows.append([label, result.test, f"{_time(lambda: compare_pair(registry, a, b, metric, options)):.3f}"])
+            rows.append([label, result.test, f"{_time(lambda a=a, b=b, m=metric: compare_pair(registry, a, b, m, options)):.3f}"])
         print(f"compare_pair, {n} items, {args.resamples} resamples (median of 3):")
         print(tabulate(rows, headers=["pair", "test", "seconds"]))
 

@@ -101,10 +101,22 @@ def _cmd_run(args) -> int:
     )
     outcomes = run(_registry(), args.tasks, args.model, options)
     print(summary_table(outcomes))
+    _print_group_means(outcomes)
     for outcome in outcomes:
         if outcome.status != "ok":
             print(f"\n{outcome.status}: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _print_group_means(outcomes) -> None:
+    """Groups with `aggregate: mean` (k-fold CV, a paper's average row) get one averaged row."""
+    from .config.index import TaskIndex
+    from .report.groups import group_rows, group_table
+
+    rows = group_rows(TaskIndex(_registry()), outcomes)
+    if rows:
+        print()
+        print(group_table(rows))
 
 
 def _parse_seeds(text: str | None) -> list[int] | None:

@@ -35,6 +35,8 @@ BUILTIN_PLUGINS = (
     "metabench.models.plugin",
     "metabench.metrics.plugin",
     "metabench.data.plugin",
+    "metabench.stats.plugin",
+    "metabench.report.plugin",
 )
 
 _HOOK_CATEGORY = {

@@ -148,4 +148,9 @@ class GroupConfig(Strict):
 
     group: Name = Field(description="group name, usable with --tasks")
     task: list[str] = Field(min_length=1, description="member tasks: names, globs, tags or groups")
+    aggregate: Literal["none", "mean"] = Field(
+        "none",
+        description="mean: the group also reports the unweighted mean of its members' metrics, per seed, then "
+        "mean ± std over seeds (k-fold cross-validation, a paper's 'average' row); none: members only",
+    )
     metadata: Metadata = Field(default_factory=Metadata, description="provenance")

@@ -142,6 +142,7 @@ def _bio(words, runs: list[list[int]], positive: str) -> tuple[str, ...]:
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•·]+|\d+[.)]|[a-z][.)])\s+")
+_LEADING = re.compile(r"^\s*(?:and|or|y|o)\s+", re.IGNORECASE)
 _NONE = re.compile(r"^\W*(?:none|no\b|nothing|n/?a\b|ninguna|ninguno|no hay)", re.IGNORECASE)
 
 
@@ -158,7 +159,8 @@ def parse_word_list(text: str, words, positive: str = "METAPHOR") -> Parsed:
     runs: list[list[int]] = []
     listed = matched = 0
     for piece in re.split(r"[,;\n|]+", text)[:64]:
-        piece = _BULLET.sub("", piece)
+        piece = _BULLET.sub("", piece.rsplit(":", 1)[-1])  # "The metaphorical words are: fell" -> "fell"
+        piece = _LEADING.sub("", piece)
         tokens = [norm_word(t) for t in piece.split()]
         tokens = [t for t in tokens if t]
         if not tokens:

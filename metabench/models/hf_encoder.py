@@ -393,10 +393,11 @@ class HFEncoder(Adapter):
             if not param.requires_grad:
                 continue
             (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(param)
-        optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": finetune.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-            lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8,
-        )
+        groups = [{"params": decay, "weight_decay": finetune.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+        try:  # the fused kernel (Trainer's default optimiser, adamw_torch_fused): same update, ~10x cheaper on CPU
+            optimizer = torch.optim.AdamW(groups, lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8, fused=True)
+        except (RuntimeError, TypeError, ValueError):
+            optimizer = torch.optim.AdamW(groups, lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8)
         scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total_steps)
 
         select = finetune.select_metric if training.validation_requests else None

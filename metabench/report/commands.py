@@ -12,7 +12,7 @@ examples:
   metabench compare runs/toy_cls/majority runs/toy_cls/lookup     two runs of one task
   metabench compare runs/ --baseline majority                     every model against majority, per task
   metabench compare runs/ --metric accuracy --metric macro_f1 --correction bh
-  metabench compare --gap runs/m4x_nli_ft_all_en_nomet/hf runs/m4x_nli_ft_all_en_met/hf
+  metabench compare --gap runs/m4x_nli_zs_en_xnli_dev_no_met/M runs/m4x_nli_zs_en_xnli_dev_met/M
 """
 
 GATE_EXAMPLES = """\
@@ -88,8 +88,13 @@ def _registry():
 
 
 def _options(args):
+    from ..errors import MetabenchError
     from .compare import Options
 
+    if not 0 < args.confidence < 1:
+        raise MetabenchError(f"--confidence {args.confidence}: must lie strictly between 0 and 1, e.g. 0.95")
+    if args.resamples < 1 or args.seed < 0:
+        raise MetabenchError(f"--resamples {args.resamples} --seed {args.seed}: need 1+ resamples and a seed of 0 or more")
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
 
 
@@ -119,7 +124,7 @@ def _gap(args, runs) -> int:
 
     if len(runs) != 2:
         raise MetabenchError(f"--gap takes exactly two runs (one model on two subset tasks), got {len(runs)}",
-                             hint="e.g. metabench compare --gap runs/TASK_nomet/MODEL runs/TASK_met/MODEL")
+                             hint="e.g. metabench compare --gap runs/TASK_no_met/MODEL runs/TASK_met/MODEL")
     if args.test or args.metric:
         raise MetabenchError("--gap always reports accuracy with the z-test and Fisher's exact test; drop --test/--metric")
     gaps = subset_gap(runs[0], runs[1], confidence=args.confidence)

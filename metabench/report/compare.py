@@ -2,12 +2,12 @@
 
 Which test (unless ``--test`` names one):
 
-1. both runs have two or more seeds: a paired t-test on the per-seed values (seed-to-seed variation is
-   then the noise that matters, and the seeds must be the same);
+1. both runs have the same two or more seeds: a paired t-test on the per-seed values (seed-to-seed
+   variation is then the noise that matters);
 2. otherwise, the metric is a proportion of correct items and each run has one seed: McNemar's exact test
    on per-item correctness;
-3. otherwise, the metric can be rebuilt from per-item records (F1 from tp/fp/fn counts, accuracy over
-   seeds...): a paired bootstrap over items (see `decompose`);
+3. otherwise, the metric can be rebuilt from per-item records (F1 from tp/fp/fn counts, accuracy averaged
+   over seeds): a paired bootstrap over items (see `decompose`), also when the runs' seeds differ;
 4. otherwise no paired test is possible (e.g. in-vocabulary F1 of single-seed runs), and the row says so.
 
 Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
@@ -99,15 +99,17 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     name = options.test or choose_test(a, b, item_a, item_b)
     if name is None:
         comparison.notes.append(
-            f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not both have 2+ seeds"
+            f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not share 2+ seeds"
         )
         return comparison
+    if len(a.seeds) >= 2 and len(b.seeds) >= 2 and a.seeds != b.seeds and not options.test:
+        comparison.notes.append(f"seeds differ ({a.seeds} vs {b.seeds}): items paired, each run averaged over its seeds")
     return _run_test(registry.get("test", name, where="--test"), comparison, a, b, item_a, item_b, options)
 
 
 def choose_test(a: Run, b: Run, item_a: ItemMetric | None, item_b: ItemMetric | None) -> str | None:
     """The default test for a pair (rules in the module docstring); None when no paired test applies."""
-    if len(a.seeds) >= 2 and len(b.seeds) >= 2:
+    if len(a.seeds) >= 2 and a.seeds == b.seeds:
         return "paired_t"
     if item_a is None or item_b is None:
         return None
@@ -129,7 +131,11 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
             )
         result = test(item_a.correct, item_b.correct, **args)
     elif consumes == "records":
-        _need_items(entry.name, metric, item_a, item_b)
+        if item_a is None:
+            raise MetabenchError(
+                f"--test {entry.name} resamples items, but {metric} cannot be rebuilt from the per-item samples",
+                hint="use --test paired_t or wilcoxon on runs with the same 2+ seeds",
+            )
         if entry.meta.get("swaps_items") and item_a.layout != item_b.layout:
             raise MetabenchError(
                 f"--test {entry.name} exchanges the runs' outputs item by item, so both need the same seeds, but "
@@ -167,14 +173,6 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
     notes = comparison.notes + ([result.note] if getattr(result, "note", None) else [])
     return replace(comparison, test=entry.name, pvalue=pvalue, ci_low=_finite(ci[0]), ci_high=_finite(ci[1]),
                    ci_method=ci[2], notes=notes)
-
-
-def _need_items(test: str, metric: str, item_a, item_b) -> None:
-    if item_a is None or item_b is None:
-        raise MetabenchError(
-            f"--test {test} resamples items, but {metric} cannot be rebuilt from the per-item samples",
-            hint="use --test paired_t or wilcoxon on runs with 2+ seeds",
-        )
 
 
 def _call(fn, *args, **kwargs):

@@ -4,8 +4,9 @@ Accuracy is a mean of per-item correctness, but F1 is not a mean of per-item F1s
 resample items and recompute F1 from the summed counts of the resample. For a metric of two paired runs
 this module finds per-item records and one function of a set of records that gives back the metric:
 
-- a mean of a per-item score: ``accuracy`` from ``correct``, or any metric whose name is also a per-item
-  score key (e.g. a ranking kind's reciprocal rank). Records: the item's score averaged over seeds, and
+- a mean of a per-item score: ``accuracy`` from ``correct``, any metric whose name is also a per-item score
+  key, and the generation kind's ``mrr``, ``accuracy_at_1`` and ``recall_at_k[k=K]`` from its
+  ``reciprocal_rank``, ``correct`` and ``recall_at_K``. Records: the item's score averaged over seeds, and
   the metric is ``"mean"`` (the stats module's vectorised path).
 - ``span_*`` / ``token_*`` precision, recall and F1 from the per-item ``{span,token}_{tp,fp,fn}`` counts.
 - classification ``precision``/``recall``/``f1`` (``positive=``) and ``macro_f1`` (``labels=`` or, like
@@ -38,6 +39,9 @@ from .runs import Run
 _COUNTS = re.compile(r"^(span|token)_(precision|recall|f1)$")
 _LABEL_METRICS = ("precision", "recall", "f1", "macro_f1")
 _SCORE_OF = {"accuracy": "correct"}
+#: readings by naming convention (the generation kind's per-item scores), kept only when they reproduce the metric
+_CONVENTIONAL = {"mrr": "reciprocal_rank", "accuracy_at_1": "correct"}
+_RECALL_AT = re.compile(r"^recall_at_k\[k=(\d+)\]$")
 _TOLERANCE = 1e-6
 
 
@@ -77,16 +81,24 @@ def metric_args(run: Run, metric: str) -> dict | None:
 
 
 def item_metrics(aligned: Pair, metric: str) -> tuple[ItemMetric | None, ItemMetric | None]:
-    """Per-item records of ``metric`` for both runs of a pair, or (None, None) if the samples cannot give them."""
+    """Per-item records of ``metric`` for both runs of a pair, or (None, None) if the samples cannot give them.
+
+    A reading from the per-item scores the kind made for this metric must reproduce results.json, or the
+    files do not belong together (an error). A reading by convention (labels counted from the samples' gold
+    and prediction, score names of other kinds) that does not is dropped: a kind may parse raw outputs
+    into labels before scoring, and then the samples' predictions are not the metric's input.
+    """
     labels = _labels(aligned) if metric in _LABEL_METRICS else None
-    built = [_build(aligned.a, aligned.rows_a, metric, labels), _build(aligned.b, aligned.rows_b, metric, labels)]
-    if None in built:
+    found = _build(aligned.a, aligned.rows_a, metric, labels), _build(aligned.b, aligned.rows_b, metric, labels)
+    if None in found:
         return None, None
-    if isinstance(built[0], _Counts):
-        built = _positional(*built)
+    raw, exact = [f[0] for f in found], found[0][1]
+    built = _positional(*raw) if isinstance(raw[0], _Counts) else raw
     for run, item in zip((aligned.a, aligned.b), built):
         stored = (run.aggregate(metric) or {}).get("mean")
         if stored is not None and abs(item.value - stored) > _TOLERANCE:
+            if not exact:
+                return None, None
             raise MetabenchError(
                 f"{run.path}: {metric} recomputed from samples.jsonl is {item.value:.6f} but results.json "
                 f"reports {stored:.6f}; the two files do not belong together",
@@ -105,11 +117,12 @@ def _labels(aligned: Pair) -> list | None:
     return list(dict.fromkeys(answers))
 
 
-def _build(run: Run, rows, metric: str, labels: list | None) -> ItemMetric | _Counts | None:
+def _build(run: Run, rows, metric: str, labels: list | None) -> tuple[ItemMetric | _Counts, bool] | None:
+    """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None."""
     scores = rows[0][0]["scores"]
     score = _SCORE_OF.get(metric, metric)
     if score in scores:
-        return _mean_of(rows, score)
+        return _mean_of(rows, score), True
     match = _COUNTS.match(metric)
     if match and f"{match[1]}_tp" in scores:
         positive = run.results["task"]["config"]["labels"].get("positive")
@@ -117,9 +130,14 @@ def _build(run: Run, rows, metric: str, labels: list | None) -> ItemMetric | _Co
             return None  # the per-item counts were taken for the task's positive class, not this one
         unit, stat = match[1], match[2]
         table = np.array([[[r["scores"][f"{unit}_{c}"] for c in ("tp", "fp", "fn")] for r in item] for item in rows])
-        return _Counts(table[:, :, None, :], stat, fixed_labels=True)
+        return _Counts(table[:, :, None, :], stat, fixed_labels=True), True
+    recall = _RECALL_AT.match(metric)
+    score = f"recall_at_{recall[1]}" if recall else _CONVENTIONAL.get(metric)
+    if score in scores:
+        return _mean_of(rows, score), False
     if metric in _LABEL_METRICS:
-        return _label_counts(run, rows, metric, labels)
+        counts = _label_counts(run, rows, metric, labels)
+        return None if counts is None else (counts, False)
     return None
 
 

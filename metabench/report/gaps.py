@@ -9,9 +9,9 @@ The gap is ``B - A``: subset run minus reference run (met minus no-met, metaphor
 negative gap means metaphors are harder. Runs with several seeds give one gap per seed: pooling seeds
 would count each item several times as if they were independent observations.
 
-Subset tasks are found by name: a task whose name has the token ``nomet`` (or ``literal``) is paired with
-the task named the same with ``met`` (or ``metaphor``) in its place, e.g. ``m4x_nli_ft_all_en_nomet`` and
-``m4x_nli_ft_all_en_met``.
+Subset tasks are found by name: a task whose name has the part ``no_met`` (or ``nomet``, or ``literal``) is
+paired with the task named the same with ``met`` (or ``metaphor``) in its place, e.g.
+``m4x_nli_zs_en_xnli_dev_no_met`` and ``m4x_nli_zs_en_xnli_dev_met``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from .align import describe, item_rows
 from .compare import CORRECTIONS, correction_phrase, format_p
 from .runs import Run
 
-#: (reference token, subset token) in task names
-SUBSET_TOKENS = (("nomet", "met"), ("literal", "metaphor"))
+#: (reference, subset) parts of task names: ``..._no_met`` pairs with ``..._met`` (the built-in Meta4XNLI tasks)
+SUBSET_TOKENS = (("no_met", "met"), ("nomet", "met"), ("literal", "metaphor"))
 
 
 @dataclass
@@ -61,11 +61,11 @@ def subset_pairs(task_names) -> list[tuple[str, str]]:
     for name in sorted(names):
         tokens = name.split("_")
         for reference, subset in SUBSET_TOKENS:
-            for i, token in enumerate(tokens):
-                if token == reference:
-                    other = "_".join(tokens[:i] + [subset] + tokens[i + 1:])
-                    if other in names:
-                        pairs.append((name, other))
+            part = reference.split("_")
+            for i in range(len(tokens) - len(part) + 1):
+                other = "_".join(tokens[:i] + subset.split("_") + tokens[i + len(part):])
+                if tokens[i:i + len(part)] == part and other in names:
+                    pairs.append((name, other))
     return pairs
 
 

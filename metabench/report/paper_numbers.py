@@ -67,6 +67,37 @@ PAPER_NUMBERS: dict[str, dict[str, dict[tuple[str, ...], str]]] = {
             ("average", ""): "83.36 | 83.51",
         },
     },
+    # Meta4XNLI Table 16: NLI accuracy of LLMs prompted in context, mean of 3 runs.
+    # Columns zs EN | zs ES | chain EN | chain ES. The paper's average row does not follow from its cells.
+    "meta4xnli_table_16": {
+        "Llama-3.3-70B-Instruct": {
+            ("XNLI_dev", "metaphor"): "70.70 | 67.82 | 77.05 | 79.12",
+            ("XNLI_dev", "no metaphor"): "72.72 | 69.97 | 81.14 | 79.79",
+            ("XNLI_test", "metaphor"): "73.39 | 70.80 | 82.42 | 80.00",
+            ("XNLI_test", "no metaphor"): "72.44 | 67.37 | 80.55 | 78.71",
+            ("esXNLI", "metaphor"): "72.05 | 74.34 | 76.02 | 80.78",
+            ("esXNLI", "no metaphor"): "73.65 | 75.86 | 79.49 | 83.84",
+            ("average", ""): "72.56 | 70.55 | 79.89 | 80.32",
+        },
+        "Qwen2.5-72B-Instruct": {
+            ("XNLI_dev", "metaphor"): "82.47 | 80.85 | 84.31 | 83.73",
+            ("XNLI_dev", "no metaphor"): "85.61 | 80.42 | 86.58 | 80.99",
+            ("XNLI_test", "metaphor"): "83.10 | 80.74 | 85.97 | 80.34",
+            ("XNLI_test", "no metaphor"): "84.47 | 80.50 | 87.75 | 81.99",
+            ("esXNLI", "metaphor"): "73.10 | 84.13 | 79.19 | 83.33",
+            ("esXNLI", "no metaphor"): "81.82 | 85.42 | 80.34 | 85.63",
+            ("average", ""): "83.28 | 81.71 | 84.72 | 82.57",
+        },
+        "GPT-4o": {
+            ("XNLI_dev", "metaphor"): "84.26 | 82.53 | 86.50 | 83.39",
+            ("XNLI_dev", "no metaphor"): "87.04 | 81.88 | 86.76 | 82.74",
+            ("XNLI_test", "metaphor"): "86.55 | 80.52 | 87.85 | 82.07",
+            ("XNLI_test", "no metaphor"): "86.72 | 82.48 | 87.55 | 82.85",
+            ("esXNLI", "metaphor"): "75.53 | 82.67 | 76.32 | 85.32",
+            ("esXNLI", "no metaphor"): "81.50 | 85.26 | 81.57 | 86.52",
+            ("average", ""): "84.61 | 82.54 | 85.44 | 83.62",
+        },
+    },
     # Meta4XNLI Table 17: NLI accuracy of encoders fine-tuned on Meta4XNLI, 5 runs. Columns EN | ES.
     "meta4xnli_table_17": {
         "mDeBERTa": {

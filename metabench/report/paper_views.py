@@ -1,7 +1,8 @@
 """Paper-layout views: the papers' result tables rebuilt from runs, with the papers' own numbers alongside.
 
 Each view declares which task and metric fill each cell, by task name. The names follow the built-in task
-conventions (``m4x_det_{test language}_{setup}``, ``m4x_nli_{language}_...``, ``munch_...``); a task
+conventions (``m4x_det_{test language}_{setup}``, ``m4x_nli_{protocol}_{language}_{source}_{met|no_met}``,
+``munch_...``); a task
 that has no run yet shows "—", so a view fills in as tasks are added. Each row of a view is shown once per
 model: first the papers' models as printed (labelled ``paper``), then every metabench model with a run on
 one of the view's tasks.
@@ -83,28 +84,42 @@ def _table_14() -> PaperTable:
                       ("Train → Test",), tuple(rows), tuple(columns), _grid(rows, columns), percent=True)
 
 
-def _nli_table(key: str, number: str, title: str, row_header, rows: dict) -> PaperTable:
-    """NLI tables: rows are subsets, columns the two languages, cells accuracy; task names take ``{lang}``."""
-    cells = {(row, lang.upper()): Cell((task.format(lang=lang),), "accuracy") for row, task in rows.items() for lang in ("en", "es")}
-    return PaperTable(key, META4XNLI, number, title, row_header, tuple(rows), ("EN", "ES"), cells, percent=True,
+def _nli_table(key: str, number: str, title: str, row_header, rows: dict, columns: dict) -> PaperTable:
+    """NLI tables: rows are subsets, cells accuracy; ``columns`` maps a column to the ``{protocol}`` and
+    ``{lang}`` that fill the row's task name."""
+    cells = {(row, col): Cell((task.format(**fill),), "accuracy") for row, task in rows.items() for col, fill in columns.items()}
+    return PaperTable(key, META4XNLI, number, title, row_header, tuple(rows), tuple(columns), cells, percent=True,
                       average_row=("average", ""))
 
 
-def _table_15() -> PaperTable:
+_LANGUAGES = {"EN": {"lang": "en"}, "ES": {"lang": "es"}}
+
+
+def _source_rows(protocol: str) -> dict:
     sources = {"XNLI_dev": "xnli_dev", "XNLI_test": "xnli_test", "esXNLI": "esxnli"}
-    subsets = {"metaphor": "met", "no metaphor": "nomet"}
-    rows = {(label, subset): f"m4x_nli_{{lang}}_mnli_{source}_{token}"
+    subsets = {"metaphor": "met", "no metaphor": "no_met"}
+    return {(label, subset): f"m4x_nli_{protocol}_{{lang}}_{source}_{token}"
             for label, source in sources.items() for subset, token in subsets.items()}
+
+
+def _table_15() -> PaperTable:
     return _nli_table("meta4xnli_table_15", "Table 15", "NLI accuracy, encoders fine-tuned on MultiNLI (%)",
-                      ("Source", "Subset"), rows)
+                      ("Source", "Subset"), _source_rows("mnli"), _LANGUAGES)
+
+
+def _table_16() -> PaperTable:
+    columns = {f"{prompt} {lang.upper()}": {"protocol": protocol, "lang": lang}
+               for prompt, protocol in (("zs", "zs"), ("chain", "3shot")) for lang in ("en", "es")}
+    return _nli_table("meta4xnli_table_16", "Table 16", "NLI accuracy, LLMs prompted zero-shot (zs) or with the "
+                      "3-example 'chain' prompt (%)", ("Source", "Subset"), _source_rows("{protocol}"), columns)
 
 
 def _table_17() -> PaperTable:
-    rows = {(train, test): f"m4x_nli_{{lang}}_ft_{train_token}_{test_token}"
+    rows = {(train, test): f"m4x_nli_ft_{train_token}_{{lang}}_{test_token}"
             for train, train_token in (("No Met", "nomet"), ("All", "all"))
-            for test, test_token in (("Met", "met"), ("No Met", "nomet"))}
+            for test, test_token in (("Met", "met"), ("No Met", "no_met"))}
     return _nli_table("meta4xnli_table_17", "Table 17", "NLI accuracy, encoders fine-tuned on Meta4XNLI (%)",
-                      ("Train", "Test"), rows)
+                      ("Train", "Test"), rows, _LANGUAGES)
 
 
 def _munch_table_2() -> PaperTable:
@@ -121,15 +136,15 @@ def _munch_table_2() -> PaperTable:
 
 def _munch_table_3() -> PaperTable:
     row = ("all prompts",)
-    columns = {"MRR": "mrr", "Recall@5": "recall_at_5", "Recall@10": "recall_at_10"}
-    tasks = tuple(f"munch_gen_p{p}" for p in (1, 2, 3))
+    columns = {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"}
+    tasks = tuple(f"munch_generation_p{p}" for p in (1, 2, 3))
     cells = {(row, col): Cell(tasks, metric) for col, metric in columns.items()}
     return PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts",
                       ("Prompts",), (row,), tuple(columns), cells, percent=False)
 
 
 VIEWS: tuple[PaperTable, ...] = (
-    _table_11(), _table_13(), _table_14(), _table_15(), _table_17(), _munch_table_2(), _munch_table_3()
+    _table_11(), _table_13(), _table_14(), _table_15(), _table_16(), _table_17(), _munch_table_2(), _munch_table_3()
 )
 
 #: (task, model) -> that run's metrics aggregate {metric: {"mean", "std", "n"}}

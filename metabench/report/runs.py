@@ -40,9 +40,10 @@ class Run:
         return self.results["task"]["primary_metric"]
 
     def higher_is_better(self, metric: str) -> bool:
-        """From results.json; a metric missing there (e.g. ``per_class/x/f1``) is taken as higher-is-better."""
+        """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are
+        keyed as ``per_class`` and ``recall_at_k``); a metric missing there is taken as higher-is-better."""
         table = self.results.get("higher_is_better", {})
-        return bool(table.get(metric, table.get(metric.split("/", 1)[0], True)))
+        return bool(table.get(metric, table.get(metric.split("/", 1)[0].split("[", 1)[0], True)))
 
     def aggregate(self, metric: str) -> dict | None:
         return self.results["metrics"]["aggregate"].get(metric)

@@ -1,7 +1,7 @@
 """Registers the significance tests by name, for ``metabench compare --test NAME`` and ``metabench ls tests``.
 
-Each registration says, in ``input``, what the test consumes, so that the reporter can feed any registered
-test (a third party's too) from aligned runs without knowing it by name:
+Each registration says, in ``input``, what the test consumes, so that ``compare``/``gate --test NAME`` can
+feed any registered paired test (a third party's too) from aligned runs without knowing it by name:
 
 - ``correctness``: paired, one 0/1 score per item and system, ``fn(correct_a, correct_b, **args)``;
 - ``records``: paired, per-item records and a metric over a set of records, ``fn(items_a, items_b, metric, **args)``
@@ -10,9 +10,11 @@ test (a third party's too) from aligned runs without knowing it by name:
 - ``proportions``: independent groups as counts, ``fn(k1, n1, k2, n2, **args)``;
 - ``samples``: independent groups as per-item scores, ``fn(x, y, **args)`` plus ``n_resamples=`` and ``seed=``.
 
+The last two are for independent item sets (subset gaps); ``compare`` refuses them for two runs of one task.
 ``args`` holds fixed keyword arguments, so one function can be registered in several variants (McNemar's
 exact and chi-square forms). ``swaps_items`` marks a ``records`` test that exchanges the two systems' records
-item by item, which needs records of the same shape (the same seeds in both runs). Targets are lazy strings: listing tests imports neither numpy nor scipy.
+item by item, which needs records of the same layout (the same seeds in both runs). Targets are lazy
+strings: listing tests imports neither numpy nor scipy.
 """
 
 from __future__ import annotations
@@ -50,4 +52,5 @@ TESTS: dict[str, tuple[str, str, dict, str]] = {
 @hookimpl
 def metabench_register_tests(register):
     for name, (target, consumes, args, description) in TESTS.items():
-        register(name, target, description=description, input=consumes, args=args, swaps_items=name == "randomisation")
+        register(name, target, description=description, input=consumes, args=args,
+                 swaps_items=name == "randomisation")

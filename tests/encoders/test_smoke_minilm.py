@@ -52,4 +52,5 @@ def test_minilm_one_epoch_on_200_sentences(tmp_path):
     assert info["model_type"] == "bert" and info["checkpoints"]["0"]["train_examples"] == 200
     assert info["checkpoints"]["0"]["steps"] == 25  # 200 sentences / batch 8, one epoch
     assert 0.0 <= results["metrics"]["aggregate"]["span_f1"]["mean"] <= 1.0
-    assert elapsed < 120, f"smoke run took {elapsed:.0f}s"
+    # about a minute on two idle cores; the bound leaves room for a busy CI machine
+    assert elapsed < float(os.environ.get("METABENCH_SMOKE_BUDGET_S", 240)), f"smoke run took {elapsed:.0f}s"

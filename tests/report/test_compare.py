@@ -122,11 +122,13 @@ def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registr
     assert wilcoxon.ci_method.startswith("bootstrap")  # Wilcoxon has no interval: the items' bootstrap gives one
 
 
-def test_seed_tests_refuse_runs_with_other_seeds(report_registry, make_run, tmp_path):
+def test_seed_tests_refuse_runs_with_other_seeds_and_the_default_pairs_items(report_registry, make_run, tmp_path):
     a = load_run(make_run(tmp_path / "a", correct={0: [1, 0, 1], 1: [1, 1, 1]}))
     b = load_run(make_run(tmp_path / "b", model="b", correct={0: [1, 0, 0], 2: [0, 1, 1]}))
     with pytest.raises(AlignmentError, match=r"pairs runs seed by seed, but .* has seeds \[0, 1\] and .* has seeds \[0, 2\]"):
         compare_pair(report_registry, a, b, "accuracy", Options(test="paired_t"))
+    default = compare_pair(report_registry, a, b, "accuracy", FAST)  # items still pair: bootstrap, with a note
+    assert default.test == "bootstrap" and "seeds differ ([0, 1] vs [0, 2])" in default.notes[0]
 
 
 def test_refuses_different_item_sets_and_says_why(report_registry, toy_runs, short_runs):
@@ -204,3 +206,36 @@ def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
     assert code == 2 and "no such file or folder" in err
     code, _, err = cli("compare", toy_runs, "--baseline", "gpt-17")
     assert code == 2 and "--baseline 'gpt-17': no run of task" in err
+
+
+def _ranking_run(path, model, ranks, macro_f1_stored):
+    """A generation-like run: per-item reciprocal ranks, raw text predictions the kind would have parsed."""
+    from metabench.store import write_run
+
+    samples = [{"id": f"i{n}", "seed": 0, "gold": "entailment", "prediction": f" Entailment. ({n})",
+                "scores": {"reciprocal_rank": 1 / r, "correct": float(r == 1)}} for n, r in enumerate(ranks)]
+    per_seed = {"mrr": sum(1 / r for r in ranks) / len(ranks), "accuracy_at_1": ranks.count(1) / len(ranks),
+                "macro_f1": macro_f1_stored}
+    results = {
+        "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
+        "task": {"name": "gen", "version": 1, "config_hash": "e" * 64, "kind": "generation", "dataset": "d",
+                 "primary_metric": "mrr", "source": "", "plugin": "tests",
+                 "config": {"metrics": ["mrr", "accuracy_at_1", "macro_f1"], "labels": {}}},
+        "data": {"files": {}}, "model": {"spec": model}, "seeds": [0], "limit": None, "n_items": len(ranks),
+        "higher_is_better": {}, "metrics": {"per_seed": {"0": per_seed},
+                                           "aggregate": {k: {"mean": v, "std": 0.0, "n": 1} for k, v in per_seed.items()}},
+    }
+    write_run(path, results, samples)
+    return load_run(path)
+
+
+def test_conventional_readings_are_kept_only_when_they_reproduce_the_metric(report_registry, tmp_path):
+    a = _ranking_run(tmp_path / "a", "a", [1, 2, 1, 5, 1, 3, 1, 1], 0.9)
+    b = _ranking_run(tmp_path / "b", "b", [2, 4, 1, 5, 3, 3, 2, 1], 0.4)
+    mrr = compare_pair(report_registry, a, b, "mrr", Options(n_resamples=500))
+    assert mrr.test == "bootstrap" and mrr.delta == pytest.approx(b.aggregate("mrr")["mean"] - a.aggregate("mrr")["mean"])
+    top1 = compare_pair(report_registry, a, b, "accuracy_at_1", FAST)
+    assert top1.test == "mcnemar"
+    # the raw predictions are not the labels macro_f1 saw: no reading, no test, and no false alarm either
+    macro = compare_pair(report_registry, a, b, "macro_f1", FAST)
+    assert macro.test is None and "cannot be rebuilt" in macro.notes[0]

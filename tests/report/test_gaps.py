@@ -13,12 +13,14 @@ from metabench.report.runs import load_run
 
 
 def test_subset_tasks_pair_by_name():
-    names = ["m4x_nli_en_ft_all_met", "m4x_nli_en_ft_all_nomet", "m4x_nli_en_ft_nomet_met", "m4x_nli_en_ft_nomet_nomet",
-             "vua_literal", "vua_metaphor", "m4x_nli_es_ft_all_nomet", "unrelated"]
+    names = ["m4x_nli_zs_en_xnli_dev_met", "m4x_nli_zs_en_xnli_dev_no_met", "m4x_nli_ft_nomet_en_met",
+             "m4x_nli_ft_nomet_en_no_met", "m4x_nli_ft_all_en_met", "x_nomet", "x_met", "vua_literal", "vua_metaphor",
+             "m4x_nli_zs_es_esxnli_no_met", "unrelated"]
     assert subset_pairs(names) == [
-        ("m4x_nli_en_ft_all_nomet", "m4x_nli_en_ft_all_met"),
-        ("m4x_nli_en_ft_nomet_nomet", "m4x_nli_en_ft_nomet_met"),
+        ("m4x_nli_ft_nomet_en_no_met", "m4x_nli_ft_nomet_en_met"),  # "nomet" names the training set here: no pair
+        ("m4x_nli_zs_en_xnli_dev_no_met", "m4x_nli_zs_en_xnli_dev_met"),
         ("vua_literal", "vua_metaphor"),
+        ("x_nomet", "x_met"),
     ]
 
 

@@ -58,7 +58,8 @@ def _entry(run: Run, metric: str) -> dict:
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return {
         "model": run.model, "model_slug": slug(run.model), "run": str(run.path), "seeds": run.seeds,
-        "n_items": run.results["n_items"], "metrics": {n: aggregate[n] for n in names},
+        "n_items": run.results["n_items"],
+        "metrics": {n: aggregate.get(n, {"mean": None, "std": None, "n": 0}) for n in names},
         "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
         "vs_best": None,
     }
@@ -119,7 +120,7 @@ def _models(tasks: list[dict]) -> list[dict]:
             model["results"].append({
                 "task": task["name"], "task_slug": task["slug"], "metric": task["primary_metric"],
                 "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"],
-                "n_models": len(task["entries"]), "vs_best": entry.get("vs_best"),
+                "n_models": len(task["entries"]), "vs_best": entry["vs_best"],
             })
     return sorted(models.values(), key=lambda m: m["name"])
 

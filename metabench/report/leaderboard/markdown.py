@@ -23,8 +23,8 @@ def _table(headers: list, rows: list[list]) -> list[str]:
     return lines + [""]
 
 
-def _mark(entry: dict, task: dict) -> str:
-    if entry["model"] == task["best"]:
+def _mark(entry: dict) -> str:
+    if entry["rank"] == 1:
         return " ★"
     return " ▼" if (entry["vs_best"] or {}).get("significant") else ""
 
@@ -34,17 +34,17 @@ def render(board: dict) -> str:
     out = [
         f"# {escape(board['title'])}", "",
         f"{board['n_runs']} runs, the latest from {board['latest_run']}; metabench {board['metabench']}. "
-        f"★ best model of the task; ▼ significantly worse than the best ({correction}-adjusted p ≤ {board['alpha']} "
+        f"★ best model of the task (ties share it); ▼ significantly worse than the best ({correction}-adjusted p ≤ {board['alpha']} "
         "within the task; paired test on the shared items). Values: mean ± std over seeds.", "",
         "## Overview", "",
     ]
-    cells = {(e["model"], t["name"]): (e, t) for t in board["tasks"] for e in t["entries"]}
+    cells = {(e["model"], t["name"]): e for t in board["tasks"] for e in t["entries"]}
     rows = []
     for model in board["models"]:
         row = [model["name"]]
         for task in board["tasks"]:
             found = cells.get((model["name"], task["name"]))
-            row.append(MISSING if not found else mean_std(found[0]["metrics"][task["primary_metric"]]) + _mark(*found))
+            row.append(MISSING if not found else mean_std(found["metrics"][task["primary_metric"]]) + _mark(found))
         rows.append(row)
     out += _table(["model"] + [f"{t['name']} ({t['primary_metric']})" for t in board["tasks"]], rows)
 
@@ -58,7 +58,7 @@ def render(board: dict) -> str:
         for e in task["entries"]:
             v = e["vs_best"] or {}
             rows.append([
-                e["rank"], e["model"] + _mark(e, task), mean_std(e["metrics"][task["primary_metric"]]), len(e["seeds"]),
+                e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), len(e["seeds"]),
                 f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
                 format_ci(v.get("ci_low"), v.get("ci_high")),
                 v.get("test") or MISSING, format_p(v.get("p_adjusted")),

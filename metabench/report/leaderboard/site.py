@@ -86,7 +86,7 @@ def write(board: dict, out_dir: Path) -> list[Path]:
     cells = {(e["model"], t["name"]): e for t in board["tasks"] for e in t["entries"]}
     render("index.html", "index.html", cells=cells)
     for task in board["tasks"]:
-        others = list(task["entries"][0]["metrics"])[1:]
+        others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON
         render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task))
     for model in board["models"]:
         render("model.html", f"models/{model['slug']}.html", model=model)

@@ -1,0 +1,1 @@
+"""Exports of metabench tasks to other harnesses (``metabench export lm-eval OUTDIR``)."""

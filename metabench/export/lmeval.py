@@ -1,0 +1,271 @@
+"""Export metabench's prompted tasks as lm-evaluation-harness tasks (``metabench export lm-eval OUTDIR``).
+
+For every selected task of kind ``choice`` or ``generation`` the exporter renders the requests exactly as
+metabench sends them (prompt, few-shot examples, options) and writes:
+
+- ``OUTDIR/data/<task>.jsonl``: one document per test item: ``id``, ``query`` (the prompt), and
+  ``choices`` + ``gold`` (choice) or ``gold`` + what the parser needs (generation);
+- ``OUTDIR/<task>.yaml``: an lm-eval task reading that file (``dataset_path: json``, absolute
+  ``data_files``): ``multiple_choice`` with ``target_delimiter: ""`` (the options carry their own leading
+  space, so lm-eval scores the very (context, continuation) pairs metabench scores), or ``generate_until``
+  with the task's stop strings, token limit and temperature, scored by ``process_results`` in
+- ``OUTDIR/metabench_lmeval_utils.py``, which parses outputs with metabench's own parsers (so metabench must
+  be importable where lm-eval runs);
+- ``OUTDIR/README.md``: how to run them, and what differs.
+
+Run with ``lm_eval --model hf --model_args pretrained=<folder> --tasks <task> --include_path OUTDIR``.
+Tasks whose metabench protocol uses the chat template need ``--apply_chat_template`` (and the task's
+system message as ``--system_instruction``); the README lists them. Ranking tasks (MUNCH generation)
+have no lm-eval equivalent (lm-eval exposes no next-token top-k): they are exported as greedy generation
+scored by top-1 accuracy (``acc_at_1``, which equals metabench's ``accuracy_at_1``); MRR and Recall@k stay
+metabench-only. Sampled tasks with several seeds are exported as one run (``repeats: 1``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import MetabenchError
+
+UTILS_NAME = "metabench_lmeval_utils"
+
+UTILS_SOURCE = '''"""process_results for metabench tasks exported to lm-eval: metabench's parsers read the outputs."""
+
+from metabench.kinds import parsers
+from metabench.metrics.tagging import span_counts, token_counts
+
+
+def _text(results):
+    return results[0] if results else ""
+
+
+def process_label(doc, results):
+    parsed = parsers.parse_label(_text(results), doc["labels"], doc.get("aliases") or {})
+    return {"acc": float(parsed.value == doc["gold"]), "parse_ok": float(parsed.ok)}
+
+
+def process_letter(doc, results):
+    parsed = parsers.parse_letter(_text(results), doc.get("letters") or "ABCD")
+    return {"acc": float(parsed.value == doc["gold"]), "parse_ok": float(parsed.ok)}
+
+
+def process_word(doc, results):
+    parsed = parsers.parse_word(_text(results))
+    return {"acc": float(parsers.norm_word(parsed.value) == parsers.norm_word(doc["gold"])), "parse_ok": float(parsed.ok)}
+
+
+def process_raw(doc, results):
+    text = _text(results).strip()
+    return {"acc": float(text == doc["gold"]), "parse_ok": float(bool(text))}
+
+
+def process_tags(doc, results):
+    text = _text(results)
+    if doc["parser"] == "marked":
+        parsed = parsers.parse_marked(text, doc["words"], doc["positive"], doc.get("mark") or "*", doc.get("close_mark"))
+    else:
+        parsed = parsers.parse_word_list(text, doc["words"], doc["positive"])
+    span = span_counts(doc["gold"], parsed.value, positive=doc["positive"])
+    token = token_counts(doc["gold"], parsed.value, positive=doc["positive"])
+    return {
+        "span_f1": (span["tp"], span["fp"], span["fn"]),
+        "token_f1": (token["tp"], token["fp"], token["fn"]),
+        "parse_ok": float(parsed.ok),
+    }
+
+
+def process_rank_top1(doc, results):
+    word = parsers.extract_word(_text(results).lstrip())
+    answers = {parsers.norm_word(a) for a in doc["gold"]}
+    return {"acc_at_1": float(bool(word) and parsers.norm_word(word) in answers), "parse_ok": float(bool(word))}
+
+
+def f1_from_counts(items):
+    tp = sum(i[0] for i in items)
+    fp = sum(i[1] for i in items)
+    fn = sum(i[2] for i in items)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+'''
+
+
+@dataclass
+class Exported:
+    task: str
+    path: Path
+    items: int
+    output_type: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _q(value) -> str:
+    """A YAML scalar (JSON is YAML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _metric(name: str, aggregation: str = "mean") -> str:
+    agg = f"!function {UTILS_NAME}.f1_from_counts" if aggregation == "f1" else aggregation
+    return f"  - metric: {name}\n    aggregation: {agg}\n    higher_is_better: true\n"
+
+
+def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None = None,
+                  data_dir: Path | None = None) -> list[Exported]:
+    from ..config.index import TaskIndex
+    from ..config.validate import resolve_split
+    from ..data.load import load_split
+
+    index = TaskIndex(registry)
+    names = index.select(selection)
+    outdir = Path(outdir).resolve()
+    (outdir / "data").mkdir(parents=True, exist_ok=True)
+    (outdir / f"{UTILS_NAME}.py").write_text(UTILS_SOURCE, encoding="utf-8")
+    exported, skipped = [], []
+    for name in names:
+        task = index.load(name)
+        config = task.config
+        if config.kind not in ("choice", "generation"):
+            skipped.append((name, f"kind '{config.kind}' has no prompt"))
+            continue
+        metric_fns = {m.name: registry.resolve("metric", m.name) for m in config.metric_specs()}
+        kind = registry.resolve("kind", config.kind)(config, metric_fns)
+        dataset, split, args = resolve_split(config, config.splits.test)
+        items = load_split(registry, dataset, split, args, data_dir).items
+        if limit is not None:
+            items = items[:limit]
+        if config.splits.train is not None and config.protocol.decoder and config.protocol.decoder.fewshot:
+            train_dataset, train_split, train_args = resolve_split(config, config.splits.train)
+            kind.fit_context(load_split(registry, train_dataset, train_split, train_args, data_dir).items)
+        data_path = outdir / "data" / f"{name}.jsonl"
+        if config.kind == "choice":
+            yaml_text, rows, out_type, notes = _choice(name, kind, items)
+        else:
+            yaml_text, rows, out_type, notes = _generation(name, kind, items)
+        with open(data_path, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        decoder = config.protocol.decoder
+        if decoder is not None and decoder.chat_template:
+            notes.append("uses the chat template in metabench: run lm_eval with --apply_chat_template"
+                         + (" and --system_instruction (the task's system message)" if decoder.system else ""))
+        header = (
+            f"# Exported by metabench from task '{name}' (config hash {task.hash[:16]}); "
+            f"{len(rows)} items{' (--limit ' + str(limit) + ')' if limit is not None else ''}.\n"
+            + "".join(f"# note: {n}\n" for n in notes)
+        )
+        tags = ["metabench"] + [f"metabench_{t}" for t in config.tag]
+        common = (
+            f"task: {name}\n"
+            f"tag: {_q(tags)}\n"
+            "dataset_path: json\n"
+            f"dataset_kwargs:\n  data_files:\n    test: {_q(str(data_path))}\n"
+            "test_split: test\n"
+            "doc_to_text: query\n"
+        )
+        meta = (
+            "metadata:\n"
+            f"  version: {float(config.metadata.version)}\n"
+            f"  metabench_task: {_q(name)}\n"
+            f"  metabench_config_hash: {_q(task.hash)}\n"
+            f"  limit: {_q(limit)}\n"
+        )
+        path = outdir / f"{name}.yaml"
+        path.write_text(header + common + yaml_text + meta, encoding="utf-8")
+        exported.append(Exported(name, path, len(rows), out_type, notes))
+    if not exported:
+        raise MetabenchError(
+            f"--tasks {selection}: nothing to export (only choice and generation tasks have prompts)",
+            hint="; ".join(f"{n}: {why}" for n, why in skipped[:5]) or None,
+        )
+    _readme(outdir, exported, skipped)
+    return exported
+
+
+def _choice(name, kind, items):
+    rows = []
+    for item in items:
+        request = kind.request(item)
+        rows.append({"id": item.id, "query": request.context, "choices": list(request.options), "gold": int(kind.gold(item))})
+    notes = []
+    if kind.args.scoring == "per_byte":
+        notes.append("metabench scores per byte: compare with lm-eval's acc_norm")
+    yaml_text = (
+        "output_type: multiple_choice\n"
+        "doc_to_choice: choices\n"
+        "doc_to_target: gold\n"
+        'target_delimiter: ""\n'
+        "num_fewshot: 0\n"
+        "metric_list:\n" + _metric("acc") + _metric("acc_norm")
+    )
+    return yaml_text, rows, "multiple_choice", notes
+
+
+def _generation(name, kind, items):
+    args = kind.args
+    decoder = kind.decoder
+    notes = []
+    rows = []
+    if args.mode == "rank":
+        until, max_toks, temperature = ['"', "\n"], args.max_word_tokens + 1, 0.0
+        process, metrics = "process_rank_top1", _metric("acc_at_1") + _metric("parse_ok")
+        notes.append("ranking task: exported as greedy generation scored by top-1 accuracy (acc_at_1); "
+                     "MRR and Recall@k need next-token top-k, which lm-eval does not expose")
+    else:
+        until, max_toks, temperature = list(decoder.until), decoder.max_new_tokens, decoder.temperature
+        if args.parser in ("word_list", "marked"):
+            process = "process_tags"
+            metrics = _metric("span_f1", "f1") + _metric("token_f1", "f1") + _metric("parse_ok")
+        else:
+            process = f"process_{args.parser}"
+            metrics = _metric("acc") + _metric("parse_ok")
+        if temperature > 0 and not (isinstance(decoder.seeds, int) and decoder.seeds <= 1):
+            notes.append(f"metabench samples {decoder.seeds} seeded runs; this export is one run (repeats: 1)")
+    for item in items:
+        request = kind.request(item)
+        gold = kind.gold(item)
+        row = {"id": item.id, "query": request.prompt, "gold": gold, "parser": args.parser}
+        if args.mode == "rank":
+            row["parser"] = "rank_top1"
+        elif args.parser == "label":
+            row.update(labels=list(kind.config.labels.names), aliases=dict(args.aliases))
+        elif args.parser == "letter":
+            row["letters"] = args.letters
+        elif args.parser in ("word_list", "marked"):
+            row.update(words=list(item.words), positive=kind.config.labels.positive, mark=args.mark,
+                       close_mark=args.close_mark)
+        rows.append(row)
+    gen = {"until": until, "max_gen_toks": max_toks, "do_sample": temperature > 0, "temperature": temperature}
+    yaml_text = (
+        "output_type: generate_until\n"
+        "doc_to_target: gold\n"
+        "num_fewshot: 0\n"
+        "repeats: 1\n"
+        f"generation_kwargs: {_q(gen)}\n"
+        f"process_results: !function {UTILS_NAME}.{process}\n"
+        "metric_list:\n" + metrics
+    )
+    return yaml_text, rows, "generate_until", notes
+
+
+def _readme(outdir: Path, exported: list[Exported], skipped) -> None:
+    lines = [
+        "# metabench tasks exported for lm-evaluation-harness",
+        "",
+        "Run, for example:",
+        "",
+        "```",
+        f"lm_eval --model hf --model_args pretrained=PATH --tasks {exported[0].task} --include_path {outdir} --log_samples --output_path out",
+        "```",
+        "",
+        "Documents are in `data/` (absolute paths in the YAML files: export again after moving this folder).",
+        f"Generation tasks are scored by `{UTILS_NAME}.py`, which imports metabench's parsers.",
+        "",
+        "| task | output type | items | notes |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {e.task} | {e.output_type} | {e.items} | {'; '.join(e.notes)} |" for e in exported]
+    if skipped:
+        lines += ["", "Not exported: " + ", ".join(f"{n} ({why})" for n, why in skipped)]
+    (outdir / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

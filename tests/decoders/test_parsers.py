@@ -1,0 +1,122 @@
+"""Parsers read well-formed answers and never raise on malformed ones; invalid outputs are always wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench.kinds import parsers
+from metabench.kinds.parsers import (
+    INVALID,
+    extract_word,
+    parse_label,
+    parse_letter,
+    parse_marked,
+    parse_word,
+    parse_word_list,
+    rank_candidates,
+)
+
+NLI = ["entailment", "neutral", "contradiction"]
+ALIASES = {"entails": "entailment", "contradicción": "contradiction"}
+MALFORMED = [None, "", "   \n", "\x00\x01", "🙂" * 50, "a" * 100_000, "*" * 33, "<m>" * 5, "Option", "\u200b", 17, ["list"]]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("entailment", "entailment"), (" Neutral.", "neutral"), ("‘contradiction’", "contradiction"),
+    ("The answer is: Contradiction", "contradiction"), ("Entails", "entailment"), ("entail", "entailment"),
+    ("neutral, not entailment", "neutral"), ("CONTRADICCIÓN", "contradiction"),
+])
+def test_label_parser_reads_answers(text, expected):
+    parsed = parse_label(text, NLI, ALIASES)
+    assert parsed.value == expected and parsed.ok
+
+
+@pytest.mark.parametrize("text", ["The inference relationship between these", "ent", "neutrality?", "yes"] + MALFORMED)
+def test_label_parser_marks_unreadable_outputs_invalid(text):
+    parsed = parse_label(text, NLI, ALIASES)
+    assert parsed.value == INVALID and not parsed.ok
+
+
+def test_label_prefix_must_be_unambiguous():
+    assert parse_label("con", ["contradiction", "context"]).value == INVALID
+    assert parse_label("contra", ["contradiction", "context"]).value == "contradiction"
+
+
+@pytest.mark.parametrize("text,expected", [
+    (" A", "A"), ("B", "B"), ("(C)", "C"), ("Option D", "D"), ("option b.", "B"), ("d", "D"),
+    ("I think the answer is C.", "C"), ("**A** because", "A"),
+])
+def test_letter_parser(text, expected):
+    assert parse_letter(text).value == expected
+
+
+@pytest.mark.parametrize("text", ["a long answer without letters here", "E", "Option E"] + MALFORMED)
+def test_letter_parser_invalid(text):
+    assert parse_letter(text).value == INVALID
+
+
+def test_word_parser():
+    assert parse_word('covered" the red').value == "covered"
+    assert extract_word(" well-known, yes") == "well-known"
+    assert extract_word("don't") == "don't"
+    assert extract_word("-- ") == ""
+    for bad in MALFORMED:
+        parse_word(bad)  # never raises
+
+
+WORDS = tuple("They fell apart. The bright idea won the race.".split())
+
+
+def test_word_list_maps_words_back_to_positions():
+    parsed = parse_word_list("fell apart, bright", WORDS)
+    assert parsed.ok and parsed.status == "ok"
+    assert parsed.value == ("O", "B-METAPHOR", "I-METAPHOR", "O", "B-METAPHOR", "O", "O", "O", "O")
+    # a preamble, bullets, quotes and "and" are tolerated; unknown words leave the rest intact
+    parsed = parse_word_list('The metaphors are: "bright"\n- race\n- unicorn', WORDS)
+    assert parsed.value[4] == "B-METAPHOR" and parsed.value[8] == "B-METAPHOR" and parsed.status == "partial"
+    # "the" occurs twice: a listed form marks every occurrence
+    assert parse_word_list("the", WORDS).value.count("B-METAPHOR") == 2
+    none = parse_word_list("None.", WORDS)
+    assert none.ok and set(none.value) == {"O"}
+
+
+@pytest.mark.parametrize("text", ["unicorn, dragon", ", , ;"] + MALFORMED)
+def test_word_list_malformed(text):
+    parsed = parse_word_list(text, WORDS)
+    assert len(parsed.value) == len(WORDS) and set(parsed.value) == {"O"} or parsed.ok
+
+
+def test_marked_aligns_a_changed_copy():
+    # the model dropped "They", changed "idea" to "ideas" and marked two runs
+    parsed = parse_marked("*fell apart*. The *bright* ideas won the race.", WORDS)
+    assert parsed.ok
+    assert parsed.value == ("O", "B-METAPHOR", "I-METAPHOR", "O", "B-METAPHOR", "O", "O", "O", "O")
+    tags = parse_marked("<m>won</m> and <m>race</m>", WORDS, mark="<m>", close="</m>").value
+    assert tags[6] == "B-METAPHOR" and tags[8] == "B-METAPHOR"
+
+
+@pytest.mark.parametrize("text", ["*unclosed mark They fell", "**", "no marks but a totally different text",
+                                  "*dragon* flew"] + MALFORMED)
+def test_marked_never_raises_and_stays_aligned(text):
+    parsed = parse_marked(text, WORDS)
+    assert len(parsed.value) == len(WORDS)
+    assert set(parsed.value) <= {"O", "B-METAPHOR", "I-METAPHOR"}
+
+
+def test_marked_copy_without_marks_is_a_valid_no_metaphor_answer():
+    parsed = parse_marked(" ".join(WORDS), WORDS)
+    assert parsed.ok and set(parsed.value) == {"O"}
+    assert not parse_marked("Sure! Here is something else entirely.", WORDS).ok
+
+
+def test_rank_candidates_keep_positions_and_tolerate_junk():
+    answer = [["cover", "covered"], ["\"", None], ["ill", "illuminated"], ["x", ""]]
+    cands = rank_candidates(answer)
+    assert cands[0] == "covered" and cands[2] == "illuminated"
+    assert cands[1] != cands[3] and "\x00" in cands[1]
+    assert rank_candidates(None) == [] and rank_candidates([1, None, ["a"]]) == ["\x000", "\x001", "\x002"]
+
+
+def test_norm_word():
+    assert parsers.norm_word(" Apart. ") == "apart"
+    assert parsers.norm_word("«Idea»") == "idea"
