@@ -55,3 +55,13 @@ def prf(tp: float, fp: float, fn: float) -> dict[str, float]:
     recall = safe_div(tp, tp + fn)
     f1 = safe_div(2 * precision * recall, precision + recall)
     return {"precision": float(precision), "recall": float(recall), "f1": float(f1)}
+
+
+def named(choice, table: dict, what: str):
+    """``choice`` itself if callable, else ``table[choice]``, with an error listing the valid names."""
+    if callable(choice):
+        return choice
+    try:
+        return table[choice]
+    except (KeyError, TypeError):
+        raise MetricInputError(f"unknown {what}={choice!r}; choose one of {', '.join(table)}") from None

@@ -35,7 +35,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from ._common import MetricInputError, check_pair
+from ._common import MetricInputError, check_pair, named
 
 Normaliser = Callable[[str], str]
 Answers = str | Iterable[str]  # acceptable answers of one item
@@ -69,14 +69,7 @@ NORMALISERS: dict[str, Normaliser] = {"exact": lambda s: s, "lower": _lower, "lo
 
 def get_normaliser(normalise: str | Normaliser) -> Normaliser:
     """The answer normaliser named ``normalise`` (``exact``, ``lower``, ``lower_hyphen``) or a callable."""
-    if callable(normalise):
-        return normalise
-    try:
-        return NORMALISERS[normalise]
-    except (KeyError, TypeError):
-        raise MetricInputError(
-            f"unknown normalise={normalise!r}; choose one of {', '.join(NORMALISERS)}"
-        ) from None
+    return named(normalise, NORMALISERS, "normalise")
 
 
 def _as_list(value: str | Iterable[str], what: str) -> list[str]:

@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from numbers import Integral
 
-from ._common import MetricInputError, check_pair, prf
+from ._common import MetricInputError, check_pair, named, prf
 
 DEFAULT_POSITIVE = "METAPHOR"
 _PREFIXES = ("B", "I", "E", "S")
@@ -296,14 +296,7 @@ NORMALISERS: dict[str, Normaliser] = {
 
 def get_normaliser(normalise: str | Normaliser) -> Normaliser:
     """The word normaliser named ``normalise`` (``exact``, ``lower``, ``lower_strip_punct``) or a callable."""
-    if callable(normalise):
-        return normalise
-    try:
-        return NORMALISERS[normalise]
-    except (KeyError, TypeError):
-        raise MetricInputError(
-            f"unknown normalise={normalise!r}; choose one of {', '.join(NORMALISERS)}"
-        ) from None
+    return named(normalise, NORMALISERS, "normalise")
 
 
 def normalise_word(word: str, normalise: str | Normaliser = "exact") -> str:

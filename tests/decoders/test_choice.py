@@ -10,13 +10,10 @@ from metabench.kinds.choice import confusion_counts, munch_table9
 from metabench.requests import ChoiceRequest
 
 
-def _direct_loglikelihood(folder, context: str, continuation: str) -> float:
+def _direct_loglikelihood(tok, model, context: str, continuation: str) -> float:
     """Sum of log P(continuation tokens | context) by a plain transformers forward pass."""
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(folder)
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
     ctx = tok(context)["input_ids"]
     whole = tok(context + continuation)["input_ids"]
     cont = whole[len(ctx):]
@@ -30,7 +27,11 @@ def test_choice_answers_are_the_argmax_of_direct_loglikelihoods(tiny_decoder, ti
     context = "Option D: Neither Option A nor Option B\nCorrect answer: Option"
     options = (" A", " B", " C", " D", " covered")
     (answer,) = tiny_decoder.predict([ChoiceRequest(context, options)], seed=0)
-    direct = [_direct_loglikelihood(tiny_gpt2, context, o) for o in options]
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_gpt2)
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
+    direct = [_direct_loglikelihood(tok, model, context, o) for o in options]
     assert answer["loglikelihoods"] == pytest.approx(direct, abs=1e-4)
     assert answer["index"] == max(range(len(direct)), key=lambda i: (direct[i], -i))
     assert len(answer["is_greedy"]) == len(options)
