@@ -113,7 +113,7 @@ def _print_group_means(outcomes) -> None:
     from .config.index import TaskIndex
     from .report.groups import group_rows, group_table
 
-    rows = group_rows(TaskIndex(_registry()), outcomes)
+    rows = [row for row in group_rows(TaskIndex(_registry()), outcomes) if not row["missing"]]
     if rows:
         print()
         print(group_table(rows))

@@ -49,6 +49,14 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
             f"metrics{did_you_mean(config.primary_metric, names)}",
             hint=f"use one of: {', '.join(names)}",
         )
+    encoder = config.protocol.encoder
+    select = encoder.finetune.select_metric if encoder is not None else None
+    if select and select != "loss" and select not in names and not any(select.startswith(f"{n}/") for n in names):
+        raise ConfigError(
+            f"{raw.where('protocol', 'encoder', 'finetune', 'select_metric')}: select_metric '{select}' is not among "
+            f"the task's metrics{did_you_mean(select, names)}",
+            hint=f"model selection scores the validation split with the task's metrics: use loss or one of {', '.join(names)}",
+        )
     kind_cls.check_config(config, raw)
 
 

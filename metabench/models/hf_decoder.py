@@ -56,6 +56,7 @@ RUNTIME_ARGS = frozenset({
 _HASHED_SUFFIXES = (".json", ".safetensors", ".bin", ".gguf", ".model", ".jinja", ".txt", ".tiktoken", ".pt")
 _BOOL = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
 WORD_STOPS = ('"', "\n", "*", "”")
+_SHARED: dict = {}  # (adapter class, args) -> (loaded lm-eval model, facts recorded at load)
 
 
 def as_bool(name: str, value) -> bool:
@@ -162,10 +163,20 @@ class LMEvalDecoder(Adapter):
 
     @property
     def lm(self):
+        """The lm-eval model, loaded on first use. The last model loaded in this process is kept, so the
+        jobs of one run (many tasks, one --model) share it instead of loading it once per task."""
         if self._lm is None:
-            started = time.perf_counter()
-            self._lm = self._load()
-            self._facts["load_s"] = round(time.perf_counter() - started, 3)
+            key = (type(self).__name__, json.dumps(self.args, sort_keys=True))
+            shared = _SHARED.get(key)
+            if shared is not None:
+                self._lm, facts = shared
+                self._facts.update(facts, reused_loaded_model=True)
+            else:
+                _SHARED.clear()  # at most one model in memory
+                started = time.perf_counter()
+                self._lm = self._load()
+                self._facts["load_s"] = round(time.perf_counter() - started, 3)
+                _SHARED[key] = (self._lm, dict(self._facts))
         return self._lm
 
     def _load(self):

@@ -414,7 +414,7 @@ class HFEncoder(Adapter):
         label = f"fine-tune {Path(str(self.pretrained)).name} seed {seed}"
         bar = tqdm(total=total_steps, initial=step, desc=label, unit="step", disable=not self.progress, leave=False)
         examples_seen = 0
-        train_started = time.perf_counter()
+        train_started, train_cpu_started = time.perf_counter(), time.process_time()
         try:
             for epoch in range(start_epoch, n_epochs):
                 model.train()
@@ -461,6 +461,7 @@ class HFEncoder(Adapter):
         finally:
             bar.close()
         train_s = time.perf_counter() - train_started
+        train_cpu_s = time.process_time() - train_cpu_started
         if best_state is not None:
             model.load_state_dict(best_state)
         else:
@@ -475,6 +476,7 @@ class HFEncoder(Adapter):
             "train_examples": len(training.requests),
             "train_features": len(features),
             "train_s": round(train_s, 3),
+            "train_cpu_s": round(train_cpu_s, 3),
             "train_examples_per_s": round(examples_seen / train_s, 2) if train_s > 0 and examples_seen else None,
             "resumed_after_epochs": start_epoch if resumed is not None else None,
             "fit_s": round(time.perf_counter() - started, 3),

@@ -102,7 +102,11 @@ class OpenAIDecoder(LMEvalDecoder):
                 kwargs["tokenizer"] = self.args["tokenizer"]
             if backend in ("none", "None"):
                 kwargs["tokenized_requests"] = False
-        lm = _Client(**kwargs)
+        try:
+            lm = _Client(**kwargs)
+        except ModuleNotFoundError as exc:
+            raise AdapterError(f"model 'openai' needs lm-eval's API extras: {exc}",
+                               hint="pip install 'metabench[api]' (or 'lm-eval[api]')") from exc
         self._facts.update({"model": self.args["model"], "base_url": self.url, "api": self.api,
                             "api_key_env": self.key_env})
         return lm
@@ -118,7 +122,7 @@ class OpenAIDecoder(LMEvalDecoder):
                 kwargs = {"max_tokens": 1, "temperature": 0, "logprobs": True, "top_logprobs": request.k}
             else:
                 kwargs = {"max_tokens": 1, "temperature": 0, "logprobs": request.k}
-            out = lm.model_call(context, generate=True, gen_kwargs=kwargs)
+            out = lm.model_call([context], generate=True, gen_kwargs=kwargs)
             ranked.append(_top_tokens(out, self.api)[: request.k])
         jobs = []
         for r_index, (request, tokens) in enumerate(zip(requests, ranked)):

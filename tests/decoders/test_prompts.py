@@ -204,3 +204,15 @@ def test_sandbox_and_strict_undefined():
         render("{{ ''.__class__.__mro__[1].__subclasses__() }}", {})
     with pytest.raises(ConfigError, match="does not compile"):
         check_template("{{ unclosed", "x.yaml:3")
+
+
+def test_generation_variant_of_judgement_has_the_same_prompt_and_gold(real_registry):
+    choice = _kind(real_registry, "munch_word_judge_implicit_p1")
+    generation = _kind(real_registry, "munch_word_judge_implicit_p1_gen")
+    for item_id in ("munch:0", "munch:3"):
+        item = _judgement("word", "implicit", item_id)
+        assert generation.request(item).prompt == choice.request(item).context
+        assert generation.gold(item) == "AB"[choice.gold(item)]
+    item = _judgement("word", "implicit", "munch:3")
+    assert generation.score(item, "A", " A")["correct"] == 1.0
+    assert generation.score(item, "A", "I am not sure")["parse_ok"] == 0.0

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from conftest import TAGS, cls_data, make_adapter, tag_data, training
+from enc_helpers import TAGS, cls_data, make_adapter, tag_data, training
 
 from metabench.errors import AdapterError
 from metabench.metrics.tagging import span_f1, token_f1
@@ -215,6 +215,8 @@ def test_hf_auto_picks_the_encoder_and_reads_decoders_from_config(tiny_bert, tmp
         folder.mkdir()
         (folder / "config.json").write_text(json.dumps(config))
         assert model_family(folder) == family, config
+    decoder = HFAuto({"pretrained": str(tmp_path / "gpt2")})
+    assert decoder.family == "decoder" and type(decoder).__name__ == "HFDecoder"
     (tmp_path / "t5").mkdir()
     (tmp_path / "t5" / "config.json").write_text(json.dumps({"model_type": "t5", "is_encoder_decoder": True}))
     with pytest.raises(AdapterError, match="encoder-decoder"):

