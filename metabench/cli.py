@@ -127,6 +127,8 @@ def _parse_seeds(text: str | None) -> list[int] | None:
     except ValueError:
         raise MetabenchError(f"--seeds '{text}': expected a count (5) or a list (0,1,2)") from None
     if len(values) == 1 and "," not in text:
+        if values[0] < 1:
+            raise MetabenchError(f"--seeds {text}: a seed count must be at least 1", hint="for seed 0 alone write --seeds 0,")
         return list(range(values[0]))
     return values
 

@@ -13,8 +13,9 @@ records ``parse_ok`` per item and logs the item id.
   later on, or else the first standalone capital letter among the choices.
 - ``word``: the first word (letters and digits, inner hyphens and apostrophes kept).
 - ``word_list``: the model lists the metaphorical words (``"bright, fell apart"``, bullets, quotes,
-  ``"None"``); each listed word marks every occurrence of its form in the sentence, a listed phrase marks a
-  run of consecutive words (B- then I-).
+  ``"None"``); each listed word marks every occurrence of its form in the sentence, a listed phrase (at
+  most 4 words; longer items are prose, e.g. the sentence copied back, and match nothing) marks a run of
+  consecutive words (B- then I-).
 - ``marked``: the model copies the sentence with the metaphorical words between markers (``*fell*``,
   ``<m>fell apart</m>``); the output is aligned back to the input words with ``difflib`` (a model that drops,
   adds or changes words still gets its marks placed where the words match); a marked run becomes B- I-.
@@ -33,6 +34,7 @@ from typing import Any
 
 INVALID = "invalid"
 _MAX_CHARS = 4000  # longer outputs are cut before parsing (a runaway generation must not cost time)
+MAX_PHRASE_WORDS = 4  # a listed item longer than this is prose (e.g. the sentence copied back), not a phrase
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,8 @@ def parse_word_list(text: str, words, positive: str = "METAPHOR") -> Parsed:
         if not tokens:
             continue
         listed += 1
+        if len(tokens) > MAX_PHRASE_WORDS:  # a sentence, not a listed word or phrase: matches nothing
+            continue
         found = False
         n = len(tokens)
         for start in range(len(normed) - n + 1):

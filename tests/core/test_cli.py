@@ -59,3 +59,4 @@ def test_plugins_command_lists_hooks(toy_env):
 
 def test_seeds_argument_errors():
     assert main(["run", "--tasks", "x", "--model", "majority", "--seeds", "a,b"]) == 2
+    assert main(["run", "--tasks", "x", "--model", "majority", "--seeds", "0"]) == 2  # a count of zero seeds

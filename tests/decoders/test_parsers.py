@@ -120,3 +120,10 @@ def test_rank_candidates_keep_positions_and_tolerate_junk():
 def test_norm_word():
     assert parsers.norm_word(" Apart. ") == "apart"
     assert parsers.norm_word("«Idea»") == "idea"
+
+
+def test_word_list_ignores_a_copied_sentence():
+    parsed = parse_word_list(" ".join(WORDS), WORDS)
+    assert not parsed.ok and set(parsed.value) == {"O"}
+    parsed = parse_word_list(" ".join(WORDS) + ", bright", WORDS)
+    assert parsed.value.count("B-METAPHOR") == 1 and parsed.status == "partial"
