@@ -77,3 +77,19 @@ def test_tests_and_reporters_are_registered(cli, report_registry):
         assert callable(entry.load()) and entry.meta["input"] in {"correctness", "records", "seeds", "proportions", "samples"}
     code, out, _ = cli("ls", "reporters")
     assert code == 0 and all(n in out for n in ("markdown", "json", "html"))
+
+
+def test_runs_that_cannot_be_paired_still_build_the_site(cli, toy_runs, short_runs, tmp_path):
+    """A model run on other items than the best one gets no mark (and the reason), not a crashed build."""
+    import shutil
+
+    both = tmp_path / "both"
+    shutil.copytree(toy_runs, both)
+    shutil.copytree(short_runs / "toy_cls" / "lookup", both / "toy_cls" / "lookup_short")
+    out = tmp_path / "board"
+    code, _, err = cli("leaderboard", "build", both, "-o", out, "--resamples", "200")
+    assert code == 0, err
+    board = json.loads((out / "leaderboard.json").read_text())
+    entries = [e for t in board["tasks"] if t["name"] == "toy_cls" for e in t["entries"]]
+    assert any((e["vs_best"] or {}).get("error") for e in entries)
+    assert (out / "models" / "lookup.html").is_file()
