@@ -36,7 +36,7 @@ def main() -> None:
 
     probe = (
         "import sys; from metabench.cli import main; main(['ls', 'tasks']); "
-        "print('HEAVY=' + ','.join(m for m in ('torch', 'transformers', 'lm_eval', 'datasets', 'pandas') if m in sys.modules))"
+        "print('HEAVY=' + ','.join(m for m in ('torch', 'transformers', 'lm_eval', 'datasets', 'pandas', 'scipy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     heavy = next(line for line in out.splitlines() if line.startswith("HEAVY=")).removeprefix("HEAVY=")

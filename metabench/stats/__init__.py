@@ -12,55 +12,33 @@ Which test to use:
 
 Throughout, the first system/group is the baseline and the second the candidate, every signed difference
 is candidate - baseline, and every test is two-sided. Results are frozen dataclasses with `as_dict()`.
+
+Names are imported on first use (PEP 562), so that importing the package — as the plugin registration does —
+costs nothing: scipy and numpy load only when a test actually runs.
 """
 
-from metabench.stats.corrections import benjamini_hochberg, holm
-from metabench.stats.paired import (
-    BootstrapResult,
-    McNemarResult,
-    PairedTResult,
-    RandomisationResult,
-    WilcoxonResult,
-    approximate_randomisation,
-    mcnemar,
-    mcnemar_from_counts,
-    paired_bootstrap,
-    paired_t,
-    wilcoxon,
-)
-from metabench.stats.unpaired import (
-    FisherResult,
-    PermutationResult,
-    ProportionDifferenceCI,
-    TwoProportionResult,
-    fisher_exact,
-    mean_difference,
-    permutation_test,
-    proportion_difference_ci,
-    two_proportion_z,
-)
+from __future__ import annotations
 
-__all__ = [
-    "BootstrapResult",
-    "FisherResult",
-    "McNemarResult",
-    "PairedTResult",
-    "PermutationResult",
-    "ProportionDifferenceCI",
-    "RandomisationResult",
-    "TwoProportionResult",
-    "WilcoxonResult",
-    "approximate_randomisation",
-    "benjamini_hochberg",
-    "fisher_exact",
-    "holm",
-    "mcnemar",
-    "mcnemar_from_counts",
-    "mean_difference",
-    "paired_bootstrap",
-    "paired_t",
-    "permutation_test",
-    "proportion_difference_ci",
-    "two_proportion_z",
-    "wilcoxon",
-]
+import importlib
+
+_HOMES = {
+    "metabench.stats.corrections": ("benjamini_hochberg", "holm"),
+    "metabench.stats.paired": (
+        "BootstrapResult", "McNemarResult", "PairedTResult", "RandomisationResult", "WilcoxonResult",
+        "approximate_randomisation", "mcnemar", "mcnemar_from_counts", "paired_bootstrap", "paired_t", "wilcoxon",
+    ),
+    "metabench.stats.unpaired": (
+        "FisherResult", "PermutationResult", "ProportionDifferenceCI", "TwoProportionResult", "fisher_exact",
+        "mean_difference", "permutation_test", "proportion_difference_ci", "two_proportion_z",
+    ),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'metabench.stats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value

@@ -16,7 +16,7 @@ def _metabench(*args, env=None, timeout=120):
 def test_ls_tasks_imports_no_torch_or_transformers(toy_env):
     code = (
         "import sys; from metabench.cli import main; main(['ls', 'tasks']); "
-        "print('HEAVY=' + ','.join(m for m in ('torch', 'transformers', 'lm_eval', 'pandas', 'datasets') if m in sys.modules))"
+        "print('HEAVY=' + ','.join(m for m in ('torch', 'transformers', 'lm_eval', 'pandas', 'datasets', 'scipy', 'sklearn') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=toy_env, timeout=60)
     assert out.returncode == 0, out.stderr

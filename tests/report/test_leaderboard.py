@@ -86,6 +86,10 @@ def test_runs_that_cannot_be_paired_still_build_the_site(cli, toy_runs, short_ru
     both = tmp_path / "both"
     shutil.copytree(toy_runs, both)
     shutil.copytree(short_runs / "toy_cls" / "lookup", both / "toy_cls" / "lookup_short")
+    results = both / "toy_cls" / "lookup_short" / "results.json"
+    data = json.loads(results.read_text())
+    data["model"]["spec"] = "lookup-on-30-items"  # another model name, so the board keeps both entries
+    results.write_text(json.dumps(data))
     out = tmp_path / "board"
     code, _, err = cli("leaderboard", "build", both, "-o", out, "--resamples", "200")
     assert code == 0, err
