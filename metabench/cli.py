@@ -14,7 +14,7 @@ from . import __version__
 from .errors import MetabenchError
 
 #: Modules that add their own subcommands with ``add_commands(subparsers)``.
-COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands")
+COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands")
 
 EXAMPLES = """\
 examples:
