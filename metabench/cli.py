@@ -14,7 +14,8 @@ from . import __version__
 from .errors import MetabenchError
 
 #: Modules that add their own subcommands with ``add_commands(subparsers)``.
-COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands")
+COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands",
+                   "metabench.hard.commands")
 
 EXAMPLES = """\
 examples:

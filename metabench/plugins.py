@@ -37,6 +37,7 @@ BUILTIN_PLUGINS = (
     "metabench.data.plugin",
     "metabench.stats.plugin",
     "metabench.report.plugin",
+    "metabench.hard.plugin",
 )
 
 _HOOK_CATEGORY = {

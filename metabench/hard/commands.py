@@ -1,0 +1,160 @@
+"""``metabench hard train | mine | stats``: the hard-metaphor pipeline from the command line.
+
+  metabench hard train --model hf:minilm-l6 --threads 1             SOR encoder (cached)
+  metabench hard mine  --model hf:minilm-l6 --threads 1             + phi over the pool = HARD(M) (cached)
+  metabench hard stats --model hf:minilm-l6 --xi 0.8 --xi 0.5       Table 4 statistics of a built set
+  metabench hard vua-phi --model hf:minilm-l6                        phi of the VUA-Verb test items
+  metabench hard fidelity --model hf:minilm-l6                       our phi vs the authors' (hmd_proxy)
+  metabench hard gap --model hf:minilm-l6 HARD_RUN VUA_RUN           HARD vs VUA-Verb P/R gap, phi bins
+
+``--sor steps=300,tau=0.1`` changes SOR settings and ``--mine min_instances=5`` mining settings (both default to
+the paper's values; docs/hard-metaphors.md lists them). Imports stay inside the verbs.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_commands(subparsers) -> None:
+    hard = subparsers.add_parser(
+        "hard", help="hard metaphors (Li et al.): SOR training, phi mining, HARD(M) statistics",
+        description="Sense-only representations, overlap phi and per-model hard-metaphor sets (Li et al.).",
+    )
+    verbs = hard.add_subparsers(dest="hard_verb", metavar="VERB")
+    hard.set_defaults(func=lambda args: (hard.print_help(), 2)[1])
+
+    def verb(name: str, func, help_text: str):
+        parser = verbs.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("--model", required=True, help="the encoder, e.g. hf:minilm-l6")
+        parser.add_argument("--sor", default="", metavar="K=V,...", help="SOR settings (default: the paper's)")
+        parser.add_argument("--mine", default="", metavar="K=V,...", help="mining settings (default: the paper's)")
+        parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+        parser.set_defaults(func=func)
+        return parser
+
+    verb("train", cmd_train, "train (or find) the SOR encoder of a model")
+    verb("mine", cmd_mine, "build (or find) HARD(M): phi of every pool instance of a MOH verb")
+    stats = verb("stats", cmd_stats, "Table 4 statistics of HARD(M) at one or more thresholds")
+    stats.add_argument("--xi", type=float, action="append", help="threshold(s) (default: 0.8 and 0.5)")
+    verb("vua-phi", cmd_vua_phi, "phi of the VUA-Verb test items under the model's SOR (for breakdowns)")
+    fid = verb("fidelity", cmd_fidelity, "Spearman and phi < xi agreement with the authors' phi on hmd_proxy")
+    fid.add_argument("--xi", type=float, default=0.8)
+    gap = verb("gap", cmd_gap, "one detector on HARD(M) vs VUA-Verb: P/R gap with unpaired tests, recall by phi")
+    gap.add_argument("hard_run", metavar="HARD_RUN", help="run folder of the detector on a hard_mi task")
+    gap.add_argument("vua_run", metavar="VUA_RUN", help="run folder of the same detector on vua_verb")
+    gap.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+
+
+def _log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _setup(args):
+    from ..plugins import default_registry  # noqa: PLC0415
+    from .sor import SORSettings  # noqa: PLC0415
+    from .store import parse_mine_settings  # noqa: PLC0415
+
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    return default_registry(), SORSettings.parse(args.sor), parse_mine_settings(args.mine)
+
+
+def cmd_train(args) -> int:
+    from .build import ensure_sor  # noqa: PLC0415
+
+    registry, settings, _ = _setup(args)
+    key, folder, meta = ensure_sor(registry, args.model, settings, log=_log)
+    print(f"SOR encoder {key[:12]}: {folder}")
+    print(f"trained in {meta.get('wall_seconds')} s on {meta.get('torch_threads')} thread(s); loss "
+          f"{meta.get('loss_first_50', float('nan')):.3f} (first 50 steps) -> {meta.get('loss_last_50', float('nan')):.3f} (last 50)")
+    return 0
+
+
+def cmd_mine(args) -> int:
+    from .build import ensure_hard  # noqa: PLC0415
+
+    registry, settings, mine = _setup(args)
+    folder = ensure_hard(registry, args.model, settings, mine, log=_log)
+    print(f"HARD({args.model}) built: {folder}")
+    return _print_stats(folder, (0.8, 0.5))
+
+
+def cmd_stats(args) -> int:
+    from .build import ensure_hard  # noqa: PLC0415
+
+    registry, settings, mine = _setup(args)
+    folder = ensure_hard(registry, args.model, settings, mine, log=_log)
+    return _print_stats(folder, tuple(args.xi or (0.8, 0.5)))
+
+
+def _print_stats(folder, thresholds) -> int:
+    import json
+
+    from .mine import statistics  # noqa: PLC0415
+
+    rows = [json.loads(line) for line in (folder / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
+    for xi in thresholds:
+        print(json.dumps(statistics(rows, xi), indent=2))
+    return 0
+
+
+def _build(args):
+    from .store import find_build  # noqa: PLC0415
+
+    registry, settings, mine = _setup(args)
+    return registry, settings, mine, find_build(args.model, settings, mine, registry)
+
+
+def cmd_vua_phi(args) -> int:
+    import json
+    from collections import Counter
+
+    from .mine import phi_bin  # noqa: PLC0415
+    from .store import sor_store  # noqa: PLC0415
+    from .vua_phi import PHI_FILE, vua_phi  # noqa: PLC0415
+
+    registry, settings, mine, build = _build(args)
+    meta = json.loads((build / "build.json").read_text(encoding="utf-8"))
+    sor_folder = sor_store().find(meta["sor_key"])
+    rows, counts = vua_phi(registry, build, sor_folder, min_instances=mine.min_instances, k_rule=mine.k_rule,
+                           max_length=mine.max_length, layer=settings.layer, log=_log)
+    with open(build / PHI_FILE, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, sort_keys=True) + "\n")
+    bins = Counter(phi_bin(r["phi"]) or "no phi" for r in rows)
+    print(json.dumps({"file": str(build / PHI_FILE), **counts, "phi_bins": dict(sorted(bins.items()))}, indent=2))
+    return 0
+
+
+def cmd_fidelity(args) -> int:
+    import json
+
+    from .fidelity import fidelity  # noqa: PLC0415
+
+    registry, _, _, build = _build(args)
+    print(json.dumps(fidelity(registry, build, args.xi), indent=2))
+    return 0
+
+
+def cmd_gap(args) -> int:
+    import json
+    from pathlib import Path
+
+    from ..report.runs import load_run  # noqa: PLC0415
+    from .gap import format_report, report  # noqa: PLC0415
+    from .vua_phi import PHI_FILE  # noqa: PLC0415
+
+    _, _, _, build = _build(args)
+    rows = [json.loads(line) for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
+    hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
+    vua_file = build / PHI_FILE
+    vua_phi = ({r["id"]: r["phi"] for r in map(json.loads, vua_file.read_text(encoding="utf-8").splitlines())}
+               if vua_file.is_file() else None)
+    data = report(load_run(Path(args.vua_run)), load_run(Path(args.hard_run)), hard_phi, vua_phi)
+    print(format_report(data))
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return 0

@@ -1,0 +1,92 @@
+"""``hard_metaphors``: HARD(M) of one model as a dataset, read from the build ``metabench hard mine`` made.
+
+A derived dataset: its items are not in the mirror but in ``$METABENCH_CACHE_DIR/hard/<build>/instances.jsonl``,
+found from the model's fingerprint and the SOR and mining settings (``model``, ``sor``, ``mine`` arguments),
+and recorded with its sha256 like any data file, so results.json names the exact build scored.
+Split ``test``: each hard metaphor (MOH-metaphorical sense, phi < ``xi``) is followed by its literal negative
+(the nearest MOH-literal instance of the same verb in SOR space), ids ``hard:<instance>`` and
+``lit:<instance>``. Every item carries its phi bin (Fig 5b's bins) in ``meta.phi_bin`` (literal items: '').
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ..data.datasets._common import LIT, MET, bad_split
+from ..data.spec import DatasetSpec
+from ..errors import DataError
+
+
+def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
+    from ..data.items import TextItem  # noqa: PLC0415
+
+    words = row["words"]
+    start = sum(len(w) + 1 for w in words[: row["index"]])
+    return TextItem(
+        id=ident,
+        text=" ".join(words),
+        label=label,
+        spans=((start, start + len(words[row["index"]])),),
+        target_index=row["index"],
+        lemma=row["word"].rsplit(".", 1)[0],
+        pos="VERB",
+        group=row["word"],
+        source="hard_metaphors",
+        meta={"sense": row["sense"], "gloss": row["gloss"], "phi": row["phi"], "phi_bin": phi_bin,
+              "instance": row["id"], **extra},
+    )
+
+
+def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = ""):
+    from .mine import phi_bin, select_hard  # noqa: PLC0415
+    from .sor import SORSettings  # noqa: PLC0415
+    from .store import build_dir, index_entry, parse_mine_settings, read_index, resolve_model  # noqa: PLC0415
+
+    if split != "test":
+        raise bad_split("hard_metaphors", split, ("test",))
+    try:
+        threshold = float(xi)
+    except (TypeError, ValueError):
+        raise DataError(f"hard_metaphors: xi={xi!r} is not a number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)") from None
+    base = resolve_model(model)
+    entry = read_index().get(index_entry(base.fingerprint, SORSettings.parse(sor), parse_mine_settings(mine)))
+    folder = build_dir(entry["build"]) if entry else None
+    if folder is None or not (folder / "instances.jsonl").is_file():
+        flags = "".join(f" --{k} {v}" for k, v in (("sor", sor), ("mine", mine)) if v)
+        raise DataError(f"hard_metaphors: HARD({model}) has not been built with these settings",
+                        hint=f"build it once: metabench hard mine --model {model}{flags}")
+    path = folder / "instances.jsonl"
+    data = path.read_bytes()
+    ctx.used[f"hard/{entry['build']}/instances.jsonl"] = hashlib.sha256(data).hexdigest()
+    rows = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    items = []
+    for hard, negative in select_hard(rows, threshold):
+        items.append(_item(hard, ident=f"hard:{hard['id']}", label=MET, phi_bin=phi_bin(hard["phi"]), extra={}))
+        items.append(_item(negative, ident=f"lit:{hard['id']}", label=LIT, phi_bin="",
+                           extra={"negative_of": hard["id"]}))
+    return items
+
+
+def specs():
+    return [
+        DatasetSpec(
+            name="hard_metaphors",
+            files=(),
+            loader="metabench.hard.dataset:load",
+            splits=("test",),
+            args={"model": None, "xi": None, "sor": None, "mine": None},
+            licence="Derived from SemCor 3.0 and the Raganato WSD sets (Princeton WordNet licence) with MOH sense "
+                    "labels (no licence stated; NRC terms): check them before redistributing a build.",
+            citation=(
+                "Yucheng Li, Frank Guerin and Chenghua Lin. Finding Challenging Metaphors that Confuse Pretrained "
+                "Language Models. arXiv:2401.16012, 2024. Built from SemCor (Miller et al. 1994), Raganato et "
+                "al. (EACL 2017) and MOH (Mohammad, Shutova & Turney, *SEM 2016)."
+            ),
+            description=(
+                "HARD(M): MOH-metaphorical verb instances whose overlap phi under model M's sense-only "
+                "representation is below xi, each with its nearest literal instance (1:1). Built per model by "
+                "`metabench hard mine --model M`; args model, xi (0.8; Fig 6: 0.5), sor, mine. Split test."
+            ),
+        )
+    ]

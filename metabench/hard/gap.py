@@ -1,0 +1,142 @@
+"""Metaphor identification on HARD(M) against VUA-Verb: the precision/recall gap and its unpaired tests.
+
+The paper's Fig 5a compares MelBERT's precision and recall on HMD with its precision and recall on VUA
+(−0.25 and −0.14) and reports "a two-tailed t-test" (p < 0.001) without saying on what. We test each metric
+on its own units, which are different items in the two sets (so unpaired):
+
+- recall: the gold-metaphor items, correct = predicted metaphor;
+- precision: the items predicted metaphor, correct = gold metaphor;
+
+with Welch's two-sided t-test on the 0/1 correctness (scipy ``ttest_ind(equal_var=False)``: the sets differ in
+size and variance) and the pooled two-proportion z-test (:func:`metabench.stats.two_proportion_z`). The gap is
+HARD minus VUA, so a negative gap means the hard set is harder. Precision on HARD(M) is against adversarially
+near literal negatives, so it is not comparable with VUA precision in kind (the paper says recall is fairer).
+
+Recall per phi bin (Fig 5b: 0-0.2, ..., 0.6-0.8) breaks a run down by the hardness of its metaphors.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import MetabenchError
+from .mine import phi_bin
+
+#: Fig 5a as printed (text) and the unverified values of the authors' plotting script (fig/gap.py).
+PAPER = {
+    "model": "MelBERT (RoBERTa) on HMD(RoBERTa) vs VUA: the paper's models, not run here",
+    "precision": {"vua": 0.801, "hard": 0.55, "gap": -0.25},
+    "recall": {"vua": 0.769, "hard": 0.63, "gap": -0.14},
+    "source": "Li et al. §6.3 text (gaps −0.25 / −0.14, two-tailed t-test p < 0.001); set values from the "
+              "authors' fig/gap.py [ext], unverified",
+}
+
+
+@dataclass(frozen=True)
+class GapTest:
+    metric: str
+    vua: float
+    hard: float
+    gap: float  # hard - vua
+    n_vua: int
+    n_hard: int
+    t: float
+    p_t: float  # Welch, two-sided
+    z: float
+    p_z: float  # pooled two-proportion z, two-sided
+
+
+def _units(samples: list[dict], positive: str, metric: str) -> np.ndarray:
+    if metric == "recall":
+        return np.array([s["prediction"] == positive for s in samples if s["gold"] == positive], dtype=float)
+    return np.array([s["gold"] == positive for s in samples if s["prediction"] == positive], dtype=float)
+
+
+def gap_test(vua_samples: list[dict], hard_samples: list[dict], metric: str, positive: str = "metaphor") -> GapTest:
+    import scipy.stats
+
+    from ..stats import two_proportion_z  # noqa: PLC0415
+
+    x, y = _units(vua_samples, positive, metric), _units(hard_samples, positive, metric)
+    if len(x) < 2 or len(y) < 2:
+        raise MetabenchError(f"{metric}: too few units to test (VUA {len(x)}, HARD {len(y)})",
+                             hint="a run that never predicts the positive class has no precision units")
+    t = scipy.stats.ttest_ind(y, x, equal_var=False)
+    z = two_proportion_z(int(x.sum()), len(x), int(y.sum()), len(y))
+    return GapTest(metric, float(x.mean()), float(y.mean()), float(y.mean() - x.mean()), len(x), len(y),
+                   float(t.statistic), float(t.pvalue), z.statistic, z.pvalue)
+
+
+def breakdown(samples: list[dict], phi: dict[str, float | None], positive: str = "metaphor") -> list[dict]:
+    """Per phi bin (and 'no phi'): items, metaphors, recall, predicted metaphors, precision."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for sample in samples:
+        groups[phi_bin(phi.get(sample["id"])) or "no phi"].append(sample)
+    rows = []
+    for name in sorted(groups, key=lambda b: (b == "no phi", b)):
+        group = groups[name]
+        recall_units = _units(group, positive, "recall")
+        precision_units = _units(group, positive, "precision")
+        rows.append({
+            "phi_bin": name, "items": len(group), "metaphors": len(recall_units),
+            "recall": float(recall_units.mean()) if len(recall_units) else None,
+            "predicted_metaphors": len(precision_units),
+            "precision": float(precision_units.mean()) if len(precision_units) else None,
+        })
+    return rows
+
+
+def one_seed(samples: list[dict], where: str) -> list[dict]:
+    seeds = sorted({s["seed"] for s in samples})
+    if not seeds:
+        raise MetabenchError(f"{where}: the run has no samples")
+    return [s for s in samples if s["seed"] == seeds[0]]
+
+
+def report(vua_run, hard_run, hard_phi: dict[str, float | None], vua_phi: dict[str, float | None] | None) -> dict:
+    """The gap of one detector between a VUA-Verb run and a HARD(M) run (first seed of each), with breakdowns."""
+    vua = one_seed(vua_run.samples, str(vua_run.path))
+    hard = one_seed(hard_run.samples, str(hard_run.path))
+    out = {
+        "detector": hard_run.model,
+        "vua_run": {"task": vua_run.task, "model": vua_run.model, "items": len(vua), "seed": vua[0]["seed"]},
+        "hard_run": {"task": hard_run.task, "model": hard_run.model, "items": len(hard), "seed": hard[0]["seed"]},
+        "tests": [asdict(gap_test(vua, hard, m)) for m in ("precision", "recall")],
+        "hard_by_phi": [r for r in breakdown(hard, hard_phi) if r["metaphors"]],
+        "paper": PAPER,
+    }
+    if vua_phi is not None:
+        out["vua_by_phi"] = breakdown(vua, vua_phi)
+    return out
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def format_report(data: dict) -> str:
+    lines = [f"Detector: {data['detector']}  (VUA: {data['vua_run']['task']}, {data['vua_run']['items']} items; "
+             f"HARD: {data['hard_run']['task']}, {data['hard_run']['items']} items)", "",
+             "| metric | VUA-Verb | HARD | gap (HARD − VUA) | Welch t | p (t) | z | p (z) | n VUA / HARD |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for t in data["tests"]:
+        lines.append(f"| {t['metric']} | {_fmt(t['vua'])} | {_fmt(t['hard'])} | {t['gap']:+.3f} | {t['t']:.2f} | "
+                     f"{t['p_t']:.2g} | {t['z']:.2f} | {t['p_z']:.2g} | {t['n_vua']} / {t['n_hard']} |")
+    paper = data["paper"]
+    for metric in ("precision", "recall"):
+        p = paper[metric]
+        lines.append(f"| {metric}, paper | {p['vua']:.3f} | {p['hard']:.3f} | {p['gap']:+.2f} | | p < 0.001 | | | |")
+    lines += ["", f"Paper rows: {paper['model']}. {paper['source']}.", ""]
+    for key, title in (("hard_by_phi", "HARD recall by phi bin"), ("vua_by_phi", "VUA-Verb test by phi bin")):
+        if key not in data:
+            continue
+        lines += [f"{title}:", "", "| phi bin | items | metaphors | recall | predicted metaphors | precision |",
+                  "|---|---|---|---|---|---|"]
+        for r in data[key]:
+            lines.append(f"| {r['phi_bin']} | {r['items']} | {r['metaphors']} | {_fmt(r['recall'])} | "
+                         f"{r['predicted_metaphors']} | {_fmt(r['precision'])} |")
+        lines.append("")
+    return "\n".join(lines)

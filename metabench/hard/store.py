@@ -1,0 +1,145 @@
+"""Where the pipeline's products live in the cache, keyed by what determines them.
+
+- SOR encoders: ``$METABENCH_CACHE_DIR/sor/<key>/`` through :class:`metabench.models.checkpoints.CheckpointStore`
+  (atomic folder rename), key = sha256 of (SOR version, base model fingerprint, training data hash, settings).
+- HARD(M) builds: ``$METABENCH_CACHE_DIR/hard/<key>/`` with ``instances.jsonl`` (phi and nearest literal of every
+  pool instance of a MOH word), ``vectors.npy`` and ``build.json``; key = sha256 of (SOR key, pool data hash,
+  mining settings). The ``hard_metaphors`` dataset finds a build again from the model and the same settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..cache import cache_root
+from ..errors import MetabenchError
+from ..models.checkpoints import CheckpointStore
+from .sor import SOR_VERSION, SORSettings
+
+MINE_VERSION = "hard-mine/1"
+
+
+@dataclass(frozen=True)
+class BaseModel:
+    """The encoder under test: the name given, its local folder and its fingerprint."""
+
+    name: str
+    folder: Path
+    fingerprint: str
+
+
+def resolve_model(text: str, registry=None) -> BaseModel:
+    """``hf:minilm-l6``, ``hf-encoder:pretrained=/path`` or a bare short name / folder -> the base model."""
+    from ..models.hf_common import folder_fingerprint, resolve_pretrained  # noqa: PLC0415
+    from ..models.spec import parse_model_spec  # noqa: PLC0415
+
+    name = text
+    if ":" in text:
+        spec = parse_model_spec(text)
+        if spec.name not in ("hf", "hf-encoder"):
+            raise MetabenchError(f"--model {text}: hard metaphors need an HF encoder (hf:... or hf-encoder:...)",
+                                 hint="e.g. --model hf:minilm-l6")
+        name = spec.args.get("pretrained") or spec.args.get("_positional") or ""
+    folder = resolve_pretrained(name, registry)
+    return BaseModel(name, folder, folder_fingerprint(folder))
+
+
+def _key(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def sor_key(base: BaseModel, data_hash: str, settings: SORSettings) -> str:
+    return _key({"version": SOR_VERSION, "base": base.fingerprint, "data": data_hash, "settings": asdict(settings)})
+
+
+def sor_store() -> CheckpointStore:
+    return CheckpointStore(cache_root() / "sor")
+
+
+@dataclass(frozen=True)
+class MineSettings:
+    """How phi is computed over the pool (the threshold xi is applied when the set is loaded)."""
+
+    min_instances: int = 4  # paper: "at least four examples" (code: more than 4)
+    k_rule: str = "n_minus_1"  # worked examples and code; "n" = the paper's sentence read literally
+    inventory: str = "all"  # "all" senses of a MOH word in the pool; "moh" = only the senses MOH lists (code)
+    max_length: int = 128  # sub-tokens per input when embedding; longer sentences are windowed around the target
+    words: str = "candidates"  # "candidates": only verbs with a metaphorical sense rated (same HARD set, cheaper); "all"
+
+
+def build_key(sor: str, pool_hash: str, mine: MineSettings) -> str:
+    return _key({"version": MINE_VERSION, "sor": sor, "pool": pool_hash, "mine": asdict(mine)})
+
+
+def build_dir(key: str) -> Path:
+    return cache_root() / "hard" / key
+
+
+def index_path() -> Path:
+    """``hard/index.json``: (base fingerprint, SOR settings, mining settings) -> build key, for the dataset loader."""
+    return cache_root() / "hard" / "index.json"
+
+
+def index_entry(base_fingerprint: str, settings: SORSettings, mine: MineSettings) -> str:
+    return _key({"base": base_fingerprint, "settings": asdict(settings), "mine": asdict(mine)})
+
+
+def read_index() -> dict:
+    try:
+        return json.loads(index_path().read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def record_build(base_fingerprint: str, settings: SORSettings, mine: MineSettings, key: str, name: str) -> None:
+    index = read_index()
+    index[index_entry(base_fingerprint, settings, mine)] = {"build": key, "model": name}
+    path = index_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(index, indent=2, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def parse_mine_settings(text: str | None) -> MineSettings:
+    """``min_instances=5,k_rule=n`` -> mining settings; errors name the bad field and the allowed values."""
+    from dataclasses import fields  # noqa: PLC0415
+
+    known = {f.name: f.type for f in fields(MineSettings)}
+    values: dict = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, raw = part.partition("=")
+        name = name.strip()
+        if not sep or name not in known:
+            raise MetabenchError(f"mining setting {part!r} is not NAME=VALUE with a known NAME",
+                                 hint=f"known settings: {', '.join(known)}")
+        if known[name] == "int":
+            if not raw.strip().isdigit():
+                raise MetabenchError(f"mining setting {name}={raw!r} is not a whole number")
+            values[name] = int(raw)
+        else:
+            values[name] = raw.strip()
+    settings = MineSettings(**values)
+    if settings.k_rule not in ("n_minus_1", "n"):
+        raise MetabenchError(f"mining setting k_rule={settings.k_rule!r} is not n_minus_1 or n")
+    if settings.words not in ("candidates", "all"):
+        raise MetabenchError(f"mining setting words={settings.words!r} is not candidates or all")
+    if settings.inventory not in ("all", "moh"):
+        raise MetabenchError(f"mining setting inventory={settings.inventory!r} is not all or moh")
+    if settings.min_instances < 2 or settings.max_length < 8:
+        raise MetabenchError("mining settings need min_instances >= 2 and max_length >= 8")
+    return settings
+
+
+def find_build(model: str, settings: SORSettings, mine: MineSettings, registry=None) -> Path:
+    """The build folder of HARD(model) for these settings, or an error saying how to build it."""
+    base = resolve_model(model, registry)
+    entry = read_index().get(index_entry(base.fingerprint, settings, mine))
+    folder = build_dir(entry["build"]) if entry else None
+    if folder is None or not (folder / "build.json").is_file():
+        raise MetabenchError(f"HARD({model}) has not been built with these settings",
+                             hint=f"build it once: metabench hard mine --model {model}")
+    return folder

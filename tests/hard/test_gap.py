@@ -1,0 +1,52 @@
+"""The HARD-vs-VUA gap: unit selection, Welch t and pooled z against scipy/statsmodels, phi-bin breakdown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+from statsmodels.stats.proportion import proportions_ztest
+
+from metabench.errors import MetabenchError
+from metabench.hard.gap import breakdown, gap_test
+
+
+def samples(pairs, prefix):
+    return [{"id": f"{prefix}{i}", "gold": g, "prediction": p, "seed": 0} for i, (g, p) in enumerate(pairs)]
+
+
+M, L = "metaphor", "literal"
+VUA = samples([(M, M)] * 40 + [(M, L)] * 10 + [(L, L)] * 45 + [(L, M)] * 5, "v")
+HARD = samples([(M, M)] * 12 + [(M, L)] * 8 + [(L, L)] * 11 + [(L, M)] * 9, "h")
+
+
+def test_recall_gap_matches_scipy_and_statsmodels():
+    result = gap_test(VUA, HARD, "recall")
+    assert (result.vua, result.hard, result.n_vua, result.n_hard) == (0.8, 0.6, 50, 20)
+    assert result.gap == pytest.approx(-0.2)
+    x, y = np.array([1] * 40 + [0] * 10), np.array([1] * 12 + [0] * 8)
+    expected = scipy.stats.ttest_ind(y, x, equal_var=False)
+    assert (result.t, result.p_t) == pytest.approx((expected.statistic, expected.pvalue))
+    z, p = proportions_ztest([12, 40], [20, 50])
+    assert (result.z, result.p_z) == pytest.approx((z, p))
+
+
+def test_precision_units_are_the_predicted_metaphors():
+    result = gap_test(VUA, HARD, "precision")
+    assert (result.n_vua, result.n_hard) == (45, 21)
+    assert result.vua == pytest.approx(40 / 45) and result.hard == pytest.approx(12 / 21)
+
+
+def test_no_units_is_an_error_not_a_nan():
+    silent = samples([(M, L)] * 5 + [(L, L)] * 5, "s")
+    with pytest.raises(MetabenchError, match="too few units"):
+        gap_test(VUA, silent, "precision")
+
+
+def test_breakdown_by_phi_bin():
+    phi = {"h0": 0.1, "h1": 0.15, "h12": 0.7, "h13": 0.75}
+    rows = {r["phi_bin"]: r for r in breakdown(HARD[:20], phi)}
+    assert rows["0.0-0.2"]["metaphors"] == 2 and rows["0.0-0.2"]["recall"] == 1.0
+    assert rows["0.6-0.8"]["recall"] == 0.0
+    assert rows["no phi"]["metaphors"] == 16 and rows["no phi"]["recall"] == pytest.approx(10 / 16)
+    assert list(rows)[-1] == "no phi"

@@ -1,0 +1,94 @@
+"""Mining phi per verb, HARD(M) selection with nearest literal negatives, statistics, and the derived dataset."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metabench.data.datasets._common import LIT, MET
+from metabench.hard.mine import mine_word_phi, phi_bin, select_hard, statistics
+from metabench.hard.pool import Instance, SenseLabels
+from metabench.hard.store import MineSettings
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "encoders"))
+
+MET_KEY, LIT_KEY, OTHER = "push%2:32:00::", "push%2:38:00::", "push%2:41:00::"
+
+
+def at(*degrees):
+    r = np.radians(degrees)
+    return np.stack([np.cos(r), np.sin(r)], axis=1)
+
+
+def word():
+    """'push': 4 metaphorical instances (one at 85 degrees, among the literal ones), 4 literal, 4 unlabelled."""
+    angles = [0, 2, 4, 85, 90, 92, 94, 96, 180, 182, 184, 186]
+    keys = [MET_KEY] * 4 + [LIT_KEY] * 4 + [OTHER] * 4
+    instances = [Instance(f"s:{i}", ("they", "push", "it", str(i)), 1, k) for i, k in enumerate(keys)]
+    labels = SenseLabels({MET_KEY: MET, LIT_KEY: LIT}, {MET_KEY: "make publicity for", LIT_KEY: "move with force"}, {})
+    return instances, at(*angles), labels
+
+
+def test_phi_literal_negatives_and_selection():
+    instances, vectors, labels = word()
+    rows = mine_word_phi(instances, vectors, labels, MineSettings())
+    by_id = {r["id"]: r for r in rows}
+    # s:3 sits among the literal cluster: its 3 nearest are literal -> phi 0; s:0's 3 nearest are s:1, s:2, s:3
+    assert by_id["s:3"]["phi"] == 0 and by_id["s:0"]["phi"] == pytest.approx(1.0)
+    assert by_id["s:3"]["nearest_literal"] == "s:4" and by_id["s:0"]["nearest_literal"] == "s:4"
+    assert by_id["s:8"]["label"] == "unlabelled" and by_id["s:8"]["nearest_literal"] is None
+    assert by_id["s:0"]["gloss"] == "make publicity for"
+    pairs = select_hard(rows, 0.8)
+    assert [(h["id"], n["id"]) for h, n in pairs] == [("s:3", "s:4")]
+    assert [h["id"] for h, _ in select_hard(rows, 1.01)] == ["s:0", "s:1", "s:2", "s:3"]
+
+
+def test_statistics_follow_table_4():
+    instances, vectors, labels = word()
+    rows = mine_word_phi(instances, vectors, labels, MineSettings())
+    stats = statistics(rows, 1.01)
+    assert stats["hard_metaphors"] == stats["literal_negatives"] == 4 and stats["examples"] == 8
+    assert stats["distinct_literal_sentences"] == 1 and stats["words"] == 1 and stats["senses"] == 1
+    assert stats["examples_per_word"] == 8 and stats["tokens_per_example"] == 4
+    assert stats["phi_histogram_metaphorical"] == {"0.0-0.2": 1, "0.2-0.4": 0, "0.4-0.6": 0, "0.6-0.8": 0, "0.8-1.0": 3}
+    assert statistics(rows, 0.8)["examples"] == 2 and statistics(rows, 0.8)["pool_instances"] == 12
+
+
+def test_phi_bins_are_fig_5b_bins():
+    assert [phi_bin(x) for x in (0, 0.19, 0.2, 0.79, 0.8, 1.0)] == [
+        "0.0-0.2", "0.0-0.2", "0.2-0.4", "0.6-0.8", "0.8-1.0", "0.8-1.0"]
+    assert phi_bin(None) == "" and phi_bin(float("nan")) == ""
+
+
+def test_dataset_reads_a_build_by_model_fingerprint(monkeypatch, tmp_path):
+    from tiny_bert import build_tiny_bert
+
+    from metabench import plugins
+    from metabench.data.load import load_split
+    from metabench.errors import DataError
+    from metabench.hard.sor import SORSettings
+    from metabench.hard.store import build_dir, record_build, resolve_model
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    model = str(build_tiny_bert(tmp_path / "tiny"))
+    registry = plugins.load()
+    with pytest.raises(DataError, match="metabench hard mine --model"):
+        load_split(registry, "hard_metaphors", "test", {"model": model})
+    instances, vectors, labels = word()
+    folder = build_dir("k1")
+    folder.mkdir(parents=True)
+    (folder / "build.json").write_text("{}")
+    (folder / "instances.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in mine_word_phi(instances, vectors, labels, MineSettings())))
+    record_build(resolve_model(model).fingerprint, SORSettings(), MineSettings(), "k1", model)
+    loaded = load_split(registry, "hard_metaphors", "test", {"model": model, "xi": 0.5})
+    assert [(i.id, i.label) for i in loaded.items] == [("hard:s:3", MET), ("lit:s:3", LIT)]
+    hard, negative = loaded.items
+    assert hard.text[slice(*hard.spans[0])] == "push" and hard.meta["phi_bin"] == "0.0-0.2"
+    assert negative.meta["negative_of"] == "s:3" and negative.meta["instance"] == "s:4"
+    assert list(loaded.files) == ["hard/k1/instances.jsonl"]
+    assert len(load_split(registry, "hard_metaphors", "test", {"model": model, "xi": 1.01}).items) == 8
