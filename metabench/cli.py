@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -26,11 +27,19 @@ examples:
   metabench validate tasks/ my_tasks/                 check YAML files without running them
   metabench plugins                                   installed plugins and their hooks
 
+exit status:
+  0  nothing failed (jobs a model cannot serve are skipped, with the reason, and do not count as failures)
+  1  some job failed (its message is printed), or `validate` found an invalid file
+  2  bad usage: an unknown task or model, a bad argument, unreadable input
+
 environment:
   METABENCH_DATA_DIR         local data mirror (laid out like shared/data)
   METABENCH_CACHE_DIR        answer cache, checkpoints, downloads (default ~/.cache/metabench)
+  METABENCH_ALLOW_DOWNLOAD   0 = never download data files (use the mirror or the cache only)
+  METABENCH_DATA_URL         base URL data files are downloaded from instead of their upstream repositories
   METABENCH_LOAD_PLUGINS     comma-separated allow-list of third-party plugins ('' = none)
   METABENCH_DISABLE_PLUGINS  comma-separated plugins never to load
+  METABENCH_PLUGIN_MODULES   comma-separated importable modules loaded as plugins without packaging
 """
 
 
@@ -89,7 +98,7 @@ def _registry():
 
 
 def _cmd_run(args) -> int:
-    from .report.summary import summary_table
+    from .report.summary import count_line, skip_lines, summary_table
     from .runner import RunOptions, run
 
     options = RunOptions(
@@ -100,13 +109,28 @@ def _cmd_run(args) -> int:
         use_cache=not args.no_cache,
         progress=not args.no_progress,
     )
+    if args.no_progress:
+        _silence_progress_bars()
     outcomes = run(_registry(), args.tasks, args.model, options)
-    print(summary_table(outcomes))
+    if any(o.status != "skipped" for o in outcomes):
+        print(summary_table(outcomes))
     _print_group_means(outcomes)
+    for line in skip_lines(outcomes):
+        print(line, file=sys.stderr)
     for outcome in outcomes:
-        if outcome.status != "ok":
-            print(f"\n{outcome.status}: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
+        if outcome.status == "failed":
+            print(f"\nfailed: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
+    print(f"\n{count_line(outcomes)}")
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _silence_progress_bars() -> None:
+    """--no-progress also for the libraries' own bars (transformers' weight loading, hub downloads, lm-eval):
+    they read these switches when first imported, which has not happened yet (the CLI imports them lazily)."""
+    os.environ["TQDM_DISABLE"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    if "transformers" in sys.modules:
+        sys.modules["transformers"].utils.logging.disable_progress_bar()
 
 
 def _print_group_means(outcomes) -> None:
@@ -155,10 +179,30 @@ def _cmd_ls(args) -> int:
     else:
         category = {"models": "model", "datasets": "dataset", "kinds": "kind", "metrics": "metric",
                     "tests": "test", "reporters": "reporter", "pretrained": "pretrained"}[args.what]
-        rows = [[e.name, e.plugin, e.description] for e in registry.entries(category)]
-        headers = ["name", "plugin", "description"]
+        if category == "model":
+            rows = [[e.name, *_applicability(e), e.plugin, e.description] for e in registry.entries(category)]
+            headers = ["name", "family", "answers", "training split", "plugin", "description"]
+        else:
+            rows = [[e.name, e.plugin, e.description] for e in registry.entries(category)]
+            headers = ["name", "plugin", "description"]
     print(tabulate(rows, headers=headers) if rows else f"no {args.what} registered")
     return 0
+
+
+def _applicability(entry) -> list[str]:
+    """Which tasks a model can serve, from its adapter class: family, request types, training split needed.
+
+    Adapter modules import their heavy libraries lazily, so loading the classes stays cheap.
+    """
+    try:
+        adapter = entry.load()
+    except MetabenchError:
+        return ["?", "(cannot import)", "?"]
+    served = ", ".join(t.__name__.removesuffix("Request") for t in getattr(adapter, "serves", ()))
+    if not served:  # `hf` hands over to an encoder or a decoder adapter, read from the model's config
+        return [getattr(adapter, "family", "?"), "as its family", "as its family"]
+    needs = "required" if getattr(adapter, "needs_training", False) else "not used"
+    return [getattr(adapter, "family", "?"), served, needs]
 
 
 def _cmd_validate(args) -> int:

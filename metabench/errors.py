@@ -43,7 +43,15 @@ class AdapterError(MetabenchError):
 
 
 class UnsupportedError(AdapterError):
-    """A model cannot run a task at all (another kind, no protocol section): the job is skipped, not failed."""
+    """A model cannot run a task at all (another kind, no protocol section): the job is skipped, not failed.
+
+    ``reason`` is the short, task-independent cause ("needs a training split"): a run over many tasks
+    counts its skips by reason in one line instead of printing one block per skipped job.
+    """
+
+    def __init__(self, message: str, *, hint: str | None = None, reason: str = "not supported by the model"):
+        super().__init__(message, hint=hint)
+        self.reason = reason
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:

@@ -49,6 +49,8 @@ class JobOutcome:
     run_dir: Path | None = None
     results: dict | None = None
     message: str = ""
+    reason: str = ""  # short cause of a skip, counted in the run's closing line
+    hint: str = ""
 
 
 @dataclass
@@ -87,7 +89,7 @@ def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
         results, run_dir = run_job(registry, task, spec, adapter, cache, options)
         return JobOutcome(task.name, spec.text, "ok", run_dir, results)
     except UnsupportedError as exc:
-        return JobOutcome(task.name, spec.text, "skipped", message=str(exc))
+        return JobOutcome(task.name, spec.text, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
     except MetabenchError as exc:
         return JobOutcome(task.name, spec.text, "failed", message=str(exc))
 
@@ -99,6 +101,7 @@ def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions) -> list[int]
             f"task '{task.name}' has no protocol.{adapter.family} section, so {adapter.family} models "
             f"('{adapter.name}') cannot run it",
             hint=f"add protocol.{adapter.family} to {task.raw.path}, or choose another --model",
+            reason=f"no protocol.{adapter.family} in the task",
         )
     seeds = options.seeds if options.seeds is not None else section.seeds
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
@@ -155,6 +158,7 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     _check_unique_ids(task, test.items)
     requests = [kind.request(item) for item in test.items]
     adapter.check_request_type(type(requests[0]), task.name)
+    _check_training(task, adapter, splits["train"])
     golds = [_plain(kind.gold(item)) for item in test.items]
     if splits["train"] is not None:
         kind.fit_context(splits["train"].items)
@@ -199,6 +203,19 @@ def _check_unique_ids(task: LoadedTask, items: list) -> None:
                 hint="ids must be unique for caching and paired tests; fix the dataset loader",
             )
         seen.add(item.id)
+
+
+def _check_training(task: LoadedTask, adapter: Adapter, train: _Split | None) -> None:
+    """A model that learns from the training split cannot serve a task without one: a skip, not a failure.
+
+    (Guessing a training distribution from the test labels would leak them, so there is no fallback.)
+    """
+    if adapter.needs_training and (train is None or not train.items):
+        raise UnsupportedError(
+            f"model '{adapter.name}' learns from the training split, and task '{task.name}' has none",
+            hint="models that need no training split: random, constant (`metabench ls models`)",
+            reason="needs a training split",
+        )
 
 
 def _training(kind, splits, task, adapter, seed, data_hash) -> Training | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 def add_commands(subparsers) -> None:
     data = subparsers.add_parser(
         "data", help="list, fetch, verify and describe datasets",
-        description="List, fetch (into the cache), verify (hashes and paper counts) and describe datasets."
+        description="List, fetch (files missing from the mirror, into the cache), verify (hashes and paper counts) and describe datasets."
     )
     verbs = data.add_subparsers(dest="data_verb", metavar="VERB")
     data.set_defaults(func=lambda args: (data.print_help(), 2)[1])
@@ -31,7 +31,7 @@ def add_commands(subparsers) -> None:
         return parser
 
     verb("ls", cmd_ls, "datasets, their files, licence and whether they are present locally")
-    pull = verb("pull", cmd_pull, "download a dataset's files (verified) into the user cache")
+    pull = verb("pull", cmd_pull, "download a dataset's files missing from the mirror (verified) into the user cache")
     pull.add_argument("names", nargs="+", metavar="NAME")
     pull.add_argument("--force", action="store_true", help="download again even if a verified copy exists")
     check = verb("verify", cmd_verify, "hash every file and recompute the counts the papers print")
@@ -100,6 +100,13 @@ def _where_summary(found) -> str:
     return ", ".join(f"{k} {n}/{len(found)}" for k, n in kinds.items())
 
 
+def _pull_summary(fetched: int, present: dict[str, int], cache: Path) -> str:
+    """Where the files are after a pull: '2 downloaded into CACHE, 28 already in the mirror'."""
+    parts = [f"{fetched} downloaded into {cache}"] if fetched else []
+    parts += [f"{n} already in the {where}" for where, n in sorted(present.items())]
+    return ", ".join(parts) or "no files"
+
+
 def cmd_pull(args) -> int:
     from ..errors import DataError  # noqa: PLC0415
     from .download import download_file  # noqa: PLC0415
@@ -107,14 +114,14 @@ def cmd_pull(args) -> int:
 
     failures = 0
     for spec in _specs(args.names):
-        fetched = present = 0
+        fetched, present = 0, {}  # present: "mirror"/"cache" -> count of verified files already there
         for declared in spec.files:
             found = None if args.force else locate(declared, _data_dir(args))
             try:
                 if found is not None:
                     try:
                         verify_file(found[1], declared)
-                        present += 1
+                        present[found[0]] = present.get(found[0], 0) + 1
                         continue
                     except DataError:
                         if found[0] == "mirror":
@@ -124,7 +131,7 @@ def cmd_pull(args) -> int:
             except DataError as exc:
                 failures += 1
                 print(f"metabench: error: {exc}", file=sys.stderr)
-        print(f"{spec.name}: {fetched} downloaded, {present} already present, into {cache_dir()}")
+        print(f"{spec.name}: {_pull_summary(fetched, present, cache_dir())}")
     return 1 if failures else 0
 
 

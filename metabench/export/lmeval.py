@@ -31,6 +31,10 @@ from ..errors import MetabenchError
 
 UTILS_NAME = "metabench_lmeval_utils"
 
+#: Tag of every exported task (and prefix of its tags): lm-eval ships a task group called ``metabench`` (an
+#: unrelated benchmark) with ``metabench_arc`` etc., so the plain name would override or mix with it.
+EXPORT_TAG = "metabench_metaphor"
+
 UTILS_SOURCE = '''"""process_results for metabench tasks exported to lm-eval: metabench's parsers read the outputs."""
 
 from metabench.kinds import parsers
@@ -155,7 +159,7 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
             f"{len(rows)} items{' (--limit ' + str(limit) + ')' if limit is not None else ''}.\n"
             + "".join(f"# note: {n}\n" for n in notes)
         )
-        tags = ["metabench"] + [f"metabench_{t}" for t in config.tag]
+        tags = [EXPORT_TAG] + [f"{EXPORT_TAG}_{t}" for t in config.tag]
         common = (
             f"task: {name}\n"
             f"tag: {_q(tags)}\n"

@@ -55,6 +55,7 @@ class Adapter:
                 f"model '{self.name}' cannot serve task '{task}': it answers {served}, the task sends "
                 f"{request_type.__name__}",
                 hint="choose another --model for this task, or leave the task out of --tasks",
+                reason=f"cannot answer {request_type.__name__}",
             )
 
     def fingerprint(self) -> str:

@@ -8,7 +8,10 @@
 - ``lookup``: the majority training answer of an identical input (per word for tagging), else the global
   majority — the lexical-memorisation baseline that exposes construction artifacts.
 
-None of them can generate text: they say so for generation tasks.
+None of them can generate text: they say so for generation tasks, which are skipped. ``majority``, ``lookup``
+and ``random:strategy=prior`` learn from the training split, so tasks without one (the MUNCH judgement tasks,
+NewsMet prompted choice) are skipped for them too: the only answer distribution such a task has is its test
+labels', and reading it would leak them. ``random`` (uniform) and ``constant`` serve those tasks.
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ class Lookup(_TrainedBaseline):
 
 class RandomBaseline(_TrainedBaseline):
     name = "random"
+    needs_training = False  # the default uniform draw; strategy=prior learns from the training split
     allowed_args = ("strategy",)
 
     def __init__(self, args):

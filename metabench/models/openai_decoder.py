@@ -66,6 +66,7 @@ class OpenAIDecoder(LMEvalDecoder):
                 f"model 'openai' with api=chat cannot score options (chat endpoints return no prompt "
                 f"log-likelihoods): task '{task}' is skipped",
                 hint="use api=completions on a server that echoes logprobs, or a generation variant of the task",
+                reason="api=chat cannot score options",
             )
 
     def _model_identity(self) -> Any:

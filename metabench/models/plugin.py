@@ -5,8 +5,8 @@ from ..hookspecs import hookimpl
 
 @hookimpl
 def metabench_register_models(register):
-    register("majority", "metabench.models.baselines:Majority", description="majority training label")
-    register("random", "metabench.models.baselines:RandomBaseline", description="seeded random label (strategy=uniform|prior)")
+    register("majority", "metabench.models.baselines:Majority", description="majority training label (tagging: per word)")
+    register("random", "metabench.models.baselines:RandomBaseline", description="seeded random label or option (strategy=uniform|prior; prior learns from the training split)")
     register("constant", "metabench.models.baselines:Constant", description="a given label (label=...) or option (index=...)")
     register("lookup", "metabench.models.baselines:Lookup", description="majority training label of an identical input")
     register("hf", "metabench.models.hf:HFAuto", description="any transformers model: encoder (fine-tuned) or decoder, read from its config")

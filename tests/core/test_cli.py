@@ -60,3 +60,19 @@ def test_plugins_command_lists_hooks(toy_env):
 def test_seeds_argument_errors():
     assert main(["run", "--tasks", "x", "--model", "majority", "--seeds", "a,b"]) == 2
     assert main(["run", "--tasks", "x", "--model", "majority", "--seeds", "0"]) == 2  # a count of zero seeds
+
+
+def test_ls_models_says_which_models_need_a_training_split(toy_env):
+    out = _metabench("ls", "models", env=toy_env)
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line for line in out.stdout.splitlines()[2:]}
+    assert "required" in rows["majority"] and "required" in rows["lookup"] and "required" in rows["hf-encoder"]
+    assert "not used" in rows["random"] and "not used" in rows["constant"]
+    assert "Generate" in rows["hf-decoder"] and "Generate" not in rows["majority"]
+
+
+def test_help_documents_exit_status_and_environment():
+    out = _metabench("run", "--help")
+    for text in ("0  nothing failed", "1  some job failed", "2  bad usage", "METABENCH_ALLOW_DOWNLOAD",
+                 "METABENCH_PLUGIN_MODULES", "METABENCH_DATA_URL"):
+        assert text in out.stdout, text

@@ -72,3 +72,17 @@ def test_export_cli(tmp_path, monkeypatch, capsys):
         plugins.default_registry.cache_clear()
     assert "toy_choice: 3 items, multiple_choice" in capsys.readouterr().out
     assert (tmp_path / "x" / "toy_choice.yaml").is_file()
+
+
+def test_exported_tags_do_not_collide_with_lm_eval_tasks(exported):
+    import yaml
+    from lm_eval.tasks import TaskManager
+
+    out, done = exported
+    ours = set(done)
+    for path in out.glob("*.yaml"):
+        ours.update(yaml.safe_load(path.read_text().replace("!function", "")).get("tag", []))
+    assert "metabench_metaphor" in ours
+    builtin = set(TaskManager().all_tasks)
+    assert "metabench" in builtin  # lm-eval's own, unrelated benchmark: the name the export used to shadow
+    assert not ours & builtin, ours & builtin

@@ -1,0 +1,51 @@
+"""`--tasks all` with a baseline: jobs the model cannot serve are skips with a reason, the run ends with one
+count line, and the exit status is 0 unless a job failed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def skips_env(toy_env):
+    # the built-in tasks are left out: `all` then means the fixture tasks only
+    return {**toy_env, "METABENCH_PLUGIN_MODULES": "toy_plugin,skips_plugin", "METABENCH_DISABLE_PLUGINS": "metabench.tasks_plugin"}
+
+
+def _run(env, *args):
+    return subprocess.run([sys.executable, "-m", "metabench.cli", "--tasks", "all", "--no-progress", *args],
+                          capture_output=True, text=True, env=env, timeout=180)
+
+
+def test_all_tasks_with_majority_skips_what_it_cannot_serve_and_exits_0(skips_env, tmp_path):
+    out = _run(skips_env, "--model", "majority", "-o", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    last = out.stdout.strip().splitlines()[-1]
+    assert last == ("3 ok · 3 skipped (reasons: 1 cannot answer GenerateRequest, 1 cannot answer RankRequest, "
+                    "1 needs a training split) · 0 failed"), last
+    assert "skipped: model 'majority' learns from the training split, and task 'toy_choice_notrain' has none" in out.stderr
+    assert "Traceback" not in out.stderr and "failed" not in out.stderr
+    assert not (tmp_path / "toy_choice_notrain").exists()
+
+
+def test_random_serves_the_task_without_training_split(skips_env, tmp_path):
+    out = _run(skips_env, "--model", "random", "-o", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("4 ok · 2 skipped (reasons: 1 cannot answer GenerateRequest, "
+                                       "1 cannot answer RankRequest) · 0 failed")
+    results = json.loads(next((tmp_path / "toy_choice_notrain").rglob("results.json")).read_text())
+    assert results["n_items"] > 0 and results["model"]["spec"] == "random"
+
+
+def test_a_failed_job_makes_the_exit_status_1(skips_env, tmp_path):
+    # label=literal is no tag of toy_tag, and choice tasks need index=N: those jobs fail (a bad argument is
+    # not a skip); toy_cls runs
+    out = _run(skips_env, "--model", "constant:label=literal", "-o", str(tmp_path))
+    assert out.returncode == 1
+    assert "failed: toy_tag with constant:label=literal" in out.stderr
+    assert out.stdout.strip().splitlines()[-1] == ("1 ok · 2 skipped (reasons: 1 cannot answer GenerateRequest, "
+                                                   "1 cannot answer RankRequest) · 3 failed")

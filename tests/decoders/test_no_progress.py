@@ -1,0 +1,21 @@
+"""--no-progress silences every progress bar of a run, the libraries' own included (transformers' weight loading)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_no_progress_hides_transformers_loading_bars(toy_env, tiny_gpt2, tmp_path):
+    env = {**toy_env, "METABENCH_PLUGIN_MODULES": "toy_plugin,skips_plugin"}
+
+    def run(*flags):
+        return subprocess.run([sys.executable, "-m", "metabench.cli", "--tasks", "toy_choice", "--model",
+                               f"hf-decoder:{tiny_gpt2}", "--limit", "2", "--no-cache", "-o", str(tmp_path), *flags],
+                              capture_output=True, text=True, env=env, timeout=300)
+
+    shown = run()
+    assert shown.returncode == 0 and "Loading weights" in shown.stderr  # the bar this test is about exists
+    quiet = run("--no-progress")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "Loading weights" not in quiet.stderr and "it/s]" not in quiet.stderr, quiet.stderr
