@@ -194,7 +194,7 @@ def test_data_pull_command(server, monkeypatch, capsys):
     assert commands.cmd_pull(args) == 0
     assert "1 downloaded" in capsys.readouterr().out
     assert commands.cmd_pull(args) == 0
-    assert "1 already present" in capsys.readouterr().out
+    assert "1 already in the cache" in capsys.readouterr().out
     server.root.joinpath("toy/a.tsv").write_bytes(b"changed")
     assert commands.cmd_pull(argparse.Namespace(names=["toy"], force=True)) == 1
     assert "sha256" in capsys.readouterr().err
