@@ -29,6 +29,7 @@ from .models.spec import ModelSpec, build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
 from .store import SCHEMA_VERSION, check_writable, environment, metabench_info, write_run
+from .task_facts import task_facts
 
 
 @dataclass
@@ -151,6 +152,7 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
 
     splits = {role: _load(registry, task, role, options) for role in ("test", "train", "validation")}
     test = splits["test"]
+    n_test_items = len(test.items)
     if options.limit is not None:
         test.items = test.items[: options.limit]
     if not test.items:
@@ -189,6 +191,7 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     answered = len(test.items) * len(seeds) - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     results = _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, len(test.items))
+    results["n_test_items"] = n_test_items  # the whole test split: n_items < n_test_items marks a partial run
     run_dir = options.output_dir / task.name / spec.slug
     write_run(run_dir, results, samples)
     return results, run_dir
@@ -298,6 +301,7 @@ def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, op
             "source": config.metadata.source,
             "plugin": task.plugin,
             "config": config.model_dump(mode="json"),
+            **task_facts(registry, task),
         },
         "data": {"files": files},
         "model": {

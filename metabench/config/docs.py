@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import typing
 
 from pydantic import BaseModel
@@ -81,8 +82,9 @@ def schema_markdown() -> str:
         for model in _models(root):
             if any(f"## `{model.__name__}`" in p for p in parts):
                 continue
-            parts.append(f"\n## `{model.__name__}`\n\n{(model.__doc__ or '').strip()}\n")
+            parts.append(f"\n## `{model.__name__}`\n\n{inspect.cleandoc(model.__doc__ or '')}\n")
             parts.append("| key | type | default | meaning |\n|---|---|---|---|")
             for name, info in model.model_fields.items():
-                parts.append(f"| `{name}` | {_type_name(info.annotation)} | {_default(info)} | {info.description or ''} |")
+                kind = _type_name(info.annotation).replace("|", "\\|")  # a bare | would split the table cell
+                parts.append(f"| `{name}` | {kind} | {_default(info)} | {info.description or ''} |")
     return "\n".join(parts) + "\n"

@@ -8,7 +8,7 @@ loaded for a run (or by ``metabench validate``), so listing stays fast.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -25,6 +25,9 @@ class LoadedTask:
     raw: RawConfig
     plugin: str
     plugin_version: str
+    #: The ``aggregate: mean`` groups holding this task, with all their members (set by `TaskIndex.load`;
+    #: recorded in the run, so group means are computed from run files alone).
+    groups: list[dict] = field(default_factory=list)
 
     @cached_property
     def hash(self) -> str:
@@ -107,7 +110,18 @@ class TaskIndex:
             self._expand(name, ())  # raises the did-you-mean error
         task = self.tasks[name]
         check_task(task.config, task.raw, self.registry)
+        task.groups = self.mean_groups(name)
         return task
+
+    def mean_groups(self, task_name: str) -> list[dict]:
+        """The ``aggregate: mean`` groups holding a task: name, every member and the group's source."""
+        out = []
+        for name, group in sorted(self.groups.items()):
+            if group.aggregate == "mean":
+                members = self.select(name)
+                if task_name in members:
+                    out.append({"name": name, "members": members, "source": group.metadata.source})
+        return out
 
 
 def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, str | None]]:

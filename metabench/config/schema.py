@@ -108,6 +108,28 @@ class MetricSpec(Strict):
     args: dict = Field(default_factory=dict, description="keyword arguments for the metric function")
 
 
+class PaperViewCell(Strict):
+    """Where the task's numbers appear in a paper-layout view (the leaderboard's paper tables).
+
+    Views lay out a paper's table; tasks say which cells they fill, so a renamed task moves its binding with
+    it and `metabench validate` rejects a binding to a table, row or column the view does not have.
+    Several tasks bound to one cell are shown as their mean (SD), as MUNCH reports three prompt variants.
+    """
+
+    table: str = Field(description="view key, e.g. meta4xnli_table_11 (the views are listed in docs/reporting.md)")
+    row: list[str] = Field(min_length=1, description="the row's labels as the view prints them, e.g. [M4X_EN, VUAM]")
+    column: str | list[str] | None = Field(
+        None, description="the column(s) the task fills, e.g. 'zs EN'; default: every column of the row"
+    )
+    note: str = Field("", description="printed under the table for this task, e.g. a substitute training set")
+
+    def columns(self, all_columns) -> list[str]:
+        """The columns this binding fills, out of the view's ``all_columns``."""
+        if self.column is None:
+            return list(all_columns)
+        return [self.column] if isinstance(self.column, str) else list(self.column)
+
+
 class Metadata(Strict):
     """Provenance. Changing `version` changes the config hash (and invalidates cached answers)."""
 
@@ -117,6 +139,14 @@ class Metadata(Strict):
     choices: dict[str, str] = Field(
         default_factory=dict, description="decisions taken where the paper is silent or ambiguous, with why"
     )
+    paper_view: PaperViewCell | list[PaperViewCell] | None = Field(
+        None, description="the paper-table cell(s) this task fills on the leaderboard (one binding or a list)"
+    )
+
+    def paper_views(self) -> list[PaperViewCell]:
+        if self.paper_view is None:
+            return []
+        return [self.paper_view] if isinstance(self.paper_view, PaperViewCell) else list(self.paper_view)
 
 
 class TaskConfig(Strict):

@@ -58,6 +58,20 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
             hint=f"model selection scores the validation split with the task's metrics: use loss or one of {', '.join(names)}",
         )
     kind_cls.check_config(config, raw)
+    _check_paper_views(config, raw)
+
+
+def _check_paper_views(config: TaskConfig, raw: RawConfig) -> None:
+    """A binding to a view, row or column that does not exist would leave a paper-table cell silently empty."""
+    from ..report.paper_views import check_binding  # the views' layouts live with the reporter
+
+    bindings = config.metadata.paper_views()
+    for index, binding in enumerate(bindings):
+        problem = check_binding(binding)
+        if problem:
+            at = ("metadata", "paper_view", index) if isinstance(config.metadata.paper_view, list) else ("metadata", "paper_view")
+            raise ConfigError(f"{raw.where(*at)}: metadata.paper_view: {problem}",
+                              hint="the views and their rows and columns are listed in docs/reporting.md")
 
 
 def split_values(value) -> list:

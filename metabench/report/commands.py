@@ -100,6 +100,7 @@ def _options(args):
 
 def _cmd_compare(args) -> int:
     from .compare import adjust, compare_runs, format_comparisons
+    from .groups import compare_groups, group_comparison_table
     from .runs import find_runs
 
     runs = find_runs(args.runs)
@@ -108,12 +109,16 @@ def _cmd_compare(args) -> int:
     comparisons, notes = compare_runs(_registry(), runs, metrics=args.metric, baseline=args.baseline,
                                       options=_options(args))
     adjust(comparisons, args.correction)
+    groups = compare_groups([r.results for r in runs if not r.partial], args.baseline, args.confidence)
     if args.json:
         print(json.dumps({"correction": args.correction, "comparisons": [c.as_dict() for c in comparisons],
-                          "notes": notes}, indent=2))
+                          "groups": groups, "notes": notes}, indent=2))
     else:
         print(format_comparisons(comparisons, notes, correction=args.correction, alpha=args.alpha,
                                  confidence=args.confidence))
+        if groups:
+            print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
+                  + group_comparison_table(groups))
     return 0
 
 

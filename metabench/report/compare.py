@@ -204,8 +204,8 @@ def reference_run(group: list[Run], baseline: str | None) -> Run:
         if baseline in (run.model, run.path.name) or Path(baseline).resolve() == run.path.resolve():
             return run
     raise MetabenchError(
-        f"--baseline {baseline!r}: no run of task '{group[0].task}' is that model",
-        hint=f"its runs are: {', '.join(repr(r.model) for r in group)}",
+        f"task '{group[0].task}': no run of the --baseline model {baseline!r} (its runs: "
+        f"{', '.join(repr(r.model) for r in group)})",
     )
 
 
@@ -215,23 +215,36 @@ def compare_runs(
 ) -> tuple[list[Comparison], list[str]]:
     """Every run of a task against the task's baseline run, for each metric (default: the primary).
 
-    Returns the comparisons and notes on what was not compared (a task with one run, a metric a task lacks).
+    Pairs what it can: a task that cannot be compared (one run, no run of the ``--baseline`` model, runs over
+    different items, a metric it lacks) becomes one note with the reason, and the other tasks are still
+    compared. Raises only when nothing at all could be paired. Returns the comparisons and the notes.
     """
     comparisons, notes = [], []
     for task, group in by_task(runs).items():
         if len(group) < 2:
-            notes.append(f"task '{task}' has a single run ({group[0].model}): nothing to compare it with")
+            notes.append(f"task '{task}': a single run ({group[0].model}), nothing to compare it with")
             continue
-        reference = reference_run(group, baseline)
+        try:
+            reference = reference_run(group, baseline)
+        except MetabenchError as exc:
+            notes.append(exc.message)
+            continue
         for metric in metrics or [reference.primary_metric]:
             if reference.aggregate(metric) is None:
-                notes.append(f"task '{task}' has no metric '{metric}'")
+                notes.append(f"task '{task}': no metric '{metric}'")
                 continue
-            comparisons.extend(compare_pair(registry, reference, run, metric, options) for run in group if run is not reference)
+            for run in group:
+                if run is reference:
+                    continue
+                try:
+                    comparisons.append(compare_pair(registry, reference, run, metric, options))
+                except MetabenchError as exc:
+                    notes.append(f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}")
     if not comparisons:
         raise MetabenchError(
-            "nothing to compare: " + "; ".join(notes),
-            hint="pass two or more runs of the same task (run folders, results.json files or an output folder)",
+            "nothing could be paired:\n  " + "\n  ".join(notes),
+            hint="pass two or more runs of the same task over the same items (run folders, results.json files or an "
+            "output folder)",
         )
     return comparisons, notes
 

@@ -7,30 +7,87 @@ when every member ran successfully with that model; otherwise its row says which
 
 from __future__ import annotations
 
+import math
 import statistics
 
 
-def group_rows(index, outcomes: list) -> list[dict]:
-    """One dict per (group with aggregate: mean whose members were run, model)."""
-    ok = {(o.task, o.model): o for o in outcomes if o.status == "ok"}
-    ran = {o.task for o in outcomes}
-    models = list(dict.fromkeys(o.model for o in outcomes))
+def group_rows(results: list[dict]) -> list[dict]:
+    """One dict per (group with aggregate: mean, model) among the results.json dicts of successful runs.
+
+    Group membership comes from the runs themselves (``task.groups``, written by the runner), so group means
+    are computed the same way by `metabench run`, `compare` and the leaderboard, with or without the plugin
+    that defined the group.
+    """
+    by_key = {(r["task"]["name"], r["model"]["spec"]): r for r in results}
+    groups: dict[str, list[str]] = {}
+    models: dict[str, list[str]] = {}
+    for r in results:
+        for group in r["task"].get("groups", []):
+            groups.setdefault(group["name"], list(group["members"]))
+            models.setdefault(group["name"], [])
+            if r["model"]["spec"] not in models[group["name"]]:
+                models[group["name"]].append(r["model"]["spec"])
     rows = []
-    for name, group in sorted(index.groups.items()):
-        if getattr(group, "aggregate", "none") != "mean":
-            continue
-        members = index.select(name)
-        if not set(members) & ran:
-            continue
-        for model in models:
-            missing = [m for m in members if (m, model) not in ok]
+    for name, members in sorted(groups.items()):
+        for model in models[name]:
+            missing = [m for m in members if (m, model) not in by_key]
             if missing:
                 rows.append({"group": name, "model": model, "members": len(members), "missing": missing})
                 continue
-            runs = [ok[(m, model)].results for m in members]
+            runs = [by_key[(m, model)] for m in members]
+            primary = runs[0]["task"]["primary_metric"]
             rows.append({"group": name, "model": model, "members": len(members), "missing": [],
-                         "primary_metric": runs[0]["task"]["primary_metric"], "aggregate": mean_over_members(runs)})
+                         "primary_metric": primary, "aggregate": mean_over_members(runs),
+                         "n_items": sum(r["n_items"] for r in runs),
+                         "member_values": {m: r["metrics"]["aggregate"].get(primary, {}).get("mean")
+                                           for m, r in zip(members, runs)}})
     return rows
+
+
+def compare_groups(results: list[dict], baseline: str | None, confidence: float = 0.95) -> list[dict]:
+    """Each model's group mean against the baseline model's (default: the group's first model), with a paired
+    t-test over the member tasks (folds): the usual test for k-fold results, which treats each fold as one
+    paired observation. Groups the baseline model did not complete are left out."""
+    from ..stats import paired_t
+
+    by_group: dict[str, list[dict]] = {}
+    for row in group_rows(results):
+        if not row["missing"]:
+            by_group.setdefault(row["group"], []).append(row)
+    out = []
+    for name, rows in by_group.items():
+        reference = next((r for r in rows if r["model"] == baseline), None) if baseline else rows[0]
+        if reference is None:
+            continue
+        metric = reference["primary_metric"]
+        for row in rows:
+            if row is reference or None in row["member_values"].values() or None in reference["member_values"].values():
+                continue
+            members = list(reference["member_values"])
+            test = paired_t([reference["member_values"][m] for m in members], [row["member_values"][m] for m in members],
+                            confidence=confidence)
+            a, b = reference["aggregate"][metric]["mean"], row["aggregate"][metric]["mean"]
+            out.append({"group": name, "metric": metric, "baseline": reference["model"], "candidate": row["model"],
+                        "baseline_value": a, "candidate_value": b, "delta": b - a, "members": len(members),
+                        "test": "paired_t over members", "pvalue": _finite(test.pvalue),
+                        "ci_low": _finite(test.ci_low), "ci_high": _finite(test.ci_high), "note": test.note})
+    return out
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def group_comparison_table(rows: list[dict]) -> str:
+    from tabulate import tabulate
+
+    from .compare import format_ci, format_p
+
+    table = [[r["group"], r["metric"], r["baseline"], r["candidate"], f"{r['baseline_value']:.4f}",
+              f"{r['candidate_value']:.4f}", f"{r['delta']:+.4f}", format_ci(r["ci_low"], r["ci_high"]),
+              r["members"], format_p(r["pvalue"])] for r in rows]
+    return tabulate(table, headers=["group (mean of members)", "metric", "baseline", "candidate", "A", "B", "Δ (B−A)",
+                                    "CI", "members", "p (paired t over members)"], disable_numparse=True)
 
 
 def mean_over_members(runs: list[dict]) -> dict[str, dict]:

@@ -1,15 +1,20 @@
 """Paper-layout views: the papers' result tables rebuilt from runs, with the papers' own numbers alongside.
 
-Each view declares which task and metric fill each cell, by task name. The names follow the built-in task
-conventions (``m4x_det_{test language}_{setup}``, ``m4x_nli_{protocol}_{language}_{source}_{met|no_met}``,
-``munch_...``); a task
-that has no run yet shows "—", so a view fills in as tasks are added. Each row of a view is shown once per
-model: first the papers' models as printed (labelled ``paper``), then every metabench model with a run on
-one of the view's tasks.
+A view is the layout of one printed table: its rows, its columns and the metric each column shows. Which
+task fills which cell is not written here but in the task's YAML (``metadata.paper_view: {table, row,
+column}``), recorded in every run's results (``task.paper_view``): so a renamed task keeps its cells,
+`metabench validate` rejects a binding to a row or column the view lacks, a test fails when a cell has no
+task, and a leaderboard fills the views from run files alone. A plugin's tasks bind to the views the same
+way; a plugin adds a view by appending a `PaperTable` to `VIEWS` together with its `PAPER_NUMBERS`.
 
-Cells over several tasks (MUNCH reports the mean (SD) over three prompt variants, each a task) show the
-mean and the sample SD of the tasks' values; a single-task cell shows the mean ± std over seeds. An
-``average`` row, where the paper has one, is the unweighted mean of the rows above, as in the paper.
+Each row of a view is shown once per model: first the papers' models as printed (labelled ``paper``), then
+every metabench model with a complete run on one of the view's tasks (runs with ``--limit`` stay out: the
+papers print full test sets). A cell without a run shows "—".
+
+A cell bound to several tasks (MUNCH reports the mean (SD) over three prompt variants, each a task) shows
+the mean and the sample SD of the tasks' values once ``tasks_per_cell`` of them have runs; a single-task
+cell shows the mean ± std over seeds. An ``average`` row, where the paper has one, is the unweighted mean
+of the rows above, as in the paper.
 """
 
 from __future__ import annotations
@@ -25,137 +30,119 @@ MUNCH = "MUNCH: Metaphor Understanding Challenge Dataset for LLMs"
 
 
 @dataclass(frozen=True)
-class Cell:
-    """What fills one cell: a metric of one task, or the mean (SD) of that metric over several tasks."""
-
-    tasks: tuple[str, ...]
-    metric: str
-
-
-@dataclass(frozen=True)
 class PaperTable:
+    """One printed table: rows (tuples of labels), columns, and the metric shown in each column."""
+
     key: str
     paper: str
     number: str
     title: str
     row_header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    columns: tuple[str, ...]
-    cells: dict
+    metrics: dict  # column label -> metric name, in the printed column order
     percent: bool  # Meta4XNLI prints percentages "67.17 ± 0.72"; MUNCH prints fractions ".28 (.18)"
     average_row: tuple[str, ...] | None = None
+    tasks_per_cell: int = 1  # tasks averaged in one cell (MUNCH: 3 prompt variants)
 
     @property
-    def tasks(self) -> list[str]:
-        return sorted({task for cell in self.cells.values() for task in cell.tasks})
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self.metrics)
+
+    def check(self, row, columns) -> str | None:
+        """Why a binding to ``row`` and ``columns`` does not fit this view (None when it does)."""
+        if tuple(row) not in self.rows:
+            return f"view '{self.key}' has no row {list(row)}; its rows are: " + "; ".join(str(list(r)) for r in self.rows)
+        unknown = [c for c in columns if c not in self.metrics]
+        if unknown:
+            return f"view '{self.key}' has no column '{unknown[0]}'; its columns are: {', '.join(self.columns)}"
+        return None
 
 
 _DETECTION = {"F1": "span_f1", "Inv": "inv_f1", "Oov": "oov_f1", "P": "span_precision", "R": "span_recall"}
-
-
-def _grid(rows: dict, columns: dict) -> dict:
-    """Cells of a table whose rows are tasks and whose columns are metrics."""
-    return {(row, col): Cell((task,), metric) for row, task in rows.items() for col, metric in columns.items()}
-
-
-def _table_11() -> PaperTable:
-    rows = {
-        ("M4X_ES", "M4X_ES"): "m4x_det_es_mono",
-        ("M4X_ES", "CoMeta"): "m4x_det_es_mono_cometa",
-        ("M4X_EN", "M4X_EN"): "m4x_det_en_mono",
-        ("M4X_EN", "VUAM"): "m4x_det_en_mono_vuam",
-    }
-    return PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
-                      ("Train", "Test"), tuple(rows), tuple(_DETECTION), _grid(rows, _DETECTION), percent=True)
-
-
-def _table_13() -> PaperTable:
-    row = ("M4X_ES+EN",)
-    columns = {f"{lang.upper()} {col}": (f"m4x_det_{lang}_multi", metric) for lang in ("es", "en") for col, metric in _DETECTION.items()}
-    cells = {(row, col): Cell((task,), metric) for col, (task, metric) in columns.items()}
-    return PaperTable("meta4xnli_table_13", META4XNLI, "Table 13", "Multilingual metaphor detection (%)",
-                      ("Train",), (row,), tuple(columns), cells, percent=True)
-
-
-def _table_14() -> PaperTable:
-    rows = {("ES → EN",): "m4x_det_en_xling", ("EN → ES",): "m4x_det_es_xling"}
-    columns = {"F1": "span_f1", "P": "span_precision", "R": "span_recall"}
-    return PaperTable("meta4xnli_table_14", META4XNLI, "Table 14", "Zero-shot cross-lingual metaphor detection (%)",
-                      ("Train → Test",), tuple(rows), tuple(columns), _grid(rows, columns), percent=True)
-
-
-def _nli_table(key: str, number: str, title: str, row_header, rows: dict, columns: dict) -> PaperTable:
-    """NLI tables: rows are subsets, cells accuracy; ``columns`` maps a column to the ``{protocol}`` and
-    ``{lang}`` that fill the row's task name."""
-    cells = {(row, col): Cell((task.format(**fill),), "accuracy") for row, task in rows.items() for col, fill in columns.items()}
-    return PaperTable(key, META4XNLI, number, title, row_header, tuple(rows), tuple(columns), cells, percent=True,
-                      average_row=("average", ""))
-
-
-_LANGUAGES = {"EN": {"lang": "en"}, "ES": {"lang": "es"}}
-
-
-def _source_rows(protocol: str) -> dict:
-    sources = {"XNLI_dev": "xnli_dev", "XNLI_test": "xnli_test", "esXNLI": "esxnli"}
-    subsets = {"metaphor": "met", "no metaphor": "no_met"}
-    return {(label, subset): f"m4x_nli_{protocol}_{{lang}}_{source}_{token}"
-            for label, source in sources.items() for subset, token in subsets.items()}
-
-
-def _table_15() -> PaperTable:
-    return _nli_table("meta4xnli_table_15", "Table 15", "NLI accuracy, encoders fine-tuned on MultiNLI (%)",
-                      ("Source", "Subset"), _source_rows("mnli"), _LANGUAGES)
-
-
-def _table_16() -> PaperTable:
-    columns = {f"{prompt} {lang.upper()}": {"protocol": protocol, "lang": lang}
-               for prompt, protocol in (("zs", "zs"), ("chain", "3shot")) for lang in ("en", "es")}
-    return _nli_table("meta4xnli_table_16", "Table 16", "NLI accuracy, LLMs prompted zero-shot (zs) or with the "
-                      "3-example 'chain' prompt (%)", ("Source", "Subset"), _source_rows("{protocol}"), columns)
-
-
-def _table_17() -> PaperTable:
-    rows = {(train, test): f"m4x_nli_ft_{train_token}_{{lang}}_{test_token}"
-            for train, train_token in (("No Met", "nomet"), ("All", "all"))
-            for test, test_token in (("Met", "met"), ("No Met", "no_met"))}
-    return _nli_table("meta4xnli_table_17", "Table 17", "NLI accuracy, encoders fine-tuned on Meta4XNLI (%)",
-                      ("Train", "Test"), rows, _LANGUAGES)
-
-
-def _munch_table_2() -> PaperTable:
-    setups = {"Word-judge": "word", "Sent-judge": "sent"}
-    conditions = {"Implicit": "implicit", "M-Sent": "msent", "M-Word": "mword"}
-    cells = {
-        ((setup, condition), "accuracy"): Cell(tuple(f"munch_{s}_judge_{c}_p{p}" for p in (1, 2, 3)), "accuracy")
-        for setup, s in setups.items() for condition, c in conditions.items()
-    }
-    rows = tuple(dict.fromkeys(row for row, _ in cells))
-    return PaperTable("munch_table_2", MUNCH, "Table 2", "Paraphrase judgement accuracy, mean (SD) over 3 prompts",
-                      ("Setup", "Condition"), rows, ("accuracy",), cells, percent=False)
-
-
-def _munch_table_3() -> PaperTable:
-    row = ("all prompts",)
-    columns = {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"}
-    tasks = tuple(f"munch_generation_p{p}" for p in (1, 2, 3))
-    cells = {(row, col): Cell(tasks, metric) for col, metric in columns.items()}
-    return PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts",
-                      ("Prompts",), (row,), tuple(columns), cells, percent=False)
-
+_SOURCES = tuple((source, subset) for source in ("XNLI_dev", "XNLI_test", "esXNLI") for subset in ("metaphor", "no metaphor"))
+_AVERAGE = ("average", "")
 
 VIEWS: tuple[PaperTable, ...] = (
-    _table_11(), _table_13(), _table_14(), _table_15(), _table_16(), _table_17(), _munch_table_2(), _munch_table_3()
+    PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
+               ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),
+               _DETECTION, percent=True),
+    PaperTable("meta4xnli_table_13", META4XNLI, "Table 13", "Multilingual metaphor detection (%)", ("Train",),
+               (("M4X_ES+EN",),), {f"{lang} {col}": m for lang in ("ES", "EN") for col, m in _DETECTION.items()},
+               percent=True),
+    PaperTable("meta4xnli_table_14", META4XNLI, "Table 14", "Zero-shot cross-lingual metaphor detection (%)",
+               ("Train → Test",), (("ES → EN",), ("EN → ES",)),
+               {"F1": "span_f1", "P": "span_precision", "R": "span_recall"}, percent=True),
+    PaperTable("meta4xnli_table_15", META4XNLI, "Table 15", "NLI accuracy, encoders fine-tuned on an NLI corpus (%)",
+               ("Source", "Subset"), _SOURCES, {"EN": "accuracy", "ES": "accuracy"}, percent=True, average_row=_AVERAGE),
+    PaperTable("meta4xnli_table_16", META4XNLI, "Table 16", "NLI accuracy, LLMs prompted zero-shot (zs) or with the "
+               "3-example 'chain' prompt (%)", ("Source", "Subset"), _SOURCES,
+               {f"{prompt} {lang}": "accuracy" for prompt in ("zs", "chain") for lang in ("EN", "ES")}, percent=True,
+               average_row=_AVERAGE),
+    PaperTable("meta4xnli_table_17", META4XNLI, "Table 17", "NLI accuracy, encoders fine-tuned on Meta4XNLI (%)",
+               ("Train", "Test"), tuple((train, test) for train in ("No Met", "All") for test in ("Met", "No Met")),
+               {"EN": "accuracy", "ES": "accuracy"}, percent=True, average_row=_AVERAGE),
+    PaperTable("munch_table_2", MUNCH, "Table 2", "Paraphrase judgement accuracy, mean (SD) over 3 prompts",
+               ("Setup", "Condition"),
+               tuple((setup, condition) for setup in ("Word-judge", "Sent-judge") for condition in ("Implicit", "M-Sent", "M-Word")),
+               {"accuracy": "accuracy"}, percent=False, tasks_per_cell=3),
+    PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts", ("Prompts",),
+               (("all prompts",),), {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"},
+               percent=False, tasks_per_cell=3),
 )
+VIEW_BY_KEY = {view.key: view for view in VIEWS}
+
+
+def check_binding(binding) -> str | None:
+    """Why a task's ``metadata.paper_view`` entry names no cell of a known view (None when it does)."""
+    view = VIEW_BY_KEY.get(binding.table)
+    if view is None:
+        return f"no paper view '{binding.table}'; the views are: {', '.join(VIEW_BY_KEY)}"
+    return view.check(binding.row, binding.columns(view.columns))
+
+
+@dataclass
+class Cells:
+    """Which tasks fill each cell of each view, and the notes they carry: gathered from task bindings."""
+
+    tasks: dict  # (view key, row, column) -> sorted task names
+    notes: dict  # view key -> {note: sorted task names}
+
+    @classmethod
+    def from_bindings(cls, bindings) -> "Cells":
+        """``bindings``: (task name, binding dict as recorded in results.json ``task.paper_view``) pairs."""
+        tasks: dict = {}
+        notes: dict = {}
+        for task, binding in bindings:
+            view = VIEW_BY_KEY.get(binding["table"])
+            if view is None:
+                continue  # a view this metabench does not have (a newer one, or a plugin's)
+            column = binding.get("column")
+            columns = view.columns if column is None else [column] if isinstance(column, str) else column
+            for col in columns:
+                key = (view.key, tuple(binding["row"]), col)
+                tasks[key] = sorted({*tasks.get(key, ()), task})
+            if binding.get("note"):
+                named = notes.setdefault(view.key, {}).setdefault(binding["note"], [])
+                named[:] = sorted({*named, task})
+        return cls(tasks, notes)
+
+    def of(self, view: PaperTable, row, column) -> list[str]:
+        return self.tasks.get((view.key, tuple(row), column), [])
+
+    def view_tasks(self, view: PaperTable) -> list[str]:
+        return sorted({t for (key, _, _), names in self.tasks.items() if key == view.key for t in names})
 
 #: (task, model) -> that run's metrics aggregate {metric: {"mean", "std", "n"}}
 Aggregates = dict[tuple[str, str], dict[str, dict]]
 
 
-def _value(table: PaperTable, row, column, model: str, runs: Aggregates) -> tuple[float, float | None] | None:
-    cell = table.cells.get((row, column))
-    if cell is None:
+def _value(table: PaperTable, cells: Cells, row, column, model: str, runs: Aggregates):
+    """(mean, std or None) of one cell for one model, or None while the cell lacks a complete set of runs."""
+    tasks = cells.of(table, row, column)
+    if len(tasks) != table.tasks_per_cell:
         return None
-    found = [runs.get((task, model), {}).get(cell.metric) or {} for task in cell.tasks]
+    metric = table.metrics[column]
+    found = [runs.get((task, model), {}).get(metric) or {} for task in tasks]
     if any(f.get("mean") is None for f in found):
         return None
     if len(found) == 1:
@@ -174,29 +161,36 @@ def format_value(value: tuple[float, float | None] | None, percent: bool) -> str
     return short + ("" if std is None else f" ({std:.2f})".replace("0.", ".", 1))
 
 
-def fill(table: PaperTable, models: list[str], runs: Aggregates) -> dict:
-    """The view as JSON-ready rows: for each table row, the paper's models then the ``models`` with runs."""
-    tasks = table.tasks
+def fill(table: PaperTable, cells: Cells, models: list[str], runs: Aggregates) -> dict:
+    """The view as JSON-ready rows: for each table row, the paper's models then the ``models`` with runs.
+
+    ``runs`` holds complete runs only (the caller leaves out runs with ``--limit``)."""
+    tasks = cells.view_tasks(table)
     present = [m for m in models if any((t, m) in runs for t in tasks)]
     rows = []
     for row in table.rows:
         rows.extend(_paper_rows(table, row))
         for model in present:
-            values = [_value(table, row, col, model, runs) for col in table.columns]
+            values = [_value(table, cells, row, col, model, runs) for col in table.columns]
             rows.append(_row(row, model, "metabench", [format_value(v, table.percent) for v in values]))
     if table.average_row:
         rows.extend(_paper_rows(table, table.average_row))
         for model in present:
-            cells = []
+            averages = []
             for col in table.columns:
-                values = [_value(table, row, col, model, runs) for row in table.rows]
-                cells.append(format_value(None if None in values else (statistics.fmean(v[0] for v in values), None),
-                                          table.percent))
-            rows.append(_row(table.average_row, model, "metabench", cells))
+                values = [_value(table, cells, row, col, model, runs) for row in table.rows]
+                averages.append(format_value(None if None in values else (statistics.fmean(v[0] for v in values), None),
+                                             table.percent))
+            rows.append(_row(table.average_row, model, "metabench", averages))
+    unbound = [(row, col) for row in table.rows for col in table.columns
+               if len(cells.of(table, row, col)) != table.tasks_per_cell]
     return {
         "key": table.key, "paper": table.paper, "number": table.number, "title": table.title,
         "header": [*table.row_header, "model", *table.columns], "rows": rows, "tasks": tasks,
         "missing_tasks": [t for t in tasks if not any((t, m) in runs for m in models)],
+        "cells_without_runs": len(unbound), "cells": len(table.rows) * len(table.columns),
+        "notes": [f"{note} ({', '.join(tasks)})" if len(tasks) <= 2 else f"{note} ({len(tasks)} tasks)"
+                  for note, tasks in sorted(cells.notes.get(table.key, {}).items())],
     }
 
 

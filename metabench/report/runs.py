@@ -39,6 +39,35 @@ class Run:
     def primary_metric(self) -> str:
         return self.results["task"]["primary_metric"]
 
+    @property
+    def n_items(self) -> int:
+        return self.results["n_items"]
+
+    @property
+    def partial(self) -> bool:
+        """True when the run scored only part of the test split (``--limit``). Runs written before metabench
+        recorded ``n_test_items`` count as partial when their limit could have cut the split."""
+        total = self.results.get("n_test_items")
+        if total is not None:
+            return self.n_items < total
+        limit = self.results.get("limit")
+        return limit is not None and self.n_items >= limit
+
+    @property
+    def datasets(self) -> list[dict] | None:
+        """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
+        return self.results["task"].get("datasets")
+
+    @property
+    def groups(self) -> list[dict]:
+        """The ``aggregate: mean`` groups the task belongs to, with all their members, as recorded."""
+        return self.results["task"].get("groups", [])
+
+    @property
+    def paper_view(self) -> list[dict]:
+        """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded."""
+        return self.results["task"].get("paper_view", [])
+
     def higher_is_better(self, metric: str) -> bool:
         """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are
         keyed as ``per_class`` and ``recall_at_k``); a metric missing there is taken as higher-is-better."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
 
-from metabench.config.index import TaskIndex
 from metabench.report.groups import group_rows, group_table
 from metabench.runner import RunOptions, run
 
@@ -25,7 +25,7 @@ def registry(monkeypatch, tmp_path):
 
 def test_group_mean_over_members_per_seed(registry, tmp_path):
     outcomes = run(registry, "enc_toy_cv", ["random", "majority"], RunOptions(output_dir=tmp_path, progress=False, seeds=[0, 1, 2]))
-    rows = {row["model"]: row for row in group_rows(TaskIndex(registry), outcomes)}
+    rows = {row["model"]: row for row in group_rows([o.results for o in outcomes if o.status == "ok"])}
     assert set(rows) == {"random", "majority"}
     row = rows["random"]
     assert row["group"] == "enc_toy_cv" and row["members"] == 2 and row["primary_metric"] == "span_f1"
@@ -38,5 +38,25 @@ def test_group_mean_over_members_per_seed(registry, tmp_path):
     assert "enc_toy_cv" in group_table(list(rows.values()))
 
     partial = [o for o in outcomes if o.task == "enc_toy_tag"]
-    (missing,) = [r for r in group_rows(TaskIndex(registry), partial) if r["model"] == "random"]
+    (missing,) = [r for r in group_rows([o.results for o in partial if o.status == "ok"]) if r["model"] == "random"]
     assert missing["missing"] == ["enc_toy_tag_on_train"]
+
+
+def test_groups_are_recorded_in_the_runs_and_reach_compare(registry, tmp_path):
+    """Membership comes from the run files (task.groups), so a k-fold mean is compared without the task index."""
+    import scipy.stats
+
+    from metabench.report.groups import compare_groups
+
+    outcomes = run(registry, "enc_toy_cv", ["random", "majority"], RunOptions(output_dir=tmp_path, progress=False, seeds=[0, 1]))
+    results = [o.results for o in outcomes]
+    members = sorted({o.task for o in outcomes})
+    assert all(r["task"]["groups"] == [{"name": "enc_toy_cv", "members": members, "source": r["task"]["groups"][0]["source"]}]
+               for r in results)
+    (row,) = compare_groups(results, "majority")
+    value = {(o.task, o.model): o.results["metrics"]["aggregate"]["span_f1"]["mean"] for o in outcomes}
+    a, b = [value[(m, "majority")] for m in members], [value[(m, "random")] for m in members]
+    assert row["baseline"] == "majority" and row["candidate"] == "random" and row["members"] == len(members)
+    assert row["delta"] == pytest.approx(statistics.fmean(b) - statistics.fmean(a))
+    expected = scipy.stats.ttest_rel(b, a).pvalue
+    assert (row["pvalue"] is None and not math.isfinite(expected)) or row["pvalue"] == pytest.approx(expected)

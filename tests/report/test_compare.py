@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -201,11 +202,11 @@ def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
     code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", short_runs / "toy_cls" / "lookup")
     assert code == 2 and "10 item id(s) in A are not in B" in err
     code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", toy_runs / "toy_tag" / "lookup")
-    assert code == 2 and "nothing to compare" in err
+    assert code == 2 and "nothing could be paired" in err
     code, _, err = cli("compare", toy_runs / "nowhere")
     assert code == 2 and "no such file or folder" in err
     code, _, err = cli("compare", toy_runs, "--baseline", "gpt-17")
-    assert code == 2 and "--baseline 'gpt-17': no run of task" in err
+    assert code == 2 and "no run of the --baseline model 'gpt-17'" in err
 
 
 def _ranking_run(path, model, ranks, macro_f1_stored):
@@ -239,3 +240,24 @@ def test_conventional_readings_are_kept_only_when_they_reproduce_the_metric(repo
     # the raw predictions are not the labels macro_f1 saw: no reading, no test, and no false alarm either
     macro = compare_pair(report_registry, a, b, "macro_f1", FAST)
     assert macro.test is None and "cannot be rebuilt" in macro.notes[0]
+
+
+def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_path):
+    """A full run, a --limit run and a task with one run in one folder: the full pair is compared, each pair
+    that cannot be compared is one line with its reason, and the exit status is 0."""
+    mixed = tmp_path / "mixed"
+    for source, target in ((toy_runs / "toy_cls" / "majority", "toy_cls/majority"),
+                           (toy_runs / "toy_cls" / "lookup", "toy_cls/lookup"),
+                           (short_runs / "toy_cls" / "lookup", "toy_cls/lookup-limit30"),
+                           (toy_runs / "toy_tag" / "lookup", "toy_tag/lookup")):
+        shutil.copytree(source, mixed / target)
+    code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200")
+    assert code == 0, err
+    table = out.split("\n\n")[0]
+    assert table.count("toy_cls") == 1 and "toy_tag" not in table  # one comparison: full lookup vs majority
+    skipped = [line for line in out.splitlines() if line.startswith("not compared: ")]
+    assert len(skipped) == 2, out
+    assert any("toy_cls" in line and "item id(s)" in line for line in skipped)  # the --limit 30 run
+    assert any("toy_tag" in line and "a single run (lookup)" in line for line in skipped)
+    code, _, err = cli("compare", mixed / "toy_tag", mixed / "toy_cls" / "lookup-limit30", "--baseline", "majority")
+    assert code == 2 and "nothing could be paired" in err and "toy_tag" in err and "toy_cls" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from metabench.report.leaderboard.board import slug
 
@@ -25,7 +26,8 @@ def test_board_ranks_tests_against_the_best_and_names_the_correction(site):
     assert board["correction"] == {"method": "holm", "name": "Holm"} and board["alpha"] == 0.05
     tasks = {t["name"]: t for t in board["tasks"]}
     tag = tasks["toy_tag"]
-    assert tag["best"] == "lookup" and tag["licence"] == "CC0" and tag["primary_metric"] == "span_f1"
+    assert tag["best"] == "lookup" and tag["primary_metric"] == "span_f1"
+    assert tag["datasets"] == [{"name": "toy_tagging", "roles": ["test", "train"], "licence": "CC0", "citation": ""}]
     entries = {e["model"]: e for e in tag["entries"]}
     assert entries["lookup"]["rank"] == 1 and entries["lookup"]["vs_best"] is None
     assert entries["majority"]["vs_best"]["test"] == "bootstrap" and entries["majority"]["vs_best"]["significant"]
@@ -37,7 +39,7 @@ def test_board_ranks_tests_against_the_best_and_names_the_correction(site):
     assert cls["random"]["rank"] == 5 and cls["random"]["vs_best"]["significant"]
     gaps = {(g["model"], g["reference_task"], g["subset_task"]): g for g in board["gaps"]["rows"]}
     assert gaps[("m", "t_nomet", "t_met")]["gap"] == 12 / 30 - 45 / 60
-    assert len(board["paper_tables"]) == 8 and all(t["missing_tasks"] for t in board["paper_tables"])
+    assert len(board["paper_tables"]) == 8
 
 
 def test_hostile_model_name_is_text_everywhere(site):
@@ -47,7 +49,8 @@ def test_hostile_model_name_is_text_everywhere(site):
     assert ESCAPED in (site / "gaps.html").read_text()  # the SVG plot labels too
     assert f"<h1>{ESCAPED}</h1>" in (site / "models" / f"{slug(HOSTILE)}.html").read_text()
     markdown = (site / "leaderboard.md").read_text()
-    assert HOSTILE not in markdown and ESCAPED in markdown
+    assert HOSTILE not in markdown and r"\<script\>alert(1)\</script\>" in markdown
+    assert not re.search(r"&[#a-z0-9]+;", markdown)  # Markdown escapes, never HTML entities
 
 
 def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
@@ -79,8 +82,9 @@ def test_tests_and_reporters_are_registered(cli, report_registry):
     assert code == 0 and all(n in out for n in ("markdown", "json", "html"))
 
 
-def test_runs_that_cannot_be_paired_still_build_the_site(cli, toy_runs, short_runs, tmp_path):
-    """A model run on other items than the best one gets no mark (and the reason), not a crashed build."""
+def test_a_partial_run_is_ranked_only_against_runs_over_the_same_items(cli, toy_runs, short_runs, tmp_path):
+    """A --limit 30 run beside full runs: its own item set, its n shown, marked partial, never a ★ and never
+    compared with the full runs (whose ranks and ★ it does not change)."""
     import shutil
 
     both = tmp_path / "both"
@@ -94,6 +98,15 @@ def test_runs_that_cannot_be_paired_still_build_the_site(cli, toy_runs, short_ru
     code, _, err = cli("leaderboard", "build", both, "-o", out, "--resamples", "200")
     assert code == 0, err
     board = json.loads((out / "leaderboard.json").read_text())
-    entries = [e for t in board["tasks"] if t["name"] == "toy_cls" for e in t["entries"]]
-    assert any((e["vs_best"] or {}).get("error") for e in entries)
+    task = next(t for t in board["tasks"] if t["name"] == "toy_cls")
+    entries = {e["model"]: e for e in task["entries"]}
+    short = entries["lookup-on-30-items"]
+    assert short["partial"] and short["n_items"] == 30 and short["item_set"] == 1 and not short["star"]
+    assert short["vs_best"] is None  # the only run over those 30 items: nothing to compare with
+    full = [e for e in task["entries"] if e["item_set"] == 0]
+    assert all(not e["partial"] and e["n_items"] == 40 for e in full)
+    stars = [e for e in task["entries"] if e["star"]]
+    assert stars and {e["item_set"] for e in stars} == {0}  # no ★ shared across item sets
+    assert [s["n_items"] for s in task["item_sets"]] == [40, 30]
+    assert "lookup-on-30-items ◐ n=30" in (out / "leaderboard.md").read_text()
     assert (out / "models" / "lookup.html").is_file()

@@ -4,10 +4,49 @@ from __future__ import annotations
 
 import pytest
 
+from metabench.report.compare import Options
+
 from metabench.report.paper_numbers import PAPER_NUMBERS
-from metabench.report.paper_views import MISSING, VIEWS, fill
+from metabench.report.paper_views import MISSING, VIEWS, Cells, fill
 
 VIEW = {v.key: v for v in VIEWS}
+
+
+@pytest.fixture(scope="module")
+def builtin_cells():
+    """The bindings of the built-in tasks (``metadata.paper_view``), as a run would record them."""
+    from metabench import plugins
+    from metabench.config.index import TaskIndex
+
+    index = TaskIndex(plugins.load())
+    return Cells.from_bindings((name, b.model_dump(mode="json")) for name, task in index.tasks.items()
+                               for b in task.config.metadata.paper_views())
+
+
+def test_every_view_cell_is_bound_to_existing_tasks(builtin_cells):
+    """A renamed or deleted task would leave a cell that can never fill: every cell names exactly as many
+    registered tasks as the view averages over."""
+    for view in VIEWS:
+        for row in view.rows:
+            for column in view.columns:
+                tasks = builtin_cells.of(view, row, column)
+                assert len(tasks) == view.tasks_per_cell, (view.key, row, column, tasks)
+
+
+def test_validate_rejects_a_binding_to_a_missing_row(tmp_path):
+    from metabench.cli import main
+
+    task = tmp_path / "t.yaml"
+    task.write_text("task: t\nkind: tagging\ndataset: meta4xnli_detection\nsplits: {test: test}\nmetrics: [span_f1]\n"
+                    "labels: {scheme: BIO, positive: METAPHOR}\n"
+                    "metadata:\n  paper_view: {table: meta4xnli_table_14, row: [ES -> EN]}\n")
+    assert main(["validate", str(task)]) == 1
+    task.write_text(task.read_text().replace("ES -> EN", "ES → EN"))
+    assert main(["validate", str(task)]) == 0
+
+
+def _cells(bindings: dict) -> Cells:
+    return Cells.from_bindings((task, b) for task, b in bindings.items())
 
 
 def test_every_printed_row_fits_its_view():
@@ -27,9 +66,9 @@ def _agg(mean, std=0.0, n=1):
     return {"mean": mean, "std": std, "n": n}
 
 
-def test_a_run_fills_its_cells_and_the_rest_shows_a_dash():
+def test_a_run_fills_its_cells_and_the_rest_shows_a_dash(builtin_cells):
     runs = {("m4x_det_es_mono", "hf:x"): {"span_f1": _agg(0.5, 0.01, 5), "inv_f1": _agg(0.6)}}
-    table = fill(VIEW["meta4xnli_table_11"], ["hf:x", "no-runs-here"], runs)
+    table = fill(VIEW["meta4xnli_table_11"], builtin_cells, ["hf:x", "no-runs-here"], runs)
     ours = [r for r in table["rows"] if r["source"] == "metabench"]
     assert {r["model"] for r in ours} == {"hf:x"}  # a model without runs in this table gets no rows
     first = next(r for r in ours if r["labels"] == ["M4X_ES", "M4X_ES"])
@@ -39,27 +78,49 @@ def test_a_run_fills_its_cells_and_the_rest_shows_a_dash():
     assert paper["cells"][0] == "67.17 ± 0.72"
     assert table["header"] == ["Train", "Test", "model", "F1", "Inv", "Oov", "P", "R"]
     assert "m4x_det_es_mono" not in table["missing_tasks"] and "m4x_det_en_mono" in table["missing_tasks"]
+    assert "m4x_det_en_mono_vua20" in table["tasks"]  # the VUAM row: bound by the task, no longer a dead name
 
 
-def test_munch_cells_are_mean_and_sd_over_prompt_tasks():
+def test_munch_cells_are_mean_and_sd_over_prompt_tasks(builtin_cells):
     runs = {(f"munch_word_judge_mword_p{p}", "m"): {"accuracy": _agg(v)} for p, v in ((1, 0.30), (2, 0.20), (3, 0.25))}
-    table = fill(VIEW["munch_table_2"], ["m"], runs)
+    table = fill(VIEW["munch_table_2"], builtin_cells, ["m"], runs)
     row = next(r for r in table["rows"] if r["source"] == "metabench" and r["labels"] == ["Word-judge", "M-Word"])
     assert row["cells"] == [".25 (.05)"]
-    partial = fill(VIEW["munch_table_2"], ["m"], {k: v for k, v in runs.items() if "p3" not in k[0]})
+    partial = fill(VIEW["munch_table_2"], builtin_cells, ["m"], {k: v for k, v in runs.items() if "p3" not in k[0]})
     row = next(r for r in partial["rows"] if r["source"] == "metabench" and r["labels"] == ["Word-judge", "M-Word"])
     assert row["cells"] == [MISSING]  # a prompt variant without a run: no mean over the other two
+    bound_two = _cells({f"munch_word_judge_mword_p{p}": {"table": "munch_table_2", "row": ["Word-judge", "M-Word"]}
+                        for p in (1, 2)})
+    row = next(r for r in fill(VIEW["munch_table_2"], bound_two, ["m"], runs)["rows"]
+               if r["source"] == "metabench" and r["labels"] == ["Word-judge", "M-Word"])
+    assert row["cells"] == [MISSING]  # only two of the three prompt tasks are known: the cell stays empty
 
 
 @pytest.mark.parametrize("complete", [True, False])
-def test_average_row_is_the_unweighted_mean_of_complete_columns(complete):
+def test_average_row_is_the_unweighted_mean_of_complete_columns(complete, builtin_cells):
     view = VIEW["meta4xnli_table_17"]
-    values = {"nomet_en_met": 0.70, "nomet_en_no_met": 0.74, "all_en_met": 0.72, "all_en_no_met": 0.80}
-    runs = {(f"m4x_nli_ft_{k}", "m"): {"accuracy": _agg(v, 0.01, 5)} for k, v in values.items()}
+    values = {"nomet_met": 0.70, "nomet_nomet": 0.74, "all_met": 0.72, "all_nomet": 0.80}
+    runs = {(f"m4x_int_en_ft_{k}", "m"): {"accuracy": _agg(v, 0.01, 5)} for k, v in values.items()}
     if not complete:
-        runs.pop(("m4x_nli_ft_all_en_no_met", "m"))
-    table = fill(view, ["m"], runs)
+        runs.pop(("m4x_int_en_ft_all_nomet", "m"))
+    table = fill(view, builtin_cells, ["m"], runs)
     average = next(r for r in table["rows"] if r["source"] == "metabench" and r["labels"] == ["average", ""])
     assert average["cells"] == (["74.00", MISSING] if complete else [MISSING, MISSING])
     printed = next(r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["average", ""])
     assert printed["cells"] == ["75.84", "74.01"]
+
+
+def test_partial_runs_stay_out_of_the_paper_views(report_registry, toy_runs, short_runs):
+    """toy_tag is bound to Table 14's ES → EN row (fixture): its full runs fill it, its --limit run does not."""
+    from metabench.report.leaderboard.board import build_board
+    from metabench.report.runs import find_runs
+
+    board = build_board(report_registry, find_runs([toy_runs, short_runs]), options=Options(n_resamples=50))
+    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
+    ours = [r for r in table["rows"] if r["source"] == "metabench" and r["labels"] == ["ES → EN"]]
+    assert {r["model"] for r in ours} == {"majority", "lookup", "random", "random:strategy=prior"}
+    full = next(e for t in board["tasks"] if t["name"] == "toy_tag" for e in t["entries"]
+                if e["model"] == "lookup" and not e["partial"])
+    row = next(r for r in ours if r["model"] == "lookup")
+    assert row["cells"][0] == f"{100 * full['metrics']['span_f1']['mean']:.2f}"  # the full run, not the 30 items
+    assert table["notes"] == ["toy fixture, not Meta4XNLI (toy_tag)"]

@@ -6,13 +6,20 @@ where they are not installed.
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
 from metabench.report.leaderboard.board import slug
 
 HOSTILE = "<script>alert(1)</script>"
+REPO = Path(__file__).resolve().parents[2]
+LAPTOP = (1366, 768)  # the commonest laptop screen
+#: The committed screenshot of the committed leaderboard's overview, taken by this test
+#: (METABENCH_UPDATE_SCREENSHOT=1 rewrites it after `metabench leaderboard build`).
+SCREENSHOT = REPO / "docs" / "leaderboard-overview.png"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
@@ -85,9 +92,45 @@ def test_clicking_a_header_sorts_the_table(browser, site):
 
 def test_hostile_model_name_renders_as_text(browser, site):
     _open(browser, site / "index.html")
-    assert HOSTILE in [a.text for a in browser.find_elements("css selector", "#overview-table tbody th a")]
+    assert HOSTILE in [a.text for a in browser.find_elements("css selector", "table.overview tbody th a")]
     assert len(browser.find_elements("tag name", "script")) == 1  # site.js only: the name did not become a script
     _open(browser, site / "models" / f"{slug(HOSTILE)}.html")
     assert browser.find_element("tag name", "h1").text == HOSTILE
     _open(browser, site / "gaps.html")
     assert HOSTILE in browser.find_element("css selector", "svg.plot").text
+
+
+def _fits_laptop_width(browser, page) -> None:
+    browser.set_window_size(*LAPTOP)
+    _open(browser, page)
+    scroll, client = browser.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert scroll <= client, f"{page.name}: {scroll}px wide in a {client}px window (horizontal scroll)"
+    boxes = browser.execute_script(  # nor a table that scrolls sideways inside its own box
+        "return Array.from(document.querySelectorAll('main *')).filter(e => getComputedStyle(e).overflowX !== 'visible'"
+        " && e.scrollWidth > e.clientWidth + 1).map(e => e.tagName + '.' + e.className + ' ' + e.scrollWidth)")
+    assert not boxes, f"{page.name}: sideways scrolling boxes {boxes}"
+
+
+def test_overview_needs_no_horizontal_scroll_at_laptop_width(browser, site):
+    _fits_laptop_width(browser, site / "index.html")
+    assert browser.find_elements("css selector", "svg.heat rect.cell")  # the heat-map drew its squares
+    cells = browser.find_elements("css selector", "table.overview td[style*='--heat']")
+    shades = {c.value_of_css_property("background-color") for c in cells}
+    assert len(shades) > 2  # coloured by value, not one flat colour
+
+
+def test_committed_overview_fits_a_laptop_and_its_screenshot_is_in_the_docs(browser, tmp_path):
+    page = REPO / "leaderboard" / "index.html"
+    if not page.is_file():
+        pytest.skip("no committed leaderboard in this checkout")
+    _fits_laptop_width(browser, page)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(LAPTOP[0], min(height, 6000))  # the whole overview in one picture
+    shot = tmp_path / "overview.png"
+    assert browser.save_screenshot(str(shot))
+    if os.environ.get("METABENCH_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(shot, SCREENSHOT)
+    assert SCREENSHOT.is_file(), "run this test once with METABENCH_UPDATE_SCREENSHOT=1 and commit the picture"
+    width = int.from_bytes(SCREENSHOT.read_bytes()[16:20], "big")  # PNG header: IHDR width
+    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and width == int.from_bytes(shot.read_bytes()[16:20], "big")

@@ -4,9 +4,18 @@ The board is a plain JSON-ready dict (``leaderboard.json`` is exactly this), so 
 registered through ``metabench_register_reporters`` gets the same numbers as the built-in ones and never
 needs to know how they were computed.
 
-Per task, models are ranked by the primary metric (mean over seeds). Every model is tested against the
-best one on the shared items with the test `compare` would choose, and the p-values are corrected within
-the task (the family a reader scans when asking "who is tied with the best here?").
+Per task, runs are split by the items they scored: the whole test split, or the first N items of a run
+with ``--limit`` (a *partial* run). Models are ranked by the primary metric (mean over seeds) only against
+runs over the same items, and every model is tested against the best one of its item set with the test
+`compare` would choose; p-values are corrected within the task (the family a reader scans when asking "who
+is tied with the best here?"). Only the task's main item set (the whole test split when any run covers it)
+awards the ★, so a 50-item run never shares it with a full run; partial runs are marked and stay out of
+the paper views.
+
+Everything comes from the run files: datasets credited (with licences and citations), k-fold and paper
+"average" groups, paper-view cells and task families (from the tags) are read from ``results.json``, so a
+board builds where the plugin that made a run is not installed. Runs written before metabench recorded
+these facts fall back to the registry for their datasets.
 """
 
 from __future__ import annotations
@@ -17,12 +26,35 @@ import re
 from ... import __version__
 from ...errors import MetabenchError
 from ...registry import Registry
+from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
 from ..gaps import gap_pairs, subset_gap
-from ..paper_views import VIEWS, fill
+from ..groups import group_rows
+from ..paper_views import VIEWS, Cells, fill
 from ..runs import Run, by_task
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: Task families of the overview, in display order, with the tags that place a task in them. A task joins
+#: the first family in ``FAMILY_MATCH_ORDER`` one of whose tags it carries (``newsmet_det`` is tagged newsmet
+#: and detection: NewsMet); a task with none of these tags is "other".
+FAMILIES = {
+    "detection": ("Metaphor detection", ("detection",)),
+    "nli": ("NLI", ("nli", "interpretation")),
+    "paraphrase": ("Paraphrase", ("munch", "paraphrase", "metaphor_llm_paraphrases")),
+    "newsmet": ("NewsMet", ("newsmet",)),
+    "artifacts": ("Construction artifacts", ("artifacts",)),
+    "hard_metaphors": ("Hard metaphors", ("hard_metaphors",)),
+    "other": ("Other tasks", ()),
+}
+FAMILY_MATCH_ORDER = ("newsmet", "artifacts", "hard_metaphors", "paraphrase", "nli", "detection")
+
+
+def family(tags) -> str:
+    for key in FAMILY_MATCH_ORDER:
+        if set(FAMILIES[key][1]) & set(tags):
+            return key
+    return "other"
 
 
 def slug(name: str) -> str:
@@ -31,51 +63,66 @@ def slug(name: str) -> str:
     return base if base == name else f"{base}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
 
 
+def _item_set(run: Run) -> tuple:
+    """Which items a run scored, as far as run files tell: the whole test split, or the first N of it."""
+    return (run.partial, run.n_items)
+
+
 def latest_runs(runs: list[Run]) -> tuple[list[Run], list[dict]]:
-    """One run per (task, model): the newest by ``created``; the others are listed as ignored."""
-    chosen: dict[tuple[str, str], Run] = {}
+    """One run per (task, model, item set): the newest by ``created``; the others are listed as ignored."""
+    chosen: dict[tuple, Run] = {}
     for run in runs:
-        key = (run.task, run.model)
+        key = (run.task, run.model, _item_set(run))
         if key not in chosen or run.results["created"] > chosen[key].results["created"]:
             chosen[key] = run
     kept = list(chosen.values())
-    ignored = [{"run": str(r.path), "reason": f"a newer run of task '{r.task}' with model '{r.model}' is shown"}
-               for r in runs if all(r is not k for k in kept)]
+    ignored = [{"run": str(r.path), "reason": f"a newer run of task '{r.task}' with model '{r.model}' on the same "
+                f"items is shown"} for r in runs if all(r is not k for k in kept)]
     return kept, ignored
 
 
-def _dataset(registry: Registry, name: str) -> dict:
-    """Licence and citation from the dataset's registration; empty when the dataset is not registered here."""
+def _datasets(registry: Registry, run: Run) -> list[dict]:
+    """The datasets the run recorded; for older runs, the ones its recorded config names, from the registry."""
+    if run.datasets is not None:
+        return run.datasets
+    from ...config.schema import TaskConfig
+
     try:
-        spec = registry.get("dataset", name).target
-    except MetabenchError:
-        return {"licence": "", "citation": ""}
-    return {"licence": getattr(spec, "licence", "") or "", "citation": getattr(spec, "citation", "") or ""}
+        return datasets_used(registry, TaskConfig.model_validate(run.results["task"]["config"]))
+    except ValueError:
+        return [{"name": run.results["task"]["dataset"], "roles": ["test"], "licence": "", "citation": ""}]
 
 
-def _entry(run: Run, metric: str) -> dict:
+def _entry(run: Run, metric: str, item_set: int) -> dict:
     aggregate = run.results["metrics"]["aggregate"]
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return {
         "model": run.model, "model_slug": slug(run.model), "run": str(run.path), "seeds": run.seeds,
-        "n_items": run.results["n_items"],
+        "n_items": run.n_items, "partial": run.partial, "item_set": item_set,
         "metrics": {n: aggregate.get(n, {"mean": None, "std": None, "n": 0}) for n in names},
         "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
         "vs_best": None,
     }
 
 
-def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options) -> dict:
-    first = group[0]
-    metric = first.primary_metric
-    higher = first.higher_is_better(metric)
+def _item_sets(group: list[Run]) -> list[list[Run]]:
+    """The task's runs split by item set: whole-split runs first, then partial runs, larger sets first."""
+    sets: dict[tuple, list[Run]] = {}
+    for run in group:
+        sets.setdefault(_item_set(run), []).append(run)
+    return [sets[key] for key in sorted(sets, key=lambda k: (k[0], -k[1]))]
+
+
+def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item_set: int, correction: str,
+            alpha: float, options: Options) -> list[dict]:
+    """Entries of one item set, ranked, each tested against the set's best run."""
 
     def sort_key(run: Run):
         mean = (run.aggregate(metric) or {}).get("mean")
         return (mean is None, -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
-    ordered = sorted(group, key=sort_key)
-    entries = [_entry(run, metric) for run in ordered]
+    ordered = sorted(runs, key=sort_key)
+    entries = [_entry(run, metric, item_set) for run in ordered]
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
@@ -93,12 +140,29 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
             "significant": c.p_adjusted is not None and c.p_adjusted <= alpha and c.drop > 0,
         }
     _rank(entries, metric)
+    for entry in entries:
+        entry["star"] = item_set == 0 and entry["rank"] == 1
+    return entries
+
+
+def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options) -> dict:
+    first = group[0]
+    metric = first.primary_metric
+    higher = first.higher_is_better(metric)
+    sets = _item_sets(group)
+    entries = [e for index, runs in enumerate(sets)
+               for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options)]
+    item_sets = [{"n_items": runs[0].n_items, "partial": runs[0].partial, "models": len(runs),
+                  "label": (f"first {runs[0].n_items} test items (runs with --limit)" if runs[0].partial
+                            else f"all {runs[0].n_items} test items")} for runs in sets]
     task = first.results["task"]
+    main = [e for e in entries if e["item_set"] == 0]
     return {
         "name": name, "slug": slug(name), "kind": task["kind"], "dataset": task["dataset"], "source": task["source"],
         "version": task["version"], "config_hash": task["config_hash"], "primary_metric": metric,
-        "higher_is_better": higher, "n_items": first.results["n_items"], "best": best.model,
-        **_dataset(registry, task["dataset"]), "entries": entries,
+        "higher_is_better": higher, "n_items": main[0]["n_items"], "partial": main[0]["partial"],
+        "item_sets": item_sets, "best": main[0]["model"], "family": family(task.get("config", {}).get("tag", [])),
+        "datasets": _datasets(registry, first), "entries": entries,
     }
 
 
@@ -119,10 +183,40 @@ def _models(tasks: list[dict]) -> list[dict]:
             model = models.setdefault(entry["model"], {"name": entry["model"], "slug": entry["model_slug"], "results": []})
             model["results"].append({
                 "task": task["name"], "task_slug": task["slug"], "metric": task["primary_metric"],
-                "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"],
-                "n_models": len(task["entries"]), "vs_best": entry["vs_best"],
+                "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"], "star": entry["star"],
+                "n_models": sum(e["item_set"] == entry["item_set"] for e in task["entries"]), "vs_best": entry["vs_best"],
+                "n_items": entry["n_items"], "partial": entry["partial"],
             })
     return sorted(models.values(), key=lambda m: m["name"])
+
+
+def _families(tasks: list[dict]) -> list[dict]:
+    """The overview's sections: task families in display order, each with its tasks (empty families left out)."""
+    out = []
+    for key, (title, _) in FAMILIES.items():
+        names = [t["name"] for t in tasks if t["family"] == key]
+        if names:
+            out.append({"key": key, "title": title, "tasks": names})
+    return out
+
+
+def _heat(tasks: list[dict]) -> None:
+    """Give every main-item-set entry a 0..1 ``heat``: its place between the task's worst and best value
+    (1 = best, whichever direction is better), so colours compare models within a task, never across tasks."""
+    for task in tasks:
+        metric = task["primary_metric"]
+        main = [e for e in task["entries"] if e["item_set"] == 0 and e["metrics"][metric]["mean"] is not None]
+        values = [e["metrics"][metric]["mean"] for e in main]
+        low, high = (min(values), max(values)) if values else (0.0, 0.0)
+        for entry in task["entries"]:
+            mean = entry["metrics"][metric]["mean"]
+            if entry["item_set"] != 0 or mean is None:
+                entry["heat"] = None
+            elif high == low:
+                entry["heat"] = 1.0
+            else:
+                share = (mean - low) / (high - low)
+                entry["heat"] = share if task["higher_is_better"] else 1.0 - share
 
 
 def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> dict:
@@ -147,13 +241,25 @@ def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> 
     return {"rows": list(summary.values()), "errors": errors}
 
 
+def _one_per_model(runs: list[Run]) -> list[Run]:
+    """One run per (task, model) for the subset gaps: the whole-split run where there is one (the gap rows
+    show each subset's item count, so a partial pair reads as such)."""
+    chosen: dict[tuple[str, str], Run] = {}
+    for run in sorted(runs, key=lambda r: (not r.partial, r.n_items)):
+        chosen[(run.task, run.model)] = run
+    return list(chosen.values())
+
+
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options()) -> dict:
-    """Everything the reporters write, from the runs (one per task and model; newer runs win)."""
+    """Everything the reporters write, from the runs (one per task, model and item set; newer runs win)."""
     runs, ignored = latest_runs(runs)
     tasks = [_task(registry, name, group, correction, alpha, options) for name, group in sorted(by_task(runs).items())]
+    _heat(tasks)
     models = _models(tasks)
-    aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in runs}
+    complete = [r for r in runs if not r.partial]
+    aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
+    cells = Cells.from_bindings((r.task, binding) for r in runs for binding in r.paper_view)
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
@@ -163,9 +269,12 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "alpha": alpha,
         "confidence": options.confidence,
         "n_runs": len(runs),
+        "n_partial_runs": len(runs) - len(complete),
         "ignored_runs": ignored,
+        "families": _families(tasks),
         "tasks": tasks,
         "models": models,
-        "gaps": _gaps(runs, correction, alpha, options.confidence),
-        "paper_tables": [fill(view, [m["name"] for m in models], aggregates) for view in VIEWS],
+        "groups": [row for row in group_rows([r.results for r in complete]) if not row["missing"]],
+        "gaps": _gaps(_one_per_model(runs), correction, alpha, options.confidence),
+        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS],
     }

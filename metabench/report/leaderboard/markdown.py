@@ -1,20 +1,26 @@
 """``leaderboard.md``: the leaderboard as Markdown, for reading in a repository browser or a pull request.
 
-Text from run files is escaped: Markdown renderers pass raw HTML through, and a ``|`` would break a table.
+Text from run files is escaped with Markdown's own backslash escapes, not HTML entities: renderers pass raw
+HTML through (so ``<`` must not open a tag) and a ``|`` would break a table, while an entity such as
+``&#x27;`` would show up literally wherever the file is read as plain text.
 """
 
 from __future__ import annotations
 
-import html
+import re
 from pathlib import Path
 
 from ..compare import format_ci, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
 
+#: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
+COLUMNS_PER_TABLE = 8
+_SPECIAL = re.compile(r"([\\`*\[\]<>&|])")
+
 
 def escape(text) -> str:
-    return html.escape(str(text)).replace("|", "\\|").replace("\n", " ")
+    return _SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 def _table(headers: list, rows: list[list]) -> list[str]:
@@ -24,46 +30,79 @@ def _table(headers: list, rows: list[list]) -> list[str]:
 
 
 def _mark(entry: dict) -> str:
-    if entry["rank"] == 1:
+    if entry["partial"]:
+        return f" ◐ n={entry['n_items']}"
+    if entry["star"]:
         return " ★"
     return " ▼" if (entry["vs_best"] or {}).get("significant") else ""
+
+
+def _cell(entry: dict | None, metric: str) -> str:
+    if not entry:
+        return MISSING
+    mean = entry["metrics"][metric]["mean"]
+    return (MISSING if mean is None else f"{mean:.4f}") + _mark(entry)
+
+
+def _overview(board: dict) -> list[str]:
+    tasks = {t["name"]: t for t in board["tasks"]}
+    cells: dict[tuple[str, str], dict] = {}
+    for task in board["tasks"]:
+        for entry in sorted(task["entries"], key=lambda e: -e["item_set"]):  # the main item set wins
+            cells[(entry["model"], task["name"])] = entry
+    out = []
+    for fam in board["families"]:
+        out += [f"### {escape(fam['title'])}", ""]
+        for start in range(0, len(fam["tasks"]), COLUMNS_PER_TABLE):
+            chunk = [tasks[n] for n in fam["tasks"][start:start + COLUMNS_PER_TABLE]]
+            models = [m["name"] for m in board["models"] if any((m["name"], t["name"]) in cells for t in chunk)]
+            rows = [[m] + [_cell(cells.get((m, t["name"])), t["primary_metric"]) for t in chunk] for m in models]
+            out += _table(["model"] + [f"{t['name']} ({t['primary_metric']}, n={t['n_items']})" for t in chunk], rows)
+    return out
+
+
+def _datasets(task: dict) -> list[str]:
+    lines = []
+    for d in task["datasets"]:
+        lines.append(f"- {escape(d['name'])} ({escape(', '.join(d['roles']))}): licence {escape(d['licence'] or 'not stated')}"
+                     + (f"; cite: {escape(d['citation'])}" if d["citation"] else ""))
+    return lines + [""]
 
 
 def render(board: dict) -> str:
     correction = board["correction"]["name"]
     out = [
         f"# {escape(board['title'])}", "",
-        f"{board['n_runs']} runs, the latest from {board['latest_run']}; metabench {board['metabench']}. "
-        f"★ best model of the task (ties share it); ▼ significantly worse than the best ({correction}-adjusted p ≤ {board['alpha']} "
-        "within the task; paired test on the shared items). Values: mean ± std over seeds.", "",
+        f"{board['n_runs']} runs ({board['n_partial_runs']} partial), the latest from {board['latest_run']}; "
+        f"metabench {board['metabench']}. ★ best model of the task on its whole test split (ties share it); ▼ "
+        f"significantly worse than the best of the same items ({correction}-adjusted p ≤ {board['alpha']} within the "
+        "task; paired test on the shared items); ◐ n=N: a partial run (--limit) over the first N test items, ranked "
+        "only against runs over the same items and left out of the paper tables. Values: mean over seeds.", "",
         "## Overview", "",
     ]
-    cells = {(e["model"], t["name"]): e for t in board["tasks"] for e in t["entries"]}
-    rows = []
-    for model in board["models"]:
-        row = [model["name"]]
-        for task in board["tasks"]:
-            found = cells.get((model["name"], task["name"]))
-            row.append(MISSING if not found else mean_std(found["metrics"][task["primary_metric"]]) + _mark(found))
-        rows.append(row)
-    out += _table(["model"] + [f"{t['name']} ({t['primary_metric']})" for t in board["tasks"]], rows)
+    out += _overview(board)
+    if board["groups"]:
+        out += ["## Group means", "", "Unweighted mean of the member tasks per seed (k-fold cross-validation, the "
+                "papers' average rows), then mean ± std over seeds; complete runs only.", ""]
+        out += _table(["group", "model", "metric", "value", "members", "items"],
+                      [[g["group"], g["model"], g["primary_metric"], mean_std(g["aggregate"].get(g["primary_metric"])),
+                        g["members"], g["n_items"]] for g in board["groups"]])
 
     for task in board["tasks"]:
+        sets = "; ".join(f"{s['label']}: {s['models']} model(s)" for s in task["item_sets"])
         out += [f"## {escape(task['name'])}", "",
-                f"Dataset {escape(task['dataset'])}; licence: {escape(task['licence'] or 'not stated')}; "
-                f"{task['n_items']} test items; primary metric {escape(task['primary_metric'])}.", ""]
-        if task["citation"]:
-            out += [f"Cite: {escape(task['citation'])}", ""]
+                f"Primary metric {escape(task['primary_metric'])}; {escape(sets)}. Datasets:", ""]
+        out += _datasets(task)
         rows = []
         for e in task["entries"]:
             v = e["vs_best"] or {}
             rows.append([
-                e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), len(e["seeds"]),
-                f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
-                format_ci(v.get("ci_low"), v.get("ci_high")),
-                v.get("test") or MISSING, format_p(v.get("p_adjusted")),
+                e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), e["n_items"],
+                len(e["seeds"]), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
+                format_ci(v.get("ci_low"), v.get("ci_high")), v.get("test") or MISSING, format_p(v.get("p_adjusted")),
             ])
-        out += _table(["rank", "model", task["primary_metric"], "seeds", "Δ vs best", "CI", "test", f"p ({correction})"], rows)
+        out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "test",
+                       f"p ({correction})"], rows)
 
     if board["gaps"]["rows"]:
         out += ["## Metaphor gaps", "",
@@ -73,13 +112,15 @@ def render(board: dict) -> str:
                  f"{r['significant_seeds']} of {len(r['seeds'])}"] for r in board["gaps"]["rows"]]
         out += _table(["model", "A", "B", "accuracy A", "accuracy B", "gap", "p Fisher adj (per seed)", "significant seeds"], rows)
 
-    out += ["## Paper tables", "", "Rows marked *paper* are the papers' printed numbers for their own models.", ""]
+    out += ["## Paper tables", "", "Rows marked paper: are the papers' printed numbers for their own models; metabench "
+            "rows use complete runs only (the papers print whole test splits).", ""]
     for t in board["paper_tables"]:
         out += [f"### {escape(t['paper'])}, {t['number']}: {escape(t['title'])}", ""]
-        rows = [r["labels"] + [("*paper* " if r["source"] == "paper" else "") + r["model"]] + r["cells"] for r in t["rows"]]
+        rows = [r["labels"] + [("paper: " if r["source"] == "paper" else "") + r["model"]] + r["cells"] for r in t["rows"]]
         out += _table(t["header"], rows)
+        out += [f"Note: {escape(n)}" for n in t["notes"]] + ([""] if t["notes"] else [])
         if t["missing_tasks"]:
-            out += [f"No runs yet for: {escape(', '.join(t['missing_tasks']))}.", ""]
+            out += [f"Only partial runs so far for: {escape(', '.join(t['missing_tasks']))}.", ""]
     return "\n".join(out)
 
 

@@ -14,18 +14,28 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from markupsafe import escape
+
 from ..compare import format_ci, format_p
 from . import numbers, svg
 
+#: Task columns per overview table: more would not fit a laptop screen, so a large family gets several tables.
+PER_TABLE = 8
+
 HERE = Path(__file__).parent
 PAGE_FOLDERS = ("tasks", "models")
+
+
+def _wbr(text) -> Markup:
+    """A task name that may wrap after each underscore (long names in narrow overview columns)."""
+    return Markup("_<wbr>").join(escape(part) for part in str(text).split("_"))
 
 
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
-                       sortval=numbers.sort_value)
+                       sortval=numbers.sort_value, wbr=_wbr)
     return env
 
 
@@ -37,6 +47,26 @@ def _seed_plot(task: dict) -> Markup:
         for e in task["entries"] if e["metrics"][metric]["mean"] is not None
     ]
     return Markup(svg.seed_strip(series, axis_label=metric, title=f"{metric} per seed on {task['name']}"))
+
+
+def _heatmap(board: dict, cells: dict) -> Markup:
+    models = [m["name"] for m in board["models"]]
+    by_name = {t["name"]: t for t in board["tasks"]}
+    families = []
+    for fam in board["families"]:
+        tasks = []
+        for name in fam["tasks"]:
+            metric = by_name[name]["primary_metric"]
+            values = {}
+            for model in models:
+                entry = cells.get((model, name))
+                if entry is not None:
+                    mean = entry["metrics"][metric]["mean"]
+                    where = f"first {entry['n_items']} items, partial" if entry["partial"] else f"{entry['n_items']} items"
+                    values[model] = (entry["heat"], f"{model} on {name}: {metric} {numbers.number(mean)} ({where})")
+            tasks.append((name, values))
+        families.append((fam["title"], tasks))
+    return Markup(svg.heatmap(models, families, title="primary metric per task and model"))
 
 
 def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
@@ -83,8 +113,13 @@ def write(board: dict, out_dir: Path) -> list[Path]:
         shutil.copyfile(HERE / "static" / name, assets / name)
         written.append(assets / name)
 
-    cells = {(e["model"], t["name"]): e for t in board["tasks"] for e in t["entries"]}
-    render("index.html", "index.html", cells=cells)
+    cells = {(e["model"], t["name"]): e for t in board["tasks"]
+             for e in sorted(t["entries"], key=lambda e: -e["item_set"])}  # the main item set's entry wins
+    by_name = {t["name"]: t for t in board["tasks"]}
+    env.filters["task_of"] = by_name.__getitem__
+    model_tasks = {m["name"]: [r["task"] for r in m["results"]] for m in board["models"]}
+    render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_tasks=model_tasks,
+           heatmap=_heatmap(board, cells))
     for task in board["tasks"]:
         others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON
         render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task))

@@ -107,3 +107,43 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
         parts.append("</g>")
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]], *, title: str) -> str:
+    """Models × tasks in one compact grid, tasks grouped by family: each square's opacity is the model's place
+    between the task's worst and best value (``heat`` 0..1), an outlined square a task without a whole-split run.
+
+    ``families``: [(family title, [(task name, {model: (heat or None, tooltip)})])].
+    """
+    if not models or not families:
+        return ""
+    cell, gap, label = 18, 12, 200
+    top = 22
+    n_tasks = sum(len(tasks) for _, tasks in families)
+    width = label + n_tasks * cell + gap * (len(families) - 1) + 8
+    height = top + len(models) * cell + 6
+    parts = [f'<svg class="heat" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    x0 = label
+    for family, tasks in families:
+        room = max(1, int((len(tasks) * cell + gap - 4) / 6.5))  # characters that fit above the family's squares
+        short = family if len(family) <= room else family[: max(1, room - 1)] + "…"
+        parts.append(f'<text class="family" x="{x0}" y="14"><title>{escape(family)}</title>{escape(short)}</text>')
+        for column, (task, values) in enumerate(tasks):
+            x = x0 + column * cell
+            for row, model in enumerate(models):
+                heat, tip = values.get(model, (None, None))
+                y = top + row * cell
+                if tip is None:
+                    continue
+                if heat is None:
+                    parts.append(f'<rect class="empty" x="{x + 1.5}" y="{y + 1.5}" width="{cell - 3}" height="{cell - 3}">'
+                                 f'<title>{escape(tip)}</title></rect>')
+                else:
+                    parts.append(f'<rect class="cell" x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" '
+                                 f'fill-opacity="{0.12 + 0.88 * heat:.2f}"><title>{escape(tip)}</title></rect>')
+        x0 += len(tasks) * cell + gap
+    for row, model in enumerate(models):
+        parts.append(f'<text x="{label - 6}" y="{top + row * cell + 13}" text-anchor="end">{escape(_label(model))}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)

@@ -1,0 +1,46 @@
+"""What a run records about its task beyond the config: every dataset it uses, the groups it averages into and
+the paper-table cells it fills.
+
+The reporter reads only run files (see ``metabench.report``): a leaderboard built on another machine, or
+where the plugin that made a run is not installed, has no registry or task index to ask. So the runner
+writes these facts into ``results.json`` (``task.datasets``, ``task.groups``, ``task.paper_view``) at the
+moment it still knows them, and every report takes them from there.
+"""
+
+from __future__ import annotations
+
+from .config.validate import resolve_split, split_values
+from .errors import MetabenchError
+
+#: Split roles in the order their datasets are credited: the test data first.
+ROLES = ("test", "train", "validation", "fewshot")
+
+
+def datasets_used(registry, config) -> list[dict]:
+    """Every dataset any split role reads, with its roles, licence and citation (cross-domain and
+    SICK-trained tasks use two). A dataset this registry does not know is credited with empty fields."""
+    roles: dict[str, list[str]] = {}
+    for role in ROLES:
+        for value in split_values(getattr(config.splits, role)):
+            dataset = resolve_split(config, value)[0]
+            if role not in roles.setdefault(dataset, []):
+                roles[dataset].append(role)
+    out = []
+    for name, used_as in roles.items():
+        try:
+            spec = registry.get("dataset", name).target
+        except MetabenchError:
+            spec = None
+        out.append({"name": name, "roles": used_as, "licence": getattr(spec, "licence", "") or "",
+                    "citation": getattr(spec, "citation", "") or ""})
+    return out
+
+
+def task_facts(registry, task) -> dict:
+    """The ``task.datasets``, ``task.groups`` and ``task.paper_view`` entries of a run's results (``task`` is a
+    `LoadedTask` from `TaskIndex.load`, which found its groups)."""
+    return {
+        "datasets": datasets_used(registry, task.config),
+        "groups": task.groups,
+        "paper_view": [binding.model_dump(mode="json") for binding in task.config.metadata.paper_views()],
+    }
