@@ -37,7 +37,7 @@ def group_rows(results: list[dict]) -> list[dict]:
             runs = [by_key[(m, model)] for m in members]
             primary = runs[0]["task"]["primary_metric"]
             rows.append({"group": name, "model": model, "members": len(members), "missing": [],
-                         "primary_metric": primary, "aggregate": mean_over_members(runs),
+                         "member_tasks": members, "primary_metric": primary, "aggregate": mean_over_members(runs),
                          "n_items": sum(r["n_items"] for r in runs),
                          "member_values": {m: r["metrics"]["aggregate"].get(primary, {}).get("mean")
                                            for m, r in zip(members, runs)}})

@@ -190,14 +190,48 @@ def _models(tasks: list[dict]) -> list[dict]:
     return sorted(models.values(), key=lambda m: m["name"])
 
 
-def _families(tasks: list[dict]) -> list[dict]:
-    """The overview's sections: task families in display order, each with its tasks (empty families left out)."""
+def _families(tasks: list[dict], groups: list[dict]) -> list[dict]:
+    """The overview's sections: task families in display order (empty ones left out), each a list of columns.
+
+    A column is a task, or an ``aggregate: mean`` group (k-fold folds, a paper's average row) that some model
+    completed: its members then share one column holding the group mean, so ten TroFi folds read as TroFi.
+    The members keep their own pages, and the heat-map shows them one by one.
+    """
+    by_name = {t["name"]: t for t in tasks}
+    rows: dict[str, list[dict]] = {}
+    for row in groups:
+        rows.setdefault(row["group"], []).append(row)
+    member_of = {m: name for name, g in rows.items() for m in g[0]["member_tasks"] if m in by_name}
     out = []
     for key, (title, _) in FAMILIES.items():
         names = [t["name"] for t in tasks if t["family"] == key]
+        columns, shown = [], set()
+        for name in names:
+            group = member_of.get(name)
+            if group is None:
+                columns.append({"type": "task", "name": name})
+            elif group not in shown:
+                shown.add(group)
+                columns.append(_group_column(group, rows[group], by_name[name]["higher_is_better"]))
         if names:
-            out.append({"key": key, "title": title, "tasks": names})
+            out.append({"key": key, "title": title, "tasks": names, "columns": columns})
     return out
+
+
+def _group_column(name: str, rows: list[dict], higher: bool) -> dict:
+    """A group's overview column: each model's group mean, with heat and ★ among the models that completed it."""
+    metric = rows[0]["primary_metric"]
+    means = {r["model"]: r["aggregate"][metric] for r in rows if r["aggregate"].get(metric, {}).get("mean") is not None}
+    values = [a["mean"] for a in means.values()]
+    best = (max(values) if higher else min(values)) if values else None
+    low, high = (min(values), max(values)) if values else (0.0, 0.0)
+    cells = {}
+    for model, agg in means.items():
+        share = 1.0 if high == low else (agg["mean"] - low) / (high - low)
+        heat = (share if higher else 1.0 - share) if len(values) > 1 else None
+        cells[model] = {"value": agg, "star": agg["mean"] == best, "heat": heat}
+    return {"type": "group", "name": name, "metric": metric, "members": rows[0]["members"],
+            "n_items": rows[0]["n_items"], "cells": cells}
 
 
 def _heat(tasks: list[dict]) -> None:
@@ -210,8 +244,8 @@ def _heat(tasks: list[dict]) -> None:
         low, high = (min(values), max(values)) if values else (0.0, 0.0)
         for entry in task["entries"]:
             mean = entry["metrics"][metric]["mean"]
-            if entry["item_set"] != 0 or mean is None:
-                entry["heat"] = None
+            if entry["item_set"] != 0 or mean is None or len(values) < 2:
+                entry["heat"] = None  # nothing to place it between
             elif high == low:
                 entry["heat"] = 1.0
             else:
@@ -260,6 +294,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     complete = [r for r in runs if not r.partial]
     aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
     cells = Cells.from_bindings((r.task, binding) for r in runs for binding in r.paper_view)
+    groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
@@ -271,10 +306,10 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "n_runs": len(runs),
         "n_partial_runs": len(runs) - len(complete),
         "ignored_runs": ignored,
-        "families": _families(tasks),
+        "families": _families(tasks, groups),
         "tasks": tasks,
         "models": models,
-        "groups": [row for row in group_rows([r.results for r in complete]) if not row["missing"]],
+        "groups": groups,
         "gaps": _gaps(_one_per_model(runs), correction, alpha, options.confidence),
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS],
     }

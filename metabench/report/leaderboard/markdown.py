@@ -46,18 +46,28 @@ def _cell(entry: dict | None, metric: str) -> str:
 
 def _overview(board: dict) -> list[str]:
     tasks = {t["name"]: t for t in board["tasks"]}
-    cells: dict[tuple[str, str], dict] = {}
+    cells: dict[tuple[str, str], str] = {}
     for task in board["tasks"]:
         for entry in sorted(task["entries"], key=lambda e: -e["item_set"]):  # the main item set wins
-            cells[(entry["model"], task["name"])] = entry
+            cells[(entry["model"], task["name"])] = _cell(entry, task["primary_metric"])
+    headers: dict[str, str] = {}
+    for fam in board["families"]:
+        for col in fam["columns"]:
+            if col["type"] == "task":
+                task = tasks[col["name"]]
+                headers[col["name"]] = f"{task['name']} ({task['primary_metric']}, n={task['n_items']})"
+            else:
+                headers[col["name"]] = f"{col['name']} (mean of {col['members']}, {col['metric']}, n={col['n_items']})"
+                for model, g in col["cells"].items():
+                    cells[(model, col["name"])] = f"{g['value']['mean']:.4f}" + (" ★" if g["star"] else "")
     out = []
     for fam in board["families"]:
         out += [f"### {escape(fam['title'])}", ""]
-        for start in range(0, len(fam["tasks"]), COLUMNS_PER_TABLE):
-            chunk = [tasks[n] for n in fam["tasks"][start:start + COLUMNS_PER_TABLE]]
-            models = [m["name"] for m in board["models"] if any((m["name"], t["name"]) in cells for t in chunk)]
-            rows = [[m] + [_cell(cells.get((m, t["name"])), t["primary_metric"]) for t in chunk] for m in models]
-            out += _table(["model"] + [f"{t['name']} ({t['primary_metric']}, n={t['n_items']})" for t in chunk], rows)
+        for start in range(0, len(fam["columns"]), COLUMNS_PER_TABLE):
+            chunk = [c["name"] for c in fam["columns"][start:start + COLUMNS_PER_TABLE]]
+            models = [m["name"] for m in board["models"] if any((m["name"], c) in cells for c in chunk)]
+            rows = [[m] + [cells.get((m, c), MISSING) for c in chunk] for m in models]
+            out += _table(["model"] + [headers[c] for c in chunk], rows)
     return out
 
 

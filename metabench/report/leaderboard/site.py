@@ -117,8 +117,13 @@ def write(board: dict, out_dir: Path) -> list[Path]:
              for e in sorted(t["entries"], key=lambda e: -e["item_set"])}  # the main item set's entry wins
     by_name = {t["name"]: t for t in board["tasks"]}
     env.filters["task_of"] = by_name.__getitem__
-    model_tasks = {m["name"]: [r["task"] for r in m["results"]] for m in board["models"]}
-    render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_tasks=model_tasks,
+    model_columns = {m["name"]: [r["task"] for r in m["results"]] for m in board["models"]}
+    for fam in board["families"]:
+        for col in fam["columns"]:
+            if col["type"] == "group":
+                for model in col["cells"]:
+                    model_columns[model].append(col["name"])
+    render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_columns=model_columns,
            heatmap=_heatmap(board, cells))
     for task in board["tasks"]:
         others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON

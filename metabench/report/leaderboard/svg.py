@@ -111,7 +111,8 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
 
 def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]], *, title: str) -> str:
     """Models × tasks in one compact grid, tasks grouped by family: each square's opacity is the model's place
-    between the task's worst and best value (``heat`` 0..1), an outlined square a task without a whole-split run.
+    between the task's worst and best value (``heat`` 0..1), an outlined square a run with nothing to set it
+    against (``heat`` None: a partial run, or the only model on the task).
 
     ``families``: [(family title, [(task name, {model: (heat or None, tooltip)})])].
     """
