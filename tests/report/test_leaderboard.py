@@ -110,3 +110,20 @@ def test_a_partial_run_is_ranked_only_against_runs_over_the_same_items(cli, toy_
     assert [s["n_items"] for s in task["item_sets"]] == [40, 30]
     assert "lookup-on-30-items ◐ n=30" in (out / "leaderboard.md").read_text()
     assert (out / "models" / "lookup.html").is_file()
+
+
+def test_board_builds_from_run_files_where_the_plugin_is_not_installed(toy_runs):
+    """The toy plugin's runs, reported by a metabench without the toy plugin: datasets (licence), groups and
+    paper-view cells come from results.json, not from the registry."""
+    from metabench import plugins
+    from metabench.report.compare import Options
+    from metabench.report.leaderboard.board import build_board
+    from metabench.report.runs import find_runs
+
+    registry = plugins.load()
+    assert not registry.has("dataset", "toy_tagging")
+    board = build_board(registry, find_runs([toy_runs]), options=Options(n_resamples=50))
+    tag = next(t for t in board["tasks"] if t["name"] == "toy_tag")
+    assert tag["datasets"][0]["licence"] == "CC0" and tag["family"] == "detection"
+    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
+    assert any(r["source"] == "metabench" and r["cells"][0] != "—" for r in table["rows"])
