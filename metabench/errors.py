@@ -38,6 +38,11 @@ class DataError(MetabenchError):
     """A data file is missing, corrupt or malformed."""
 
 
+class NotBuiltError(DataError):
+    """A derived dataset that a separate command builds (e.g. ``metabench hard mine``) is not built yet: a run
+    skips the tasks that read it, with the build command as the hint, rather than failing them."""
+
+
 class AdapterError(MetabenchError):
     """A model adapter was given arguments or inputs it cannot use."""
 

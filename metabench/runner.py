@@ -23,7 +23,7 @@ from .cache import AnswerCache, cache_root, item_key
 from .config.index import LoadedTask, TaskIndex
 from .config.validate import resolve_split, split_values
 from .data.load import load_split
-from .errors import MetabenchError, UnsupportedError, unknown
+from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
 from .models.base import Adapter
 from .models.spec import ModelSpec, build_adapter, parse_model_spec
 from .registry import Registry
@@ -91,6 +91,9 @@ def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
         return JobOutcome(task.name, spec.text, "ok", run_dir, results)
     except UnsupportedError as exc:
         return JobOutcome(task.name, spec.text, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
+    except NotBuiltError as exc:
+        return JobOutcome(task.name, spec.text, "skipped", message=exc.message, reason="dataset not built yet",
+                          hint=exc.hint or "")
     except MetabenchError as exc:
         return JobOutcome(task.name, spec.text, "failed", message=str(exc))
 

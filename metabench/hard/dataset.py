@@ -15,7 +15,7 @@ import json
 
 from ..data.datasets._common import LIT, MET, bad_split
 from ..data.spec import DatasetSpec
-from ..errors import DataError
+from ..errors import DataError, NotBuiltError
 
 
 def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
@@ -54,7 +54,7 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     folder = build_dir(entry["build"]) if entry else None
     if folder is None or not (folder / "instances.jsonl").is_file():
         flags = "".join(f" --{k} {v}" for k, v in (("sor", sor), ("mine", mine)) if v)
-        raise DataError(f"hard_metaphors: HARD({model}) has not been built with these settings",
+        raise NotBuiltError(f"hard_metaphors: HARD({model}) has not been built with these settings",
                         hint=f"build it once: metabench hard mine --model {model}{flags}")
     path = folder / "instances.jsonl"
     data = path.read_bytes()
