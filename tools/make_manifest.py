@@ -54,6 +54,7 @@ MT_IDIOMS = ("vernadankers/mt_idioms", "b7fb4ceec68e9b86726d8b2c8259290834eec6d6
 WSD_CORPORA = ("rubenIzquierdo/wsd_corpora", "c31b9b8eb6d6ca726b6868f19123aaf7e5eb1d88")
 GLOSSBERT = ("HSLCY/GlossBERT", "64d282d5bae75064fc1a0b35fae8b250538411ec")
 UFSAC = ("getalp/UFSAC", "9815d4460cee1da4635e95a20c53c5485f57ec4e")
+METAPHOR_LLM = ("elisanchez-beep/metaphorLLM", "5258c0aa2e3e3217ef99d20efb8c4aa913b65273")
 
 
 @dataclass
@@ -151,6 +152,10 @@ FAMILIES: dict[str, list[Rule]] = {
     "esxnli": [Rule("esxnli/esxnli*.tsv", ESXNLI, "esxnli/", "")],
     "hard_metaphor_hmd": [Rule("hard_metaphor_hmd/*.tsv", HMD, "hard_metaphor_hmd/", "embeddings/results/")],
     "sick": [Rule("sick/SICK.txt", SICK, "sick/", "")],
+    "metaphor_llm_paraphrases": [
+        Rule("metaphor_llm_paraphrases/data/*.tsv", METAPHOR_LLM, "metaphor_llm_paraphrases/", ""),
+        Rule("metaphor_llm_paraphrases/data/*.json", METAPHOR_LLM, "metaphor_llm_paraphrases/", ""),
+    ],
     # rte: the mirror holds the members of packages/corpora/rte.zip; the upstream path names the zip member
     # as '<zip>!/<member>' (the raw URL of such a path is the zip, not the member).
     "rte": [Rule("rte/rte*.xml", NLTK_DATA, "rte/", "packages/corpora/rte.zip!/rte/")],

@@ -23,6 +23,7 @@ FAMILIES = (
     "flute",
     "impli",
     "figqa",
+    "llm_paraphrases",
     "esxnli",
     "bizzoni",
     "hmd",
