@@ -18,6 +18,11 @@ class ClassificationArgs(BaseModel):
     text_field: str = Field("text", description="item attribute holding the text (premise for NLI)")
     pair_field: str | None = Field(None, description="item attribute holding the second text (hypothesis)")
     label_field: str = Field("label", description="item attribute holding the gold label")
+    label_map: dict[str, str] = Field(
+        default_factory=dict,
+        description="raw gold label -> task label, for training and test data alike (e.g. neutral and "
+        "contradiction -> not_entailment to train a binary NLI model on a 3-way corpus)",
+    )
     marker: Literal["none", "pme"] = Field(
         "none",
         description="pme: wrap the item's target expression in <PME>…</PME> (its character spans, else the "
@@ -38,7 +43,8 @@ class Classification(Kind):
             )
 
     def gold(self, item) -> str:
-        return str(getattr(item, self.args.label_field))
+        raw = str(getattr(item, self.args.label_field))
+        return self.args.label_map.get(raw, raw)
 
     def request(self, item) -> ClassifyRequest:
         pair = getattr(item, self.args.pair_field) if self.args.pair_field else None

@@ -45,7 +45,10 @@ def _relpath(subset: str, name: str) -> str:
     return f"impli/{subset}/{name}.tsv"
 
 
-def load(ctx, split: str, subset: str = "all", method: str = "all"):
+ORIGINS = ("magpie", "pie", "semeval", "cc", "tsvetkov")
+
+
+def load(ctx, split: str, subset: str = "all", method: str = "all", origin: str = "all"):
     from ..items import NLIPair  # noqa: PLC0415
 
     if split != "test":
@@ -53,15 +56,15 @@ def load(ctx, split: str, subset: str = "all", method: str = "all"):
     items = []
     for part in (FILES if subset == "all" else (subset,)):
         for name in FILES[part]:
-            kind, label, origin = _describe(name)
-            if method not in ("all", kind):
+            kind, label, source_origin = _describe(name)
+            if method not in ("all", kind) or origin not in ("all", source_origin):
                 continue
             relpath = _relpath(part, name)
             columns = ["premise", "hypothesis"] + ([] if kind in ("manual", "manual_antonyms", "replacement") else ["score"])
             rows = read_table(ctx.path(relpath), encoding=ctx.encoding(relpath), delimiter="\t", header=columns,
                               quotechar=None)
             for index, (line, row) in enumerate(rows):
-                meta = {"subset": part, "method": kind, "origin": origin, "file": name, "line": line}
+                meta = {"subset": part, "method": kind, "origin": source_origin, "file": name, "line": line}
                 if "score" in row:
                     meta["score"] = row["score"]
                 items.append(
@@ -108,7 +111,7 @@ def specs():
             files=files("impli", *(_relpath(p, n) for p, names in FILES.items() for n in names)),
             loader="metabench.data.datasets.impli:load",
             splits=("test",),
-            args={"subset": ("metaphors", "idioms", "all"), "method": METHODS + ("all",)},
+            args={"subset": ("metaphors", "idioms", "all"), "method": METHODS + ("all",), "origin": ORIGINS + ("all",)},
             licence=(
                 "Apache-2.0 (repository LICENSE; NOTICE: Copyright 2022 UKP Lab, TU Darmstadt). Idiom contexts "
                 "partly from MAGPIE (CC BY 4.0), PIE and SemEval-2013 Task 5."
@@ -120,7 +123,7 @@ def specs():
             description=(
                 "IMPLI figurative NLI (entailment / non-entailment), evaluation only: metaphors 1,313 pairs, "
                 "idioms 24,811. subset metaphors|idioms|all; method manual|manual_antonyms|replacement|"
-                "fig_context|lit_context|adversarial_definition|all (meta origin = source corpus)."
+                "fig_context|lit_context|adversarial_definition|all; origin magpie|pie|semeval|cc|tsvetkov|all (the source corpus)."
             ),
             counts={"items": {"test:subset=metaphors": 1313, "test:subset=idioms": 24811},
                     "verify": "metabench.data.datasets.impli:verify"},

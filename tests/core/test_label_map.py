@@ -1,0 +1,37 @@
+"""Gold-label mapping of the classification kind, and the IMPLI origin filter the gap tasks use."""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench.data.context import DataContext
+from metabench.data.datasets import impli
+from metabench.data.items import NLIPair
+from metabench.kinds.classification import Classification
+
+from conftest import mirror_dir
+
+
+class _Config:
+    kind_args = {"text_field": "premise", "pair_field": "hypothesis",
+                 "label_map": {"neutral": "not_entailment", "contradiction": "not_entailment"}}
+
+
+def test_label_map_binarises_three_way_gold():
+    kind = Classification.__new__(Classification)
+    kind.args = Classification.Args.model_validate(_Config.kind_args)
+    golds = [kind.gold(NLIPair(id=str(i), premise="p", hypothesis="h", label=label))
+             for i, label in enumerate(["entailment", "neutral", "contradiction"])]
+    assert golds == ["entailment", "not_entailment", "not_entailment"]
+
+
+@pytest.mark.mirror
+def test_impli_origin_filter():
+    if mirror_dir() is None:
+        pytest.skip("data mirror not found (set METABENCH_DATA_DIR)")
+    ctx = DataContext(impli.specs()[0], mirror_dir(), download=False)
+    figurative = ctx.load("test", subset="idioms", method="fig_context", origin="semeval")
+    literal = ctx.load("test", subset="idioms", method="lit_context", origin="semeval")
+    assert (len(figurative), len(literal)) == (impli.ROWS["idioms/fig_context_semeval_e"],
+                                               impli.ROWS["idioms/lit_context_semeval_ne"])
+    assert {i.meta["origin"] for i in figurative + literal} == {"semeval"}
