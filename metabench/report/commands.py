@@ -13,6 +13,8 @@ examples:
   metabench compare runs/ --baseline majority                     every model against majority, per task
   metabench compare runs/ --metric accuracy --metric macro_f1 --correction bh
   metabench compare --gap runs/m4x_nli_zs_en_xnli_dev_no_met/M runs/m4x_nli_zs_en_xnli_dev_met/M
+  metabench compare --paired-variants --controls runs/mlp_impli_original_nli_zero/M runs/mlp_impli_paraphrase_mistral_nli_zero/M
+  metabench compare --paired-variants --controls runs/                     every original/paraphrase pair found
 """
 
 GATE_EXAMPLES = """\
@@ -36,6 +38,12 @@ def add_commands(subparsers) -> None:
                          "(default: the first run of each task)")
     compare.add_argument("--gap", action="store_true",
                          help="RUN_A RUN_B are one model on two subset tasks (e.g. no-met, met): unpaired accuracy gap")
+    compare.add_argument("--paired-variants", action="store_true",
+                         help="one model on an original task and its paraphrase task (same item ids): paired "
+                         "metaphor effect over the shared ids (two runs: original first; more: paired by task name)")
+    compare.add_argument("--controls", action="store_true",
+                         help="with --gap or --paired-variants: logistic regression of correctness on metaphor + "
+                         "premise-hypothesis overlap + length, and accuracy by overlap bin")
     _test_arguments(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -103,9 +111,17 @@ def _cmd_compare(args) -> int:
     from .groups import compare_groups, group_comparison_table
     from .runs import find_runs
 
+    from ..errors import MetabenchError
+
     runs = find_runs(args.runs)
+    if args.gap and args.paired_variants:
+        raise MetabenchError("--gap (different items) and --paired-variants (the same items) exclude each other")
     if args.gap:
         return _gap(args, runs)
+    if args.paired_variants:
+        return _paired_variants(args, runs)
+    if args.controls:
+        raise MetabenchError("--controls needs --gap or --paired-variants (a metaphor side and a literal side)")
     comparisons, notes = compare_runs(_registry(), runs, metrics=args.metric, baseline=args.baseline,
                                       options=_options(args))
     adjust(comparisons, args.correction)
@@ -134,11 +150,54 @@ def _gap(args, runs) -> int:
         raise MetabenchError("--gap always reports accuracy with the z-test and Fisher's exact test; drop --test/--metric")
     gaps = subset_gap(runs[0], runs[1], confidence=args.confidence)
     adjust(gaps, args.correction)
-    if args.json:
-        print(json.dumps({"correction": args.correction, "gaps": [g.as_dict() for g in gaps]}, indent=2))
-    else:
-        print(format_gaps(gaps, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
+    _emit(args, "gaps", gaps, format_gaps, _controls(args, [(runs[1], runs[0])], paired=False))
     return 0
+
+
+def _paired_variants(args, runs) -> int:
+    from ..errors import MetabenchError
+    from .compare import adjust
+    from .paired_variants import format_effects, paired_effect, variant_pairs
+
+    if args.test or args.metric:
+        raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
+                             "drop --test/--metric")
+    pairs = [(runs[0], runs[1])] if len(runs) == 2 else variant_pairs(runs)
+    if not pairs:
+        raise MetabenchError(
+            f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
+            hint="pass two runs (original first), or folders holding TASK_original_X and TASK_paraphrase_GEN_X runs",
+        )
+    effects = [paired_effect(a, b, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+               for a, b in pairs]
+    adjust(effects, args.correction)
+    _emit(args, "paired_variants", effects, format_effects, _controls(args, pairs, paired=True))
+    return 0
+
+
+def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
+    """Print tested rows (and their surface controls, if asked for) as JSON or as tables."""
+    if args.json:
+        print(json.dumps({"correction": args.correction, key: [r.as_dict() for r in rows],
+                          **({"controls": [c.as_dict() for c in controlled]} if args.controls else {})}, indent=2))
+        return
+    print(formatter(rows, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
+    if controlled:
+        from .controls import format_controls
+
+        print("\nSurface controls (overlap = premise-hypothesis word-set Jaccard; length = words of both)")
+        print(format_controls(controlled))
+
+
+def _controls(args, pairs, *, paired: bool) -> list:
+    """Surface controls of (metaphor run, literal run) pairs, when --controls asks for them."""
+    if not args.controls:
+        return []
+    from .controls import controls
+
+    registry = _registry()
+    return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)
+            for metaphor, literal in pairs]
 
 
 def _cmd_gate(args) -> int:

@@ -11,7 +11,8 @@ would count each item several times as if they were independent observations.
 
 Subset tasks are found by name: a task whose name has the part ``no_met`` (or ``nomet``, or ``literal``) is
 paired with the task named the same with ``met`` (or ``metaphor``) in its place, e.g.
-``m4x_nli_zs_en_xnli_dev_no_met`` and ``m4x_nli_zs_en_xnli_dev_met``.
+``m4x_nli_zs_en_xnli_dev_no_met`` and ``m4x_nli_zs_en_xnli_dev_met``; ``..._literal`` also pairs with
+``..._figurative`` (IMPLI contexts) and with each FLUTE type (``..._simile``, ``..._idiom``, ``..._sarcasm``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from .compare import CORRECTIONS, correction_phrase, format_p
 from .runs import Run
 
 #: (reference, subset) parts of task names: ``..._no_met`` pairs with ``..._met`` (the built-in Meta4XNLI tasks)
-SUBSET_TOKENS = (("no_met", "met"), ("nomet", "met"), ("literal", "metaphor"))
+SUBSET_TOKENS = (("no_met", "met"), ("nomet", "met"), ("literal", "metaphor"), ("literal", "figurative"),
+                 ("literal", "simile"), ("literal", "idiom"), ("literal", "sarcasm"))
 
 
 @dataclass

@@ -30,6 +30,7 @@ from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
 from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
+from ..metaphor_effects import control_rows, paired_rows
 from ..paper_views import VIEWS, Cells, fill
 from ..runs import Run, by_task
 
@@ -292,6 +293,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     _heat(tasks)
     models = _models(tasks)
     complete = [r for r in runs if not r.partial]
+    one_per_model = _one_per_model(runs)
     aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
     cells = Cells.from_bindings((r.task, binding) for r in runs for binding in r.paper_view)
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
@@ -310,6 +312,10 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "tasks": tasks,
         "models": models,
         "groups": groups,
-        "gaps": _gaps(_one_per_model(runs), correction, alpha, options.confidence),
+        "gaps": {
+            **_gaps(one_per_model, correction, alpha, options.confidence),
+            "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
+            "controls": control_rows(registry, one_per_model, options.confidence),
+        },
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS],
     }

@@ -1,0 +1,189 @@
+"""Paired metaphor effect: one model on the same items with their metaphor (``original``) and without it
+(``paraphrase_<generator>``), over the item ids both runs hold.
+
+`compare` pairs runs of *one* task and refuses two tasks; `gaps` tests two tasks as *independent* item
+sets. Variant tasks are neither: two tasks whose items share ids because they are the same items rewritten
+(``metaphor_llm_paraphrases``: an original and its literal paraphrases share ``<set>:<row>``). That is the
+strongest design for a metaphor effect — each item is its own control — so it gets paired tests:
+
+- both runs have the same 2+ seeds: a paired t-test on the per-seed accuracies over the shared ids;
+- otherwise one seed each: McNemar's exact test on per-item correctness, with a paired bootstrap CI of
+  the accuracy change.
+
+The effect is ``metaphor - literal`` (original minus paraphrase), the sign convention of the unpaired gaps:
+negative = metaphors are harder. Items only one side holds (the IMPLI Mistral file lacks 5 originals) are
+left out and counted. Gold answers must agree on every shared id, else the runs are not variants of one
+item set and this refuses.
+
+Variant tasks are found by name: a task with the part ``original`` pairs with the task named the same with
+``paraphrase_<generator>`` in its place (``mlp_impli_original_nli_zero`` ↔
+``mlp_impli_paraphrase_mistral_nli_zero``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..errors import MetabenchError
+from .align import AlignmentError, describe, item_rows
+from .compare import CORRECTIONS, correction_phrase, format_p
+from .runs import Run
+
+ORIGINAL, PARAPHRASE = "original", "paraphrase"
+
+
+@dataclass
+class VariantEffect:
+    """Accuracy on the metaphorical originals minus accuracy on their literal paraphrases, same items."""
+
+    model: str
+    original_task: str
+    paraphrase_task: str
+    n_items: int
+    only_original: int
+    only_paraphrase: int
+    seeds: list[int]
+    accuracy_original: float
+    accuracy_paraphrase: float
+    effect: float
+    ci_low: float | None
+    ci_high: float | None
+    test: str
+    statistic: float | None
+    pvalue: float | None
+    discordant: dict = field(default_factory=dict)
+    p_adjusted: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def generator(task: str) -> str | None:
+    """The paraphrase generator a variant task names (``..._paraphrase_mistral_...`` -> ``mistral``)."""
+    tokens = task.split("_")
+    for i, token in enumerate(tokens[:-1]):
+        if token == PARAPHRASE:
+            return tokens[i + 1]
+    return None
+
+
+def is_variant_of(original: str, paraphrase: str) -> bool:
+    """Whether ``paraphrase`` is ``original`` with its ``original`` part replaced by ``paraphrase_<gen>``."""
+    tokens = original.split("_")
+    gen = generator(paraphrase)
+    if ORIGINAL not in tokens or gen is None:
+        return False
+    i = tokens.index(ORIGINAL)
+    return "_".join(tokens[:i] + [PARAPHRASE, gen] + tokens[i + 1:]) == paraphrase
+
+
+def variant_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
+    """(original run, paraphrase run) of every model on every pair of variant tasks among ``runs``."""
+    return [
+        (a, b) for a in runs for b in runs
+        if a.model == b.model and is_variant_of(a.task, b.task)
+    ]
+
+
+def shared_correctness(original: Run, paraphrase: Run) -> tuple[list[str], list[tuple], list[tuple], int, int]:
+    """(shared ids, per-seed correctness of each shared item in each run, #only-original, #only-paraphrase)."""
+    rows_o, rows_p = item_rows(original), item_rows(paraphrase)
+    shared = sorted(rows_o.keys() & rows_p.keys())
+    if not shared:
+        raise AlignmentError(
+            f"{describe(original)} (task '{original.task}') and {describe(paraphrase)} (task '{paraphrase.task}') "
+            "share no item id, so they are not variants of one item set",
+            hint="--paired-variants compares an original task with its paraphrase task (same ids); "
+                 "use --gap for two different item sets",
+        )
+    wrong_gold = [i for i in shared if rows_o[i][0]["gold"] != rows_p[i][0]["gold"]]
+    if wrong_gold:
+        raise AlignmentError(
+            f"{len(wrong_gold)} shared item id(s) have different gold answers in '{original.task}' and "
+            f"'{paraphrase.task}', e.g. {wrong_gold[:3]}: the tasks are not variants of the same items",
+            hint="variant tasks must rewrite the same items and keep their gold labels",
+        )
+    for run, rows in ((original, rows_o), (paraphrase, rows_p)):
+        if any("correct" not in r["scores"] for i in shared for r in rows[i]):
+            raise MetabenchError(f"{describe(run)}: samples have no per-item 'correct' score, so no accuracy change")
+    correct_o = [tuple(r["scores"]["correct"] for r in rows_o[i]) for i in shared]
+    correct_p = [tuple(r["scores"]["correct"] for r in rows_p[i]) for i in shared]
+    return shared, correct_o, correct_p, len(rows_o.keys() - rows_p.keys()), len(rows_p.keys() - rows_o.keys())
+
+
+def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n_resamples: int = 10_000,
+                  seed: int = 0) -> VariantEffect:
+    """The paired metaphor effect of one model (rules in the module docstring)."""
+    from ..stats import mcnemar, paired_bootstrap, paired_t  # noqa: PLC0415
+
+    if original.model != paraphrase.model:
+        raise MetabenchError(
+            f"a paired metaphor effect compares one model on two variants, but the runs are models "
+            f"'{original.model}' and '{paraphrase.model}'",
+            hint="pass one model's runs on the original task and on a paraphrase task",
+        )
+    shared, correct_o, correct_p, only_o, only_p = shared_correctness(original, paraphrase)
+    n = len(shared)
+    common = dict(model=original.model, original_task=original.task, paraphrase_task=paraphrase.task, n_items=n,
+                  only_original=only_o, only_paraphrase=only_p)
+    if len(original.seeds) >= 2 and original.seeds == paraphrase.seeds:
+        k = len(original.seeds)
+        acc_o = [sum(c[j] for c in correct_o) / n for j in range(k)]
+        acc_p = [sum(c[j] for c in correct_p) / n for j in range(k)]
+        result = paired_t(acc_p, acc_o, confidence=confidence)  # B - A = original - paraphrase
+        effect = VariantEffect(
+            **common, seeds=original.seeds, accuracy_original=sum(acc_o) / k, accuracy_paraphrase=sum(acc_p) / k,
+            effect=result.mean_difference, ci_low=_finite(result.ci_low), ci_high=_finite(result.ci_high),
+            test="paired_t", statistic=_finite(result.statistic), pvalue=_finite(result.pvalue),
+        )
+        if result.note:
+            effect.notes.append(result.note)
+        return effect
+    if len(original.seeds) != 1 or len(paraphrase.seeds) != 1:
+        raise MetabenchError(
+            f"{describe(original)} has seeds {original.seeds} and {describe(paraphrase)} has seeds "
+            f"{paraphrase.seeds}: a paired effect needs one seed each (McNemar) or the same 2+ seeds (paired t)",
+            hint="rerun both with the same --seeds (answers already computed come from the cache)",
+        )
+    flat_o, flat_p = [bool(c[0]) for c in correct_o], [bool(c[0]) for c in correct_p]
+    test = mcnemar(flat_p, flat_o)  # b: paraphrase right, original wrong
+    boot = paired_bootstrap(flat_p, flat_o, "mean", n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return VariantEffect(
+        **common, seeds=[original.seeds[0]], accuracy_original=sum(flat_o) / n, accuracy_paraphrase=sum(flat_p) / n,
+        effect=boot.delta, ci_low=boot.ci_low, ci_high=boot.ci_high, test="mcnemar", statistic=float(test.statistic),
+        pvalue=float(test.pvalue),
+        discordant={"literal_right_metaphor_wrong": test.b, "metaphor_right_literal_wrong": test.c},
+    )
+
+
+def _finite(value) -> float | None:
+    import math  # noqa: PLC0415
+
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def format_effects(effects: list[VariantEffect], *, correction: str, alpha: float, confidence: float) -> str:
+    from tabulate import tabulate  # noqa: PLC0415
+
+    rows = []
+    for e in effects:
+        significant = e.p_adjusted is not None and e.p_adjusted <= alpha
+        rows.append([
+            e.model, e.original_task, e.paraphrase_task, e.n_items, f"{e.accuracy_original:.4f}",
+            f"{e.accuracy_paraphrase:.4f}", f"{e.effect:+.4f}",
+            "—" if e.ci_low is None else f"[{e.ci_low:+.4f}, {e.ci_high:+.4f}]", e.test, format_p(e.pvalue),
+            format_p(e.p_adjusted) + (" *" if significant else ""),
+        ])
+    name = CORRECTIONS[correction][0]
+    headers = ["model", "original (metaphor)", "paraphrase (literal)", "shared items", "acc original",
+               "acc paraphrase", "effect (orig−para)", f"{confidence:.0%} CI", "test", "p", f"p ({name})"]
+    lines = [tabulate(rows, headers=headers, disable_numparse=True), ""]
+    lines.append(f"PAIRED: the same items with and without the metaphor; {correction_phrase(correction, len(effects))}; "
+                 f"* = significant at alpha {alpha}; negative effect = metaphors harder.")
+    for e in effects:
+        if e.only_original or e.only_paraphrase:
+            lines.append(f"note: {e.model} {e.paraphrase_task}: {e.only_original} item(s) only in the original run, "
+                         f"{e.only_paraphrase} only in the paraphrase run, left out")
+        lines.extend(f"note: {e.model} {e.paraphrase_task}: {n}" for n in e.notes)
+    return "\n".join(lines)
