@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import MetabenchError
 from .align import AlignmentError, describe, item_rows
-from .compare import CORRECTIONS, correction_phrase, format_p
+from .compare import CORRECTIONS, _finite, correction_phrase, format_p
 from .runs import Run
 
 ORIGINAL, PARAPHRASE = "original", "paraphrase"
@@ -155,12 +155,6 @@ def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n
         pvalue=float(test.pvalue),
         discordant={"literal_right_metaphor_wrong": test.b, "metaphor_right_literal_wrong": test.c},
     )
-
-
-def _finite(value) -> float | None:
-    import math  # noqa: PLC0415
-
-    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def format_effects(effects: list[VariantEffect], *, correction: str, alpha: float, confidence: float) -> str:
