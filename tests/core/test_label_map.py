@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from metabench.data.context import DataContext
@@ -9,7 +12,11 @@ from metabench.data.datasets import impli
 from metabench.data.items import NLIPair
 from metabench.kinds.classification import Classification
 
-from conftest import mirror_dir
+
+def mirror_dir() -> Path | None:
+    """The data mirror (the root conftest sets METABENCH_DATA_DIR when one exists), if it has impli."""
+    raw = os.environ.get("METABENCH_DATA_DIR")
+    return Path(raw) if raw and (Path(raw) / "impli").is_dir() else None
 
 
 class _Config:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from dataclasses import replace
 
 import pytest
@@ -12,7 +15,11 @@ from metabench.data.datasets import llm_paraphrases
 from metabench.data.resolve import sha256_of
 from metabench.errors import DataError
 
-from conftest import mirror_dir
+
+def mirror_dir() -> Path | None:
+    """The data mirror (the root conftest sets METABENCH_DATA_DIR when one exists), if it has metaphor_llm_paraphrases."""
+    raw = os.environ.get("METABENCH_DATA_DIR")
+    return Path(raw) if raw and (Path(raw) / "metaphor_llm_paraphrases").is_dir() else None
 
 SPEC = llm_paraphrases.specs()[0]
 ORIGINAL = llm_paraphrases.ORIGINALS["impli"][0]
