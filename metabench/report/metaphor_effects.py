@@ -24,21 +24,29 @@ GENERATORS = {"commandr": "Command-R+", "mistral": "Mistral-7B"}
 
 def paired_rows(runs: list[Run], correction: str, alpha: float, confidence: float, n_resamples: int,
                 seed: int) -> dict:
-    effects, errors = [], []
+    effects, partial, errors = [], [], []
     for original, paraphrase in variant_pairs(runs):
         try:
             effects.append(paired_effect(original, paraphrase, confidence=confidence, n_resamples=n_resamples,
                                          seed=seed))
         except MetabenchError as exc:
             errors.append(exc.message)
+            continue
+        partial.append(_partial(original) or _partial(paraphrase))
     adjust(effects, correction)
     rows = []
-    for effect in effects:
+    for effect, is_partial in zip(effects, partial):
         row = effect.as_dict()
+        row["partial"] = is_partial
         row["generator"] = GENERATORS.get(generator(effect.paraphrase_task) or "", generator(effect.paraphrase_task))
         row["significant"] = effect.p_adjusted is not None and effect.p_adjusted <= alpha
         rows.append(row)
     return {"rows": rows, "errors": errors, "layout": _paper_layout(rows)}
+
+
+def _partial(run: Run) -> bool:
+    """A run over part of its test split (``--limit``); older Run objects without the notion count as whole."""
+    return bool(getattr(run, "partial", False))
 
 
 def _paper_layout(rows: list[dict]) -> list[dict]:
@@ -49,7 +57,8 @@ def _paper_layout(rows: list[dict]) -> list[dict]:
         prompt = next((label for suffix, label in PROMPTS.items() if base.endswith("_" + suffix)), "")
         key = (base, row["model"])
         entry = table.setdefault(key, {"original_task": base, "model": row["model"], "prompt": prompt,
-                                       "original": row["accuracy_original"], "paraphrases": {}})
+                                       "original": row["accuracy_original"], "paraphrases": {}, "partial": False})
+        entry["partial"] = entry["partial"] or row["partial"]
         entry["paraphrases"][row["generator"]] = {
             "accuracy": row["accuracy_paraphrase"], "effect": row["effect"], "n_items": row["n_items"],
             "significant": row["significant"]}
@@ -69,6 +78,7 @@ def control_rows(registry: Registry, runs: list[Run], confidence: float) -> dict
             errors.append(f"{metaphor.model}: {metaphor.task} vs {literal.task}: {exc.message}")
             continue
         row = result.as_dict()
+        row["partial"] = _partial(metaphor) or _partial(literal)
         row["metaphor_coef"] = next((c for c in row["regression"]["coefficients"] if c["name"] == "metaphor"), None)
         rows.append(row)
     return {"rows": rows, "errors": errors}

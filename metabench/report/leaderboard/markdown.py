@@ -127,7 +127,7 @@ def render(board: dict) -> str:
         out += ["## Paired metaphor effects", "",
                 f"PAIRED: the same items with the metaphor (original) and as a literal paraphrase; effect = original − "
                 f"paraphrase over the shared ids; McNemar (one seed) or paired t (seeds), {correction}-adjusted.", ""]
-        rows = [[r["model"], r["original_task"], r["paraphrase_task"], r["n_items"], f"{r['accuracy_original']:.4f}",
+        rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["original_task"], r["paraphrase_task"], r["n_items"], f"{r['accuracy_original']:.4f}",
                  f"{r['accuracy_paraphrase']:.4f}", signed(r["effect"]), format_ci(r["ci_low"], r["ci_high"]), r["test"],
                  format_p(r["p_adjusted"])] for r in paired]
         out += _table(["model", "original", "paraphrase", "shared items", "acc original", "acc paraphrase", "effect",
@@ -136,7 +136,8 @@ def render(board: dict) -> str:
         out += ["## Surface controls", "",
                 "Does the metaphor effect survive once premise–hypothesis overlap and length are controlled? "
                 "(logistic regression of correctness on metaphor + overlap + length)", ""]
-        rows = [[r["model"], r["metaphor_task"], r["literal_task"], r["design"], r["regression"]["n"],
+        rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["metaphor_task"], r["literal_task"],
+                 r["design"], r["regression"]["n"],
                  escape(r["regression"]["verdict"]), escape(r["regression_gold"]["verdict"])] for r in controlled]
         out += _table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
 
