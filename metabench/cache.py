@@ -33,6 +33,9 @@ class AnswerCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(path), timeout=60)
             self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL: a committed batch survives the process being killed (what resuming needs); only
+            # an OS crash can lose the last batches. FULL fsyncs every batch: 8.8 of `--tasks all`'s seconds.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self._db.commit()
 

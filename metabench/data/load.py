@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, did_you_mean
 from ..registry import Registry
+from . import itemcache
 from .context import DataContext
 
 
@@ -44,9 +45,16 @@ def load_split(
     spec = registry.resolve("dataset", dataset)
     args = dict(args or {})
     check_args(spec, split, args)
-    loader = _load_target(spec.loader)
     ctx = DataContext(spec, data_dir)
-    items = list(loader(ctx, split, **args))
+    entry = itemcache.key(spec, split, args)
+    cached = itemcache.get(entry)
+    if cached is not None:
+        items, used = cached
+        for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
+            ctx.path(relpath)
+        return LoadedSplit(items, dict(ctx.used))
+    items = list(_load_target(spec.loader)(ctx, split, **args))
+    itemcache.put(entry, items, list(ctx.used))
     return LoadedSplit(items, dict(ctx.used))
 
 

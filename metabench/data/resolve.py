@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import DataError
@@ -129,12 +131,65 @@ def hash_mismatch(path, declared: DataFile, actual: str, *, hint: str = "") -> D
 
 
 def verify_file(path: Path, declared: DataFile) -> None:
-    """Check a local file against its pinned hash (once per process and path)."""
+    """Check a local file against its pinned hash: once per process and path, and across processes while
+    the file's size, mtime and inode are unchanged (as git's index does), so a fully cached run does not
+    re-read 165 MB of data to hash it."""
     if _verified.get(path) == declared.sha256:
+        return
+    stamp = _stamp(path)
+    if stamp is not None and _hash_stamps().get(str(path)) == [*stamp, declared.sha256]:
+        _verified[path] = declared.sha256
         return
     actual = sha256_of(path, declared.compressed)
     if actual != declared.sha256:
         raise hash_mismatch(path, declared, actual)
     _verified[path] = declared.sha256
+    if stamp is not None:
+        _remember_stamp(path, stamp, actual)
+
+
+def _stamp(path: Path) -> list[int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+_stamps: dict[str, list] | None = None
+
+
+def _stamps_file() -> Path:
+    return cache_dir().parent / "verified-files.json"
+
+
+def _hash_stamps() -> dict[str, list]:
+    global _stamps
+    if _stamps is None:
+        try:
+            _stamps = json.loads(_stamps_file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            _stamps = {}
+        if not isinstance(_stamps, dict):
+            _stamps = {}
+    return _stamps
+
+
+def _remember_stamp(path: Path, stamp: list[int], sha256: str) -> None:
+    """Record a verified file (atomically; a lost update between two processes only costs a re-hash)."""
+    stamps = _hash_stamps()
+    stamps[str(path)] = [*stamp, sha256]
+    target = _stamps_file()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".verified-files.", dir=target.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(stamps, handle)
+        os.replace(tmp, target)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
 
 

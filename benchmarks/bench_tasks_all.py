@@ -1,0 +1,104 @@
+"""Per-run overhead of `metabench --tasks all --model majority`: cold and fully cached, phases that add up.
+
+    python benchmarks/bench_tasks_all.py                 # 2 alternating rounds of (cold, cached)
+    python benchmarks/bench_tasks_all.py --rounds 3 --model majority --model lookup
+
+Each round runs, as fresh processes timed end to end:
+
+- **cold**: an empty METABENCH_CACHE_DIR (no answers, no parsed items, no file-hash stamps);
+- **cached**: the same command again on the cache the cold run filled (every answer cached).
+
+Cold and cached alternate (ABAB), since this machine is shared. Wall seconds depend on the load; the
+process's CPU seconds (user + sys, from ``os.wait4``) much less, so both are printed, with the load
+average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
+(goal: within 5 %), and prints where the time of the last cached run went, phase by phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PHASES = ("data_hash_s", "cache_lookup_s", "load_s", "fit_s", "predict_s", "score_s", "write_s")
+
+
+def timed_run(cmd: list[str], env: dict) -> tuple[float, float]:
+    """(wall s, CPU s of the child) for one command."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: some jobs failed/skipped (expected for baselines)
+        sys.exit(f"command failed ({status}): {' '.join(cmd)}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def phase_table(runs: Path) -> tuple[dict[str, float], float, float, int]:
+    """Summed phases, summed total_s, the worst per-job |sum - total| / total, and the number of jobs."""
+    sums, total, worst, jobs = dict.fromkeys(PHASES, 0.0), 0.0, 0.0, 0
+    for path in runs.glob("*/*/results.json"):
+        timings = json.loads(path.read_text())["timings"]
+        parts = sum(timings.get(p) or 0.0 for p in PHASES)
+        for p in PHASES:
+            sums[p] += timings.get(p) or 0.0
+        total += timings["total_s"]
+        worst = max(worst, abs(parts - timings["total_s"]) / max(timings["total_s"], 1e-9))
+        jobs += 1
+    return sums, total, worst, jobs
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--model", action="append", help="default: majority")
+    parser.add_argument("--tasks", default="all")
+    parser.add_argument("--json", type=Path, help="also write the numbers here")
+    args = parser.parse_args(argv)
+    models = args.model or ["majority"]
+
+    work = Path(tempfile.mkdtemp(prefix="bench-tasks-all-"))
+    cmd = [sys.executable, "-m", "metabench.cli", "run", "--tasks", args.tasks, "--no-progress"]
+    for model in models:
+        cmd += ["--model", model]
+    results = {"cold": [], "cached": []}
+    print(f"{' '.join(cmd[2:])}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
+    for rnd in range(args.rounds):
+        cache = work / f"cache{rnd}"
+        shutil.rmtree(cache, ignore_errors=True)
+        env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+        for label in ("cold", "cached"):
+            out = work / f"runs-{label}{rnd}"
+            wall, cpu = timed_run([*cmd, "-o", str(out)], env)
+            results[label].append({"wall_s": wall, "cpu_s": cpu, "load": os.getloadavg()[0]})
+            print(f"round {rnd} {label:6s}: wall {wall:6.1f} s   cpu {cpu:6.1f} s   (load {os.getloadavg()[0]:.1f})",
+                  flush=True)
+
+    for label in ("cold", "cached"):
+        runs = work / f"runs-{label}{args.rounds - 1}"
+        sums, total, worst, jobs = phase_table(runs)
+        results[f"{label}_phases"] = {**sums, "total_s": total, "worst_job_gap": worst, "jobs": jobs}
+        walls = [r["wall_s"] for r in results[label]]
+        cpus = [r["cpu_s"] for r in results[label]]
+        print(f"\n{label}: median wall {statistics.median(walls):.1f} s, median cpu {statistics.median(cpus):.1f} s; "
+              f"{jobs} run folders; phases summed over jobs (s):")
+        for p in PHASES:
+            print(f"  {p:15s} {sums[p]:7.2f}")
+        print(f"  {'sum':15s} {sum(sums.values()):7.2f}   jobs' total_s {total:7.2f}   "
+              f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
