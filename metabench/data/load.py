@@ -54,7 +54,9 @@ def load_split(
             ctx.path(relpath)
         return LoadedSplit(items, dict(ctx.used))
     items = list(_load_target(spec.loader)(ctx, split, **args))
-    itemcache.put(entry, items, list(ctx.used))
+    declared = {f.path for f in spec.files}
+    if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached
+        itemcache.put(entry, items, list(ctx.used))
     return LoadedSplit(items, dict(ctx.used))
 
 

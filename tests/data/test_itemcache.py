@@ -1,0 +1,89 @@
+"""The parsed-item cache: a hit gives the parsed items, still verifies the files, and never serves stale items."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import shutil
+
+import pytest
+
+from metabench.data import itemcache, resolve
+from metabench.data.load import load_split
+from metabench.data.spec import DataFile, DatasetSpec
+from metabench.errors import DataError
+
+
+def _entries():
+    folder = itemcache.cache_folder()
+    return sorted(folder.glob("*.pkl")) if folder.is_dir() else []
+
+
+def test_second_load_comes_from_the_cache_with_the_same_items_and_files(toy_registry, monkeypatch):
+    first = load_split(toy_registry, "toy_tagging", "test")
+    assert len(_entries()) == 1
+    import toy_plugin
+
+    def must_not_parse(ctx, split):
+        raise AssertionError("the loader ran although the items were cached")
+
+    monkeypatch.setattr(toy_plugin, "load_tagging", must_not_parse)
+    second = load_split(toy_registry, "toy_tagging", "test")
+    assert second.items == first.items and second.files == first.files
+    assert [i.meta for i in second.items] == [i.meta for i in first.items]  # meta is compare=False
+
+
+def test_a_changed_file_still_fails_on_a_cache_hit(toy_registry, tmp_path, monkeypatch):
+    import toy_plugin
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(toy_plugin.DATA_DIR, mirror)
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(mirror))
+    load_split(toy_registry, "toy_tagging", "test")
+    target = mirror / "toy" / "tag_test.tsv"
+    target.write_text(target.read_text().replace("O", "B-METAPHOR", 1))
+    resolve._verified.clear()  # a new process: hashes are checked again
+    with pytest.raises(DataError, match="sha256"):
+        load_split(toy_registry, "toy_tagging", "test")
+
+
+def test_another_manifest_or_arguments_is_another_entry(toy_registry):
+    spec = toy_registry.resolve("dataset", "toy_tagging")
+    moved = dataclasses.replace(spec, files=(*spec.files, DataFile(path="toy/extra.tsv", sha256="0" * 64)))
+    assert itemcache.key(spec, "test", {}) != itemcache.key(moved, "test", {})
+    assert itemcache.key(spec, "test", {}) != itemcache.key(spec, "train", {})
+    assert itemcache.key(spec, "test", {}) != itemcache.key(spec, "test", {"language": "en"})
+
+
+def test_an_unreadable_entry_is_a_miss_and_is_rewritten(toy_registry):
+    first = load_split(toy_registry, "toy_tagging", "test")
+    (entry,) = _entries()
+    entry.write_bytes(b"not a pickle")
+    again = load_split(toy_registry, "toy_tagging", "test")
+    assert again.items == first.items
+    assert entry.read_bytes() != b"not a pickle"
+
+
+def test_a_derived_dataset_reading_undeclared_files_is_never_cached(toy_registry, tmp_path, monkeypatch):
+    built = tmp_path / "built.txt"
+    built.write_text("one\n")
+
+    def load(ctx, split):
+        data = built.read_bytes()
+        ctx.used["derived/built.txt"] = hashlib.sha256(data).hexdigest()
+        return [line for line in data.decode().splitlines()]
+
+    import sys
+    import types
+
+    module = types.ModuleType("derived_loader_for_test")
+    module.load = load
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    from metabench.registry import Entry
+
+    spec = DatasetSpec(name="derived_for_test", files=(), loader=f"{module.__name__}:load", splits=("test",))
+    toy_registry.add(Entry("dataset", spec.name, spec, "test", "0"))
+    assert load_split(toy_registry, "derived_for_test", "test").items == ["one"]
+    built.write_text("two\n")
+    assert load_split(toy_registry, "derived_for_test", "test").items == ["two"]
+    assert _entries() == []
