@@ -64,6 +64,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item answer cache")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    run.add_argument("--overwrite", action="store_true",
+                     help="replace a finished run in the same folder even when its answers differ (default: refuse)")
     run.set_defaults(func=_cmd_run)
 
     ls = sub.add_parser("ls", help="list registered tasks, groups, models, datasets, kinds, metrics...")
@@ -108,6 +110,7 @@ def _cmd_run(args) -> int:
         data_dir=args.data_dir,
         use_cache=not args.no_cache,
         progress=not args.no_progress,
+        overwrite=args.overwrite,
     )
     if args.no_progress:
         _silence_progress_bars()

@@ -28,7 +28,7 @@ from .models.base import Adapter
 from .models.spec import ModelSpec, build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
-from .store import SCHEMA_VERSION, check_writable, environment, metabench_info, write_run
+from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, write_run
 from .task_facts import task_facts
 
 
@@ -40,6 +40,7 @@ class RunOptions:
     data_dir: Path | None = None
     use_cache: bool = True
     progress: bool = True
+    overwrite: bool = False
 
 
 @dataclass
@@ -98,7 +99,8 @@ def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
         return JobOutcome(task.name, spec.text, "failed", message=str(exc))
 
 
-def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions) -> list[int]:
+def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
+    """The seeds this job runs (``options`` None: the task's protocol seeds, which name the run folder)."""
     section = getattr(task.config.protocol, adapter.family, None)
     if section is None:
         raise UnsupportedError(
@@ -107,7 +109,7 @@ def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions) -> list[int]
             hint=f"add protocol.{adapter.family} to {task.raw.path}, or choose another --model",
             reason=f"no protocol.{adapter.family} in the task",
         )
-    seeds = options.seeds if options.seeds is not None else section.seeds
+    seeds = options.seeds if options is not None and options.seeds is not None else section.seeds
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     return seeds if adapter.seeded else seeds[:1]
 
@@ -156,8 +158,11 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     splits = {role: _load(registry, task, role, options) for role in ("test", "train", "validation")}
     test = splits["test"]
     n_test_items = len(test.items)
-    if options.limit is not None:
-        test.items = test.items[: options.limit]
+    limited = options.limit if options.limit is not None and options.limit < n_test_items else None
+    if limited is not None:
+        test.items = test.items[:limited]
+    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    check_run_dir(run_dir)
     if not test.items:
         raise MetabenchError(f"task '{task.name}': the test split is empty")
     _check_unique_ids(task, test.items)
@@ -195,8 +200,7 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     results = _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, len(test.items))
     results["n_test_items"] = n_test_items  # the whole test split: n_items < n_test_items marks a partial run
-    run_dir = options.output_dir / task.name / spec.slug
-    write_run(run_dir, results, samples)
+    write_run(run_dir, results, samples, overwrite=options.overwrite)
     return results, run_dir
 
 

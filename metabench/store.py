@@ -1,18 +1,38 @@
-"""The run directory: results.json and samples.jsonl, written atomically.
+"""The run folder: ``results.json`` and ``samples.jsonl`` written as one unit, never mixed, never lost.
 
 ``results.json`` follows ``SCHEMA_VERSION``; the reporter reads only these files, so runs made elsewhere or
 by older versions stay comparable. ``samples.jsonl`` has item ids, gold answers, predictions and per-item
 scores — never the dataset's text — so runs can be published without redistributing data.
+
+Why the store works this way (docs/reliability.md has the guarantees):
+
+- A run's folder name says what changes its answer set besides the model arguments already in the model
+  slug: ``@seeds=…`` when the seeds are not the task's protocol seeds and ``@limit=N`` when only the first N
+  test items were scored. A quick ``--limit 50`` run therefore never lands on the full run's folder.
+- Both files are written into a hidden sibling folder, then renamed into place; the folder they replace is
+  first renamed aside (``.NAME.prev``) and deleted last. A process killed at any point leaves the previous
+  complete run or the new one; readers fall back to ``.NAME.prev`` in the one window where the folder is
+  missing, and the next writer repairs it.
+- ``results.json`` records the sha256 of ``samples.jsonl``, checked by every reader, so files of different
+  runs copied together by hand are refused instead of compared.
+- Writers of one task folder take an exclusive lock on it (``flock`` on the folder itself: nothing is left
+  behind when a process dies) for the few milliseconds of the swap.
+- A finished run is replaced only with ``--overwrite``, or by a run whose samples are identical (a re-run
+  that changes no answer loses nothing).
 """
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import platform
+import secrets
+import shutil
 import subprocess
 import sys
-import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -22,30 +42,45 @@ from .errors import MetabenchError
 SCHEMA_VERSION = 1
 RESULTS = "results.json"
 SAMPLES = "samples.jsonl"
+DIGEST = "samples_sha256"
+PREVIOUS = ".prev"
+_NEW = ".new-"
+#: How long a writer waits for another writer of the same task folder (the swap itself takes milliseconds).
+LOCK_WAIT_S = 60.0
 _PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "pluggy", "pyyaml", "scipy", "numpy", "vllm")
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file in the same folder and os.replace: readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def run_name(model_slug: str, seeds: list[int], protocol_seeds: list[int], limit: int | None) -> str:
+    """The folder name of a run: the model slug, plus what else changes the answer set.
+
+    ``limit`` is the effective limit (None when it kept every test item), so ``--limit 5000`` on a
+    3,630-item split names the full run.
+    """
+    name = model_slug
+    if list(seeds) != list(protocol_seeds):
+        name += f"@seeds={_seed_text(seeds)}"
+    if limit is not None:
+        name += f"@limit={limit}"
+    return name
+
+
+def _seed_text(seeds: list[int]) -> str:
+    """``0-4`` for a contiguous ascending range of three or more, else ``0,2,7``."""
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(str(s) for s in seeds)
 
 
 def check_writable(folder: Path) -> None:
     """Fail before any work when the output folder cannot be written."""
+    if folder.exists() and not folder.is_dir():
+        raise MetabenchError(f"--output-dir {folder}: this is a file, not a folder",
+                             hint="choose a folder, e.g. --output-dir ./runs")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-", delete=True)
-        probe.close()
+        probe = folder / f".write-test-{os.getpid()}-{secrets.token_hex(4)}"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        os.unlink(probe)
     except OSError as exc:
         raise MetabenchError(
             f"--output-dir {folder}: cannot write there ({exc.strerror or exc})",
@@ -53,20 +88,173 @@ def check_writable(folder: Path) -> None:
         ) from None
 
 
-def write_run(run_dir: Path, results: dict, samples: list[dict]) -> None:
-    lines = "".join(json.dumps(s, ensure_ascii=False, sort_keys=True) + "\n" for s in samples)
-    atomic_write(run_dir / SAMPLES, lines)
-    atomic_write(run_dir / RESULTS, json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+def check_run_dir(run_dir: Path) -> None:
+    """Fail before any work when the run's folder (or its task folder) exists as something other than a folder."""
+    for path in (run_dir.parent, run_dir):
+        if path.exists() and not path.is_dir():
+            raise MetabenchError(f"{path}: exists and is not a folder, so the run cannot be written there",
+                                 hint="move that file away, or choose another --output-dir")
+
+
+def samples_text(samples: list[dict]) -> str:
+    return "".join(json.dumps(s, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for s in samples)
+
+
+def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: bool = False) -> None:
+    """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol)."""
+    check_run_dir(run_dir)
+    lines = samples_text(samples).encode("utf-8")
+    results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
+    try:
+        body = (json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
+    except ValueError:
+        raise MetabenchError(f"{run_dir}: a metric is NaN or infinite; refusing to record it",
+                             hint="this is a bug in a metric or adapter: report it with the task and model") from None
+    parent = run_dir.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    with _locked(parent):
+        _repair(run_dir)
+        _check_replaceable(run_dir, results[DIGEST], overwrite)
+        staging = parent / f".{run_dir.name}{_NEW}{os.getpid()}-{secrets.token_hex(4)}"
+        os.mkdir(staging)
+        _write_file(staging / SAMPLES, lines)
+        _write_file(staging / RESULTS, body)
+        _fsync_dir(staging)
+        previous = _aside(run_dir)
+        if run_dir.exists():
+            os.rename(run_dir, previous)
+        os.rename(staging, run_dir)
+        _fsync_dir(parent)
+        shutil.rmtree(previous, ignore_errors=True)
+
+
+def _aside(run_dir: Path) -> Path:
+    return run_dir.parent / f".{run_dir.name}{PREVIOUS}"
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Create ``path`` with the process umask (not tempfile's 0600) and flush it to disk."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _locked:
+    """An exclusive ``flock`` on a folder, waited for up to ``LOCK_WAIT_S``; released when the process dies."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def __enter__(self):
+        self.fd = os.open(self.folder, os.O_RDONLY)
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(self.fd)
+                    raise MetabenchError(
+                        f"{self.folder}: another metabench process has been writing a run here for {LOCK_WAIT_S:.0f} s",
+                        hint="wait for it to finish, or write this run elsewhere with --output-dir",
+                    ) from None
+                time.sleep(0.05)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # closing the descriptor releases the lock
+
+
+def _repair(run_dir: Path) -> None:
+    """Under the lock: finish what a killed writer left (a folder set aside, a half-written staging folder)."""
+    previous = _aside(run_dir)
+    if previous.is_dir():
+        if run_dir.exists():
+            shutil.rmtree(previous)
+        else:
+            os.rename(previous, run_dir)
+    for stale in run_dir.parent.glob(f".{_glob_escape(run_dir.name)}{_NEW}*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _check_replaceable(run_dir: Path, digest: str, overwrite: bool) -> None:
+    if overwrite or not run_dir.exists():
+        return
+    entries = sorted(p.name for p in run_dir.iterdir())
+    if not entries:
+        return
+    try:
+        old = json.loads((run_dir / RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        old = None
+    if isinstance(old, dict) and old.get(DIGEST) == digest and set(entries) <= {RESULTS, SAMPLES}:
+        return  # the same answers: replacing it loses nothing
+    what = (f"a finished run (created {old.get('created', '?')}, {old.get('n_items', '?')} items, seeds {old.get('seeds', '?')})"
+            if isinstance(old, dict) and RESULTS in entries else f"files that are not a run ({', '.join(entries[:3])})")
+    raise MetabenchError(
+        f"{run_dir}: already holds {what} with different answers; refusing to replace it",
+        hint="pass --overwrite to replace it, or write this run elsewhere with --output-dir",
+    )
+
+
+def resolve(run_dir: Path) -> Path:
+    """The folder holding a run's files: ``run_dir``, or its set-aside copy while a writer was killed mid-swap."""
+    if not run_dir.exists() and _aside(run_dir).is_dir():
+        return _aside(run_dir)
+    return run_dir
+
+
+def run_folders(root: Path) -> list[Path]:
+    """Run folders below ``root``, sorted; staging folders and set-aside copies are skipped, except a copy set
+    aside by a writer killed mid-swap (its run folder is missing, so the copy is the run)."""
+    found = []
+    for results in root.rglob(RESULTS):
+        folder = results.parent
+        hidden = [part for part in folder.relative_to(root).parts if part.startswith(".")]
+        if not hidden:
+            found.append(folder)
+        elif hidden == [folder.name] and folder.name.endswith(PREVIOUS):
+            if resolve(folder.parent / folder.name[1 : -len(PREVIOUS)]) == folder:
+                found.append(folder)
+    return sorted(found)
 
 
 def read_results(run_dir: Path) -> dict:
-    path = run_dir / RESULTS if run_dir.is_dir() else run_dir
+    path = resolve(run_dir) / RESULTS if not run_dir.is_file() else run_dir
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
         raise MetabenchError(f"{path}: no results file here", hint="pass a run folder written by `metabench run`") from None
+    except IsADirectoryError:
+        raise MetabenchError(f"{path}: is a folder, not a results file", hint="pass a run folder written by `metabench run`") from None
+    except UnicodeDecodeError:
+        raise MetabenchError(f"{path}: not UTF-8 text", hint="pass a results.json written by `metabench run`") from None
     except json.JSONDecodeError as exc:
-        raise MetabenchError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        raise MetabenchError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
+                             hint="the file is damaged: re-run the evaluation (answers are cached)") from None
+    except _NonFinite as exc:
+        raise MetabenchError(f"{path}: holds {exc.args[0]}, which is not a number a report can use",
+                             hint="re-run the evaluation; if it recurs, a metric is broken") from None
+    if not isinstance(data, dict):
+        raise MetabenchError(f"{path}: expected a JSON object, found {type(data).__name__}",
+                             hint="pass a results.json written by `metabench run`")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise MetabenchError(
@@ -76,16 +264,47 @@ def read_results(run_dir: Path) -> dict:
     return data
 
 
-def read_samples(run_dir: Path) -> list[dict]:
-    path = run_dir / SAMPLES
+class _NonFinite(ValueError):
+    pass
+
+
+def _refuse_constant(name: str):
+    raise _NonFinite(name)
+
+
+def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
+    """The samples of a run, after checking they are the ones its results.json was written with."""
+    folder = resolve(run_dir)
+    results = results if results is not None else read_results(folder)
+    path = folder / SAMPLES
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise MetabenchError(f"{path}: missing: results.json has no samples.jsonl beside it",
+                             hint="paired tests need the per-item samples; copy the whole run folder") from None
+    expected = results.get(DIGEST)
+    if expected is None:
+        raise MetabenchError(
+            f"{folder / RESULTS}: field '{DIGEST}' is missing (written before run files were checked as a unit)",
+            hint=f"add it with `python tools/migrate_runs.py {folder.parent.parent}`, or re-run the evaluation",
+        )
+    if hashlib.sha256(raw).hexdigest() != expected:
+        raise MetabenchError(
+            f"{path}: does not match the '{DIGEST}' in results.json beside it; the two files come from different runs",
+            hint="copy both files of one run folder together, or re-run the evaluation",
+        )
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise MetabenchError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line, parse_constant=_refuse_constant)
+            except (json.JSONDecodeError, _NonFinite) as exc:
+                raise MetabenchError(f"{path}:{number}: not a valid sample line ({exc})",
+                                     hint="re-run the evaluation (answers are cached)") from None
+            if not isinstance(row, dict):
+                raise MetabenchError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}",
+                                     hint="re-run the evaluation (answers are cached)")
+            rows.append(row)
     return rows
 
 

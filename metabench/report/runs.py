@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import MetabenchError
-from ..store import RESULTS, SAMPLES, read_results, read_samples
+from ..store import RESULTS, read_results, read_samples, resolve, run_folders
 
 
 @dataclass
@@ -85,18 +85,13 @@ class Run:
     @property
     def samples(self) -> list[dict]:
         if self._samples is None:
-            if not (self.path / SAMPLES).is_file():
-                raise MetabenchError(
-                    f"{self.path}: results.json has no samples.jsonl beside it",
-                    hint="paired tests need the per-item samples; copy the whole run folder",
-                )
-            self._samples = read_samples(self.path)
+            self._samples = read_samples(self.path, self.results)
         return self._samples
 
 
 def load_run(path: Path) -> Run:
     """A run from its folder or its results.json."""
-    folder = path.parent if path.name == RESULTS else path
+    folder = resolve(path.parent if path.name == RESULTS else path)
     return Run(folder, read_results(folder))
 
 
@@ -110,10 +105,10 @@ def find_runs(paths: list[Path]) -> list[Run]:
     for path in paths:
         if not path.exists():
             raise MetabenchError(f"{path}: no such file or folder", hint="pass run folders, results.json files or an output folder")
-        if path.is_file() or (path / RESULTS).is_file():
+        if path.is_file() or (resolve(path) / RESULTS).is_file():
             runs.append(load_run(path))
             continue
-        found = sorted(p.parent for p in path.rglob(RESULTS))
+        found = run_folders(path)
         if not found:
             raise MetabenchError(
                 f"{path}: no runs here (no {RESULTS} in this folder or below)",

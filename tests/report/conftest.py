@@ -98,7 +98,7 @@ def repredict(report_registry):
                 metrics[name] = float(report_registry.resolve("metric", name)(golds, preds, **args))
             per_seed[str(seed)] = metrics
         results["metrics"] = {"per_seed": per_seed, "aggregate": _aggregate(per_seed)}
-        write_run(run_dir, results, samples)
+        write_run(run_dir, results, samples, overwrite=True)
 
     return edit
 

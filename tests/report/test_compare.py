@@ -14,7 +14,7 @@ from metabench.metrics.tagging import f1_from_counts
 from metabench.report.align import AlignmentError, pair
 from metabench.report.compare import Options, adjust, compare_pair, compare_runs
 from metabench.report.runs import find_runs, load_run
-from metabench.store import read_samples
+from metabench.store import read_results, read_samples, write_run
 
 FAST = Options(n_resamples=2000)
 
@@ -134,7 +134,7 @@ def test_seed_tests_refuse_runs_with_other_seeds_and_the_default_pairs_items(rep
 
 def test_refuses_different_item_sets_and_says_why(report_registry, toy_runs, short_runs):
     with pytest.raises(AlignmentError) as error:
-        compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(short_runs / "toy_cls" / "lookup"), "accuracy")
+        compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(short_runs / "toy_cls" / "lookup@limit=30"), "accuracy")
     message = error.value.message
     assert "10 item id(s) in A are not in B, e.g. 'test-30', 'test-31', 'test-32', ..." in message
     assert "B are not in A" not in message
@@ -149,14 +149,13 @@ def test_refuses_other_task_config_gold_and_incomplete_runs(report_registry, mak
     with pytest.raises(AlignmentError, match="configured differently: config hash cccccccccccc .* dddddddddddd"):
         pair(base, edited)
     incomplete = make_run(tmp_path / "d", correct={0: [1, 0, 1], 1: [1, 1, 1]})
-    lines = (incomplete / "samples.jsonl").read_text().splitlines()
-    (incomplete / "samples.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    write_run(incomplete, read_results(incomplete), read_samples(incomplete)[:-1], overwrite=True)
     with pytest.raises(AlignmentError, match=r"1 item\(s\) have no sample at seed 1, e.g. 'item-2'"):
         pair(base, load_run(incomplete))
     regold = make_run(tmp_path / "e", correct={0: [1, 0, 1]})
-    rows = [json.loads(line) for line in (regold / "samples.jsonl").read_text().splitlines()]
+    rows = read_samples(regold)
     rows[1]["gold"] = "no"
-    (regold / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    write_run(regold, read_results(regold), rows, overwrite=True)
     with pytest.raises(AlignmentError, match=r"1 item\(s\) have different gold answers .* e.g. 'item-1'"):
         pair(base, load_run(regold))
 
@@ -166,6 +165,9 @@ def test_samples_that_do_not_match_results_are_caught(report_registry, toy_runs,
     rows = read_samples(candidate)
     rows[0]["scores"]["correct"] = 1.0 - rows[0]["scores"]["correct"]
     (candidate / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(MetabenchError, match="samples.jsonl: does not match the 'samples_sha256' in results.json"):
+        compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(candidate), "accuracy")
+    write_run(candidate, read_results(candidate), rows, overwrite=True)  # consistent digest, inconsistent scores
     with pytest.raises(MetabenchError, match="recomputed from samples.jsonl is .* but results.json reports"):
         compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(candidate), "accuracy")
 
@@ -199,7 +201,7 @@ def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
     code, out, _ = cli("compare", toy_runs, "--baseline", "majority", "--json", "--correction", "bh", "--resamples", "500")
     payload = json.loads(out)
     assert code == 0 and payload["correction"] == "bh" and len(payload["comparisons"]) == 6
-    code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", short_runs / "toy_cls" / "lookup")
+    code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", short_runs / "toy_cls" / "lookup@limit=30")
     assert code == 2 and "10 item id(s) in A are not in B" in err
     code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", toy_runs / "toy_tag" / "lookup")
     assert code == 2 and "nothing could be paired" in err

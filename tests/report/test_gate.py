@@ -59,7 +59,7 @@ def test_small_insignificant_drop_passes_and_alpha_applies(cli, lookup_cls, copy
 
 
 def test_mismatched_items_missing_files_and_other_tasks_exit_2(cli, lookup_cls, toy_runs, short_runs, tmp_path):
-    code, _, err = cli("gate", "--baseline", lookup_cls, "--candidate", short_runs / "toy_cls" / "lookup")
+    code, _, err = cli("gate", "--baseline", lookup_cls, "--candidate", short_runs / "toy_cls" / "lookup@limit=30")
     assert code == 2 and "10 item id(s) in A are not in B, e.g. 'test-30'" in err
     code, _, err = cli("gate", "--baseline", lookup_cls, "--candidate", toy_runs / "toy_tag" / "lookup")
     assert code == 2 and "--candidate has no run of task(s) toy_cls" in err

@@ -89,7 +89,7 @@ def test_a_partial_run_is_ranked_only_against_runs_over_the_same_items(cli, toy_
 
     both = tmp_path / "both"
     shutil.copytree(toy_runs, both)
-    shutil.copytree(short_runs / "toy_cls" / "lookup", both / "toy_cls" / "lookup_short")
+    shutil.copytree(short_runs / "toy_cls" / "lookup@limit=30", both / "toy_cls" / "lookup_short")
     results = both / "toy_cls" / "lookup_short" / "results.json"
     data = json.loads(results.read_text())
     data["model"]["spec"] = "lookup-on-30-items"  # another model name, so the board keeps both entries

@@ -1,0 +1,176 @@
+"""The run store: folder names that keep answer sets apart, one-unit writes under a kill, concurrent writers."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import stat
+
+import pytest
+
+from metabench.errors import MetabenchError
+from metabench.report.runs import find_runs, load_run
+from metabench.runner import RunOptions, run
+from metabench.store import RESULTS, SAMPLES, read_results, read_samples, run_folders, run_name, write_run
+
+#: The store's file-system calls: a kill can fall between any two of them.
+_OPS = ("mkdir", "open", "write", "fsync", "close", "rename", "replace", "unlink", "rmdir")
+
+
+def _run(tag: str, n: int = 5) -> tuple[dict, list[dict]]:
+    """A minimal run whose every file says which run it belongs to."""
+    samples = [{"id": f"i{i}", "seed": 0, "gold": "a", "prediction": tag, "scores": {"correct": 0.0}} for i in range(n)]
+    results = {"schema_version": 1, "tag": tag, "task": {"name": "t", "primary_metric": "accuracy"},
+               "model": {"spec": "m"}, "seeds": [0], "n_items": n, "metrics": {"per_seed": {}, "aggregate": {}}}
+    return results, samples
+
+
+def _which(run_dir) -> str:
+    """The tag of the complete run the readers see; fails if the two files do not belong together."""
+    (found,) = [r for r in find_runs([run_dir.parent]) if r.path.name.lstrip(".").startswith(run_dir.name)]
+    assert found.path == load_run(run_dir).path
+    tags = {row["prediction"] for row in found.samples} | {found.results["tag"]}
+    assert len(tags) == 1, f"a mixed run: {tags}"
+    return tags.pop()
+
+
+def _killed_at(step: int, run_dir, results, samples, overwrite: bool) -> bool:
+    """Write in a forked child that dies (os._exit, no clean-up) at its ``step``-th file operation."""
+    pid = os.fork()
+    if pid == 0:
+        count = [0]
+        for name in _OPS:
+            original = getattr(os, name)
+
+            def counted(*args, _original=original, **kwargs):
+                count[0] += 1
+                if count[0] == step:
+                    os._exit(9)
+                return _original(*args, **kwargs)
+
+            setattr(os, name, counted)
+        try:
+            write_run(run_dir, results, samples, overwrite=overwrite)
+        except BaseException:
+            os._exit(3)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    assert code in (0, 9), f"the writer failed instead of being killed (exit {code})"
+    return code == 9
+
+
+@pytest.mark.parametrize("previous", [True, False], ids=["replacing a run", "first run"])
+def test_a_kill_between_any_two_file_operations_leaves_one_complete_run(tmp_path, previous):
+    steps = 0
+    while True:
+        steps += 1
+        run_dir = tmp_path / str(steps) / "t" / "m"
+        if previous:
+            write_run(run_dir, *_run("old"))
+        killed = _killed_at(steps, run_dir, *_run("new"), overwrite=True)
+        if previous:
+            assert _which(run_dir) in ("old", "new")
+        elif killed:
+            assert not run_folders(run_dir.parent) or _which(run_dir) == "new"
+        write_run(run_dir, *_run("next"), overwrite=True)  # the next writer repairs whatever was left
+        assert _which(run_dir) == "next"
+        assert sorted(p.name for p in run_dir.parent.iterdir()) == ["m"]
+        if not killed:
+            break
+    assert steps > 15, "the fault injection did not reach the store's operations"
+
+
+def _writer(barrier, run_dir, tag, overwrite, queue):
+    barrier.wait()
+    try:
+        write_run(run_dir, *_run(tag, n=200), overwrite=overwrite)
+        queue.put((tag, "ok"))
+    except MetabenchError as exc:
+        queue.put((tag, exc.message))
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_two_concurrent_runs_into_one_folder_never_mix(tmp_path, overwrite):
+    context = multiprocessing.get_context("fork")
+    for attempt in range(20):
+        run_dir = tmp_path / str(attempt) / "t" / "m"
+        barrier, queue = context.Barrier(2), context.Queue()
+        writers = [context.Process(target=_writer, args=(barrier, run_dir, tag, overwrite, queue)) for tag in "AB"]
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join(30)
+            assert w.exitcode == 0
+        outcomes = dict(queue.get(timeout=5) for _ in writers)
+        winner = _which(run_dir)
+        assert outcomes[winner] == "ok"
+        if overwrite:
+            assert set(outcomes.values()) == {"ok"}
+        else:
+            (loser,) = set("AB") - {winner}
+            assert "already holds a finished run" in outcomes[loser] and "refusing to replace it" in outcomes[loser]
+
+
+def test_run_names_keep_answer_sets_apart():
+    assert run_name("lookup", [0], [0], None) == "lookup"
+    assert run_name("lookup", [0], [0], 50) == "lookup@limit=50"
+    assert run_name("hf_minilm-l6", [0, 1], [0, 1, 2, 3, 4], None) == "hf_minilm-l6@seeds=0,1"
+    assert run_name("random", [0, 1, 2, 3], [0, 1], 7) == "random@seeds=0-3@limit=7"
+
+
+def test_a_limited_run_never_replaces_the_full_run(toy_registry, tmp_path):
+    options = dict(output_dir=tmp_path / "runs", progress=False)
+    (full,) = run(toy_registry, "toy_cls", ["lookup"], RunOptions(**options))
+    before = {name: (full.run_dir / name).read_bytes() for name in (RESULTS, SAMPLES)}
+    (short,) = run(toy_registry, "toy_cls", ["lookup"], RunOptions(limit=5, **options))
+    (seeds,) = run(toy_registry, "toy_cls", ["random"], RunOptions(seeds=[0, 1, 2], **options))
+    assert short.run_dir.name == "lookup@limit=5" and seeds.run_dir.name == "random@seeds=0-2"
+    assert {name: (full.run_dir / name).read_bytes() for name in before} == before
+    assert read_results(short.run_dir)["n_items"] == 5 and read_results(full.run_dir)["n_items"] == 40
+    # a limit at least as large as the split is the full run: same folder, same answers, so it may replace it
+    (whole,) = run(toy_registry, "toy_cls", ["lookup"], RunOptions(limit=1000, **options))
+    assert whole.status == "ok" and whole.run_dir == full.run_dir
+
+
+def test_a_finished_run_with_other_answers_is_replaced_only_with_overwrite(toy_registry, tmp_path):
+    options = dict(output_dir=tmp_path / "runs", progress=False)
+    (first,) = run(toy_registry, "toy_cls", ["constant:label=literal"], RunOptions(**options))
+    samples = read_samples(first.run_dir)
+    rows = [dict(r, prediction="metaphorical") for r in samples]
+    write_run(first.run_dir, read_results(first.run_dir), rows, overwrite=True)  # as if the adapter had changed
+    (again,) = run(toy_registry, "toy_cls", ["constant:label=literal"], RunOptions(**options))
+    assert again.status == "failed" and "refusing to replace it" in again.message and "--overwrite" in again.message
+    assert read_samples(first.run_dir) == rows
+    (forced,) = run(toy_registry, "toy_cls", ["constant:label=literal"], RunOptions(overwrite=True, **options))
+    assert forced.status == "ok" and read_samples(first.run_dir) == samples
+
+
+def test_a_file_where_the_run_folder_goes_fails_before_any_work(toy_registry, tmp_path):
+    (tmp_path / "runs" / "toy_cls").mkdir(parents=True)
+    (tmp_path / "runs" / "toy_cls" / "majority").write_text("mine\n")
+    (outcome,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "failed" and "exists and is not a folder" in outcome.message
+    assert outcome.results is None and (tmp_path / "runs" / "toy_cls" / "majority").read_text() == "mine\n"
+
+
+def test_readers_refuse_files_of_different_runs(tmp_path):
+    a, b = tmp_path / "t" / "a", tmp_path / "t" / "b"
+    write_run(a, *_run("A"))
+    write_run(b, *_run("B"))
+    shutil.copy(b / SAMPLES, a / SAMPLES)
+    with pytest.raises(MetabenchError, match="samples.jsonl: does not match the 'samples_sha256'"):
+        read_samples(a)
+
+
+def test_run_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_run(tmp_path / "t" / "m", *_run("A"))
+    finally:
+        os.umask(old)
+    for name in (RESULTS, SAMPLES):
+        assert stat.S_IMODE((tmp_path / "t" / "m" / name).stat().st_mode) == 0o644
+    assert json.loads((tmp_path / "t" / "m" / RESULTS).read_text())["samples_sha256"]
