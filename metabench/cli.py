@@ -40,6 +40,11 @@ environment:
   METABENCH_LOAD_PLUGINS     comma-separated allow-list of third-party plugins ('' = none)
   METABENCH_DISABLE_PLUGINS  comma-separated plugins never to load
   METABENCH_PLUGIN_MODULES   comma-separated importable modules loaded as plugins without packaging
+  METABENCH_STRICT=1         a broken plugin or task file is an error, not a warning (= --strict, for CI)
+
+A broken plugin (misspelt hook, name clash, failing import) or task file is quarantined: dropped with one
+warning naming it, its file:line and the fix. `metabench plugins` lists every problem; --strict (anywhere
+on the command line) or METABENCH_STRICT=1 makes them errors (exit 2).
 """
 
 
@@ -207,24 +212,42 @@ def _applicability(entry) -> list[str]:
     return [getattr(adapter, "family", "?"), served, needs]
 
 
+def _diagnosis_registry():
+    """`plugins` and `validate` always run: load leniently, show every problem, and fail after in strict mode."""
+    from .plugins import load, strict_mode
+
+    return load(strict=False), strict_mode()
+
+
 def _cmd_validate(args) -> int:
     from .config.index import validate_paths
 
-    results = validate_paths(args.paths, _registry())
+    registry, strict = _diagnosis_registry()
+    results = validate_paths(args.paths, registry)
     bad = [(p, e) for p, e in results if e]
     for path, error in results:
         print(f"ok    {path}" if not error else f"FAIL  {error}")
-    print(f"\n{len(results) - len(bad)} valid, {len(bad)} invalid")
-    return 1 if bad else 0
+    for problem in registry.problems:
+        print(f"PLUGIN {problem}")
+    print(f"\n{len(results) - len(bad)} valid, {len(bad)} invalid, {len(registry.problems)} plugin problem(s)")
+    return 1 if bad or (strict and registry.problems) else 0
 
 
 def _cmd_plugins(args) -> int:
     from tabulate import tabulate
 
+    from .config.index import TaskIndex
+
+    registry, strict = _diagnosis_registry()
+    TaskIndex(registry)  # task files are read here, so their problems are listed too
     rows = [[p["name"], p["version"], ", ".join(h.removeprefix("metabench_register_") for h in p["hooks"]), p["status"]]
-            for p in _registry().plugins]
+            for p in registry.plugins]
     print(tabulate(rows, headers=["plugin", "version", "hooks", "status"]))
-    return 0
+    if registry.problems:
+        print(f"\n{len(registry.problems)} problem(s):")
+        for problem in registry.problems:
+            print(f"  {problem}")
+    return 2 if strict and registry.problems else 0
 
 
 def _cmd_schema(args) -> int:
@@ -236,6 +259,9 @@ def _cmd_schema(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--strict" in argv[: argv.index("--") if "--" in argv else len(argv)]:
+        argv.remove("--strict")
+        return _strict(argv)
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv.insert(0, "run")  # `metabench --tasks ... --model ...` is `metabench run ...`
     parser = _build_parser()
@@ -254,6 +280,21 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmetabench: interrupted. Answers computed so far are cached: rerun the same command to resume.",
               file=sys.stderr)
         return 130
+
+
+def _strict(argv: list[str]) -> int:
+    """``--strict`` anywhere is METABENCH_STRICT=1 for this command (every subcommand, one switch)."""
+    import os
+
+    previous = os.environ.get("METABENCH_STRICT")
+    os.environ["METABENCH_STRICT"] = "1"
+    try:
+        return main(argv)
+    finally:
+        if previous is None:
+            del os.environ["METABENCH_STRICT"]
+        else:
+            os.environ["METABENCH_STRICT"] = previous
 
 
 if __name__ == "__main__":

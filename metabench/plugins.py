@@ -10,15 +10,19 @@ subject to the environment switches:
 - ``METABENCH_PLUGIN_MODULES=pkg.mod,...``: also load these importable modules as plugins, without packaging
   them (for plugin development and tests, like ``pytest -p``).
 
-Each hook implementation is called separately, so a plugin that raises is named in the report and the
-others still load; a misspelt hook name fails with the plugin's name and the closest valid hook.
+One broken plugin must not take the tool down, least of all ``metabench plugins``, the command meant to
+diagnose it. A plugin that fails to import, defines a misspelt hook, raises in a hook or registers a name
+another plugin already holds is *quarantined*: everything it registered is dropped, one warning names the
+plugin, the file:line and the fix (``METABENCH_DISABLE_PLUGINS=…``), and everything else works. A broken
+task file is quarantined alone (``config/index.py``). Strict mode (``--strict`` / ``METABENCH_STRICT=1``)
+turns every such warning into an error, for CI.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
-import sys
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -27,7 +31,7 @@ import pluggy
 
 from . import __version__, hookspecs
 from .errors import PluginError, did_you_mean
-from .registry import Entry, Registry
+from .registry import Entry, Problem, Registry
 
 BUILTIN_PLUGINS = (
     "metabench.tasks_plugin",
@@ -65,16 +69,33 @@ def _new_manager() -> pluggy.PluginManager:
     return pm
 
 
-def _check_hooks(plugin: object, name: str) -> None:
-    """Fail on a function that looks like a hook but names none, before pluggy's vaguer error."""
+def strict_mode() -> bool:
+    """METABENCH_STRICT=1 (or ``--strict``, which sets it): plugin and task-file problems are errors."""
+    return os.environ.get("METABENCH_STRICT", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _misspelt_hook(plugin: object, name: str) -> Problem | None:
+    """A function that looks like a hook but names none: pluggy would ignore it and drop its registrations."""
     valid = list(_HOOK_CATEGORY)
     for attr in dir(plugin):
         if attr.startswith("metabench_") and attr not in valid:
-            raise PluginError(
-                f"plugin '{name}' defines '{attr}', which is not a metabench hook{did_you_mean(attr, valid)}",
-                hint=f"rename it (valid hooks: {', '.join(valid)}), or disable the plugin with "
-                f"METABENCH_DISABLE_PLUGINS={name}",
+            return Problem(
+                name, _source_of(getattr(plugin, attr), plugin),
+                f"'{attr}' is not a metabench hook{did_you_mean(attr, valid)}",
+                f"rename it (valid hooks: {', '.join(valid)}), or disable the plugin with METABENCH_DISABLE_PLUGINS={name}",
             )
+    return None
+
+
+def _source_of(obj: object, fallback: object = None) -> str:
+    """'file:line' where a function (or else the plugin module) is defined, for messages."""
+    for candidate in (obj, fallback):
+        try:
+            target = inspect.unwrap(candidate)
+            return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
+        except (TypeError, OSError):
+            continue
+    return getattr(fallback, "__name__", "?")
 
 
 def _distribution_version(ep: metadata.EntryPoint) -> str:
@@ -108,14 +129,14 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
     return found
 
 
-def load(extra_plugins: tuple[object, ...] = ()) -> Registry:
+def load(extra_plugins: tuple[object, ...] = (), *, strict: bool | None = None) -> Registry:
     """Load every enabled plugin into a fresh registry.
 
     ``extra_plugins`` are modules or objects registered after the others (used by tests and by programs
-    that embed metabench). A plugin that fails to import or whose hook raises is recorded with its error
-    and skipped; a misspelt hook is an error, since a silently ignored hook would drop its registrations.
+    that embed metabench). A broken plugin is quarantined (see the module docstring); ``strict`` (default:
+    ``METABENCH_STRICT``) raises instead.
     """
-    registry = Registry()
+    registry = Registry(strict=strict_mode() if strict is None else strict)
     pm = _new_manager()
     disabled = _env_list("METABENCH_DISABLE_PLUGINS") or set()
     plugins = _collect_plugins(disabled)
@@ -126,11 +147,11 @@ def load(extra_plugins: tuple[object, ...] = ()) -> Registry:
     for name, version, module, error in plugins:
         record = {"name": name, "version": version, "hooks": [], "status": "ok"}
         registry.plugins.append(record)
-        if error is not None:
-            record["status"] = error
-            _warn(f"plugin '{name}' was not loaded ({error}); disable it with METABENCH_DISABLE_PLUGINS={name}")
+        problem = (Problem(name, _source_of(module) if module else name, error, _disable(name)) if error
+                   else _misspelt_hook(module, name))
+        if problem is not None:
+            _quarantine(registry, record, problem)
             continue
-        _check_hooks(module, name)
         pm.register(module, name=name)
         record["hooks"] = sorted(h.name for h in pm.get_hookcallers(module) or ())
     pm.check_pending()
@@ -143,16 +164,24 @@ def load(extra_plugins: tuple[object, ...] = ()) -> Registry:
             register = _make_register(registry, category, record)
             try:
                 impl.function(**{arg: register for arg in impl.argnames})
-            except PluginError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - report which plugin broke, keep the others
-                record["status"] = f"{hook_name} raised {type(exc).__name__}: {exc}"
-                _warn(
-                    f"plugin '{record['name']}' failed in {hook_name}: {type(exc).__name__}: {exc}; "
-                    f"its registrations from that hook are skipped. Upgrade or fix the plugin, or disable it "
-                    f"with METABENCH_DISABLE_PLUGINS={record['name']}"
-                )
+            except PluginError as exc:
+                _quarantine(registry, record, Problem(record["name"], _source_of(impl.function), exc.message,
+                                                      exc.hint or _disable(record["name"])))
+            except Exception as exc:  # noqa: BLE001 - a plugin's bug quarantines that plugin, not the tool
+                _quarantine(registry, record, Problem(
+                    record["name"], _source_of(impl.function), f"{hook_name} raised {type(exc).__name__}: {exc}",
+                    f"upgrade or fix the plugin, or {_disable(record['name'])}"))
     return registry
+
+
+def _disable(name: str) -> str:
+    return f"disable it with METABENCH_DISABLE_PLUGINS={name}"
+
+
+def _quarantine(registry: Registry, record: dict, problem: Problem) -> None:
+    registry.quarantine(problem)
+    record["status"] = f"quarantined: {problem.message}"
+    registry.drop(record["name"])
 
 
 def _make_register(registry: Registry, category: str, record: dict):
@@ -182,11 +211,11 @@ def _make_register(registry: Registry, category: str, record: dict):
     return register
 
 
-def _warn(message: str) -> None:
-    print(f"metabench: warning: {message}", file=sys.stderr)
-
-
-@lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry for this process (plugins load once)."""
-    return load()
+    """The registry for this process (plugins load once per strictness)."""
+    return _default_registry(strict_mode())
+
+
+@lru_cache(maxsize=2)
+def _default_registry(strict: bool) -> Registry:
+    return load(strict=strict)

@@ -8,6 +8,7 @@ lazy ``"module:attr"`` target or a ready object. Nothing is imported until ``res
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,43 @@ class Entry:
         return obj
 
 
-class Registry:
-    """Registered things by category and name."""
+@dataclass(frozen=True)
+class Problem:
+    """Why a plugin, or one task file of it, was quarantined: shown by `metabench plugins` and `validate`."""
 
-    def __init__(self) -> None:
+    plugin: str
+    where: str  # file:line
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"plugin '{self.plugin}': {self.where}: {self.message}; fix: {self.fix}"
+
+
+class Registry:
+    """Registered things by category and name, and the problems of what could not be registered."""
+
+    def __init__(self, *, strict: bool = False) -> None:
         self._entries: dict[str, dict[str, Entry]] = {c: {} for c in CATEGORIES}
         self.plugins: list[dict] = []  # name, version, hooks, status: filled by plugins.load()
+        #: In strict mode a problem is an error (CI); otherwise the broken part is dropped with a warning.
+        self.strict = strict
+        self.problems: list[Problem] = []
+
+    def quarantine(self, problem: Problem, error: type[PluginError] = PluginError) -> None:
+        """Record a problem and warn once, or raise it in strict mode."""
+        if self.strict:
+            raise error(f"{problem.where}: {problem.message} (plugin '{problem.plugin}')",
+                        hint=f"{problem.fix}; strict mode (--strict / METABENCH_STRICT=1) makes this an error")
+        if problem not in self.problems:
+            self.problems.append(problem)
+            print(f"metabench: warning: quarantined {problem}", file=sys.stderr)
+
+    def drop(self, plugin: str) -> None:
+        """Forget everything a plugin registered (it is quarantined)."""
+        for bucket in self._entries.values():
+            for name in [n for n, e in bucket.items() if e.plugin == plugin]:
+                del bucket[name]
 
     def add(self, entry: Entry) -> None:
         bucket = self._entries[entry.category]

@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..errors import ConfigError, did_you_mean
-from ..registry import Registry
+from ..registry import Problem, Registry
 from .loader import RawConfig, config_hash, parse, read_raw
 from .schema import GroupConfig, TaskConfig
 from .validate import check_task
@@ -45,11 +45,16 @@ class TaskIndex:
         self.registry = registry
         self.tasks: dict[str, LoadedTask] = {}
         self.groups: dict[str, GroupConfig] = {}
+        #: Task/group names whose file is broken, with the problem: selecting one says why.
+        self.quarantined: dict[str, Problem] = {}
         for folder, entry in registry.task_dirs():
             for path in sorted(folder.rglob("*.yaml")):
                 if path.name.startswith("_"):
                     continue
-                self._add(path, entry)
+                try:
+                    self._add(path, entry)
+                except ConfigError as exc:
+                    self._quarantine(path, entry, exc)
 
     def _add(self, path: Path, entry) -> None:
         raw = read_raw(path)
@@ -65,6 +70,14 @@ class TaskIndex:
         if name in self.tasks or name in self.groups:
             other = self.tasks[name].raw.path if name in self.tasks else "a group file"
             raise ConfigError(f"{path}:1: name '{name}' is already used by {other}", hint="task and group names are unique")
+
+    def _quarantine(self, path: Path, entry, exc: ConfigError) -> None:
+        """A broken task file is dropped alone; the rest of its plugin's tasks stay."""
+        where, _, message = exc.message.partition(": ") if exc.message.startswith(str(path)) else (f"{path}:1", "", exc.message)
+        fix = f"{exc.hint + '; or ' if exc.hint else ''}disable the plugin with METABENCH_DISABLE_PLUGINS={entry.plugin}"
+        problem = Problem(entry.plugin, where, message, fix)
+        self.registry.quarantine(problem, ConfigError)
+        self.quarantined.setdefault(_declared_name(path) or path.stem, problem)
 
     @cached_property
     def tags(self) -> dict[str, list[str]]:
@@ -87,6 +100,10 @@ class TaskIndex:
             return sorted(self.tasks)
         if part in self.tasks:
             return [part]
+        if part in self.quarantined and part not in self.groups:
+            problem = self.quarantined[part]
+            raise ConfigError(f"--tasks: task '{part}' is quarantined: {problem.where}: {problem.message}",
+                              hint=problem.fix)
         if part in self.groups:
             if part in seen:
                 raise ConfigError(f"group '{part}' contains itself: {' -> '.join((*seen, part))}")
@@ -122,6 +139,16 @@ class TaskIndex:
                 if task_name in members:
                     out.append({"name": name, "members": members, "source": group.metadata.source})
         return out
+
+
+def _declared_name(path: Path) -> str | None:
+    """The ``task:``/``group:`` name a broken file declares, found without trusting the rest of it."""
+    try:
+        data = read_raw(path).data
+    except ConfigError:
+        return None
+    name = data.get("task", data.get("group"))
+    return name if isinstance(name, str) else None
 
 
 def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, str | None]]:

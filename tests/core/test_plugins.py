@@ -28,17 +28,23 @@ def test_builtins_register_through_the_same_manager():
     assert entry.plugin == "metabench.models.plugin" and isinstance(entry.target, str)
 
 
-def test_misspelt_hook_names_plugin_and_closest_hook():
+def test_misspelt_hook_quarantines_the_plugin_naming_the_closest_hook(capsys):
     def metabench_register_taks(register):
         pass
 
-    module = types.ModuleType("typo_plugin")
-    module.metabench_register_taks = hookimpl(metabench_register_taks)
-    with pytest.raises(PluginError) as err:
-        plugins.load(extra_plugins=(module,))
-    message = str(err.value)
-    assert "typo_plugin" in message and "did you mean 'metabench_register_tasks'" in message
-    assert "METABENCH_DISABLE_PLUGINS=typo_plugin" in message
+    def metabench_register_models(register):
+        register("typo_model", "metabench.models.baselines:Majority")
+
+    module = _plugin("typo_plugin", metabench_register_taks=metabench_register_taks,
+                     metabench_register_models=metabench_register_models)
+    registry = plugins.load(extra_plugins=(module,))
+    assert "typo_model" not in registry.names("model") and "majority" in registry.names("model")
+    err = capsys.readouterr().err
+    assert err.count("warning: quarantined plugin 'typo_plugin'") == 1
+    assert "did you mean 'metabench_register_tasks'" in err and "METABENCH_DISABLE_PLUGINS=typo_plugin" in err
+    assert f"{__file__}:" in err  # file:line of the misspelt hook
+    with pytest.raises(PluginError, match="(?s)not a metabench hook .* strict mode"):
+        plugins.load(extra_plugins=(module,), strict=True)
 
 
 def test_plugin_that_raises_is_reported_and_skipped(capsys):
@@ -57,8 +63,13 @@ def test_name_clash_names_both_plugins():
     def metabench_register_models(register):
         register("majority", "elsewhere:Thing")
 
+    clash = _plugin("clash_plugin", metabench_register_models=metabench_register_models)
+    registry = plugins.load(extra_plugins=(clash,))
+    assert registry.get("model", "majority").plugin == "metabench.models.plugin"
+    (problem,) = registry.problems
+    assert problem.plugin == "clash_plugin" and "metabench.models.plugin" in problem.message
     with pytest.raises(PluginError) as err:
-        plugins.load(extra_plugins=(_plugin("clash_plugin", metabench_register_models=metabench_register_models),))
+        plugins.load(extra_plugins=(clash,), strict=True)
     assert "metabench.models.plugin" in str(err.value) and "clash_plugin" in str(err.value)
 
 

@@ -1,0 +1,68 @@
+"""Two broken plugins installed at once: everything else works, both problems are named, --strict fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BROKEN = Path(__file__).parent.parent / "fixtures" / "broken_plugins"
+
+
+@pytest.fixture
+def broken_env(toy_env, tmp_path):
+    env = dict(toy_env)
+    env["PYTHONPATH"] = os.pathsep.join([str(BROKEN), env["PYTHONPATH"]])
+    env["METABENCH_PLUGIN_MODULES"] = "toy_plugin,typo_hook_plugin,bad_task_plugin"
+    env.pop("METABENCH_STRICT", None)
+    return env
+
+
+def _metabench(env, *args):
+    done = subprocess.run([sys.executable, "-m", "metabench.cli", *map(str, args)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
+def _names_both(text: str) -> None:
+    assert "typo_hook_plugin.py:6: 'metabench_register_taks' is not a metabench hook" in text
+    assert "did you mean 'metabench_register_tasks'" in text and "METABENCH_DISABLE_PLUGINS=typo_hook_plugin" in text
+    assert "bad.yaml:6: unknown key 'metric' (did you mean 'metrics'?)" in text
+    assert "METABENCH_DISABLE_PLUGINS=bad_task_plugin" in text
+
+
+def test_two_broken_plugins_are_quarantined_and_everything_else_works(broken_env, tmp_path):
+    code, out, err = _metabench(broken_env, "ls", "tasks")
+    assert code == 0 and "toy_cls" in out and "plugin_good_cls" in out and "plugin_bad_cls" not in out
+    _names_both(err)
+
+    code, out, err = _metabench(broken_env, "--tasks", "toy_cls,plugin_good_cls", "--model", "majority",
+                                "-o", tmp_path / "runs", "--no-progress")
+    assert code == 0 and (tmp_path / "runs" / "toy_cls" / "majority" / "results.json").is_file()
+    assert (tmp_path / "runs" / "plugin_good_cls" / "majority" / "results.json").is_file()
+
+    code, out, err = _metabench(broken_env, "plugins")
+    assert code == 0 and "2 problem(s)" in out
+    _names_both(out)
+    assert "quarantined:" in out
+
+    code, out, err = _metabench(broken_env, "--tasks", "plugin_bad_cls", "--model", "majority", "-o", tmp_path / "x")
+    assert code == 2 and "task 'plugin_bad_cls' is quarantined: " in err and "bad.yaml:6" in err
+    assert not (tmp_path / "x").exists() or not any((tmp_path / "x").rglob("results.json"))
+
+
+def test_strict_mode_turns_the_warnings_into_errors(broken_env, tmp_path):
+    code, _, err = _metabench(broken_env, "--strict", "ls", "tasks")
+    assert code == 2 and "typo_hook_plugin.py:6" in err and "strict mode" in err
+    code, out, _ = _metabench(broken_env, "plugins", "--strict")
+    assert code == 2
+    _names_both(out)  # plugins still runs and shows every problem before failing
+    strict_env = dict(broken_env, METABENCH_PLUGIN_MODULES="toy_plugin,bad_task_plugin", METABENCH_STRICT="1")
+    code, _, err = _metabench(strict_env, "--tasks", "toy_cls", "--model", "majority", "-o", tmp_path / "runs")
+    assert code == 2 and "bad.yaml:6: unknown key 'metric'" in err
+    code, out, _ = _metabench(strict_env, "validate", BROKEN / "bad_task_plugin" / "tasks")
+    assert code == 1 and "FAIL" in out and "ok    " in out
