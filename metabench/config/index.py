@@ -15,6 +15,7 @@ from pathlib import Path
 from ..errors import ConfigError, did_you_mean
 from ..registry import Problem, Registry
 from .loader import RawConfig, config_hash, parse, read_raw
+from .yamlsource import load_located
 from .schema import GroupConfig, TaskConfig
 from .validate import check_task
 
@@ -52,12 +53,12 @@ class TaskIndex:
                 if path.name.startswith("_"):
                     continue
                 try:
-                    self._add(path, entry)
+                    self._add(path, folder, entry)
                 except ConfigError as exc:
                     self._quarantine(path, entry, exc)
 
-    def _add(self, path: Path, entry) -> None:
-        raw = read_raw(path)
+    def _add(self, path: Path, folder: Path, entry) -> None:
+        raw = read_raw(path, folder)
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
             self._unique(parsed.group, path)
@@ -144,22 +145,34 @@ class TaskIndex:
 def _declared_name(path: Path) -> str | None:
     """The ``task:``/``group:`` name a broken file declares, found without trusting the rest of it."""
     try:
-        data = read_raw(path).data
+        data = load_located(path).data
     except ConfigError:
         return None
-    name = data.get("task", data.get("group"))
+    name = data.get("task", data.get("group")) if isinstance(data, dict) else None
     return name if isinstance(name, str) else None
+
+
+def _task_root(path: Path, registry: Registry, given: Path) -> Path:
+    """Includes stay inside the registered task folder holding ``path``, else inside the folder given."""
+    resolved = path.resolve()
+    for folder, _entry in registry.task_dirs():
+        if resolved.is_relative_to(folder):
+            return folder
+    return given
 
 
 def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, str | None]]:
     """(file, error or None) for every YAML file under the given paths: `metabench validate`."""
-    files: list[Path] = []
+    files: list[tuple[Path, Path]] = []
     for path in paths:
-        files.extend(sorted(path.rglob("*.yaml")) if path.is_dir() else [path])
+        if path.is_dir():
+            files.extend((p, _task_root(p, registry, path)) for p in sorted(path.rglob("*.yaml")))
+        else:
+            files.append((path, _task_root(path, registry, path.parent)))
     results = []
-    for path in files:
+    for path, root in files:
         try:
-            raw = read_raw(path)
+            raw = read_raw(path, root)
             if path.name.startswith("_"):
                 results.append((path, None))
                 continue

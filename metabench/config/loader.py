@@ -3,6 +3,10 @@
 ``include:`` names one or more files relative to the including file; they are merged first (in order),
 then the including file's own keys on top. Mappings merge key by key, everything else is replaced, so a
 task can override one hyperparameter of a shared base. Cycles are detected and reported as a chain.
+
+Includes are confined to the task root the file comes from (the registered task folder of its plugin, or
+the folder given to ``metabench validate``): a task file is input, and ``include: ../../etc/passwd`` must
+not read outside it.
 """
 
 from __future__ import annotations
@@ -34,8 +38,10 @@ class RawConfig:
         return self.located.where(tuple(keys), str(self.path))
 
 
-def read_raw(path: Path, _chain: tuple[Path, ...] = ()) -> RawConfig:
+def read_raw(path: Path, root: Path | None = None, _chain: tuple[Path, ...] = ()) -> RawConfig:
+    """A file with its includes merged; ``root`` (default: the file's folder) confines the includes."""
     path = path.resolve()
+    root = (root or path.parent).resolve()
     if path in _chain:
         cycle = " -> ".join(str(p) for p in (*_chain, path))
         raise ConfigError(f"{_chain[-1]}: include cycle: {cycle}", hint="remove one of the includes in the cycle")
@@ -55,13 +61,18 @@ def read_raw(path: Path, _chain: tuple[Path, ...] = ()) -> RawConfig:
     for index, name in enumerate(includes):
         target = (path.parent / name).resolve()
         line = located.where(("include", index) if len(includes) > 1 else ("include",), str(path))
+        if not target.is_relative_to(root):
+            raise ConfigError(
+                f"{line}: include '{name}' escapes the task root {root} (it resolves to {target})",
+                hint="include only files inside the task folder, e.g. a shared _base.yaml beside the tasks",
+            )
         if not target.is_file():
             siblings = [p.name for p in path.parent.glob("*.yaml")]
             raise ConfigError(
                 f"{line}: included file '{name}' not found (looked for {target}){did_you_mean(name, siblings)}",
                 hint="include paths are relative to the including file",
             )
-        base = read_raw(target, (*_chain, path))
+        base = read_raw(target, root, (*_chain, path))
         merged = _merge(merged, base.data)
         merged_lines.update(base.located.lines)
     merged_lines.update(located.lines)

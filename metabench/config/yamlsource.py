@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .. import limits
 from ..errors import ConfigError
 
 KeyPath = tuple
@@ -59,6 +60,7 @@ _parsed: dict[Path, tuple[int, Located]] = {}
 def _parse(path: Path) -> Located:
     text = _read(path)
     try:
+        _check_nesting(text, path)
         node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -66,24 +68,73 @@ def _parse(path: Path) -> Located:
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{where}: invalid YAML: {problem}", hint="check indentation and quoting") from None
     located = Located(data=None)
-    located.data = _convert(node, (), str(path), located.lines) if node is not None else {}
+    budget = _Budget(int(limits.YAML_NODES.value), int(limits.YAML_DEPTH.value))
+    located.data = _convert(node, (), str(path), located.lines, budget) if node is not None else {}
     located.lines[()] = (str(path), 1)
     return located
 
 
 def _read(path: Path) -> str:
+    cap = int(limits.YAML_BYTES.value)
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(cap + 1)
+        if len(data) > cap:
+            raise ConfigError(f"{path}: larger than {cap:,} bytes, the limit for a task file",
+                              hint=f"a task file is a few KiB; if this one really is larger, raise {limits.YAML_BYTES.env}")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a YAML file") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc})", hint="save the file as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _check_nesting(text: str, path: Path) -> None:
+    """Refuse deep nesting from the event stream (iterative) before composing: the C composer recurses per
+    level and a file of 100,000 ``[`` crashes the interpreter instead of raising."""
+    cap, depth = int(limits.YAML_DEPTH.value), 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > cap:
+                raise ConfigError(f"{path}:{event.start_mark.line + 1}: nested more than {cap} levels deep",
+                                  hint=f"flatten the structure, or raise {limits.YAML_DEPTH.env}")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+class _Budget:
+    """Values converted so far: an alias is expanded each time it is used, so ``&a [*b, *b, ...]`` chains
+    (the "billion laughs") grow exponentially; counting every converted value bounds them."""
+
+    def __init__(self, nodes: int, depth: int):
+        self.left, self.depth = nodes, depth
+        self.nodes = nodes
+
+    def spend(self, node: yaml.Node, file: str, depth: int) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise ConfigError(
+                f"{file}:{node.start_mark.line + 1}: more than {self.nodes:,} values after expanding aliases "
+                f"(a YAML alias bomb?)",
+                hint=f"task files are small; remove the nested aliases, or raise {limits.YAML_NODES.env}",
+            )
+        if depth > self.depth:
+            raise ConfigError(
+                f"{file}:{node.start_mark.line + 1}: nested more than {self.depth} levels deep (a recursive alias?)",
+                hint=f"flatten the structure, or raise {limits.YAML_DEPTH.env}",
+            )
 
 
 _PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("map", "seq", "str", "int", "float", "bool", "null")}
 
 
-def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict) -> object:
+def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict, budget: _Budget) -> object:
+    budget.spend(node, file, len(path))
     if node.tag not in _PLAIN_TAGS:
         raise ConfigError(
             f"{file}:{node.start_mark.line + 1}: invalid YAML: the tag '{node.tag}' is not allowed",
@@ -101,13 +152,13 @@ def _convert(node: yaml.Node, path: KeyPath, file: str, lines: dict) -> object:
                     hint="remove one of them: YAML would silently keep the last",
                 )
             lines[path + (key,)] = (file, key_node.start_mark.line + 1)
-            out[key] = _convert(value_node, path + (key,), file, lines)
+            out[key] = _convert(value_node, path + (key,), file, lines, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
         result = []
         for index, child in enumerate(node.value):
             lines[path + (index,)] = (file, child.start_mark.line + 1)
-            result.append(_convert(child, path + (index,), file, lines))
+            result.append(_convert(child, path + (index,), file, lines, budget))
         return result
     return _scalar(node)
 

@@ -6,6 +6,13 @@ fields that exist, never an empty string), no autoescaping and ``keep_trailing_n
 bytes are the prompt's bytes: what the YAML block holds is exactly what the model sees, so prompts can be
 checked byte for byte against a paper).
 
+Templates come from task files, which are input: the sandbox stops attribute tricks, and ``_Limited`` adds
+what it lacks, bounds on size and time (``metabench.limits``). Repetition (``'a' * 2000000000``), powers,
+concatenation and every call or filter with a huge count are refused before they allocate; the output is
+streamed and cut at ``METABENCH_MAX_TEMPLATE_CHARS``; a render running longer than
+``METABENCH_TEMPLATE_TIMEOUT_S`` is stopped (in the main thread, by a timer signal). ``validate`` renders
+each template once on a probe item under the same limits (``probe_render``).
+
 The fields are the item's dataclass fields (``sentence``, ``premise``, ``words``...), ``meta``, ``item``
 itself, and whatever the task's *preparer* adds. Preparers are named, built-in functions (YAML never names
 code by import path): they compute derived fields such as MUNCH's shuffled options and their gold letter.
@@ -14,28 +21,158 @@ code by import path): they compute derived fields such as MUNCH's shuffled optio
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import re
+import signal
+import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import limits
 from ..errors import ConfigError, MetabenchError, did_you_mean
 
 LETTERS = "ABCDEFGHIJ"
 
 
+class TemplateLimitError(Exception):
+    """A template went past a limit on untrusted text (size or time)."""
+
+
+def _too_big(value: Any) -> bool:
+    cap = limits.TEMPLATE_CHARS.value
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) > cap
+    if isinstance(value, (str, bytes, list, tuple)):
+        return len(value) > cap
+    return False
+
+
+def _wide_format(text: Any) -> bool:
+    """A format string asking for a field wider than the limit (``'%2000000000s'``, ``'{:>2000000000}'``)."""
+    return isinstance(text, str) and any(int(run) > limits.TEMPLATE_CHARS.value for run in re.findall(r"\d{7,}", text))
+
+
+def _checked(fn: Callable) -> Callable:
+    """A filter or callable that refuses arguments or results past the size limit."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if any(_too_big(a) for a in (*args, *kwargs.values()) if isinstance(a, int)) or (
+                fn.__name__ == "do_format" and args and _wide_format(args[0])):
+            raise TemplateLimitError(f"a count above {limits.TEMPLATE_CHARS.value:,.0f} was passed to '{fn.__name__}'")
+        result = fn(*args, **kwargs)
+        if _too_big(result):
+            raise TemplateLimitError(f"'{fn.__name__}' made a value longer than {limits.TEMPLATE_CHARS.value:,.0f}")
+        return result
+
+    return wrapper
+
+
+def _environment_class():
+    from jinja2.sandbox import SandboxedEnvironment
+
+    class _Limited(SandboxedEnvironment):
+        """The sandbox with size checks on the operators and calls that can allocate without bound."""
+
+        intercepted_binops = frozenset({"*", "**", "+", "%"})
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.filters = {name: _checked(fn) for name, fn in self.filters.items()}
+
+        def call_binop(self, context, operator, left, right):
+            if operator == "%" and _wide_format(left):
+                raise TemplateLimitError(f"a '%' format wider than {limits.TEMPLATE_CHARS.value:,.0f}")
+            if operator == "**" and isinstance(right, (int, float)) and abs(right) > 64:
+                raise TemplateLimitError(f"an exponent of {right} (at most 64)")
+            if operator == "*":
+                count, seq = (left, right) if isinstance(left, int) else (right, left)
+                if isinstance(count, int) and isinstance(seq, (str, list, tuple)) and len(seq) * count > limits.TEMPLATE_CHARS.value:
+                    raise TemplateLimitError(f"a repetition making {len(seq) * count:,} items")
+            if operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, type(left)):
+                if len(left) + len(right) > limits.TEMPLATE_CHARS.value:
+                    raise TemplateLimitError(f"a concatenation making {len(left) + len(right):,} items")
+            return super().call_binop(context, operator, left, right)
+
+        def wrap_str_format(self, value):
+            wrapped = super().wrap_str_format(value)
+            if wrapped is not None and _wide_format(value.__self__):
+                raise TemplateLimitError(f"a format wider than {limits.TEMPLATE_CHARS.value:,.0f}")
+            return wrapped
+
+        def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - jinja's signature
+            if any(_too_big(a) for a in (*args, *kwargs.values()) if isinstance(a, int)):
+                raise TemplateLimitError(f"a count above {limits.TEMPLATE_CHARS.value:,.0f} passed to a call")
+            result = super().call(__context, __obj, *args, **kwargs)
+            if _too_big(result):
+                raise TemplateLimitError(f"a call made a value longer than {limits.TEMPLATE_CHARS.value:,.0f}")
+            return result
+
+    return _Limited
+
+
 @lru_cache(maxsize=1)
 def environment():
     from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    return _environment_class()(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+def _checked_join(join: Callable) -> Callable:
+    """The ``~`` operator (jinja's ``str_join``): ``{% set ns.s = ns.s ~ ns.s %}`` in a loop doubles a string."""
+
+    def str_join(seq):
+        result = join(seq)
+        if len(result) > limits.TEMPLATE_CHARS.value:
+            raise TemplateLimitError(f"a '~' concatenation made {len(result):,} characters")
+        return result
+
+    return str_join
 
 
 @lru_cache(maxsize=512)
 def compile_template(source: str):
-    return environment().from_string(source)
+    template = environment().from_string(source)
+    namespace = template.root_render_func.__globals__  # the compiled module's globals, shared by its blocks
+    namespace["str_join"] = _checked_join(namespace["str_join"])
+    return template
+
+
+@contextmanager
+def _deadline(seconds: float):
+    """Interrupt the render after ``seconds`` (a timer signal: main thread only; elsewhere unbounded)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum, frame):
+        raise TemplateLimitError(f"rendering took longer than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _render_limited(template, fields: dict[str, Any]) -> str:
+    cap = limits.TEMPLATE_CHARS.value
+    parts, size = [], 0
+    with _deadline(limits.TEMPLATE_SECONDS.value):
+        for chunk in template.generate(**fields):
+            size += len(chunk)
+            if size > cap:
+                raise TemplateLimitError(f"the output passed {cap:,.0f} characters")
+            parts.append(chunk)
+    return "".join(parts)
 
 
 def check_template(source: str, where: str) -> None:
@@ -72,7 +209,13 @@ def render(source: str, fields: dict[str, Any], *, what: str = "prompt") -> str:
     from jinja2.exceptions import SecurityError
 
     try:
-        return compile_template(source).render(**fields)
+        return _render_limited(compile_template(source), fields)
+    except TemplateLimitError as exc:
+        raise MetabenchError(
+            f"{what} template: stopped, {exc}",
+            hint=f"limits on untrusted templates: {limits.TEMPLATE_CHARS.env} (characters), "
+            f"{limits.TEMPLATE_SECONDS.env} (seconds); see docs/reliability.md",
+        ) from None
     except UndefinedError as exc:
         names = sorted(k for k in fields if k != "item")
         missing = str(exc.message or "").split("'")
@@ -82,7 +225,49 @@ def render(source: str, fields: dict[str, Any], *, what: str = "prompt") -> str:
             hint=f"fields available for this item: {', '.join(names)}",
         ) from None
     except SecurityError as exc:
-        raise MetabenchError(f"{what} template: refused by the sandbox: {exc}") from None
+        raise MetabenchError(f"{what} template: refused by the sandbox: {exc}",
+                             hint="templates may read an item's fields, not call into Python") from None
+    except (RecursionError, MemoryError, OverflowError) as exc:
+        raise MetabenchError(f"{what} template: stopped, {type(exc).__name__}",
+                             hint="simplify the template (a recursive macro? a huge number?)") from None
+    except Exception as exc:  # noqa: BLE001 - a template is input: any failure in it is the task file's fault
+        raise MetabenchError(f"{what} template: {type(exc).__name__}: {exc}",
+                             hint="fix the template in the task file (docs/decoders.md shows the fields)") from None
+
+
+class _Probe(str):
+    """A stand-in for any item field: indexable, iterable (three probes), with any attribute; used to render a
+    template once in ``validate`` without the dataset."""
+
+    def __new__(cls, text: str = "probe"):
+        return super().__new__(cls, text)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Probe(f"{self}.{name}")
+
+    def __getitem__(self, key):
+        return _Probe(f"{self}[{key!r}]")
+
+    def __iter__(self):
+        return iter([_Probe(f"{self}[{i}]") for i in range(3)])
+
+    def __len__(self):
+        return 3
+
+
+def probe_render(source: str, where: str, *, what: str = "prompt") -> None:
+    """Render a template once on probe values under the limits: a template that would blow up on every item
+    is a config error at `validate` time, naming the file:line, not a crash hours into a run."""
+    from jinja2 import meta
+
+    names = meta.find_undeclared_variables(environment().parse(source))
+    try:
+        render(source, {name: _Probe(name) for name in names}, what=what)
+    except MetabenchError as exc:
+        if "stopped" in exc.message or "refused by the sandbox" in exc.message:
+            raise ConfigError(f"{where}: {exc.message}", hint=exc.hint) from None
 
 
 # ------------------------------------------------------------------------------------------- preparers
@@ -192,9 +377,11 @@ class PromptedMixin:
                 f"{raw.where('protocol')}: kind '{config.kind}' builds prompts: it needs `protocol.decoder.template`",
                 hint="e.g. protocol: {decoder: {template: \"Sentence: {{ sentence }}\\nAnswer:\"}}",
             )
-        check_template(decoder.template, raw.where("protocol", "decoder", "template"))
-        if decoder.system is not None:
-            check_template(decoder.system, raw.where("protocol", "decoder", "system"))
+        for key in ("template", "system"):
+            source = getattr(decoder, key)
+            if source is not None:
+                check_template(source, raw.where("protocol", "decoder", key))
+                probe_render(source, raw.where("protocol", "decoder", key), what=key)
         get_preparer(config.kind_args.get("prepare"), raw.where("kind_args", "prepare"))
 
     @property

@@ -1,0 +1,45 @@
+"""Limits on untrusted text: task YAML files and the Jinja prompt templates in them.
+
+Task files come from plugins and from users' folders, so they are input, not code: a YAML alias bomb must not
+expand without bound, and a template must not allocate gigabytes or loop for ever. Each limit is generous for
+real tasks (the largest built-in task file is a few KiB, the longest built-in prompt a few thousand characters)
+and can be raised through the environment variable named beside it. docs/reliability.md lists them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .errors import MetabenchError
+
+
+@dataclass(frozen=True)
+class Limit:
+    name: str
+    env: str
+    default: float
+    unit: str
+
+    @property
+    def value(self) -> float:
+        raw = os.environ.get(self.env)
+        if raw is None or not raw.strip():
+            return self.default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if value <= 0:
+            raise MetabenchError(f"{self.env}={raw!r}: expected a positive number ({self.unit})",
+                                 hint=f"unset it for the default, {self.default:g} {self.unit}")
+        return value
+
+
+YAML_BYTES = Limit("task file size", "METABENCH_MAX_YAML_BYTES", 1_000_000, "bytes")
+YAML_NODES = Limit("YAML values after alias expansion", "METABENCH_MAX_YAML_NODES", 100_000, "values")
+YAML_DEPTH = Limit("YAML nesting depth", "METABENCH_MAX_YAML_DEPTH", 50, "levels")
+TEMPLATE_CHARS = Limit("template output", "METABENCH_MAX_TEMPLATE_CHARS", 1_000_000, "characters")
+TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S", 2.0, "seconds")
+
+ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS)
