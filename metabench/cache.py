@@ -11,7 +11,10 @@ import hashlib
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import MetabenchError
 
 
 def cache_root() -> Path:
@@ -30,30 +33,44 @@ class AnswerCache:
         self.path = path
         self._db = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(path), timeout=60)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # WAL + NORMAL: a committed batch survives the process being killed (what resuming needs); only
-            # an OS crash can lose the last batches. FULL fsyncs every batch: 8.8 of `--tasks all`'s seconds.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            self._db.commit()
+            with self._guard():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(str(path), timeout=60)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                # WAL + NORMAL: a committed batch survives the process being killed (what resuming needs); only
+                # an OS crash can lose the last batches. FULL fsyncs every batch: 8.8 of `--tasks all`'s seconds.
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                self._db.commit()
+
+    @contextmanager
+    def _guard(self):
+        """A damaged or unreadable cache file is named, with the two ways out, instead of a raw sqlite error."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, OSError, ValueError) as exc:
+            raise MetabenchError(
+                f"{self.path}: the answer cache cannot be used ({type(exc).__name__}: {exc})",
+                hint=f"run with --no-cache, or delete {self.path} to rebuild it (it only holds cached answers; "
+                "runs already written are not affected)",
+            ) from None
 
     def get_many(self, keys: list[str]) -> dict[str, object]:
         if self._db is None or not keys:
             return {}
         found: dict[str, object] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, value in self._db.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
-                found[key] = json.loads(value)
+        with self._guard():
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, value in self._db.execute(f"SELECT key, value FROM answers WHERE key IN ({marks})", chunk):
+                    found[key] = json.loads(value)
         return found
 
     def put_many(self, pairs: list[tuple[str, object]]) -> None:
         if self._db is None or not pairs:
             return
-        with self._db:  # one transaction: the whole batch or nothing
+        with self._guard(), self._db:  # one transaction: the whole batch or nothing
             self._db.executemany(
                 "INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
                 [(k, json.dumps(v, ensure_ascii=False)) for k, v in pairs],

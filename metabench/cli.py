@@ -41,6 +41,10 @@ environment:
   METABENCH_DISABLE_PLUGINS  comma-separated plugins never to load
   METABENCH_PLUGIN_MODULES   comma-separated importable modules loaded as plugins without packaging
   METABENCH_STRICT=1         a broken plugin or task file is an error, not a warning (= --strict, for CI)
+  METABENCH_DEBUG=1          print the traceback of an internal error
+
+exit status: 0 success, 1 some job failed (run) or a regression (gate), 2 bad usage, unusable input or an
+internal error (never 1), 130 interrupted.
 
 A broken plugin (misspelt hook, name clash, failing import) or task file is quarantined: dropped with one
 warning naming it, its file:line and the fix. `metabench plugins` lists every problem; --strict (anywhere
@@ -152,16 +156,30 @@ def _print_group_means(outcomes) -> None:
 
 
 def _parse_seeds(text: str | None) -> list[int] | None:
+    """``--seeds 5`` (a count: 0..4) or ``--seeds 0,2`` (a list); the same bounds as a task file's seeds."""
+    from .config.schema import MAX_SEED, MAX_SEEDS
+
     if text is None:
         return None
     try:
         values = [int(p) for p in text.split(",") if p.strip()]
     except ValueError:
         raise MetabenchError(f"--seeds '{text}': expected a count (5) or a list (0,1,2)") from None
+    if not values:
+        raise MetabenchError(f"--seeds '{text}': names no seed", hint="e.g. --seeds 3 or --seeds 0,1,2")
     if len(values) == 1 and "," not in text:
-        if values[0] < 1:
-            raise MetabenchError(f"--seeds {text}: a seed count must be at least 1", hint="for seed 0 alone write --seeds 0,")
+        if not 1 <= values[0] <= MAX_SEEDS:
+            raise MetabenchError(f"--seeds {text}: a seed count must be between 1 and {MAX_SEEDS}",
+                                 hint="for seed 0 alone write --seeds 0,")
         return list(range(values[0]))
+    bad = [v for v in values if not 0 <= v <= MAX_SEED]
+    if bad:
+        raise MetabenchError(f"--seeds {text}: seed {bad[0]} is out of range", hint=f"seeds are 0 to {MAX_SEED}")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise MetabenchError(f"--seeds {text}: seed(s) {repeated} listed twice", hint="each seed runs once; list distinct seeds")
+    if len(values) > MAX_SEEDS:
+        raise MetabenchError(f"--seeds: {len(values)} seeds, at most {MAX_SEEDS}")
     return values
 
 
@@ -280,6 +298,36 @@ def main(argv: list[str] | None = None) -> int:
         print("\nmetabench: interrupted. Answers computed so far are cached: rerun the same command to resume.",
               file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `metabench ls tasks | head -1`: the reader left; not an error of ours
+        _detach_stdout()
+        return 2 if args.command == "gate" else 141  # a gate whose verdict was not delivered has not passed
+    except Exception as exc:  # noqa: BLE001 - a bug must not exit 1, which means "a job failed" or "regression"
+        return _internal_error(exc)
+
+
+def _detach_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not raise again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _internal_error(exc: Exception) -> int:
+    """One line naming the error and where it happened, exit 2; the traceback with METABENCH_DEBUG=1."""
+    import os
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    print(f"metabench: internal error: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+    print("  hint: this is a bug in metabench or a plugin, not in your input; rerun with METABENCH_DEBUG=1 for "
+          "the traceback and report it", file=sys.stderr)
+    if os.environ.get("METABENCH_DEBUG"):
+        traceback.print_exception(exc)
+    return 2
 
 
 def _strict(argv: list[str]) -> int:

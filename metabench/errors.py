@@ -2,7 +2,7 @@
 
 Every error metabench raises on purpose is a `MetabenchError`: the CLI prints its message (which names the
 file, line or option at fault and how to fix it) without a traceback, and exits with its `exit_code`.
-Anything else is a bug and keeps its traceback.
+Anything else is a bug: the CLI reports it in one line with exit 2 (the traceback with METABENCH_DEBUG=1).
 """
 
 from __future__ import annotations

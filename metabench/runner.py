@@ -70,7 +70,15 @@ def plan(index: TaskIndex, selection: str, models: list[str]) -> list[tuple[Load
     return [(index.load(name), spec) for name in index.select(selection) for spec in specs]
 
 
+def check_options(options: RunOptions) -> None:
+    """Bad parameters are one clear error before any work (``--limit -1`` once scored all but one item)."""
+    if options.limit is not None and (isinstance(options.limit, bool) or options.limit < 1):
+        raise MetabenchError(f"--limit {options.limit}: must be 1 or more",
+                             hint="leave --limit out to evaluate the whole test split")
+
+
 def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> list[JobOutcome]:
+    check_options(options)
     index = TaskIndex(registry)
     jobs = plan(index, selection, models)
     check_writable(options.output_dir)

@@ -261,7 +261,52 @@ def read_results(run_dir: Path) -> dict:
             f"{path}: results schema version {version!r}, this metabench reads version {SCHEMA_VERSION}",
             hint="upgrade metabench, or re-run the evaluation",
         )
+    check_results(data, path)
     return data
+
+
+#: What the reporter reads from results.json, with the type each field must have.
+_RESULTS_SCHEMA = (("task", dict), ("task.name", str), ("task.primary_metric", str), ("model", dict),
+                   ("model.spec", str), ("seeds", list), ("metrics", dict), ("metrics.per_seed", dict),
+                   ("metrics.aggregate", dict))
+
+
+def check_results(data: dict, path: Path) -> None:
+    """The fields every reader relies on, so a damaged file is one message naming the field, not a crash."""
+    hint = "the file was edited or damaged: re-run the evaluation (answers are cached)"
+    for dotted, kind in _RESULTS_SCHEMA:
+        value: object = data
+        for key in dotted.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if not isinstance(value, kind):
+            found = "missing" if value is None else f"a {type(value).__name__}"
+            raise MetabenchError(f"{path}: field '{dotted}' must be a {kind.__name__} ({found})", hint=hint)
+    if not data["seeds"] or not all(isinstance(s, int) and not isinstance(s, bool) for s in data["seeds"]):
+        raise MetabenchError(f"{path}: field 'seeds' must be a non-empty list of integers ({data['seeds']!r})", hint=hint)
+    for seed, metrics in data["metrics"]["per_seed"].items():
+        _check_numbers(metrics, f"metrics.per_seed.{seed}", path, hint)
+    for name, summary in data["metrics"]["aggregate"].items():
+        if not isinstance(summary, dict):
+            raise MetabenchError(f"{path}: field 'metrics.aggregate.{name}' must be a mapping", hint=hint)
+        _check_numbers({k: v for k, v in summary.items() if k in ("mean", "std")}, f"metrics.aggregate.{name}", path, hint)
+
+
+def _check_numbers(values: object, where: str, path: Path, hint: str) -> None:
+    if not isinstance(values, dict):
+        raise MetabenchError(f"{path}: field '{where}' must be a mapping of metric values", hint=hint)
+    for name, value in values.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise MetabenchError(f"{path}: field '{where}.{name}' must be a number or null ({value!r})", hint=hint)
+
+
+def _check_sample(row: object, path: Path, number: int) -> None:
+    hint = "re-run the evaluation (answers are cached)"
+    if not isinstance(row, dict):
+        raise MetabenchError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}", hint=hint)
+    for key, kind in (("id", (str, int)), ("seed", int), ("scores", dict)):
+        if not isinstance(row.get(key), kind) or isinstance(row.get(key), bool):
+            raise MetabenchError(f"{path}:{number}: field '{key}' must be a {kind.__name__ if isinstance(kind, type) else 'str or int'}"
+                                 f" ({'missing' if key not in row else repr(row[key])[:40]})", hint=hint)
 
 
 class _NonFinite(ValueError):
@@ -301,9 +346,7 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
             except (json.JSONDecodeError, _NonFinite) as exc:
                 raise MetabenchError(f"{path}:{number}: not a valid sample line ({exc})",
                                      hint="re-run the evaluation (answers are cached)") from None
-            if not isinstance(row, dict):
-                raise MetabenchError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}",
-                                     hint="re-run the evaluation (answers are cached)")
+            _check_sample(row, path, number)
             rows.append(row)
     return rows
 

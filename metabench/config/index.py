@@ -91,9 +91,12 @@ class TaskIndex:
     def select(self, selection: str) -> list[str]:
         """Task names for a --tasks value, in a stable order, without duplicates."""
         chosen: list[str] = []
-        for part in (p.strip() for p in selection.split(",")):
-            if part:
-                chosen.extend(self._expand(part, ()))
+        parts = [p.strip() for p in selection.split(",") if p.strip()]
+        if not parts:
+            raise ConfigError(f"--tasks '{selection}': names no task",
+                              hint="e.g. --tasks m4x_det_en_mono, --tasks 'm4x_*' or --tasks all (`metabench ls tasks`)")
+        for part in parts:
+            chosen.extend(self._expand(part, ()))
         return list(dict.fromkeys(chosen))
 
     def _expand(self, part: str, seen: tuple[str, ...]) -> list[str]:

@@ -110,8 +110,12 @@ def parse(raw: RawConfig) -> TaskConfig | GroupConfig:
 
 def _config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError) -> ConfigError:
     problems = []
-    for err in exc.errors():
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _is_union_tag(p)))
+    errors = [(tuple(p for p in e["loc"] if not (isinstance(p, str) and _is_union_tag(p))), e) for e in exc.errors()]
+    for loc, err in errors:
+        if err["type"] in _TYPE_ERRORS and any(
+                other is not err and other["type"] not in _TYPE_ERRORS and o_loc[: len(loc)] == loc
+                for o_loc, other in errors):
+            continue  # a union (count or list): the member the value was meant for says what is wrong
         where = raw.where(*loc)
         field = ".".join(str(p) for p in loc) or "(top level)"
         if err["type"] == "extra_forbidden":
@@ -129,9 +133,12 @@ def _config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError) 
     return ConfigError("\n".join(unique[:5]), hint="the keys are documented in docs/task-yaml.md (`metabench schema`)")
 
 
+_TYPE_ERRORS = {"int_type", "int_parsing", "list_type", "string_type", "float_type", "dict_type", "model_type"}
+
+
 def _is_union_tag(part: str) -> bool:
     """pydantic inserts union member names (str, SplitRef, function-after[...]) into error locations."""
-    return part in {"str", "int", "float", "list[int]", "SplitRef", "MetricSpec"} or "[" in part
+    return part in {"str", "int", "float", "list[int]", "SplitRef", "MetricSpec", "constrained-int"} or "[" in part
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:

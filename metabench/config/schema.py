@@ -9,9 +9,27 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
+
+#: Seeds go to numpy, torch and lm-eval, whose smallest seed range is 32-bit; a run has at most MAX_SEEDS.
+MAX_SEED = 2**31 - 1
+MAX_SEEDS = 1000
+
+
+def _distinct(values: list[int]) -> list[int]:
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"seed(s) {repeated} listed twice: each seed runs once")
+    return values
+
+
+Seeds = Union[
+    Annotated[int, Field(ge=1, le=MAX_SEEDS)],
+    Annotated[list[Annotated[int, Field(ge=0, le=MAX_SEED)]], Field(min_length=1, max_length=MAX_SEEDS),
+              AfterValidator(_distinct)],
+]
 
 
 class Strict(BaseModel):
@@ -71,7 +89,7 @@ class EncoderProtocol(Strict):
     """How encoders meet this task: fine-tune, then predict."""
 
     finetune: Finetune = Field(default_factory=Finetune, description="hyperparameters")
-    seeds: int | list[int] = Field(1, description="number of seeds (0..n-1) or explicit seed list")
+    seeds: Seeds = Field(1, description="number of seeds (0..n-1) or explicit list of distinct seeds")
 
 
 class DecoderProtocol(Strict):
@@ -84,13 +102,13 @@ class DecoderProtocol(Strict):
     until: list[str] = Field(default_factory=list, description="stop strings for generation")
     max_new_tokens: int = Field(32, ge=1, description="generation length limit")
     temperature: float = Field(0.0, ge=0, description="0 = greedy")
-    seeds: int | list[int] = Field(1, description="number of runs (sampling seeds) or explicit seed list")
+    seeds: Seeds = Field(1, description="number of runs (sampling seeds) or explicit list of distinct seeds")
 
 
 class BaselineProtocol(Strict):
     """How no-ML baselines meet this task."""
 
-    seeds: int | list[int] = Field(1, description="seeds for the random baseline")
+    seeds: Seeds = Field(1, description="seeds for the random baseline (count, or list of distinct seeds)")
 
 
 class Protocol(Strict):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from pydantic import ValidationError
 
 from ..data.load import check_args
@@ -42,6 +44,7 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
     names = []
     for index, metric in enumerate(config.metric_specs()):
         _check_name(registry, "metric", metric.name, raw.where("metrics", index))
+        _check_metric_args(registry, metric, raw.where("metrics", index))
         names.append(metric.name)
     if config.primary_metric and config.primary_metric not in names:
         raise ConfigError(
@@ -72,6 +75,26 @@ def _check_paper_views(config: TaskConfig, raw: RawConfig) -> None:
             at = ("metadata", "paper_view", index) if isinstance(config.metadata.paper_view, list) else ("metadata", "paper_view")
             raise ConfigError(f"{raw.where(*at)}: metadata.paper_view: {problem}",
                               hint="the views and their rows and columns are listed in docs/reporting.md")
+
+
+def _check_metric_args(registry: Registry, metric, where: str) -> None:
+    """A misspelt metric argument is a config error here, not a TypeError hours into a run."""
+    if not metric.args:
+        return
+    fn = registry.resolve("metric", metric.name)
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    accepted = [n for n, p in parameters.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL][2:]  # after golds, preds
+    for key in metric.args:
+        if key not in accepted:
+            raise ConfigError(
+                f"{where}: metric '{metric.name}' has no argument '{key}'{did_you_mean(key, accepted)}",
+                hint=f"its arguments: {', '.join(accepted) or '(none)'}",
+            )
 
 
 def split_values(value) -> list:

@@ -18,7 +18,7 @@ examples:
 """
 
 GATE_EXAMPLES = """\
-exit status: 0 no regression, 1 regression(s), 2 unusable input.
+exit status: 0 no regression, 1 regression(s), 2 unusable input or any internal error (never 1 for a crash).
 examples:
   metabench gate --baseline baseline_runs/ --candidate runs/ --max-drop 0.01
   metabench gate --baseline base/toy_cls/hf --candidate new/toy_cls/hf --metric macro_f1 --alpha 0.01
@@ -101,9 +101,24 @@ def _options(args):
 
     if not 0 < args.confidence < 1:
         raise MetabenchError(f"--confidence {args.confidence}: must lie strictly between 0 and 1, e.g. 0.95")
-    if args.resamples < 1 or args.seed < 0:
-        raise MetabenchError(f"--resamples {args.resamples} --seed {args.seed}: need 1+ resamples and a seed of 0 or more")
+    _check_alpha_resamples(args)
+    if args.seed < 0 or args.seed > 2**32 - 1:
+        raise MetabenchError(f"--seed {args.seed}: must be between 0 and {2**32 - 1}")
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+
+
+#: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
+MAX_RESAMPLES = 1_000_000
+
+
+def _check_alpha_resamples(args) -> None:
+    from ..errors import MetabenchError
+
+    if not 0 < args.alpha < 1:  # also refuses NaN
+        raise MetabenchError(f"--alpha {args.alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
+    if not 1 <= args.resamples <= MAX_RESAMPLES:
+        raise MetabenchError(f"--resamples {args.resamples}: must be between 1 and {MAX_RESAMPLES:,}",
+                             hint="the default, 10000, is enough for p-values down to 1e-4")
 
 
 def _cmd_compare(args) -> int:
@@ -216,6 +231,7 @@ def _cmd_gate(args) -> int:
 def _cmd_leaderboard_build(args) -> int:
     from .leaderboard import build_site
 
+    _check_alpha_resamples(args)
     written = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
                          correction=args.correction, alpha=args.alpha, n_resamples=args.resamples)
     for path in written:

@@ -6,7 +6,8 @@ at ``alpha`` after correcting over every gated task and metric. Either condition
 large drop on a tiny test set may be noise, and a significant drop of 0.1 points may be acceptable.
 
 Exit codes (``metabench gate``): 0 no regression, 1 at least one regression, 2 unusable input (missing
-files, runs that do not pair, a baseline task the candidate lacks, a metric no paired test can check).
+files, run files that fail their schema, runs that do not pair, a baseline task the candidate lacks, a metric
+no paired test can check) or any internal error: CI reads 1 as "regression", so a crash is never 1.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def gate(
     max_drop: float = 0.0, alpha: float = 0.05, correction: str = "holm", options: Options = Options(),
 ) -> GateReport:
     """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name)."""
-    if max_drop < 0:
+    if not max_drop >= 0:  # also refuses NaN
         raise MetabenchError(f"--max-drop {max_drop}: must be 0 or more (in metric units, e.g. 0.01 = one point)")
     if not 0 < alpha < 1:
         raise MetabenchError(f"--alpha {alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")

@@ -56,16 +56,22 @@ def test_hostile_model_name_is_text_everywhere(site):
 def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
     out = tmp_path / "board"
     (out / "tasks").mkdir(parents=True)
-    (out / "tasks" / "removed_task.html").write_text("stale")
+    (out / "tasks" / "my_notes.html").write_text("the user's own page")
+    (out / ".metabench-generated.json").write_text('["tasks/removed_task.html", "../outside.txt"]')
+    (out / "tasks" / "removed_task.html").write_text("stale, from an earlier build")
+    (tmp_path / "outside.txt").write_text("not the site's")
     code, _, err = cli("leaderboard", "build", toy_runs, "-o", out, "--resamples", "500")
     assert code == 0, err
     assert not (out / "tasks" / "removed_task.html").exists() and (out / "tasks" / "toy_cls.html").exists()
+    assert (out / "tasks" / "my_notes.html").read_text() == "the user's own page"  # deleted only what it generated
+    assert (tmp_path / "outside.txt").exists()
     first = (out / "leaderboard.json").read_text()
+    assert str(tmp_path) not in first and '"run": "' in first  # run folders relative to the site, never absolute
     code, _, _ = cli("leaderboard", "build", toy_runs, "-o", out, "--resamples", "500")
     assert (out / "leaderboard.json").read_text() == first  # same runs, same board: rebuilds leave no diff
     only = tmp_path / "json_only"
     code, stdout, _ = cli("leaderboard", "build", toy_runs, "-o", only, "--format", "json", "--resamples", "200")
-    assert code == 0 and sorted(p.name for p in only.iterdir()) == ["leaderboard.json"]
+    assert code == 0 and sorted(p.name for p in only.iterdir()) == [".metabench-generated.json", "leaderboard.json"]
     code, _, err = cli("leaderboard", "build", toy_runs, "-o", only, "--format", "pdf")
     assert code == 2 and "unknown reporter 'pdf'" in err
 

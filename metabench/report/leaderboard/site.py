@@ -23,7 +23,6 @@ from . import numbers, svg
 PER_TABLE = 8
 
 HERE = Path(__file__).parent
-PAGE_FOLDERS = ("tasks", "models")
 
 
 def _wbr(text) -> Markup:
@@ -87,17 +86,9 @@ def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
     ]
 
 
-def _clear(out_dir: Path) -> None:
-    """Remove the pages of an earlier build, so that a task or model that is gone leaves no stale page."""
-    for folder in PAGE_FOLDERS:
-        for page in (out_dir / folder).glob("*.html"):
-            page.unlink()
-
-
 def write(board: dict, out_dir: Path) -> list[Path]:
     """Write the site into ``out_dir``; returns the files written."""
     env = _environment()
-    _clear(out_dir)
     written = []
 
     def render(template: str, target: str, **context) -> None:
