@@ -58,7 +58,7 @@ class TaskIndex:
                     self._quarantine(path, entry, exc)
 
     def _add(self, path: Path, folder: Path, entry) -> None:
-        raw = read_raw(path, folder)
+        raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
             self._unique(parsed.group, path)
@@ -175,7 +175,7 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
     results = []
     for path, root in files:
         try:
-            raw = read_raw(path, root)
+            raw = read_raw(path, root, also=tuple(f for f, _ in registry.task_dirs()))
             if path.name.startswith("_"):
                 results.append((path, None))
                 continue

@@ -4,9 +4,10 @@
 then the including file's own keys on top. Mappings merge key by key, everything else is replaced, so a
 task can override one hyperparameter of a shared base. Cycles are detected and reported as a chain.
 
-Includes are confined to the task root the file comes from (the registered task folder of its plugin, or
-the folder given to ``metabench validate``): a task file is input, and ``include: ../../etc/passwd`` must
-not read outside it.
+Includes are confined to task roots: the one the file comes from (the registered task folder of its plugin,
+or the folder given to ``metabench validate``) and the other registered task folders, so a plugin may build
+on a built-in ``_base.yaml``. A task file is input, and ``include: ../../etc/passwd`` must not read anything
+else.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ class RawConfig:
         return self.located.where(tuple(keys), str(self.path))
 
 
-def read_raw(path: Path, root: Path | None = None, _chain: tuple[Path, ...] = ()) -> RawConfig:
-    """A file with its includes merged; ``root`` (default: the file's folder) confines the includes."""
+def read_raw(path: Path, root: Path | None = None, _chain: tuple[Path, ...] = (), *,
+             also: tuple[Path, ...] = ()) -> RawConfig:
+    """A file with its includes merged; includes must stay inside ``root`` (default: the file's folder) or
+    one of the folders in ``also`` (the registered task folders)."""
     path = path.resolve()
     root = (root or path.parent).resolve()
     if path in _chain:
@@ -61,10 +64,11 @@ def read_raw(path: Path, root: Path | None = None, _chain: tuple[Path, ...] = ()
     for index, name in enumerate(includes):
         target = (path.parent / name).resolve()
         line = located.where(("include", index) if len(includes) > 1 else ("include",), str(path))
-        if not target.is_relative_to(root):
+        if not any(target.is_relative_to(r) for r in (root, *also)):
             raise ConfigError(
                 f"{line}: include '{name}' escapes the task root {root} (it resolves to {target})",
-                hint="include only files inside the task folder, e.g. a shared _base.yaml beside the tasks",
+                hint="include only files inside the task folder or another registered task folder, e.g. a "
+                "shared _base.yaml beside the tasks",
             )
         if not target.is_file():
             siblings = [p.name for p in path.parent.glob("*.yaml")]
@@ -72,7 +76,7 @@ def read_raw(path: Path, root: Path | None = None, _chain: tuple[Path, ...] = ()
                 f"{line}: included file '{name}' not found (looked for {target}){did_you_mean(name, siblings)}",
                 hint="include paths are relative to the including file",
             )
-        base = read_raw(target, root, (*_chain, path))
+        base = read_raw(target, root, (*_chain, path), also=also)
         merged = _merge(merged, base.data)
         merged_lines.update(base.located.lines)
     merged_lines.update(located.lines)

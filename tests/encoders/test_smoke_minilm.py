@@ -45,7 +45,7 @@ def test_minilm_one_epoch_on_200_sentences(tmp_path):
     ]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
-    results = json.loads((tmp_path / "runs" / "m4x_smoke_en" / "hf_minilm-l6_max_train=200_epochs=1" / "results.json").read_text())
+    results = json.loads((tmp_path / "runs" / "m4x_smoke_en" / "hf_minilm-l6_max_train=200_epochs=1@seeds=0@limit=200" / "results.json").read_text())
     info = results["model"]["info"]
     assert results["n_items"] == 200 and results["model"]["family"] == "encoder"
     assert info["model_type"] == "bert" and info["checkpoints"]["0"]["train_examples"] == 200
