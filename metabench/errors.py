@@ -43,6 +43,11 @@ class NotBuiltError(DataError):
     skips the tasks that read it, with the build command as the hint, rather than failing them."""
 
 
+class RunFileError(MetabenchError):
+    """A run file is damaged, mixed with another run's or not a run file. Never skipped or shown without a
+    mark (unlike runs that merely cannot be paired): a report built on it would publish a false number."""
+
+
 class AdapterError(MetabenchError):
     """A model adapter was given arguments or inputs it cannot use."""
 

@@ -37,7 +37,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import __version__
-from .errors import MetabenchError
+from .errors import MetabenchError, RunFileError
 
 SCHEMA_VERSION = 1
 RESULTS = "results.json"
@@ -241,23 +241,23 @@ def read_results(run_dir: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
     except FileNotFoundError:
-        raise MetabenchError(f"{path}: no results file here", hint="pass a run folder written by `metabench run`") from None
+        raise RunFileError(f"{path}: no results file here", hint="pass a run folder written by `metabench run`") from None
     except IsADirectoryError:
-        raise MetabenchError(f"{path}: is a folder, not a results file", hint="pass a run folder written by `metabench run`") from None
+        raise RunFileError(f"{path}: is a folder, not a results file", hint="pass a run folder written by `metabench run`") from None
     except UnicodeDecodeError:
-        raise MetabenchError(f"{path}: not UTF-8 text", hint="pass a results.json written by `metabench run`") from None
+        raise RunFileError(f"{path}: not UTF-8 text", hint="pass a results.json written by `metabench run`") from None
     except json.JSONDecodeError as exc:
-        raise MetabenchError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
+        raise RunFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
                              hint="the file is damaged: re-run the evaluation (answers are cached)") from None
     except _NonFinite as exc:
-        raise MetabenchError(f"{path}: holds {exc.args[0]}, which is not a number a report can use",
+        raise RunFileError(f"{path}: holds {exc.args[0]}, which is not a number a report can use",
                              hint="re-run the evaluation; if it recurs, a metric is broken") from None
     if not isinstance(data, dict):
-        raise MetabenchError(f"{path}: expected a JSON object, found {type(data).__name__}",
+        raise RunFileError(f"{path}: expected a JSON object, found {type(data).__name__}",
                              hint="pass a results.json written by `metabench run`")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise MetabenchError(
+        raise RunFileError(
             f"{path}: results schema version {version!r}, this metabench reads version {SCHEMA_VERSION}",
             hint="upgrade metabench, or re-run the evaluation",
         )
@@ -280,32 +280,32 @@ def check_results(data: dict, path: Path) -> None:
             value = value.get(key) if isinstance(value, dict) else None
         if not isinstance(value, kind):
             found = "missing" if value is None else f"a {type(value).__name__}"
-            raise MetabenchError(f"{path}: field '{dotted}' must be a {kind.__name__} ({found})", hint=hint)
+            raise RunFileError(f"{path}: field '{dotted}' must be a {kind.__name__} ({found})", hint=hint)
     if not data["seeds"] or not all(isinstance(s, int) and not isinstance(s, bool) for s in data["seeds"]):
-        raise MetabenchError(f"{path}: field 'seeds' must be a non-empty list of integers ({data['seeds']!r})", hint=hint)
+        raise RunFileError(f"{path}: field 'seeds' must be a non-empty list of integers ({data['seeds']!r})", hint=hint)
     for seed, metrics in data["metrics"]["per_seed"].items():
         _check_numbers(metrics, f"metrics.per_seed.{seed}", path, hint)
     for name, summary in data["metrics"]["aggregate"].items():
         if not isinstance(summary, dict):
-            raise MetabenchError(f"{path}: field 'metrics.aggregate.{name}' must be a mapping", hint=hint)
+            raise RunFileError(f"{path}: field 'metrics.aggregate.{name}' must be a mapping", hint=hint)
         _check_numbers({k: v for k, v in summary.items() if k in ("mean", "std")}, f"metrics.aggregate.{name}", path, hint)
 
 
 def _check_numbers(values: object, where: str, path: Path, hint: str) -> None:
     if not isinstance(values, dict):
-        raise MetabenchError(f"{path}: field '{where}' must be a mapping of metric values", hint=hint)
+        raise RunFileError(f"{path}: field '{where}' must be a mapping of metric values", hint=hint)
     for name, value in values.items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise MetabenchError(f"{path}: field '{where}.{name}' must be a number or null ({value!r})", hint=hint)
+            raise RunFileError(f"{path}: field '{where}.{name}' must be a number or null ({value!r})", hint=hint)
 
 
 def _check_sample(row: object, path: Path, number: int) -> None:
     hint = "re-run the evaluation (answers are cached)"
     if not isinstance(row, dict):
-        raise MetabenchError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}", hint=hint)
+        raise RunFileError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}", hint=hint)
     for key, kind in (("id", (str, int)), ("seed", int), ("scores", dict)):
         if not isinstance(row.get(key), kind) or isinstance(row.get(key), bool):
-            raise MetabenchError(f"{path}:{number}: field '{key}' must be a {kind.__name__ if isinstance(kind, type) else 'str or int'}"
+            raise RunFileError(f"{path}:{number}: field '{key}' must be a {kind.__name__ if isinstance(kind, type) else 'str or int'}"
                                  f" ({'missing' if key not in row else repr(row[key])[:40]})", hint=hint)
 
 
@@ -325,16 +325,16 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise MetabenchError(f"{path}: missing: results.json has no samples.jsonl beside it",
+        raise RunFileError(f"{path}: missing: results.json has no samples.jsonl beside it",
                              hint="paired tests need the per-item samples; copy the whole run folder") from None
     expected = results.get(DIGEST)
     if expected is None:
-        raise MetabenchError(
+        raise RunFileError(
             f"{folder / RESULTS}: field '{DIGEST}' is missing (written before run files were checked as a unit)",
             hint=f"add it with `python tools/migrate_runs.py {folder.parent.parent}`, or re-run the evaluation",
         )
     if hashlib.sha256(raw).hexdigest() != expected:
-        raise MetabenchError(
+        raise RunFileError(
             f"{path}: does not match the '{DIGEST}' in results.json beside it; the two files come from different runs",
             hint="copy both files of one run folder together, or re-run the evaluation",
         )
@@ -344,7 +344,7 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
             try:
                 row = json.loads(line, parse_constant=_refuse_constant)
             except (json.JSONDecodeError, _NonFinite) as exc:
-                raise MetabenchError(f"{path}:{number}: not a valid sample line ({exc})",
+                raise RunFileError(f"{path}:{number}: not a valid sample line ({exc})",
                                      hint="re-run the evaluation (answers are cached)") from None
             _check_sample(row, path, number)
             rows.append(row)

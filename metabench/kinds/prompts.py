@@ -266,7 +266,7 @@ def probe_render(source: str, where: str, *, what: str = "prompt") -> None:
     try:
         render(source, {name: _Probe(name) for name in names}, what=what)
     except MetabenchError as exc:
-        if "stopped" in exc.message or "refused by the sandbox" in exc.message:
+        if any(word in exc.message for word in ("stopped", "refused by the sandbox", "is unsafe")):
             raise ConfigError(f"{where}: {exc.message}", hint=exc.hint) from None
 
 
@@ -381,7 +381,7 @@ class PromptedMixin:
             source = getattr(decoder, key)
             if source is not None:
                 check_template(source, raw.where("protocol", "decoder", key))
-                probe_render(source, raw.where("protocol", "decoder", key), what=key)
+                probe_render(source, raw.where("protocol", "decoder", key), what="prompt" if key == "template" else key)
         get_preparer(config.kind_args.get("prepare"), raw.where("kind_args", "prepare"))
 
     @property
