@@ -219,3 +219,6 @@ def default_registry() -> Registry:
 @lru_cache(maxsize=2)
 def _default_registry(strict: bool) -> Registry:
     return load(strict=strict)
+
+
+default_registry.cache_clear = _default_registry.cache_clear  # the lru_cache API callers (tests) already use
