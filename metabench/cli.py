@@ -30,7 +30,9 @@ examples:
 exit status:
   0  nothing failed (jobs a model cannot serve are skipped, with the reason, and do not count as failures)
   1  some job failed (its message is printed), or `validate` found an invalid file
-  2  bad usage: an unknown task or model, a bad argument, unreadable input
+  2  bad usage: an unknown task or model, a bad argument, unreadable input, or an internal error (a bug:
+     one line with its location; never 1, which CI reads as "failed" or, for `gate`, "regression")
+  130 interrupted
 
 environment:
   METABENCH_DATA_DIR         local data mirror (laid out like shared/data)
@@ -42,9 +44,6 @@ environment:
   METABENCH_PLUGIN_MODULES   comma-separated importable modules loaded as plugins without packaging
   METABENCH_STRICT=1         a broken plugin or task file is an error, not a warning (= --strict, for CI)
   METABENCH_DEBUG=1          print the traceback of an internal error
-
-exit status: 0 success, 1 some job failed (run) or a regression (gate), 2 bad usage, unusable input or an
-internal error (never 1), 130 interrupted.
 
 A broken plugin (misspelt hook, name clash, failing import) or task file is quarantined: dropped with one
 warning naming it, its file:line and the fix. `metabench plugins` lists every problem; --strict (anywhere
