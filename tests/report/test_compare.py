@@ -250,7 +250,7 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     mixed = tmp_path / "mixed"
     for source, target in ((toy_runs / "toy_cls" / "majority", "toy_cls/majority"),
                            (toy_runs / "toy_cls" / "lookup", "toy_cls/lookup"),
-                           (short_runs / "toy_cls" / "lookup", "toy_cls/lookup-limit30"),
+                           (short_runs / "toy_cls" / "lookup@limit=30", "toy_cls/lookup@limit=30"),
                            (toy_runs / "toy_tag" / "lookup", "toy_tag/lookup")):
         shutil.copytree(source, mixed / target)
     code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200")
@@ -261,5 +261,5 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     assert len(skipped) == 2, out
     assert any("toy_cls" in line and "item id(s)" in line for line in skipped)  # the --limit 30 run
     assert any("toy_tag" in line and "a single run (lookup)" in line for line in skipped)
-    code, _, err = cli("compare", mixed / "toy_tag", mixed / "toy_cls" / "lookup-limit30", "--baseline", "majority")
+    code, _, err = cli("compare", mixed / "toy_tag", mixed / "toy_cls" / "lookup@limit=30", "--baseline", "majority")
     assert code == 2 and "nothing could be paired" in err and "toy_tag" in err and "toy_cls" in err

@@ -11,6 +11,7 @@ from metabench.errors import MetabenchError
 from metabench.report.align import AlignmentError
 from metabench.report.paired_variants import is_variant_of, paired_effect, variant_pairs
 from metabench.report.runs import load_run
+from metabench.store import read_results, read_samples, write_run
 
 
 def test_variant_tasks_pair_by_name():
@@ -66,9 +67,9 @@ def test_refuses_disjoint_ids_other_gold_and_other_models(variants, make_run, tm
     with pytest.raises(MetabenchError, match="one model on two variants"):
         paired_effect(original, other)
     regold = make_run(tmp_path / "g", task="t_paraphrase_gen_p", correct={0: [1, 1]}, ids=["s:0", "s:1"])
-    samples = [json.loads(line) for line in (regold / "samples.jsonl").read_text().splitlines()]
+    samples = read_samples(regold)
     samples[0]["gold"] = "no"
-    (regold / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in samples))
+    write_run(regold, read_results(regold), samples, overwrite=True)  # consistent files, a different gold
     with pytest.raises(AlignmentError, match="different gold answers"):
         paired_effect(original, load_run(regold))
 
