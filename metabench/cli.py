@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import MetabenchError
+from .errors import ExplainedError, MetabenchError
 
 #: Modules that add their own subcommands with ``add_commands(subparsers)``.
 COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands",
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return args.func(args)
-    except MetabenchError as exc:
+    except ExplainedError as exc:
         print(f"metabench: error: {exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)

@@ -1,7 +1,9 @@
 """Errors a user can act on.
 
-Every error metabench raises on purpose is a `MetabenchError`: the CLI prints its message (which names the
+Every error metabench raises on purpose is an `ExplainedError`: the CLI prints its message (which names the
 file, line or option at fault and how to fix it) without a traceback, and exits with its `exit_code`.
+Almost all are `MetabenchError`; a damaged run file is a `RunFileError`, deliberately outside that family so
+that no report that skips what it "cannot pair" (``except MetabenchError``) skips a damaged run.
 Anything else is a bug: the CLI reports it in one line with exit 2 (the traceback with METABENCH_DEBUG=1).
 """
 
@@ -11,8 +13,8 @@ import difflib
 from collections.abc import Iterable
 
 
-class MetabenchError(Exception):
-    """A problem with the user's input or environment, explained so that it can be fixed."""
+class ExplainedError(Exception):
+    """An error with a message naming what is at fault and a hint saying how to fix it."""
 
     exit_code = 2
 
@@ -20,6 +22,10 @@ class MetabenchError(Exception):
         self.message = message
         self.hint = hint
         super().__init__(message if not hint else f"{message}\n  hint: {hint}")
+
+
+class MetabenchError(ExplainedError):
+    """A problem with the user's input or environment, explained so that it can be fixed."""
 
 
 class ConfigError(MetabenchError):
@@ -43,7 +49,7 @@ class NotBuiltError(DataError):
     skips the tasks that read it, with the build command as the hint, rather than failing them."""
 
 
-class RunFileError(MetabenchError):
+class RunFileError(ExplainedError):
     """A run file is damaged, mixed with another run's or not a run file. Never skipped or shown without a
     mark (unlike runs that merely cannot be paired): a report built on it would publish a false number."""
 

@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from metabench.errors import MetabenchError
+from metabench.errors import MetabenchError, RunFileError
 from metabench.report.runs import find_runs, load_run
 from metabench.runner import RunOptions, run
 from metabench.store import RESULTS, SAMPLES, read_results, read_samples, run_folders, run_name, write_run
@@ -161,7 +161,7 @@ def test_readers_refuse_files_of_different_runs(tmp_path):
     write_run(a, *_run("A"))
     write_run(b, *_run("B"))
     shutil.copy(b / SAMPLES, a / SAMPLES)
-    with pytest.raises(MetabenchError, match="samples.jsonl: does not match the 'samples_sha256'"):
+    with pytest.raises(RunFileError, match="samples.jsonl: does not match the 'samples_sha256'"):
         read_samples(a)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from metabench import stats
-from metabench.errors import MetabenchError
+from metabench.errors import MetabenchError, RunFileError
 from metabench.metrics.tagging import f1_from_counts
 from metabench.report.align import AlignmentError, pair
 from metabench.report.compare import Options, adjust, compare_pair, compare_runs
@@ -165,7 +165,7 @@ def test_samples_that_do_not_match_results_are_caught(report_registry, toy_runs,
     rows = read_samples(candidate)
     rows[0]["scores"]["correct"] = 1.0 - rows[0]["scores"]["correct"]
     (candidate / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(MetabenchError, match="samples.jsonl: does not match the 'samples_sha256' in results.json"):
+    with pytest.raises(RunFileError, match="samples.jsonl: does not match the 'samples_sha256' in results.json"):
         compare_pair(report_registry, load_run(toy_runs / "toy_cls" / "lookup"), load_run(candidate), "accuracy")
     write_run(candidate, read_results(candidate), rows, overwrite=True)  # consistent digest, inconsistent scores
     with pytest.raises(MetabenchError, match="recomputed from samples.jsonl is .* but results.json reports"):

@@ -24,7 +24,7 @@ import hashlib
 import re
 
 from ... import __version__
-from ...errors import MetabenchError, RunFileError
+from ...errors import MetabenchError
 from ...registry import Registry
 from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
@@ -129,8 +129,6 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
     for run, entry in zip(ordered[1:], entries[1:]):
         try:
             comparison = compare_pair(registry, best, run, metric, options)
-        except RunFileError:
-            raise  # a damaged run is an error, not a run that cannot be paired
         except MetabenchError as exc:
             entry["vs_best"] = {"error": exc.message}
             continue
@@ -262,8 +260,6 @@ def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> 
     for reference, subset in gap_pairs(runs):
         try:
             gaps.extend(subset_gap(reference, subset, confidence=confidence))
-        except RunFileError:
-            raise
         except MetabenchError as exc:
             errors.append(exc.message)
     adjust(gaps, correction)
