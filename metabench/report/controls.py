@@ -1,10 +1,11 @@
 """Surface controls of a metaphor/literal pair of runs: the observations, the regression and the overlap bins.
 
 Works for both designs. Unpaired (a gap: different items on each side) — one observation per item and seed,
-clustered by item when there are several seeds. Paired (variants: the same ids on both sides) — each shared
-item contributes its metaphorical and its literal observation, clustered by item, so the regression asks
-whether, within the same item, the metaphor still matters once overlap and length changed by the
-paraphrase are accounted for.
+clustered by item when there are several seeds; fitted again with the gold label as a covariate. Paired
+(variants: the same ids on both sides) — each shared item contributes its metaphorical and its literal
+observation(s), and a conditional logit with one stratum per item asks whether, within the same item, the
+metaphor still matters once the overlap and length changes the paraphrase made are accounted for (the gold
+label is constant within an item, so that fit already holds it fixed).
 """
 
 from __future__ import annotations
@@ -61,9 +62,13 @@ def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, c
                 groups.append(item if paired else f"{int(side)}:{item}")
     several_seeds = len(metaphor.seeds) > 1 or len(literal.seeds) > 1
     clusters = groups if paired or several_seeds else None
-    regression = controlled_effect(correct, indicator, overlaps, lengths, groups=clusters, confidence=confidence)
-    regression_gold = controlled_effect(correct, indicator, overlaps, lengths, groups=clusters, golds=golds,
-                                        confidence=confidence)
+    regression = controlled_effect(correct, indicator, overlaps, lengths, groups=clusters, confidence=confidence,
+                                   conditional=paired)
+    if paired:  # the gold label is constant within an item: the conditional fit holds it fixed already
+        regression_gold = regression
+    else:
+        regression_gold = controlled_effect(correct, indicator, overlaps, lengths, groups=clusters, golds=golds,
+                                            confidence=confidence)
 
     def mean(values, side):
         chosen = [v for v, m in zip(values, indicator) if m == side]

@@ -15,9 +15,11 @@ docs/paraphrase-controls.md):
 - **length**: premise words + hypothesis words (whitespace tokens), reported per 10 words so the coefficient
   reads as "per 10 more words".
 
-Observations that are not independent — the same item with and without its metaphor (paired variants), or
-the same item at several seeds — get cluster-robust standard errors by item (``groups``); otherwise the
-usual ones. A design the model cannot estimate (the indicator or a feature constant, perfect separation)
+Paired designs (the same item with and without its metaphor) are fitted as a **conditional** logistic
+regression with one stratum per item (statsmodels ``ConditionalLogit``): only within-item differences count,
+so an item the model gets right (or wrong) in both forms says nothing, exactly as in McNemar's test, and
+what the gold label or the topic does is held fixed by design. Unpaired designs use the ordinary ``Logit``,
+with cluster-robust standard errors by item when an item appears several times (several seeds). A design the model cannot estimate (the indicator or a feature constant, perfect separation)
 gives a result with ``note`` saying why and no coefficients, never a crash.
 """
 
@@ -112,8 +114,12 @@ def controlled_effect(
     groups: Sequence | None = None,
     golds: Sequence | None = None,
     confidence: float = 0.95,
+    conditional: bool = False,
 ) -> ControlledEffect:
     """Fit the logistic regression above with statsmodels (``Logit``); ``groups`` = cluster ids, or None.
+
+    ``conditional``: a paired design, fitted by ``ConditionalLogit`` with one stratum per ``groups`` value (no
+    intercept, no gold label: both are constant within an item).
 
     ``golds`` (optional) adds one indicator per gold label but the first (sorted): overlap often differs by
     label (IMPLI's entailed pairs overlap more), so for a model biased towards one label correctness follows
@@ -131,6 +137,8 @@ def controlled_effect(
         raise ValueError("correct must be 0/1 per observation")
     n = len(y)
     clusters = None if groups is None else len(set(groups))
+    if conditional:
+        return _conditional(y, x, groups, n, clusters, confidence)
     why = _degenerate(y, x)
     if why:
         return ControlledEffect(n=n, clusters=clusters, confidence=confidence, note=why)
@@ -166,6 +174,37 @@ def controlled_effect(
     )
     return ControlledEffect(n=n, clusters=clusters, coefficients=coefficients, confidence=confidence,
                             covariance=covariance)
+
+
+def _conditional(y, x, groups, n, clusters, confidence) -> ControlledEffect:
+    import numpy as np  # noqa: PLC0415
+    from statsmodels.discrete.conditional_models import ConditionalLogit  # noqa: PLC0415
+
+    if groups is None:
+        raise ValueError("a conditional (paired) fit needs groups: the item of each observation")
+    codes = np.unique(np.asarray([str(g) for g in groups]), return_inverse=True)[1]
+    informative = sum(1 for c in np.unique(codes) if y[codes == c].min() != y[codes == c].max())
+    if informative < 5:
+        return ControlledEffect(
+            n=n, clusters=clusters, confidence=confidence, covariance="conditional (item strata)",
+            note=f"only {informative} item(s) change correctness between their metaphorical and literal form")
+    try:
+        with warnings.catch_warnings():  # statsmodels warns about the strata it drops (no within-item variance)
+            warnings.simplefilter("ignore")
+            fit = ConditionalLogit(y, x, groups=codes).fit(disp=0)
+    except Exception as exc:  # noqa: BLE001 - singular designs raise
+        return ControlledEffect(n=n, clusters=clusters, confidence=confidence, note=f"{type(exc).__name__}: {exc}")
+    params, pvalues = np.asarray(fit.params), np.asarray(fit.pvalues)
+    ci = np.asarray(fit.conf_int(alpha=1 - confidence))
+    if not np.all(np.isfinite(ci)) or np.any(np.abs(params) > 30):
+        return ControlledEffect(n=n, clusters=clusters, confidence=confidence,
+                                note="quasi-separation: a coefficient diverges (the features nearly decide correctness)")
+    coefficients = tuple(
+        Coefficient(name, float(params[i]), float(ci[i, 0]), float(ci[i, 1]), float(pvalues[i]), math.exp(float(params[i])))
+        for i, name in enumerate(("metaphor", "overlap", "length"))
+    )
+    return ControlledEffect(n=n, clusters=clusters, coefficients=coefficients, confidence=confidence,
+                            covariance="conditional (item strata)")
 
 
 def _degenerate(y, x) -> str | None:

@@ -82,6 +82,7 @@ def test_controls_stack_both_sides_of_each_shared_item(variants, monkeypatch):
     monkeypatch.setattr(controls_module, "item_features", lambda registry, run: features)
     result = controls_module.controls(None, original, para, paired=True)
     assert (result.regression.n, result.regression.clusters) == (76, 38)
+    assert result.regression.covariance.startswith("conditional") or result.regression.note
     assert sum(b.n_metaphor for b in result.bins) == sum(b.n_literal for b in result.bins) == 38
     unpaired = controls_module.controls(None, original, para, paired=False)
     assert unpaired.regression.n == 40 + 39 and unpaired.regression.clusters is None

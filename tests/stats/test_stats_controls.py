@@ -71,3 +71,22 @@ def test_gold_label_covariate_matches_statsmodels():
     fit = sm.Logit(correct, x).fit(disp=0)
     assert [c.name for c in result.coefficients][-1] == "gold=not_entailment"
     assert [c.coef for c in result.coefficients] == pytest.approx(list(fit.params), rel=1e-6)
+
+
+def test_paired_design_is_a_conditional_logit_by_item():
+    from statsmodels.discrete.conditional_models import ConditionalLogit
+
+    rng = np.random.default_rng(5)
+    n = 300
+    items = np.repeat(np.arange(n), 2)
+    metaphor = np.tile([1, 0], n)
+    ov, ln = rng.uniform(size=2 * n), rng.integers(5, 30, 2 * n).astype(float)
+    ability = np.repeat(rng.normal(size=n), 2)
+    correct = (rng.uniform(size=2 * n) < 1 / (1 + np.exp(-(ability - 0.9 * metaphor + 1.5 * ov)))).astype(float)
+    result = controlled_effect(correct, metaphor, ov, ln, groups=[f"i{i}" for i in items], conditional=True)
+    fit = ConditionalLogit(correct, np.column_stack([metaphor, ov, ln / 10]), groups=items).fit(disp=0)
+    assert [c.name for c in result.coefficients] == ["metaphor", "overlap", "length"]
+    assert [c.coef for c in result.coefficients] == pytest.approx(list(fit.params), rel=1e-6)
+    assert [c.pvalue for c in result.coefficients] == pytest.approx(list(fit.pvalues), rel=1e-6)
+    same = controlled_effect(np.repeat(correct[::2], 2), metaphor, ov, ln, groups=list(items), conditional=True)
+    assert same.survives is None and "change correctness" in same.note  # no item differs between its forms
