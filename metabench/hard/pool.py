@@ -85,12 +85,26 @@ def files_hash(*file_maps: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(merged, sort_keys=True).encode()).hexdigest()
 
 
+_MEMO: dict = {}
+
+
+def _memo(name: str, registry, data_dir, build):
+    """One parse per process: ``hard mine`` needs SemCor for the SOR key and again for the pool (30 s of XML)."""
+    key = (name, id(registry), str(data_dir))
+    if key not in _MEMO:
+        _MEMO[key] = build()
+    return _MEMO[key]
+
+
 def semcor_instances(registry, data_dir=None) -> tuple[list[Instance], dict[str, str]]:
     """SemCor instances (all 352 documents, keys resolving in WordNet 3.0) and the files they came from."""
     from ..data.load import load_split  # noqa: PLC0415
 
-    loaded = load_split(registry, "semcor", "train", {"part": "all"}, data_dir)
-    return _instances(loaded.items, require_single=True), loaded.files
+    def build():
+        loaded = load_split(registry, "semcor", "train", {"part": "all"}, data_dir)
+        return _instances(loaded.items, require_single=True), loaded.files
+
+    return _memo("semcor", registry, data_dir, build)
 
 
 def pool_instances(registry, data_dir=None) -> tuple[list[Instance], dict[str, str]]:
@@ -128,6 +142,10 @@ def _word(key: str) -> str:
 
 def moh_sense_labels(registry, data_dir=None) -> SenseLabels:
     """MOH ``term#pos#n`` senses as WordNet 3.0 sense keys (by lemma, part of speech and sense number)."""
+    return _memo("moh", registry, data_dir, lambda: _moh_sense_labels(registry, data_dir))
+
+
+def _moh_sense_labels(registry, data_dir) -> SenseLabels:
     from ..data.load import load_split  # noqa: PLC0415
 
     moh = load_split(registry, "moh_raw", "all", {}, data_dir)

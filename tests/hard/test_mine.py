@@ -92,3 +92,19 @@ def test_dataset_reads_a_build_by_model_fingerprint(monkeypatch, tmp_path):
     assert negative.meta["negative_of"] == "s:3" and negative.meta["instance"] == "s:4"
     assert list(loaded.files) == ["hard/k1/instances.jsonl"]
     assert len(load_split(registry, "hard_metaphors", "test", {"model": model, "xi": 1.01}).items) == 8
+
+
+def test_fidelity_matching_and_agreement():
+    import scipy.stats
+
+    from metabench.hard.fidelity import _compare, _match
+
+    exact = {("a%2:30:00::", "he may absorb the ideas ."): 0.25}
+    by_sense = {"a%2:30:00::": [("he may absorb the ideas .", 0.25), ("she did absorb the new costs of it .", 0.5)]}
+    assert _match("a%2:30:00::", "he  may absorb the ideas .", exact, by_sense) == (0.25, "exact")
+    assert _match("a%2:30:00::", "she did absorb the new costs of it", exact, by_sense) == (0.5, "similar")
+    assert _match("a%2:30:00::", "nothing like it", exact, by_sense) == (None, "absent")
+    pairs = [(0.1, 0.2), (0.5, 0.9), (0.7, 0.6), (0.9, 0.95)]
+    result = _compare(pairs, 0.8, scipy.stats)
+    assert result["spearman"] == pytest.approx(scipy.stats.spearmanr([0.1, 0.5, 0.7, 0.9], [0.2, 0.9, 0.6, 0.95]).statistic, abs=1e-4)
+    assert result["agreement"] == 0.75 and (result["hard_theirs"], result["hard_ours"]) == (3, 2)
