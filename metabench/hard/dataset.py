@@ -55,7 +55,7 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     if folder is None or not (folder / "instances.jsonl").is_file():
         flags = "".join(f" --{k} {v}" for k, v in (("sor", sor), ("mine", mine)) if v)
         raise NotBuiltError(f"hard_metaphors: HARD({model}) has not been built with these settings",
-                        hint=f"build it once: metabench hard mine --model {model}{flags}")
+                            hint=f"build it once: metabench hard mine --model {model}{flags}")
     path = folder / "instances.jsonl"
     data = path.read_bytes()
     ctx.used[f"hard/{entry['build']}/instances.jsonl"] = hashlib.sha256(data).hexdigest()

@@ -69,15 +69,16 @@ def test_dataset_reads_a_build_by_model_fingerprint(monkeypatch, tmp_path):
 
     from metabench import plugins
     from metabench.data.load import load_split
-    from metabench.errors import DataError
+    from metabench.errors import NotBuiltError
     from metabench.hard.sor import SORSettings
     from metabench.hard.store import build_dir, record_build, resolve_model
 
     monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
     model = str(build_tiny_bert(tmp_path / "tiny"))
     registry = plugins.load()
-    with pytest.raises(DataError, match="metabench hard mine --model"):
+    with pytest.raises(NotBuiltError, match="not been built") as raised:
         load_split(registry, "hard_metaphors", "test", {"model": model})
+    assert "metabench hard mine --model" in raised.value.hint
     instances, vectors, labels = word()
     folder = build_dir("k1")
     folder.mkdir(parents=True)
