@@ -83,6 +83,8 @@ def statistics(rows: list[dict], xi: float) -> dict:
         "xi": xi,
         "examples": len(hard) + len(negatives),
         "hard_metaphors": len(hard),
+        "hard_without_literal": sum(r["label"] == MET and r["phi"] is not None and r["phi"] < xi
+                                    and not r["nearest_literal"] for r in rows),
         "literal_negatives": len(negatives),
         "distinct_literal_sentences": len({n["id"] for n in negatives}),
         "words": len(hard_words),

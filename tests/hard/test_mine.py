@@ -52,6 +52,7 @@ def test_statistics_follow_table_4():
     rows = mine_word_phi(instances, vectors, labels, MineSettings())
     stats = statistics(rows, 1.01)
     assert stats["hard_metaphors"] == stats["literal_negatives"] == 4 and stats["examples"] == 8
+    assert stats["hard_without_literal"] == 0
     assert stats["distinct_literal_sentences"] == 1 and stats["words"] == 1 and stats["senses"] == 1
     assert stats["examples_per_word"] == 8 and stats["tokens_per_example"] == 4
     assert stats["phi_histogram_metaphorical"] == {"0.0-0.2": 1, "0.2-0.4": 0, "0.4-0.6": 0, "0.6-0.8": 0, "0.8-1.0": 3}
