@@ -64,9 +64,10 @@ class Run:
         return self.results["task"].get("groups", [])
 
     @property
-    def paper_view(self) -> list[dict]:
-        """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded."""
-        return self.results["task"].get("paper_view", [])
+    def paper_view(self) -> list[dict] | None:
+        """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded (None for runs that
+        predate the record)."""
+        return self.results["task"].get("paper_view")
 
     def higher_is_better(self, metric: str) -> bool:
         """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are

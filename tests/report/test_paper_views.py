@@ -124,3 +124,15 @@ def test_partial_runs_stay_out_of_the_paper_views(report_registry, toy_runs, sho
     row = next(r for r in ours if r["model"] == "lookup")
     assert row["cells"][0] == f"{100 * full['metrics']['span_f1']['mean']:.2f}"  # the full run, not the 30 items
     assert table["notes"] == ["toy fixture, not Meta4XNLI (toy_tag)"]
+
+
+def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report_registry, toy_runs):
+    from metabench.report.leaderboard.board import build_board
+    from metabench.report.runs import find_runs
+
+    runs = find_runs([toy_runs])
+    for run in runs:
+        run.results["task"].pop("paper_view")  # as written before runs recorded their paper-view cells
+    board = build_board(report_registry, runs, options=Options(n_resamples=50))
+    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
+    assert "toy_tag" in table["tasks"] and table["cells_without_runs"] == 3  # the ES → EN row is filled

@@ -15,7 +15,7 @@ the paper views.
 Everything comes from the run files: datasets credited (with licences and citations), k-fold and paper
 "average" groups, paper-view cells and task families (from the tags) are read from ``results.json``, so a
 board builds where the plugin that made a run is not installed. Runs written before metabench recorded
-these facts fall back to the registry for their datasets.
+these facts fall back to the registry for their datasets and to the task YAML for their paper-view cells.
 """
 
 from __future__ import annotations
@@ -92,6 +92,23 @@ def _datasets(registry: Registry, run: Run) -> list[dict]:
         return datasets_used(registry, TaskConfig.model_validate(run.results["task"]["config"]))
     except ValueError:
         return [{"name": run.results["task"]["dataset"], "roles": ["test"], "licence": "", "citation": ""}]
+
+
+def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
+    """(task, paper-view binding) of every run: as recorded, or for older runs from the task's YAML here."""
+    out, older = [], []
+    for run in runs:
+        if run.paper_view is None:
+            older.append(run.task)
+        else:
+            out.extend((run.task, binding) for binding in run.paper_view)
+    if older:
+        from ...config.index import TaskIndex
+
+        tasks = TaskIndex(registry).tasks
+        out.extend((name, b.model_dump(mode="json")) for name in dict.fromkeys(older) if name in tasks
+                   for b in tasks[name].config.metadata.paper_views())
+    return out
 
 
 def _entry(run: Run, metric: str, item_set: int) -> dict:
@@ -295,7 +312,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     complete = [r for r in runs if not r.partial]
     one_per_model = _one_per_model(runs)
     aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
-    cells = Cells.from_bindings((r.task, binding) for r in runs for binding in r.paper_view)
+    cells = Cells.from_bindings(_bindings(registry, runs))
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
     return {
         "schema_version": SCHEMA_VERSION,
