@@ -79,6 +79,7 @@ def control_rows(registry: Registry, runs: list[Run], confidence: float) -> dict
             continue
         row = result.as_dict()
         row["partial"] = _partial(metaphor) or _partial(literal)
-        row["metaphor_coef"] = next((c for c in row["regression"]["coefficients"] if c["name"] == "metaphor"), None)
+        for name in ("metaphor", "overlap", "length"):
+            row[f"{name}_coef"] = next((c for c in row["regression"]["coefficients"] if c["name"] == name), None)
         rows.append(row)
     return {"rows": rows, "errors": errors}

@@ -188,6 +188,10 @@ def _conditional(y, x, groups, n, clusters, confidence) -> ControlledEffect:
         return ControlledEffect(
             n=n, clusters=clusters, confidence=confidence, covariance="conditional (item strata)",
             note=f"only {informative} item(s) change correctness between their metaphorical and literal form")
+    for column, name in enumerate(("metaphor indicator", "overlap", "length")):
+        if all(x[codes == c, column].min() == x[codes == c, column].max() for c in np.unique(codes)):
+            return ControlledEffect(n=n, clusters=clusters, confidence=confidence,
+                                    note=f"the {name} never differs within an item, so a paired fit cannot use it")
     try:
         with warnings.catch_warnings():  # statsmodels warns about the strata it drops (no within-item variance)
             warnings.simplefilter("ignore")
