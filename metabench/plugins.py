@@ -39,6 +39,7 @@ BUILTIN_PLUGINS = (
     "metabench.models.plugin",
     "metabench.metrics.plugin",
     "metabench.data.plugin",
+    "metabench.artifacts.plugin",
     "metabench.stats.plugin",
     "metabench.report.plugin",
     "metabench.hard.plugin",

@@ -25,11 +25,16 @@ class TagRequest:
 
 @dataclass(frozen=True)
 class ClassifyRequest:
-    """Label a text (optionally a text pair). Answer: one of ``labels``."""
+    """Label a text (optionally a text pair). Answer: one of ``labels``.
+
+    ``expression``: the lexical identity (lemma or string) of the item's target expression, for
+    expression-level tasks; the expression-keyed ``lookup`` memorises labels by it.
+    """
 
     text: str
     labels: tuple[str, ...]
     text_pair: str | None = None
+    expression: str | None = None
 
     @property
     def key(self) -> str:

@@ -152,8 +152,14 @@ def _data_hash(task: LoadedTask, splits: dict[str, _Split | None], roles: tuple[
         value = getattr(task.config.splits, role)
         if value is not None and splits.get(role) is not None:
             slices = [resolve_split(task.config, one) for one in split_values(value)]
-            payload[role] = {"slice": slices if isinstance(value, list) else slices[0], "files": splits[role].files}
+            payload[role] = {"slice": slices if isinstance(value, list) else slices[0], "files": splits[role].files,
+                             "ids": _ids_sha256(splits[role].items)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _ids_sha256(items: list) -> str:
+    """sha256 of a split's sorted item ids: fold membership is part of what a score depends on."""
+    return hashlib.sha256("\n".join(sorted(str(i.id) for i in items)).encode("utf-8")).hexdigest()
 
 
 def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache: AnswerCache, options: RunOptions):
@@ -318,7 +324,11 @@ def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, op
             "config": config.model_dump(mode="json"),
             **task_facts(registry, task),
         },
-        "data": {"files": files},
+        "data": {
+            "files": files,
+            "splits": {role: {"n": len(split.items), "ids_sha256": _ids_sha256(split.items)}
+                       for role, split in splits.items() if split is not None},
+        },
         "model": {
             "spec": spec.text,
             "adapter": adapter.name,

@@ -62,10 +62,38 @@ class TaskIndex:
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
             self._unique(parsed.group, path)
+            if parsed.views:
+                for view in parsed.views:
+                    self._unique(f"{parsed.group}@{view}", path)
+                    self.groups[f"{parsed.group}@{view}"] = parsed.model_copy(
+                        update={"group": f"{parsed.group}@{view}", "task": [f"{m}@{view}" for m in parsed.task], "views": None}
+                    )
+                parsed = parsed.model_copy(
+                    update={"task": [f"{parsed.group}@{v}" for v in parsed.views], "aggregate": "none", "views": None}
+                )
             self.groups[parsed.group] = parsed
+        elif parsed.views:
+            self._add_views(parsed, raw, entry)
         else:
             self._unique(parsed.task, path)
             self.tasks[parsed.task] = LoadedTask(parsed, raw, entry.plugin, entry.plugin_version)
+
+    def _add_views(self, parsed: TaskConfig, raw: RawConfig, entry) -> None:
+        """One task per view, ``<task>@<view>``, with kind_args.view set; the bare name becomes their group."""
+        if parsed.kind != "classification" or parsed.kind_args.get("marker") != "pme":
+            raise ConfigError(
+                f"{raw.where('views')}: views need kind: classification with kind_args.marker: pme (items with a "
+                f"target expression); task '{parsed.task}' has kind {parsed.kind!r}, marker "
+                f"{parsed.kind_args.get('marker', 'none')!r}",
+                hint="remove `views:` or mark the expression with kind_args.marker: pme",
+            )
+        self._unique(parsed.task, raw.path)
+        names = [f"{parsed.task}@{view}" for view in parsed.views]
+        for view, name in zip(parsed.views, names):
+            self._unique(name, raw.path)
+            config = parsed.model_copy(update={"task": name, "views": None, "kind_args": {**parsed.kind_args, "view": view}})
+            self.tasks[name] = LoadedTask(config, raw, entry.plugin, entry.plugin_version)
+        self.groups[parsed.task] = GroupConfig(group=parsed.task, task=names, metadata=parsed.metadata)
 
     def _unique(self, name: str, path: Path) -> None:
         if name in self.tasks or name in self.groups:

@@ -170,6 +170,8 @@ def _inner_model(annotation: object) -> object:
 def config_hash(config: TaskConfig) -> str:
     """sha256 of the canonical JSON of everything that affects results (tags excluded)."""
     payload = config.model_dump(mode="json", exclude=set(_UNHASHED))
+    if payload.get("views") is None:  # expanded or view-less tasks hash as before the key existed
+        payload.pop("views", None)
     payload["metadata"] = {"version": config.metadata.version}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

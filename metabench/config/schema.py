@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
+#: Input views of expression-level classification (Boisson et al. 2023); see metabench/artifacts/views.py.
+View = Literal["default", "pme_only", "masked"]
 
 #: Seeds go to numpy, torch and lm-eval, whose smallest seed range is 32-bit; a run has at most MAX_SEEDS.
 MAX_SEED = 2**31 - 1
@@ -182,6 +184,13 @@ class TaskConfig(Strict):
     metrics: list[Union[str, MetricSpec]] = Field(min_length=1, description="metrics to report")
     primary_metric: str | None = Field(None, description="headline metric; default: the first in `metrics`")
     metadata: Metadata = Field(default_factory=Metadata, description="provenance")
+    views: list[View] | None = Field(
+        None,
+        min_length=1,
+        description="input views (classification with kind_args.marker: pme): the task is expanded into one task "
+        "per view, named <task>@<view> (default = <PME>-marked text, pme_only = the expression alone, masked = "
+        "the expression replaced by kind_args.mask); the bare name selects them all",
+    )
 
     def metric_specs(self) -> list[MetricSpec]:
         return [m if isinstance(m, MetricSpec) else MetricSpec(name=m) for m in self.metrics]
@@ -202,3 +211,9 @@ class GroupConfig(Strict):
         "mean ± std over seeds (k-fold cross-validation, a paper's 'average' row); none: members only",
     )
     metadata: Metadata = Field(default_factory=Metadata, description="provenance")
+    views: list[View] | None = Field(
+        None,
+        min_length=1,
+        description="expand into one group per view, <group>@<view>, whose members are <member>@<view> (members "
+        "are tasks declaring the same views); the bare name selects them all",
+    )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ConfigError, DataError
+from ..artifacts.views import DEFAULT_MASK, expression_key, render
+from ..errors import ConfigError
 from ..requests import ClassifyRequest
 from .base import Kind
 
@@ -28,6 +28,13 @@ class ClassificationArgs(BaseModel):
         description="pme: wrap the item's target expression in <PME>…</PME> (its character spans, else the "
         "whitespace word at target_index) before a model sees the text; encoders add the markers as tokens",
     )
+    view: Literal["default", "pme_only", "masked"] = Field(
+        "default",
+        description="with marker: pme, what the model sees (Boisson et al. 2023): default = text with <PME>…</PME>; "
+        "pme_only = the expression alone (first to last word when discontinuous); masked = the expression "
+        "replaced by `mask`. Usually set by the task's `views:` expansion, not by hand",
+    )
+    mask: str = Field(DEFAULT_MASK, min_length=1, description="the string that replaces the expression in view masked")
 
 
 class Classification(Kind):
@@ -41,6 +48,12 @@ class Classification(Kind):
                 f"{raw.where('labels')}: a classification task needs `labels.names` (the label set in a fixed order)",
                 hint="e.g. labels: {names: [entailment, neutral, contradiction]}",
             )
+        args = config.kind_args
+        if args.get("view", "default") != "default" and args.get("marker", "none") != "pme":
+            raise ConfigError(
+                f"{raw.where('kind_args')}: view {args['view']!r} needs kind_args.marker: pme (the item's expression)",
+                hint="set marker: pme, or drop the view for tasks without a target expression",
+            )
 
     def gold(self, item) -> str:
         raw = str(getattr(item, self.args.label_field))
@@ -49,36 +62,18 @@ class Classification(Kind):
     def request(self, item) -> ClassifyRequest:
         pair = getattr(item, self.args.pair_field) if self.args.pair_field else None
         text = getattr(item, self.args.text_field)
-        if self.args.marker == "pme":
-            text = mark_expression(item, text)
-        return ClassifyRequest(text=text, labels=self.labels(), text_pair=pair)
+        if self.args.marker != "pme":
+            return ClassifyRequest(text=text, labels=self.labels(), text_pair=pair)
+        return ClassifyRequest(
+            text=render(item, text, self.args.view, self.args.mask),
+            labels=self.labels(),
+            text_pair=pair,
+            expression=expression_key(item, text),
+        )
+
+    def metric_context(self, items: list) -> dict:
+        """``inputs``: what the model saw of each item (the collision ceiling groups identical inputs)."""
+        return {"inputs": [self.request(item).key for item in items]}
 
     def score(self, item, gold, prediction) -> dict[str, float]:
         return {"correct": float(gold == prediction)}
-
-
-PME_OPEN, PME_CLOSE = "<PME>", "</PME>"
-
-
-def mark_expression(item, text: str) -> str:
-    """``text`` with the item's expression wrapped in <PME>…</PME> (Boisson et al. 2023's Default input).
-
-    The expression is the item's character ``spans`` (from the first start to the last end when it is
-    discontinuous), else the whitespace-separated word at ``target_index``.
-    """
-    spans = tuple(getattr(item, "spans", ()) or ())
-    if spans:
-        start, end = min(s for s, _ in spans), max(e for _, e in spans)
-    else:
-        index = getattr(item, "target_index", None)
-        words = list(re.finditer(r"\S+", text))
-        if index is None or not 0 <= index < len(words):
-            raise DataError(
-                f"item '{getattr(item, 'id', '?')}': kind_args.marker=pme needs the item's target (spans or "
-                f"target_index), and it has {'none' if index is None else f'index {index} of {len(words)} words'}",
-                hint="use marker: none for datasets without a marked expression",
-            )
-        start, end = words[index].span()
-    if not 0 <= start < end <= len(text):
-        raise DataError(f"item '{getattr(item, 'id', '?')}': span ({start}, {end}) is outside its text")
-    return f"{text[:start]}{PME_OPEN}{text[start:end]}{PME_CLOSE}{text[end:]}"

@@ -6,7 +6,9 @@
   resumed and cached runs give the same answers.
 - ``constant``: one given answer (``label=...`` or, for choice tasks, ``index=...``).
 - ``lookup``: the majority training answer of an identical input (per word for tagging), else the global
-  majority — the lexical-memorisation baseline that exposes construction artifacts.
+  majority — the lexical-memorisation baseline that exposes construction artifacts. ``key=expression``
+  keys on the item's target expression instead (its lemma or string, on expression-level tasks): the
+  majority label of the same PME in training, whatever the context (Boisson et al.'s artifact baseline).
 
 None of them can generate text: they say so for generation tasks, which are skipped. ``majority``, ``lookup``
 and ``random:strategy=prior`` learn from the training split, so tasks without one (the MUNCH judgement tasks,
@@ -35,6 +37,9 @@ class _TrainedBaseline(Adapter):
     needs_training = True
     serves = (TagRequest, ClassifyRequest, ChoiceRequest)
 
+    def _key(self, request):
+        return request.key
+
     def fit(self, training: Training | None) -> None:
         if training is None or not training.golds:
             raise AdapterError(
@@ -50,7 +55,7 @@ class _TrainedBaseline(Adapter):
                     self._by_key[word][tag] += 1
             else:
                 self._global[gold] += 1
-                self._by_key[request.key][gold] += 1
+                self._by_key[self._key(request)][gold] += 1
         self._majority = _most_common(self._global)
 
 
@@ -65,6 +70,25 @@ class Majority(_TrainedBaseline):
 class Lookup(_TrainedBaseline):
     name = "lookup"
     seeded = False
+    allowed_args = ("key",)
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.key_by = self.args.get("key", "input")
+        if self.key_by not in ("input", "expression"):
+            raise AdapterError(f"model 'lookup': key={self.key_by!r} is not 'input' or 'expression'",
+                               hint="e.g. --model lookup:key=expression")
+
+    def _key(self, request):
+        if self.key_by == "input":
+            return request.key
+        expression = getattr(request, "expression", None)
+        if expression is None:
+            raise AdapterError(
+                "model 'lookup:key=expression' needs requests that carry the target expression, and this task's do not",
+                hint="use it on classification tasks with kind_args.marker: pme, or use plain lookup",
+            )
+        return expression
 
     def _answer(self, key):
         counts = self._by_key.get(key)
@@ -72,7 +96,7 @@ class Lookup(_TrainedBaseline):
 
     def predict(self, requests, seed):
         return [
-            tuple(self._answer(w) for w in r.words) if isinstance(r, TagRequest) else self._answer(r.key)
+            tuple(self._answer(w) for w in r.words) if isinstance(r, TagRequest) else self._answer(self._key(r))
             for r in requests
         ]
 

@@ -1,0 +1,9 @@
+"""Artifact baselines after Boisson et al. (EMNLP 2023): input views, split regimes, artifact-controlled sampling.
+
+- ``views``: what a model sees of an expression-level item (``default``, ``pme_only``, ``masked``).
+- ``regimes``: deterministic original / random / lexical fold assignment and the paper's deduplication.
+- ``recipes`` + ``datasets``: the Boisson datasets as registered datasets taking ``regime``/``fold``/``seed``.
+- ``sampling``: the VUAC_BO artifact-controlled sampler for any token-level corpus.
+- ``metrics``: model-free diagnostics (majority-class accuracy, collision ceiling).
+- ``gameability``: the per (dataset, model) flag and the paper-layout tables.
+"""

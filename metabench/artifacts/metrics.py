@@ -1,0 +1,35 @@
+"""Model-free diagnostics reported beside a model's scores on expression-level tasks.
+
+Both ignore the predictions: they describe the test set as the task's view presents it, so every run of a
+task carries them and a model's score can be read against them without another run.
+
+- ``majority_accuracy``: the share of the most frequent gold label (Boisson et al.'s "Maj" column).
+- ``collision_ceiling``: the best accuracy *any* model could reach when it sees only the view's input
+  string. Items with identical inputs must receive the same answer, so within each group of identical
+  inputs at most the majority gold label can be right. On CARD_N's ``pme_only`` view every PME appears
+  once literal and once metaphorical, so the ceiling is exactly 0.5 (the paper's Table 5, 50.0).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+
+from ..metrics._common import MetricInputError, check_pair
+
+
+def majority_accuracy(golds: Sequence[Hashable], preds: Sequence[Hashable]) -> float:
+    """Accuracy of always answering the test set's most frequent gold label."""
+    golds, _ = check_pair(golds, preds, "majority_accuracy")
+    return max(Counter(golds).values()) / len(golds)
+
+
+def collision_ceiling(golds: Sequence[Hashable], preds: Sequence[Hashable], *, inputs: Sequence[str]) -> float:
+    """Upper bound on accuracy for any function of the input string: Σ_groups max label count / n."""
+    golds, _ = check_pair(golds, preds, "collision_ceiling")
+    if len(inputs) != len(golds):
+        raise MetricInputError(f"collision_ceiling: {len(inputs)} inputs for {len(golds)} golds")
+    groups: dict[str, Counter] = defaultdict(Counter)
+    for text, gold in zip(inputs, golds):
+        groups[text][gold] += 1
+    return sum(max(c.values()) for c in groups.values()) / len(golds)

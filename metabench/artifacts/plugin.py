@@ -1,0 +1,28 @@
+"""Registers the artifact datasets (Boisson recipes, artifact-controlled samples) and diagnostics metrics."""
+
+from __future__ import annotations
+
+from metabench.hookspecs import hookimpl
+
+_M = "metabench.artifacts.metrics"
+METRICS = {
+    "majority_accuracy": (f"{_M}:majority_accuracy", "share of the test set's most frequent gold label (Boisson's Maj)"),
+    "collision_ceiling": (
+        f"{_M}:collision_ceiling",
+        "best accuracy any model could reach from the view's input string alone (identical inputs, one answer)",
+    ),
+}
+
+
+@hookimpl
+def metabench_register_datasets(register):
+    from .derived import specs  # noqa: PLC0415
+
+    for spec in specs():
+        register(spec)
+
+
+@hookimpl
+def metabench_register_metrics(register):
+    for name, (target, description) in METRICS.items():
+        register(name, target, description=description)

@@ -1,0 +1,96 @@
+"""Split regimes on every Boisson dataset: folds partition the pool, lexical folds never share a key between
+train and test, proportions are 70/10/20, and the assignment is a deterministic function of its inputs."""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench.artifacts.recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS
+from metabench.artifacts.regimes import FOLDS, assign, chunk_of
+from metabench.data.load import load_split
+from metabench.errors import MetabenchError
+
+from .conftest import ALL
+
+pytestmark = pytest.mark.mirror
+
+CASES = [(n, r) for n in ALL for r in RECIPES[n].regimes if r != "original"]
+
+
+def _key(name: str, regime: str):
+    recipe = RECIPES[name]
+    if regime == "random":
+        return lambda item: item.id
+    return KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key]
+
+
+def _folds(name, regime, items):
+    folds = FOLDS if len(items) < SINGLE_SPLIT_ITEMS else (0,)
+    return {f: assign(items, _key(name, regime), dataset=f"boisson_{name}", regime=regime, seed=0, fold=f) for f in folds}
+
+
+@pytest.mark.parametrize(("name", "regime"), CASES)
+def test_folds_partition_and_lexical_keys_disjoint(pool, name, regime):
+    items = pool(name, regime)
+    ids = {i.id for i in items}
+    assert len(ids) == len(items)
+    folds = _folds(name, regime, items)
+    tests = []
+    for parts in folds.values():
+        role_ids = {role: {i.id for i in part} for role, part in parts.items()}
+        assert set().union(*role_ids.values()) == ids
+        assert sum(map(len, role_ids.values())) == len(ids)
+        shares = {role: len(part) / len(items) for role, part in parts.items()}
+        tolerance = 0.005 if regime == "random" else 0.05
+        assert shares["test"] == pytest.approx(0.2, abs=2 * tolerance)
+        assert shares["validation"] == pytest.approx(0.1, abs=tolerance)
+        if regime != "random":
+            key = _key(name, regime)
+            test_keys = {key(i) for i in parts["test"]}
+            assert not test_keys & {key(i) for i in parts["train"]}
+            assert not test_keys & {key(i) for i in parts["validation"]}
+        tests.append(role_ids["test"])
+    if len(folds) == len(FOLDS):  # the five test folds cover the pool exactly once
+        assert set().union(*tests) == ids and sum(map(len, tests)) == len(ids)
+
+
+@pytest.mark.parametrize("name", ["card_n", "tsv_an"])
+def test_loader_matches_assignment_and_is_deterministic(registry, pool, name):
+    args = {"regime": "lexical", "fold": 2, "seed": 0}
+    first = [i.id for i in load_split(registry, f"boisson_{name}", "test", args).items]
+    again = [i.id for i in load_split(registry, f"boisson_{name}", "test", args).items]
+    expected = [i.id for i in _folds(name, "lexical", pool(name))[2]["test"]]
+    assert first == again and set(first) == set(expected)
+    other_seed = [i.id for i in load_split(registry, f"boisson_{name}", "test", {**args, "seed": 1}).items]
+    assert set(other_seed) != set(first)
+
+
+def test_chunks_keep_groups_together_and_balance():
+    keys = [f"k{i % 37}" for i in range(500)]
+    chunks = chunk_of(keys, "salt")
+    where = {}
+    for key, chunk in zip(keys, chunks):
+        assert where.setdefault(key, chunk) == chunk
+    sizes = [chunks.count(c) for c in range(10)]
+    assert max(sizes) - min(sizes) <= max(keys.count(k) for k in set(keys))
+    assert chunk_of(keys, "salt") == chunks and chunk_of(keys, "other") != chunks
+
+
+def test_deduplication_counts(pool):
+    assert len(pool("trofi")) == 3737 - 95  # repeated WSJ sentences with the same target verb (A.4)
+    assert len(pool("tsv_an")) == 1963 - 18  # training pairs that repeat a test pair (A.1)
+    assert len(pool("tsv_an", "original")) == 1963  # the original split is not deduplicated
+
+
+def test_jank_labels_and_original_split(registry, pool):
+    labels = [i.label for i in pool("jank")]
+    assert labels.count("metaphor") == 120 and labels.count("literal") == 240  # Table 1: 33 % metaphor
+    svo = load_split(registry, "boisson_tsv_svo", "train", {"regime": "original"}).items
+    assert len(svo) == 3737  # Table 1 TSV_V train = TroFi
+
+
+def test_single_split_rule_and_bad_regime(registry):
+    with pytest.raises(MetabenchError, match="footnote 4"):
+        load_split(registry, "boisson_vuac_st2", "test", {"regime": "random", "fold": 1})
+    with pytest.raises(MetabenchError, match="regime"):
+        load_split(registry, "boisson_card_n", "test", {"regime": "original"})

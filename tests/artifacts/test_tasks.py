@@ -1,0 +1,98 @@
+"""Views expand into <task>@<view> tasks and groups; the expression-keyed lookup and the model-free
+diagnostics behave as documented."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sklearn.metrics import accuracy_score
+
+from metabench.artifacts.metrics import collision_ceiling, majority_accuracy
+from metabench.config.index import TaskIndex
+from metabench.errors import ConfigError
+from metabench.models.baselines import Lookup
+from metabench.requests import ClassifyRequest, Training
+
+
+def _write(folder, name, text):
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+BASE = """kind: classification
+kind_args: {marker: pme}
+dataset: boisson_card_n
+splits: {train: train, test: test}
+labels: {names: [literal, metaphor]}
+metrics: [accuracy]
+"""
+
+
+def _index(registry, tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "task_dirs", lambda: [(tmp_path, type("E", (), {"plugin": "t", "plugin_version": "0"})())])
+    return TaskIndex(registry)
+
+
+def test_views_expand_into_tasks_and_groups(registry, tmp_path, monkeypatch):
+    _write(tmp_path, "_b.yaml", BASE)
+    _write(tmp_path, "f0.yaml", "include: _b.yaml\ntask: f0\nviews: [default, masked]\n")
+    _write(tmp_path, "f1.yaml", "include: _b.yaml\ntask: f1\nviews: [default, masked]\n")
+    _write(tmp_path, "g.yaml", "group: g\ntask: [f0, f1]\nviews: [default, masked]\naggregate: mean\n")
+    index = _index(registry, tmp_path, monkeypatch)
+    assert sorted(index.tasks) == ["f0@default", "f0@masked", "f1@default", "f1@masked"]
+    assert index.tasks["f0@masked"].config.kind_args["view"] == "masked"
+    assert index.tasks["f0@masked"].hash != index.tasks["f0@default"].hash
+    assert index.select("f0") == ["f0@default", "f0@masked"]
+    assert index.select("g@masked") == ["f0@masked", "f1@masked"]
+    assert index.groups["g@masked"].aggregate == "mean" and index.groups["g"].aggregate == "none"
+    assert sorted(index.select("g")) == sorted(index.tasks)
+
+
+def test_views_need_a_marked_expression(registry, tmp_path, monkeypatch):
+    _write(tmp_path, "bad.yaml", BASE.replace("{marker: pme}", "{}") + "task: bad\nviews: [masked]\n")
+    with pytest.raises(ConfigError, match="views need kind: classification with kind_args.marker: pme"):
+        _index(registry, tmp_path, monkeypatch)
+
+
+def _request(text, expression):
+    return ClassifyRequest(text=text, labels=("literal", "metaphor"), expression=expression)
+
+
+def test_lookup_keyed_on_the_expression():
+    train = [_request("a <PME>hymn</PME>", "hymn"), _request("b <PME>hymn</PME>", "hymn"), _request("c <PME>x</PME>", "x")]
+    golds = ["metaphor", "metaphor", "literal"]
+    training = Training(requests=train, golds=golds, validation_requests=[], validation_golds=[],
+                        labels=("literal", "metaphor"), protocol=None, seed=0, data_hash="")
+    by_expression, by_input = Lookup({"key": "expression"}), Lookup({})
+    by_expression.fit(training)
+    by_input.fit(training)
+    tests = [_request("new <PME>hymn</PME>", "hymn"), _request("z <PME>x</PME>", "x"), _request("q", "unseen")]
+    assert by_expression.predict(tests, 0) == ["metaphor", "literal", "metaphor"]  # unseen: global majority
+    assert by_input.predict(tests, 0) == ["metaphor", "metaphor", "metaphor"]
+    with pytest.raises(Exception, match="key="):
+        Lookup({"key": "lemma"})
+
+
+def test_diagnostics_metrics():
+    golds = ["m", "l", "m", "m", "l", "l", "l"]
+    inputs = ["a", "a", "b", "b", "b", "c", "d"]
+    # a: one of two right; b: two of three; c, d: all -> (1 + 2 + 1 + 1) / 7
+    assert collision_ceiling(golds, golds, inputs=inputs) == pytest.approx(5 / 7)
+    # the ceiling is reached by the best function of the input: the per-input majority label
+    best = {k: Counter(g for g, i in zip(golds, inputs) if i == k).most_common(1)[0][0] for k in set(inputs)}
+    assert collision_ceiling(golds, golds, inputs=inputs) == pytest.approx(accuracy_score(golds, [best[i] for i in inputs]))
+    assert majority_accuracy(golds, golds) == pytest.approx(4 / 7)
+
+
+def test_card_n_pme_only_ceiling_is_one_half_under_lexical_folds(registry):
+    """Every CARD_N PME occurs once literal and once metaphorical; lexical folds keep both in one test fold,
+    so no model that sees only the PME can beat 50 % (the paper's Table 5: Only-PME accuracy 50.0)."""
+    from metabench.config.index import TaskIndex as Index
+    from metabench.data.load import load_split
+
+    index = Index(registry)
+    task = index.load("boisson_card_n_lexical_f0@pme_only")
+    kind = registry.resolve("kind", "classification")(task.config, {})
+    items = load_split(registry, "boisson_card_n", "test", dict(task.config.dataset_args)).items
+    golds = [i.label for i in items]
+    assert collision_ceiling(golds, golds, **kind.metric_context(items)) == pytest.approx(0.5)
