@@ -44,6 +44,9 @@ def add_commands(subparsers) -> None:
     compare.add_argument("--controls", action="store_true",
                          help="with --gap or --paired-variants: logistic regression of correctness on metaphor + "
                          "premise-hypothesis overlap + length, and accuracy by overlap bin")
+    compare.add_argument("--artifacts", action="store_true",
+                         help="runs of tasks with input views (<task>@<view>): per cell and model, the views' macro-F1, "
+                         "relative gaps and the gameability flag (docs/artifacts.md)")
     _test_arguments(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -137,6 +140,8 @@ def _cmd_compare(args) -> int:
         return _paired_variants(args, runs)
     if args.controls:
         raise MetabenchError("--controls needs --gap or --paired-variants (a metaphor side and a literal side)")
+    if args.artifacts:
+        return _artifacts(args, runs)
     comparisons, notes = compare_runs(_registry(), runs, metrics=args.metric, baseline=args.baseline,
                                       options=_options(args))
     adjust(comparisons, args.correction)
@@ -213,6 +218,15 @@ def _controls(args, pairs, *, paired: bool) -> list:
     registry = _registry()
     return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)
             for metaphor, literal in pairs]
+
+
+def _artifacts(args, runs) -> int:
+    from ..artifacts.gameability import assess, format_rows
+    from ..config.index import TaskIndex
+
+    rows = assess(TaskIndex(_registry()), runs, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
+    print(json.dumps({"gameability": rows}, indent=2) if args.json else format_rows(rows))
+    return 0
 
 
 def _cmd_gate(args) -> int:

@@ -32,6 +32,7 @@ from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
 from ..metaphor_effects import control_rows, paired_rows
 from ..paper_views import VIEWS, Cells, fill
+from ...artifacts.tables import artifact_report
 from ..runs import Run, by_task
 
 SCHEMA_VERSION = 2
@@ -314,6 +315,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
     cells = Cells.from_bindings(_bindings(registry, runs))
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
+    gameability, artifact_tables = artifact_report(registry, one_per_model, alpha=alpha)
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
@@ -334,5 +336,6 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
             "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
             "controls": control_rows(registry, one_per_model, options.confidence),
         },
-        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS],
+        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS] + artifact_tables,
+        "gameability": gameability,
     }

@@ -1,0 +1,121 @@
+"""Gameability: can a model that sees incomplete information match one that sees the whole item?
+
+For every *cell* — a task declaring ``views`` (``<task>@<view>``), or a k-fold group of such tasks
+(``<group>@<view>`` with ``aggregate: mean``) — and every model, the cell's value per view is the mean over
+folds of macro-F1 (Boisson et al.'s Table 3), and the relative gap is (view − default) / default. The best
+incomplete view (``pme_only`` or ``masked``) is compared with ``default`` by a paired bootstrap on macro-F1
+over the same test items (the folds' test items pooled; first seed). The cell is flagged **gameable** when
+that view is not significantly worse than default at ``alpha`` (two-sided p ≥ alpha, or it is better) or
+reaches at least ``ratio`` (90 %) of default's macro-F1. Model-free baselines are not flagged. Only folds run in every compared view count; a
+cell with fewer folds than its group says so (``folds``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from .views import VIEWS
+
+INCOMPLETE = tuple(v for v in VIEWS if v != "default")
+
+
+def cells(index) -> dict[str, dict[str, list[str]]]:
+    """cell -> view -> member task names, from a TaskIndex (view groups with aggregate: mean, else tasks)."""
+    out: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    grouped: set[str] = set()
+    for name, group in index.groups.items():
+        base, sep, view = name.rpartition("@")
+        if sep and view in VIEWS and group.aggregate == "mean":
+            members = index.select(name)
+            out[base][view] = members
+            grouped.update(members)
+    for name in index.tasks:
+        base, sep, view = name.rpartition("@")
+        if sep and view in VIEWS and name not in grouped:
+            out[base][view] = [name]
+    return dict(out)
+
+
+def _macro_f1(records) -> float:
+    """macro-F1 over two classes of (gold is positive, prediction is positive) rows (numpy, vectorised)."""
+    gold, pred = records[:, 0], records[:, 1]
+    scores = []
+    for g, p in ((gold, pred), (1 - gold, 1 - pred)):
+        tp = float((g * p).sum())
+        denominator = float(g.sum() + p.sum())
+        scores.append(2 * tp / denominator if denominator else 0.0)
+    return sum(scores) / 2
+
+
+def _records(runs: list, positive: str):
+    """{(task, id): (gold positive, prediction positive)} of the first seed of each run."""
+    out = {}
+    for run in runs:
+        seed = run.seeds[0]
+        for s in run.samples:
+            if s["seed"] == seed:
+                out[(run.task.rpartition("@")[0], s["id"])] = (int(s["gold"] == positive), int(s["prediction"] == positive))
+    return out
+
+
+def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, n_resamples: int = 2000, seed: int = 0) -> list[dict]:
+    """One row per (cell, model) that has default and at least one incomplete view."""
+    import numpy as np  # noqa: PLC0415
+
+    from ..stats.paired import paired_bootstrap  # noqa: PLC0415
+
+    by_key = {(r.task, r.model): r for r in runs}
+    # model-free baselines are the floor the table reads models against, not candidates for the flag
+    models = sorted({r.model for r in runs if r.results["model"].get("family") != "baseline"})
+    rows = []
+    for cell, views in sorted(cells(index).items()):
+        if "default" not in views:
+            continue
+        for model in models:
+            folds = {v: {t.rpartition("@")[0] for t in members if (t, model) in by_key} for v, members in views.items()}
+            present = [v for v in INCOMPLETE if v in views and folds.get(v)]
+            if not folds.get("default") or not present:
+                continue
+            common = set.intersection(*(folds[v] for v in ("default", *present)))
+            if not common:
+                continue
+            picked = {v: [by_key[(f"{f}@{v}", model)] for f in sorted(common)] for v in ("default", *present)}
+            values = {v: statistics.fmean(r.aggregate("macro_f1")["mean"] for r in picked[v]) for v in picked}
+            best = max(present, key=lambda v: values[v])
+            positive = picked["default"][0].results["task"]["config"]["labels"].get("positive") or "metaphor"
+            a, b = _records(picked["default"], positive), _records(picked[best], positive)
+            keys = sorted(a.keys() & b.keys())
+            test = paired_bootstrap(np.array([a[k] for k in keys]), np.array([b[k] for k in keys]), _macro_f1,
+                                    n_resamples=n_resamples, seed=seed)
+            worse = test.pvalue < alpha and test.delta < 0
+            share = values[best] / values["default"] if values["default"] else float("nan")
+            rows.append({
+                "cell": cell, "model": model, "folds": f"{len(common)}/{len(views['default'])}",
+                "values": values,
+                "relative": {v: (values[v] - values["default"]) / values["default"] for v in present},
+                "best_view": best, "share_of_default": share,
+                "bootstrap": {"delta": test.delta, "ci_low": test.ci_low, "ci_high": test.ci_high,
+                              "pvalue": test.pvalue, "n_items": test.n_items},
+                "gameable": (not worse) or share >= ratio,
+                "why": ("not significantly worse" if not worse else "") + (" and " if not worse and share >= ratio else "")
+                       + (f"≥ {ratio:.0%} of default" if share >= ratio else ""),
+            })
+    return rows
+
+
+def format_rows(rows: list[dict]) -> str:
+    """A text table for `metabench compare --artifacts`."""
+    if not rows:
+        return "gameability: no runs of tasks with views (default plus pme_only or masked) for one model"
+    header = ["cell", "model", "folds", "default", "pme_only", "masked", "best", "Δ (95% CI)", "p", "gameable"]
+    lines = []
+    for r in rows:
+        v, rel, b = r["values"], r["relative"], r["bootstrap"]
+        cell = lambda view: "—" if view not in v else f"{100 * v[view]:.2f}" + (f" ({100 * rel[view]:+.1f}%)" if view in rel else "")  # noqa: E731
+        lines.append([r["cell"], r["model"], r["folds"], cell("default"), cell("pme_only"), cell("masked"), r["best_view"],
+                      f"{100 * b['delta']:+.2f} [{100 * b['ci_low']:+.2f}, {100 * b['ci_high']:+.2f}]", f"{b['pvalue']:.3g}",
+                      ("YES: " + r["why"]) if r["gameable"] else "no"])
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *lines)]
+    fmt = lambda row: "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])

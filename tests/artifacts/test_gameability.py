@@ -1,0 +1,70 @@
+"""The gameability flag and the Boisson tables on hand-made runs: fold means, relative gaps, the paired
+bootstrap on pooled items, and the two ways a cell becomes gameable."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from metabench.artifacts.gameability import assess
+from metabench.artifacts.tables import boisson_tables
+from metabench.config.index import TaskIndex
+from metabench.metrics.classification import macro_f1
+from metabench.report.runs import Run
+
+LABELS = ["literal", "metaphor"]
+
+
+def _run(task, model, golds, preds, family="encoder"):
+    results = {
+        "task": {"name": task, "primary_metric": "macro_f1", "config": {"labels": {"names": LABELS, "positive": "metaphor"}}},
+        "model": {"spec": model, "family": family}, "seeds": [0],
+        "metrics": {"aggregate": {"macro_f1": {"mean": macro_f1(golds, preds, labels=LABELS), "std": 0.0, "n": 1}}},
+    }
+    samples = [{"id": f"{task.split('@')[0]}:{i}", "seed": 0, "gold": g, "prediction": p} for i, (g, p) in enumerate(zip(golds, preds))]
+    return Run(path=None, results=results, _samples=samples)
+
+
+def _noisy(golds, error, rng):
+    return [("literal" if g == "metaphor" else "metaphor") if rng.random() < error else g for g in golds]
+
+
+@pytest.fixture
+def runs():
+    rng = random.Random(0)
+    out = []
+    for fold in range(5):
+        golds = [rng.choice(LABELS) for _ in range(100)]
+        for view, error in (("default", 0.1), ("pme_only", 0.45), ("masked", 0.12)):
+            out.append(_run(f"boisson_card_n_random_f{fold}@{view}", "m", golds, _noisy(golds, error, rng)))
+        out.append(_run(f"boisson_card_n_random_f{fold}@default", "lookup", golds, golds, family="baseline"))
+    return out
+
+
+def test_flag_fold_means_and_bootstrap(registry, runs):
+    rows = assess(TaskIndex(registry), runs, n_resamples=500)
+    assert [(r["cell"], r["model"]) for r in rows] == [("boisson_card_n_random", "m")]  # baselines are not flagged
+    row = rows[0]
+    default = sum(r.aggregate("macro_f1")["mean"] for r in runs if r.task.endswith("@default") and r.model == "m") / 5
+    assert row["values"]["default"] == pytest.approx(default)
+    assert row["folds"] == "5/5" and row["best_view"] == "masked" and row["bootstrap"]["n_items"] == 500
+    assert row["relative"]["masked"] == pytest.approx((row["values"]["masked"] - default) / default)
+    assert row["gameable"] and row["share_of_default"] >= 0.9
+
+
+def test_clearly_worse_view_is_not_gameable(registry, runs):
+    kept = [r for r in runs if not r.task.endswith("@masked")]
+    row = assess(TaskIndex(registry), kept, n_resamples=500)[0]
+    assert row["best_view"] == "pme_only" and row["bootstrap"]["pvalue"] < 0.05 and not row["gameable"]
+
+
+def test_partial_folds_are_marked(registry, runs):
+    kept = [r for r in runs if "_f0@" in r.task or r.task.endswith("@default")]
+    row = assess(TaskIndex(registry), kept, n_resamples=200)[0]
+    assert row["folds"] == "1/5"
+    table = next(t for t in boisson_tables(TaskIndex(registry), kept) if t["key"] == "boisson_table_3")
+    ours = [r for r in table["rows"] if r["model"] == "m" and r["labels"] == ["CARD_N"]][0]
+    assert "[" not in ours["cells"][0] and "[1/5]" in ours["cells"][1]
+    paper = [r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["CARD_N"]][0]
+    assert paper["cells"][:2] == ["87.38", "41.21 (-52.8%)"]
