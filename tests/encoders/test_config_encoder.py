@@ -9,7 +9,7 @@ import pytest
 from metabench.config.index import validate_paths
 from metabench.data.items import TextItem
 from metabench.errors import DataError
-from metabench.kinds.classification import mark_expression
+from metabench.artifacts.views import render
 
 
 @pytest.fixture
@@ -54,10 +54,10 @@ def test_pme_marker_from_spans_or_target_index():
     text = "The latest developments move us closer to a dark age."
     start = text.index("dark")
     item = TextItem(id="a", text=text, label="metaphor", spans=((start, start + 4),))
-    assert mark_expression(item, text) == "The latest developments move us closer to a <PME>dark</PME> age."
+    assert render(item, text) == "The latest developments move us closer to a <PME>dark</PME> age."
     two = TextItem(id="b", text="rock the political boat", label="metaphor", spans=((0, 4), (19, 23)))
-    assert mark_expression(two, two.text) == "<PME>rock the political boat</PME>"
+    assert render(two, two.text) == "<PME>rock the political boat</PME>"
     indexed = TextItem(id="c", text="He  grasped the idea", label="literal", target_index=1)
-    assert mark_expression(indexed, indexed.text) == "He  <PME>grasped</PME> the idea"
-    with pytest.raises(DataError, match="marker=pme needs"):
-        mark_expression(TextItem(id="d", text="no target", label="literal"), "no target")
+    assert render(indexed, indexed.text) == "He  <PME>grasped</PME> the idea"
+    with pytest.raises(DataError, match="needs the item's target"):
+        render(TextItem(id="d", text="no target", label="literal"), "no target")
