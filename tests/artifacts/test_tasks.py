@@ -50,8 +50,10 @@ def test_views_expand_into_tasks_and_groups(registry, tmp_path, monkeypatch):
 
 def test_views_need_a_marked_expression(registry, tmp_path, monkeypatch):
     _write(tmp_path, "bad.yaml", BASE.replace("{marker: pme}", "{}") + "task: bad\nviews: [masked]\n")
+    index = _index(registry, tmp_path, monkeypatch)  # a bad task file is quarantined, not fatal
+    assert "bad@masked" not in index.tasks
     with pytest.raises(ConfigError, match="views need kind: classification with kind_args.marker: pme"):
-        _index(registry, tmp_path, monkeypatch)
+        index.select("bad")
 
 
 def _request(text, expression):
