@@ -6,6 +6,7 @@
   metabench hard vua-phi --model hf:minilm-l6                        phi of the VUA-Verb test items
   metabench hard fidelity --model hf:minilm-l6                       our phi vs the authors' (hmd_proxy)
   metabench hard gap --model hf:minilm-l6 HARD_RUN VUA_RUN           HARD vs VUA-Verb P/R gap, phi bins
+  metabench hard breakdown --model hf:minilm-l6 RUN...                any VUA-Verb or HARD run by phi bin
 
 ``--sor steps=300,tau=0.1`` changes SOR settings and ``--mine min_instances=5`` mining settings (both default to
 the paper's values; docs/hard-metaphors.md lists them). Imports stay inside the verbs.
@@ -44,6 +45,8 @@ def add_commands(subparsers) -> None:
     gap.add_argument("hard_run", metavar="HARD_RUN", help="run folder of the detector on a hard_mi task")
     gap.add_argument("vua_run", metavar="VUA_RUN", help="run folder of the same detector on vua_verb")
     gap.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    down = verb("breakdown", cmd_breakdown, "precision/recall of VUA-Verb or HARD(M) runs per phi bin of M")
+    down.add_argument("runs", nargs="+", metavar="RUN", help="run folders (vua_verb or hard_mi tasks)")
 
 
 def _log(text: str) -> None:
@@ -139,20 +142,45 @@ def cmd_fidelity(args) -> int:
     return 0
 
 
+def _phi_tables(build):
+    """(phi of HARD item ids, phi of VUA-Verb test ids or None before `hard vua-phi`) of one build."""
+    import json
+
+    from .vua_phi import PHI_FILE  # noqa: PLC0415
+
+    rows = [json.loads(line) for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
+    hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
+    vua_file = build / PHI_FILE
+    vua_phi = ({r["id"]: r["phi"] for r in map(json.loads, vua_file.read_text(encoding="utf-8").splitlines())}
+               if vua_file.is_file() else None)
+    return hard_phi, vua_phi
+
+
+def cmd_breakdown(args) -> int:
+    from pathlib import Path
+
+    from ..report.runs import load_run  # noqa: PLC0415
+    from .gap import breakdown, format_breakdown, one_seed  # noqa: PLC0415
+
+    _, _, _, build = _build(args)
+    hard_phi, vua_phi = _phi_tables(build)
+    phi = {**hard_phi, **(vua_phi or {})}
+    for path in args.runs:
+        run = load_run(Path(path))
+        print(f"{run.task} · {run.model} (phi of {args.model})\n")
+        print(format_breakdown(breakdown(one_seed(run.samples, path), phi)))
+    return 0
+
+
 def cmd_gap(args) -> int:
     import json
     from pathlib import Path
 
     from ..report.runs import load_run  # noqa: PLC0415
     from .gap import format_report, report  # noqa: PLC0415
-    from .vua_phi import PHI_FILE  # noqa: PLC0415
 
     _, _, _, build = _build(args)
-    rows = [json.loads(line) for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
-    hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
-    vua_file = build / PHI_FILE
-    vua_phi = ({r["id"]: r["phi"] for r in map(json.loads, vua_file.read_text(encoding="utf-8").splitlines())}
-               if vua_file.is_file() else None)
+    hard_phi, vua_phi = _phi_tables(build)
     data = report(load_run(Path(args.vua_run)), load_run(Path(args.hard_run)), hard_phi, vua_phi)
     print(format_report(data))
     if args.json:

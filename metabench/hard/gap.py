@@ -135,10 +135,12 @@ def format_report(data: dict) -> str:
     lines += [f"| {r['phi_bin']} | {r['metaphors']} | {_fmt(r['recall'])} |" for r in data["hard_by_phi"]]
     lines.append("")
     if "vua_by_phi" in data:
-        lines += ["VUA-Verb test by phi bin:", "", "| phi bin | items | metaphors | recall | predicted metaphors | "
-                  "precision |", "|---|---|---|---|---|---|"]
-        for r in data["vua_by_phi"]:
-            lines.append(f"| {r['phi_bin']} | {r['items']} | {r['metaphors']} | {_fmt(r['recall'])} | "
-                         f"{r['predicted_metaphors']} | {_fmt(r['precision'])} |")
-        lines.append("")
+        lines += ["VUA-Verb test by phi bin:", "", format_breakdown(data["vua_by_phi"]), ""]
+    return "\n".join(lines)
+
+
+def format_breakdown(rows: list[dict]) -> str:
+    lines = ["| phi bin | items | metaphors | recall | predicted metaphors | precision |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['phi_bin']} | {r['items']} | {r['metaphors']} | {_fmt(r['recall'])} | "
+              f"{r['predicted_metaphors']} | {_fmt(r['precision'])} |" for r in rows]
     return "\n".join(lines)
