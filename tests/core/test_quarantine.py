@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 
 BROKEN = Path(__file__).parent.parent / "fixtures" / "broken_plugins"
+#: The real data mirror (the root conftest sets METABENCH_DATA_DIR when one exists), read before fixtures
+#: point the variable at the toy data.
+MIRROR = os.environ.get("METABENCH_DATA_DIR")
+MIRROR = MIRROR if MIRROR and (Path(MIRROR) / "meta4xnli").is_dir() else None
 
 
 @pytest.fixture
@@ -44,6 +48,12 @@ def test_two_broken_plugins_are_quarantined_and_everything_else_works(broken_env
                                 "-o", tmp_path / "runs", "--no-progress")
     assert code == 0 and (tmp_path / "runs" / "toy_cls" / "majority" / "results.json").is_file()
     assert (tmp_path / "runs" / "plugin_good_cls" / "majority" / "results.json").is_file()
+
+    if MIRROR is not None:  # a built-in task on the real data, the broken plugins still installed
+        code, out, err = _metabench(dict(broken_env, METABENCH_DATA_DIR=MIRROR), "--tasks", "m4x_det_en_mono",
+                                    "--model", "majority", "--limit", "5", "-o", tmp_path / "builtin", "--no-progress")
+        assert code == 0 and (tmp_path / "builtin" / "m4x_det_en_mono" / "majority@limit=5" / "results.json").is_file()
+        _names_both(err)
 
     code, out, err = _metabench(broken_env, "plugins")
     assert code == 0 and "2 problem(s)" in out
