@@ -110,29 +110,34 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
 
 
 def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]], *, title: str) -> str:
-    """Models × tasks in one compact grid, tasks grouped by family: each square's opacity is the model's place
-    between the task's worst and best value (``heat`` 0..1), an outlined square a run with nothing to set it
-    against (``heat`` None: a partial run, or the only model on the task).
+    """Models × tasks as compact grids, one block per task family (stacked, so squares stay legible however
+    many tasks there are), each block listing only the models with a run in it. A square's opacity is the
+    model's place between the task's worst and best value (``heat`` 0..1); an outlined square is a run with
+    nothing to set it against (``heat`` None: a partial run, or the only model on the task).
 
     ``families``: [(family title, [(task name, {model: (heat or None, tooltip)})])].
     """
     if not models or not families:
         return ""
-    cell, gap, label = 18, 12, 200
-    top = 22
-    n_tasks = sum(len(tasks) for _, tasks in families)
-    width = label + n_tasks * cell + gap * (len(families) - 1) + 8
-    height = top + len(models) * cell + 6
+    cell, label, title_row, gap = 18, 200, 18, 10
+    blocks = []
+    for family, tasks in families:
+        shown = [m for m in models if any(m in values for _, values in tasks)]
+        if shown:
+            blocks.append((family, tasks, shown))
+    width = label + max(len(tasks) for _, tasks, _ in blocks) * cell + 8
+    height = sum(title_row + len(shown) * cell + gap for _, _, shown in blocks)
     parts = [f'<svg class="heat" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
              f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
-    x0 = label
-    for family, tasks in families:
-        room = max(1, int((len(tasks) * cell + gap - 4) / 6.5))  # characters that fit above the family's squares
-        short = family if len(family) <= room else family[: max(1, room - 1)] + "…"
-        parts.append(f'<text class="family" x="{x0}" y="14"><title>{escape(family)}</title>{escape(short)}</text>')
-        for column, (task, values) in enumerate(tasks):
-            x = x0 + column * cell
-            for row, model in enumerate(models):
+    y0 = 0
+    for family, tasks, shown in blocks:
+        parts.append(f'<text class="family" x="{label}" y="{y0 + 13}">{escape(family)}</text>')
+        top = y0 + title_row
+        for row, model in enumerate(shown):
+            parts.append(f'<text x="{label - 6}" y="{top + row * cell + 13}" text-anchor="end">{escape(_label(model))}</text>')
+        for column, (_, values) in enumerate(tasks):
+            x = label + column * cell
+            for row, model in enumerate(shown):
                 heat, tip = values.get(model, (None, None))
                 y = top + row * cell
                 if tip is None:
@@ -143,8 +148,6 @@ def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]
                 else:
                     parts.append(f'<rect class="cell" x="{x + 1}" y="{y + 1}" width="{cell - 2}" height="{cell - 2}" '
                                  f'fill-opacity="{0.12 + 0.88 * heat:.2f}"><title>{escape(tip)}</title></rect>')
-        x0 += len(tasks) * cell + gap
-    for row, model in enumerate(models):
-        parts.append(f'<text x="{label - 6}" y="{top + row * cell + 13}" text-anchor="end">{escape(_label(model))}</text>')
+        y0 = top + len(shown) * cell + gap
     parts.append("</svg>")
     return "\n".join(parts)
