@@ -74,7 +74,8 @@ def main(argv=None) -> int:
         cmd += ["--model", model]
     repos = {"this": REPO, **({"baseline": args.baseline_repo.resolve()} if args.baseline_repo else {})}
     results = {name: {"cold": [], "cached": []} for name in repos}
-    print(f"{' '.join(cmd[2:])}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
+    shown = " ".join(cmd[2:]) if len(args.tasks) < 200 else " ".join(cmd[2:]).replace(args.tasks, f"<{args.tasks.count(',') + 1} tasks>")
+    print(f"{shown}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
     for rnd in range(args.rounds):
         for name, repo in repos.items():
             cache = work / f"cache-{name}{rnd}"

@@ -100,16 +100,18 @@ def samples_text(samples: list[dict]) -> str:
     return "".join(json.dumps(s, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for s in samples)
 
 
-def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: bool = False) -> None:
-    """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol)."""
+def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: bool = False,
+              started: float | None = None) -> None:
+    """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).
+
+    ``started`` (a ``time.perf_counter()`` reading taken when writing began): the time spent up to writing
+    results.json itself, samples included, is added to ``results["timings"]`` (``write_s`` and ``total_s``), so
+    a job's phases add up to its wall time; only results.json's own write and the renames go unrecorded.
+    """
     check_run_dir(run_dir)
     lines = samples_text(samples).encode("utf-8")
     results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
-    try:
-        body = (json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
-    except ValueError:
-        raise MetabenchError(f"{run_dir}: a metric is NaN or infinite; refusing to record it",
-                             hint="this is a bug in a metric or adapter: report it with the task and model") from None
+    body = _body(run_dir, results)
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with _locked(parent):
@@ -118,6 +120,12 @@ def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: b
         staging = parent / f".{run_dir.name}{_NEW}{os.getpid()}-{secrets.token_hex(4)}"
         os.mkdir(staging)
         _write_file(staging / SAMPLES, lines)
+        if started is not None:
+            timings = results["timings"]  # the caller's dict: its outcome shows the same numbers
+            spent = time.perf_counter() - started
+            timings["write_s"] = timings.get("write_s", 0.0) + spent
+            timings["total_s"] = timings.get("total_s", 0.0) + spent
+            body = _body(run_dir, results)
         _write_file(staging / RESULTS, body)
         _fsync_dir(staging)
         previous = _aside(run_dir)
@@ -126,6 +134,14 @@ def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: b
         os.rename(staging, run_dir)
         _fsync_dir(parent)
         shutil.rmtree(previous, ignore_errors=True)
+
+
+def _body(run_dir: Path, results: dict) -> bytes:
+    try:
+        return (json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
+    except ValueError:
+        raise MetabenchError(f"{run_dir}: a metric is NaN or infinite; refusing to record it",
+                             hint="this is a bug in a metric or adapter: report it with the task and model") from None
 
 
 def _aside(run_dir: Path) -> Path:

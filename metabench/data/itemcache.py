@@ -1,16 +1,16 @@
 """Parsed items kept on disk, so a run does not re-parse the same upstream files every time it starts.
 
-Parsing the 113 dataset slices that ``--tasks all`` reads (244k items) takes ~5.8 CPU s; unpickling them
-takes ~2.2 s. The key is the dataset's manifest (the sha256 of every file its spec declares), the split,
-the loader arguments and the source code of the loader and of ``metabench.data``: a new file version, an
+Parsing the ~115 dataset slices that ``--tasks all`` reads (~245k items) took 5.8 to 8.8 CPU s in two
+measurements on the shared 2-core machine; unpickling them 2.2 to 2.4 s. The key is the dataset's manifest
+(the sha256 of every file its spec declares), the split, the loader arguments and the source code of the loader and of ``metabench.data``: a new file version, an
 edited loader or another metabench cannot be served stale items. A hit still resolves and verifies every
 file the loader read (``DataContext.path``), so a missing or altered mirror file fails exactly as before and
 results.json still lists the files' hashes.
 
-Why pickle and not HF ``datasets`` (Arrow, memory-mapped), which the design card names: measured on the
-same 113 slices (``benchmarks/bench_item_cache.py``), Arrow took 4.9 s to save and 4.7 s to load and rebuild
-the typed items (tuples come back as lists, ``meta`` dicts must be JSON-encoded), pickle 1.9 s and 2.2 s.
-Items are small frozen dataclasses read whole; memory-mapping columns buys nothing here.
+Why pickle and not HF ``datasets`` (Arrow, memory-mapped), which the design card names: on the same slices
+(``benchmarks/bench_item_cache.py``, load average 21) Arrow took 18.0 s to write and 4.4 s to read back and
+rebuild the typed items (tuples come back as lists, ``meta`` dicts must be JSON-encoded), pickle 1.4 s and
+2.4 s (parsing: 8.8 s). Items are small frozen dataclasses read whole; memory-mapping columns buys nothing.
 
 Only slices whose loader read nothing but declared files are stored: a derived dataset (files built at run
 time, such as ``hard_metaphors``) is parsed every time, since its manifest cannot tell one build from another.
