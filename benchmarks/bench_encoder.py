@@ -142,11 +142,12 @@ def run_trainer(folder, train, group_by_length: bool, max_length=128):
 
 def run_ours(folder, train, group_by_length: bool, max_length=128):
     from metabench.config.schema import EncoderProtocol, Finetune
+    from metabench.models.base import AdapterSettings
     from metabench.models.hf_encoder import HFEncoder
     from metabench.requests import TagRequest, Training
 
-    adapter = HFEncoder({"pretrained": str(folder), "group_by_length": str(group_by_length).lower(), "cache": "false"})
-    adapter.progress = False
+    adapter = HFEncoder({"pretrained": str(folder), "group_by_length": str(group_by_length).lower(), "cache": "false"},
+                        settings=AdapterSettings(use_cache=False, progress=False))
     finetune = Finetune(lr=5e-5, batch_size=8, epochs=1, weight_decay=0.1, warmup_ratio=0.06, max_length=max_length)
     training = Training(
         requests=[TagRequest(tuple(w), LABELS) for w, _ in train], golds=[tuple(t) for _, t in train],

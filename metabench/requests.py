@@ -7,6 +7,7 @@ identifies its input — used by the lexical-memorisation (``lookup``) baseline.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -100,6 +101,19 @@ class RankRequest:
 
 
 Request = TagRequest | ClassifyRequest | ChoiceRequest | GenerateRequest | RankRequest
+
+_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+_MAX_WORD_SEARCH = 4000  # longer texts are cut first (a runaway generation must not cost time)
+
+
+def first_word(text: str) -> str:
+    """The first word of ``text`` ("" if none): letters/digits with inner hyphens or apostrophes.
+
+    What "word" means in a ``RankRequest`` answer and in the ``word`` parser alike, so an adapter's ranked
+    words and a kind's parsed words are the same thing.
+    """
+    match = _WORD.search(text[:_MAX_WORD_SEARCH])
+    return match.group(0) if match else ""
 
 
 @dataclass

@@ -1,19 +1,22 @@
 """Expanding tasks × models × seeds into jobs and running each: data → requests → answers → scores → run.
 
-A job is one (task, model). For each seed the runner looks every test item up in the answer cache first;
+A job is one (task, model) (:class:`metabench.jobs.Job`; the task's data and kind come from
+:func:`metabench.jobs.prepare`). For each seed the runner looks every test item up in the answer cache first;
 the adapter is fitted (trained, for encoders) only if some item is still missing, then answers the missing
 items batch by batch, each batch committed to the cache before the next starts. So an interrupted run
 resumes where it stopped and a repeated run costs only the cache look-ups.
+
+Computing a job (:func:`execute`: answers, scores, the results record) is apart from writing its run folder
+(:func:`write`), so a launcher can compute on a worker and write on the driver; the answers a job computed
+are also returned (``JobResult.new_answers``) for a driver whose cache the worker cannot reach.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import statistics
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,27 +24,14 @@ from tqdm.auto import tqdm
 
 from .cache import AnswerCache, cache_root, item_key
 from .config.index import LoadedTask, TaskIndex
-from .config.validate import resolve_split, split_values
-from .data.load import load_split
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
+from .jobs import Job, RunOptions, TaskData, prepare
 from .models.base import Adapter
-from .models.spec import ModelSpec, build_adapter, parse_model_spec
+from .models.spec import build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
 from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, write_run
 from .task_facts import task_facts
-
-
-@dataclass
-class RunOptions:
-    output_dir: Path = Path("runs")
-    seeds: list[int] | None = None
-    limit: int | None = None
-    data_dir: Path | None = None
-    use_cache: bool = True
-    progress: bool = True
-    overwrite: bool = False
-
 
 @dataclass
 class JobOutcome:
@@ -56,18 +46,33 @@ class JobOutcome:
 
 
 @dataclass
-class _Split:
-    items: list
-    files: dict[str, str] = field(default_factory=dict)
+class JobResult:
+    """What computing a job gives: the results record, the per-item samples, the answers it computed and the
+    run folder they belong in."""
+
+    job: Job
+    results: dict
+    samples: list[dict]
+    run_dir: Path
+    new_answers: list[tuple[str, object]] = field(default_factory=list)
 
 
-def plan(index: TaskIndex, selection: str, models: list[str]) -> list[tuple[LoadedTask, ModelSpec]]:
+class RunReport(list):
+    """The outcomes of a run (a list of :class:`JobOutcome`), with the task index the run selected from, so
+    callers (the CLI's group means) need not read every task file again."""
+
+    def __init__(self, outcomes: list[JobOutcome], index: TaskIndex):
+        super().__init__(outcomes)
+        self.index = index
+
+
+def plan(index: TaskIndex, selection: str, models: list[str], options: RunOptions) -> list[Job]:
     """The jobs for a --tasks selection and the --model values, validated before anything runs."""
     specs = [parse_model_spec(m) for m in models]
     for spec in specs:
         if not index.registry.has("model", spec.name):
             raise unknown("model", spec.name, index.registry.names("model"), where=f"--model {spec.text}")
-    return [(index.load(name), spec) for name in index.select(selection) for spec in specs]
+    return [Job(index.load(name), spec, options) for name in index.select(selection) for spec in specs]
 
 
 def check_options(options: RunOptions) -> None:
@@ -77,34 +82,38 @@ def check_options(options: RunOptions) -> None:
                              hint="leave --limit out to evaluate the whole test split")
 
 
-def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> list[JobOutcome]:
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
     check_options(options)
     index = TaskIndex(registry)
-    jobs = plan(index, selection, models)
+    jobs = plan(index, selection, models, options)
     check_writable(options.output_dir)
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
-        for task, spec in jobs:
-            outcomes.append(_run_guarded(registry, task, spec, cache, options))
+        for job in jobs:
+            outcomes.append(_run_guarded(registry, job, cache))
     finally:
         cache.close()
-    return outcomes
+    return RunReport(outcomes, index)
 
 
-def _run_guarded(registry, task, spec, cache, options) -> JobOutcome:
+def _run_guarded(registry, job: Job, cache) -> JobOutcome:
+    task, spec = job.task.name, job.model.text
     try:
-        adapter = build_adapter(spec, registry)
-        adapter.registry, adapter.use_cache, adapter.progress = registry, options.use_cache and adapter.use_cache, options.progress
-        results, run_dir = run_job(registry, task, spec, adapter, cache, options)
-        return JobOutcome(task.name, spec.text, "ok", run_dir, results)
+        result = execute(registry, job, cache)
+        write(result)
+        return JobOutcome(task, spec, "ok", result.run_dir, result.results)
     except UnsupportedError as exc:
-        return JobOutcome(task.name, spec.text, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
+        return JobOutcome(task, spec, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
     except NotBuiltError as exc:
-        return JobOutcome(task.name, spec.text, "skipped", message=exc.message, reason="dataset not built yet",
-                          hint=exc.hint or "")
+        return JobOutcome(task, spec, "skipped", message=exc.message, reason="dataset not built yet", hint=exc.hint or "")
     except MetabenchError as exc:
-        return JobOutcome(task.name, spec.text, "failed", message=str(exc))
+        return JobOutcome(task, spec, "failed", message=str(exc))
+
+
+def write(result: JobResult) -> None:
+    """Write a computed job's run folder (results.json + samples.jsonl)."""
+    write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite)
 
 
 def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
@@ -122,76 +131,31 @@ def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> li
     return seeds if adapter.seeded else seeds[:1]
 
 
-@lru_cache(maxsize=32)
-def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir):
-    """Each dataset slice is read once per process, however many tasks and models use it."""
-    return load_split(registry, dataset, split, json.loads(args_json), data_dir)
+def execute(registry: Registry, job: Job, cache) -> JobResult:
+    """Compute one job: answers (from ``cache`` where it has them), per-item scores and the results record.
 
-
-def _load(registry, task: LoadedTask, role: str, options: RunOptions) -> _Split | None:
-    value = getattr(task.config.splits, role)
-    if value is None:
-        return None
-    out = _Split([])
-    for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
-        dataset, split, args = resolve_split(task.config, one)
-        loaded = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), options.data_dir)
-        out.items.extend(loaded.items)
-        out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
-    return out
-
-
-def _data_hash(task: LoadedTask, splits: dict[str, _Split | None], roles: tuple[str, ...], limit: int | None = None) -> str:
-    """Identifies the data of some split roles: which dataset slice plays each role and the files' hashes.
-
-    The answer cache keys on all roles (and --limit); a trained checkpoint keys on train and validation
-    only, so every task that trains on the same data reuses it whatever its test set.
+    Writes nothing but answers into ``cache`` (batch by batch); pass ``AnswerCache(None)`` to write nothing.
     """
-    payload: dict = {"limit": limit}
-    for role in roles:
-        value = getattr(task.config.splits, role)
-        if value is not None and splits.get(role) is not None:
-            slices = [resolve_split(task.config, one) for one in split_values(value)]
-            payload[role] = {"slice": slices if isinstance(value, list) else slices[0], "files": splits[role].files,
-                             "ids": _ids_sha256(splits[role].items)}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _ids_sha256(items: list) -> str:
-    """sha256 of a split's sorted item ids: fold membership is part of what a score depends on."""
-    return hashlib.sha256("\n".join(sorted(str(i.id) for i in items)).encode("utf-8")).hexdigest()
-
-
-def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache: AnswerCache, options: RunOptions):
     started = time.perf_counter()
-    config = task.config
-    metric_fns = {m.name: registry.resolve("metric", m.name) for m in config.metric_specs()}
-    kind = registry.resolve("kind", config.kind)(config, metric_fns)
+    task, spec, options = job.task, job.model, job.options
+    adapter = build_adapter(spec, registry, options.adapter_settings)
     seeds = _seeds(task, adapter, options)
-
-    splits = {role: _load(registry, task, role, options) for role in ("test", "train", "validation")}
-    test = splits["test"]
-    n_test_items = len(test.items)
-    limited = options.limit if options.limit is not None and options.limit < n_test_items else None
-    if limited is not None:
-        test.items = test.items[:limited]
+    data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir)
+    kind, test = data.kind, data.test
+    limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
     run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
     check_run_dir(run_dir)
-    if not test.items:
-        raise MetabenchError(f"task '{task.name}': the test split is empty")
-    _check_unique_ids(task, test.items)
     requests = [kind.request(item) for item in test.items]
     adapter.check_request_type(type(requests[0]), task.name)
-    _check_training(task, adapter, splits["train"])
+    _check_training(task, adapter, data.splits["train"])
     golds = [_plain(kind.gold(item)) for item in test.items]
-    if splits["train"] is not None:
-        kind.fit_context(splits["train"].items)
-    data_hash = _data_hash(task, splits, ("test", "train", "validation"), options.limit)
-    training_hash = _data_hash(task, splits, ("train", "validation"))
+    data_hash = data.data_hash()
+    training_hash = data.data_hash(("train", "validation"), with_limit=False)
     load_s = time.perf_counter() - started
 
     fingerprint = adapter.fingerprint()
-    per_seed, samples, timings = {}, [], {"load_s": load_s, "fit_s": 0.0, "predict_s": 0.0, "cached_items": 0}
+    per_seed, samples, new_answers = {}, [], []
+    timings = {"load_s": load_s, "fit_s": 0.0, "predict_s": 0.0, "cached_items": 0}
     for seed in seeds:
         keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in test.items]
         answers = cache.get_many(keys)
@@ -199,10 +163,11 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
         missing = [i for i, key in enumerate(keys) if key not in answers]
         if missing:
             fit_started = time.perf_counter()
-            adapter.fit(_training(kind, splits, task, adapter, seed, training_hash))
+            adapter.fit(_training(data, adapter, seed, training_hash))
             timings["fit_s"] += time.perf_counter() - fit_started
             predict_started = time.perf_counter()
-            _answer(adapter, requests, keys, missing, answers, cache, seed, f"{task.name} | {spec.text} | seed {seed}", options)
+            new_answers += _answer(adapter, requests, keys, missing, answers, cache, seed,
+                                   f"{task.name} | {spec.text} | seed {seed}", options)
             timings["predict_s"] += time.perf_counter() - predict_started
         preds = [answers[key] for key in keys]
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
@@ -212,24 +177,12 @@ def run_job(registry, task: LoadedTask, spec: ModelSpec, adapter: Adapter, cache
     timings["total_s"] = time.perf_counter() - started
     answered = len(test.items) * len(seeds) - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
-    results = _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, len(test.items))
-    results["n_test_items"] = n_test_items  # the whole test split: n_items < n_test_items marks a partial run
-    write_run(run_dir, results, samples, overwrite=options.overwrite)
-    return results, run_dir
+    results = _results(registry, job, adapter, data, seeds, per_seed, timings)
+    results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
+    return JobResult(job, results, samples, run_dir, new_answers)
 
 
-def _check_unique_ids(task: LoadedTask, items: list) -> None:
-    seen = set()
-    for item in items:
-        if item.id in seen:
-            raise MetabenchError(
-                f"task '{task.name}': item id '{item.id}' appears twice in the test split",
-                hint="ids must be unique for caching and paired tests; fix the dataset loader",
-            )
-        seen.add(item.id)
-
-
-def _check_training(task: LoadedTask, adapter: Adapter, train: _Split | None) -> None:
+def _check_training(task: LoadedTask, adapter: Adapter, train) -> None:
     """A model that learns from the training split cannot serve a task without one: a skip, not a failure.
 
     (Guessing a training distribution from the test labels would leak them, so there is no fallback.)
@@ -242,11 +195,12 @@ def _check_training(task: LoadedTask, adapter: Adapter, train: _Split | None) ->
         )
 
 
-def _training(kind, splits, task, adapter, seed, data_hash) -> Training | None:
-    train = splits["train"]
+def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
+    kind, task = data.kind, data.task
+    train = data.splits["train"]
     if not adapter.needs_training or train is None:
         return None
-    validation = splits["validation"]
+    validation = data.splits["validation"]
     val_items = validation.items if validation else []
     val_golds = [_plain(kind.gold(i)) for i in val_items]
 
@@ -267,8 +221,10 @@ def _training(kind, splits, task, adapter, seed, data_hash) -> Training | None:
     )
 
 
-def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
+def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> list[tuple[str, object]]:
+    """Answer the ``missing`` requests batch by batch, committing each batch to ``cache``; the new pairs."""
     size = max(1, adapter.batch_size())
+    computed = []
     with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
         for start in range(0, len(missing), size):
             batch = missing[start : start + size]
@@ -278,7 +234,9 @@ def _answer(adapter, requests, keys, missing, answers, cache, seed, label, optio
             pairs = [(keys[i], _plain(p)) for i, p in zip(batch, preds)]
             cache.put_many(pairs)
             answers.update(pairs)
+            computed += pairs
             bar.update(len(batch))
+    return computed
 
 
 def _plain(value):
@@ -299,11 +257,12 @@ def _aggregate(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
     return out
 
 
-def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, options, n_items) -> dict:
+def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings) -> dict:
+    task, spec, options = job.task, job.model, job.options
     config = task.config
     higher = {m.name: registry.get("metric", m.name).meta.get("higher_is_better", True) for m in config.metric_specs()}
     files = {}
-    for split in splits.values():
+    for split in data.splits.values():
         if split is not None:
             files.update(split.files)
     return {
@@ -326,8 +285,8 @@ def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, op
         },
         "data": {
             "files": files,
-            "splits": {role: {"n": len(split.items), "ids_sha256": _ids_sha256(split.items)}
-                       for role, split in splits.items() if split is not None},
+            "splits": {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
+                       for role, split in data.splits.items() if split is not None},
         },
         "model": {
             "spec": spec.text,
@@ -340,7 +299,7 @@ def _results(registry, task, spec, adapter, splits, seeds, per_seed, timings, op
         "protocol": adapter.family,
         "seeds": seeds,
         "limit": options.limit,
-        "n_items": n_items,
+        "n_items": len(data.test.items),
         "higher_is_better": higher,
         "metrics": {"per_seed": per_seed, "aggregate": _aggregate(per_seed)},
         "timings": timings,

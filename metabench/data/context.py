@@ -64,9 +64,7 @@ class DataContext:
 
         Memoised per (split, args) for the context's lifetime: checkers recount the same split many ways.
         """
-        from .load import _load_target  # noqa: PLC0415 - load.py imports this module
-
         key = repr((split, sorted(args.items())))
         if key not in self._loaded:
-            self._loaded[key] = list(_load_target(self.spec.loader)(self, split, **args))
+            self._loaded[key] = list(self.spec.loader_function()(self, split, **args))
         return list(self._loaded[key])

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import DataError
-from .resolve import hash_mismatch, sha256_of
+from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
 
 _CHUNK = 1 << 16

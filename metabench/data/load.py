@@ -53,15 +53,8 @@ def load_split(
         for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
             ctx.path(relpath)
         return LoadedSplit(items, dict(ctx.used))
-    items = list(_load_target(spec.loader)(ctx, split, **args))
+    items = list(spec.loader_function()(ctx, split, **args))
     declared = {f.path for f in spec.files}
     if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached
         itemcache.put(entry, items, list(ctx.used))
     return LoadedSplit(items, dict(ctx.used))
-
-
-def _load_target(target: str):
-    import importlib
-
-    module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)

@@ -20,14 +20,14 @@ waits on the network; where it is allowed, timeouts are short and retries bounde
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from ..cache import cache_root
 from ..errors import DataError
+from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
 
 _verified: dict[Path, str] = {}
@@ -39,26 +39,13 @@ def data_dir_from_env() -> Path | None:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench"
-    return Path(root).expanduser() / "data"
+    """Where downloaded data files go: ``data/`` under the one cache root (:func:`metabench.cache.cache_root`)."""
+    return cache_root() / "data"
 
 
 def download_allowed() -> bool:
     """Whether loaders may fetch missing files: yes unless ``METABENCH_ALLOW_DOWNLOAD=0``."""
     return os.environ.get("METABENCH_ALLOW_DOWNLOAD", "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-def sha256_of(path: Path, compressed: str = "") -> str:
-    """sha256 of a file's content; of the decompressed bytes for a gzipped mirror copy."""
-    digest = hashlib.sha256()
-    opener = gzip.open if compressed == "gzip" else open
-    try:
-        with opener(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError; a cut gzip stream is an EOFError
-        raise DataError(f"data file '{path}' cannot be read: {exc}") from None
-    return digest.hexdigest()
 
 
 def search_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:
@@ -119,17 +106,6 @@ def missing_error(declared: DataFile, data_dir: Path | None = None, dataset: str
     )
 
 
-def hash_mismatch(path, declared: DataFile, actual: str, *, hint: str = "") -> DataError:
-    what = " (of the decompressed bytes)" if declared.compressed else ""
-    return DataError(
-        f"data file '{path}' has sha256 {actual}{what}, but the manifest pins {declared.sha256} for "
-        f"'{declared.path}'",
-        hint=hint
-        or "the file is corrupt or from another upstream version: restore it from the mirror, or delete it and "
-        "run `metabench data pull` again",
-    )
-
-
 def verify_file(path: Path, declared: DataFile) -> None:
     """Check a local file against its pinned hash: once per process and path, and across processes while
     the file's size, mtime and inode are unchanged (as git's index does), so a fully cached run does not
@@ -160,7 +136,7 @@ _stamps: dict[str, list] | None = None
 
 
 def _stamps_file() -> Path:
-    return cache_dir().parent / "verified-files.json"
+    return cache_root() / "verified-files.json"
 
 
 def _hash_stamps() -> dict[str, list]:

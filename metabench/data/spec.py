@@ -8,6 +8,7 @@ reads, which resolves, verifies and records the file (its hash goes into results
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
 
@@ -57,3 +58,8 @@ class DatasetSpec:
     description: str = ""
     counts: dict = field(default_factory=dict)
     root: str = ""
+
+    def loader_function(self):
+        """The function the lazy ``loader`` target names (its module is imported on first use)."""
+        module_name, _, attr = self.loader.partition(":")
+        return getattr(importlib.import_module(module_name), attr)

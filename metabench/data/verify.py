@@ -26,7 +26,8 @@ from typing import Any
 from ..errors import DataError, MetabenchError
 from .context import DataContext
 from .load import check_args
-from .resolve import _verified, locate, sha256_of
+from .hashing import sha256_of
+from .resolve import _verified, locate
 from .spec import DatasetSpec
 
 

@@ -39,6 +39,7 @@ UTILS_SOURCE = '''"""process_results for metabench tasks exported to lm-eval: me
 
 from metabench.kinds import parsers
 from metabench.metrics.tagging import span_counts, token_counts
+from metabench.requests import first_word
 
 
 def _text(results):
@@ -81,7 +82,7 @@ def process_tags(doc, results):
 
 
 def process_rank_top1(doc, results):
-    word = parsers.extract_word(_text(results).lstrip())
+    word = first_word(_text(results).lstrip())
     answers = {parsers.norm_word(a) for a in doc["gold"]}
     return {"acc_at_1": float(bool(word) and parsers.norm_word(word) in answers), "parse_ok": float(bool(word))}
 
@@ -118,8 +119,7 @@ def _metric(name: str, aggregation: str = "mean") -> str:
 def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None = None,
                   data_dir: Path | None = None) -> list[Exported]:
     from ..config.index import TaskIndex
-    from ..config.validate import resolve_split
-    from ..data.load import load_split
+    from ..jobs import prepare
 
     index = TaskIndex(registry)
     names = index.select(selection)
@@ -133,15 +133,8 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
         if config.kind not in ("choice", "generation"):
             skipped.append((name, f"kind '{config.kind}' has no prompt"))
             continue
-        metric_fns = {m.name: registry.resolve("metric", m.name) for m in config.metric_specs()}
-        kind = registry.resolve("kind", config.kind)(config, metric_fns)
-        dataset, split, args = resolve_split(config, config.splits.test)
-        items = load_split(registry, dataset, split, args, data_dir).items
-        if limit is not None:
-            items = items[:limit]
-        if config.splits.train is not None and config.protocol.decoder and config.protocol.decoder.fewshot:
-            train_dataset, train_split, train_args = resolve_split(config, config.splits.train)
-            kind.fit_context(load_split(registry, train_dataset, train_split, train_args, data_dir).items)
+        data = prepare(registry, task, limit=limit, data_dir=data_dir)  # the kind and data the runner would use
+        kind, items = data.kind, data.test.items
         data_path = outdir / "data" / f"{name}.jsonl"
         if config.kind == "choice":
             yaml_text, rows, out_type, notes = _choice(name, kind, items)

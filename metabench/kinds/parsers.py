@@ -32,6 +32,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from ..requests import first_word
+
 INVALID = "invalid"
 _MAX_CHARS = 4000  # longer outputs are cut before parsing (a runaway generation must not cost time)
 MAX_PHRASE_WORDS = 4  # a listed item longer than this is prose (e.g. the sentence copied back), not a phrase
@@ -65,19 +67,10 @@ def norm_word(text: str) -> str:
     return _strip_edges(unicodedata.normalize("NFKC", text).casefold())
 
 
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
-
-
-def extract_word(text: str) -> str:
-    """The first word of ``text`` ("" if none): letters/digits with inner hyphens or apostrophes."""
-    match = _WORD.search(text[:_MAX_CHARS])
-    return match.group(0) if match else ""
-
-
 def parse_word(text: str) -> Parsed:
     if not isinstance(text, str) or not text.strip():
         return Parsed("", False, "empty")
-    word = extract_word(text)
+    word = first_word(text)
     return Parsed(word, bool(word), "ok" if word else "no_word")
 
 
@@ -100,7 +93,7 @@ def parse_label(text: str, labels, aliases: dict[str, str] | None = None) -> Par
             best = (match.start(), -len(name), label)
     if best is not None:
         return Parsed(best[2], True, "ok")
-    first = extract_word(folded)
+    first = first_word(folded)
     if len(first) >= 4:
         hits = {label for name, label in names.items() if name.startswith(first)}
         if len(hits) == 1:

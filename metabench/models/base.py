@@ -9,14 +9,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import AdapterError, UnsupportedError
 from ..requests import Request, Training
 
 
+@dataclass(frozen=True)
+class AdapterSettings:
+    """Run-wide settings an adapter is built with (plain values, so a job description can be pickled).
+
+    ``use_cache``: whether persistent caches may be read and written (``--no-cache`` turns it off: e.g.
+    fine-tuned checkpoints then live in a temporary folder). ``progress``: whether to show progress bars.
+    """
+
+    use_cache: bool = True
+    progress: bool = True
+
+
 class Adapter:
-    """Base class. ``args`` are the ``--model name:k=v,...`` arguments, already split into a dict."""
+    """Base class. ``args`` are the ``--model name:k=v,...`` arguments, already split into a dict.
+
+    ``registry`` is the run's registry (what registered short names such as ``pretrained=minilm-l6`` and metric
+    names resolve against; None for an adapter used on its own, which then accepts only local paths) and
+    ``settings`` the run-wide :class:`AdapterSettings`. :func:`metabench.models.spec.build_adapter` passes both;
+    a subclass that defines ``__init__`` takes them as keyword arguments and hands them on to ``super()``.
+    """
 
     name: ClassVar[str] = ""
     family: ClassVar[str] = "baseline"
@@ -30,14 +49,7 @@ class Adapter:
     needs_training: ClassVar[bool] = False
     allowed_args: ClassVar[tuple[str, ...]] = ()
 
-    #: Run-wide settings the runner sets on each adapter it builds (defaults for adapters used on their own):
-    #: the registry (to resolve registered pretrained names), whether persistent caches may be read and
-    #: written (``--no-cache``: e.g. fine-tuned checkpoints), and whether to show progress bars.
-    registry = None
-    use_cache: bool = True
-    progress: bool = True
-
-    def __init__(self, args: dict[str, str]):
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         unknown = sorted(set(args) - set(self.allowed_args))
         if unknown:
             from ..errors import did_you_mean
@@ -47,6 +59,10 @@ class Adapter:
                 hint=f"its arguments are: {', '.join(self.allowed_args) or '(none)'}",
             )
         self.args = dict(args)
+        self.registry = registry
+        settings = settings or AdapterSettings()
+        self.use_cache = settings.use_cache
+        self.progress = settings.progress
 
     def check_request_type(self, request_type: type, task: str) -> None:
         if not issubclass(request_type, self.serves):

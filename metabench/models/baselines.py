@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 
 from ..errors import AdapterError
 from ..requests import ChoiceRequest, ClassifyRequest, TagRequest, Training
-from .base import Adapter
+from .base import Adapter, AdapterSettings
 
 
 def _most_common(counter: Counter):
@@ -106,8 +106,8 @@ class RandomBaseline(_TrainedBaseline):
     needs_training = False  # the default uniform draw; strategy=prior learns from the training split
     allowed_args = ("strategy",)
 
-    def __init__(self, args):
-        super().__init__(args)
+    def __init__(self, args, *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__(args, registry=registry, settings=settings)
         self.strategy = self.args.get("strategy", "uniform")
         if self.strategy not in ("uniform", "prior"):
             raise AdapterError(f"model 'random': strategy={self.strategy!r} is not 'uniform' or 'prior'")
@@ -143,8 +143,8 @@ class Constant(Adapter):
     serves = (TagRequest, ClassifyRequest, ChoiceRequest)
     allowed_args = ("label", "index")
 
-    def __init__(self, args):
-        super().__init__(args)
+    def __init__(self, args, *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__(args, registry=registry, settings=settings)
         if ("label" in self.args) == ("index" in self.args):
             raise AdapterError(
                 "model 'constant' needs exactly one of label=... (tagging, classification) or index=... (choice)",

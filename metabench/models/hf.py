@@ -8,12 +8,13 @@
 ``hf-encoder:`` / ``hf-decoder:`` force one path. The detection reads ``config.json`` only (architectures first,
 then the model type; see :func:`metabench.models.hf_common.model_family`); a short name registered through
 ``metabench_register_pretrained`` with ``family=`` metadata is trusted without building its folder first.
+A name resolved here is handed to the decoder, so it is not resolved twice.
 """
 
 from __future__ import annotations
 
 from ..errors import AdapterError
-from .base import Adapter
+from .base import Adapter, AdapterSettings
 from .hf_common import model_family, resolve_pretrained
 from .hf_encoder import HFEncoder
 
@@ -40,21 +41,25 @@ def _registered_family(registry, name: str) -> str | None:
 
 
 class HFAuto(Adapter):
-    """Not instantiated itself: ``HFAuto(args)`` returns an HFEncoder or an HFDecoder."""
+    """Not instantiated itself: ``HFAuto(args, registry=..., settings=...)`` returns an HFEncoder or an HFDecoder."""
 
     name = "hf"
     family = "auto"
     positional_arg = "pretrained"
     allowed_args = HFEncoder.allowed_args
 
-    def __new__(cls, args: dict[str, str]):
+    def __new__(cls, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         name = args.get("pretrained")
         if not name:
             raise AdapterError("model 'hf' needs pretrained=", hint="e.g. --model hf:minilm-l6")
-        from ..plugins import default_registry
-
-        registry = default_registry()
+        resolved = None
         family = _registered_family(registry, name)
         if family is None:
-            family = model_family(resolve_pretrained(name, registry, args.get("revision") or None))
-        return HFEncoder(args) if family == "encoder" else _decoder_class()(args)
+            resolved = resolve_pretrained(name, registry, args.get("revision") or None)
+            family = model_family(resolved.folder)
+        if family == "encoder":
+            return HFEncoder(args, registry=registry, settings=settings)
+        decoder = _decoder_class()(args, registry=registry, settings=settings)
+        if resolved is not None:
+            decoder.use_resolved(resolved)
+        return decoder

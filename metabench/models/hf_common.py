@@ -1,14 +1,17 @@
-"""What the Hugging Face adapters share: finding a model folder, fingerprinting it, parsing arguments.
+"""What the Hugging Face adapters (encoder, decoder, vLLM) share: finding a model, fingerprinting it, arguments.
 
-Nothing here imports torch or transformers at module level: ``metabench ls`` and ``--help`` import the
-adapter modules only to read class attributes.
+The one place for each of these, so two adapters never disagree on what a name means or whether a model
+changed. Nothing here imports torch or transformers at module level: ``metabench ls`` and ``--help`` import
+the adapter modules only to read class attributes.
 
 - :func:`resolve_pretrained` turns ``pretrained=`` (a local folder, a short name registered through the
-  ``metabench_register_pretrained`` hook, or a hub id) into a local folder. A hub id is looked up with
-  ``huggingface_hub.snapshot_download`` (honours ``HF_HUB_OFFLINE``); on machines without a hub it fails with a
-  hint to use a registered name or a path.
-- :func:`folder_fingerprint` hashes a folder's config, weight and tokenizer files (sha256 of each file, cached by
-  path/size/mtime so a 500 MB model is hashed once, not once per job).
+  ``metabench_register_pretrained`` hook, or a hub id) into a :class:`Pretrained`. A hub id is fetched with
+  ``huggingface_hub.snapshot_download`` (honours ``HF_HUB_OFFLINE``) or, with ``download=False``, left for the
+  backend (lm-eval, vLLM) to fetch itself.
+- :func:`file_sha256` hashes a file once per (path, size, mtime), memoised on disk, so a 500 MB model is hashed
+  once, not once per job. :func:`folder_fingerprint` (encoders) and :func:`folder_hashes` (decoders) select
+  which files identify a model.
+- :func:`parse_bool`, :func:`parse_int`, :func:`parse_dtype`, :func:`pick_device`: argument parsing.
 - :func:`model_family` reads ``config.json`` and says ``encoder`` or ``decoder`` (used by ``hf:``).
 """
 
@@ -18,11 +21,13 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..cache import cache_root
 from ..errors import AdapterError
 
-#: Files that define what a model computes: hashed into its fingerprint.
+#: Files that define what an encoder computes: hashed into its fingerprint (:func:`folder_fingerprint`).
 FINGERPRINT_PATTERNS = (
     "config.json",
     "*.safetensors",
@@ -38,6 +43,11 @@ FINGERPRINT_PATTERNS = (
     "*.model",  # sentencepiece
 )
 _IGNORED_WEIGHTS = ("training_args.bin", "optimizer.bin", "scheduler.bin", "rng_state.bin")
+#: Files that define what a decoder answers (:func:`folder_hashes`): every file with one of these suffixes.
+#: Encoders and decoders select files differently because their adapters were written apart; both selections
+#: are kept as they were, so that no fingerprint (and no cached answer or checkpoint keyed on one) changed
+#: when the helpers were merged here. ``tests/core/test_fingerprints.py`` pins both.
+DECODER_SUFFIXES = (".json", ".safetensors", ".bin", ".gguf", ".model", ".jinja", ".txt", ".tiktoken", ".pt")
 
 #: Model types that are bidirectional encoders even though transformers also maps some to causal-LM heads.
 ENCODER_TYPES = frozenset({
@@ -50,12 +60,6 @@ ENCODER_TYPES = frozenset({
 _DECODER_SUFFIXES = ("ForCausalLM", "LMHeadModel")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-
-
-def cache_root() -> Path:
-    from ..cache import cache_root as root
-
-    return root()
 
 
 # ------------------------------------------------------------------------------------------- arguments
@@ -72,11 +76,15 @@ def parse_bool(value, name: str, adapter: str) -> bool:
     raise AdapterError(f"model '{adapter}': {name}={value!r} is not a boolean", hint=f"use {name}=true or {name}=false")
 
 
-def parse_int(value, name: str, adapter: str, minimum: int = 1) -> int:
+def parse_int(value, name: str, adapter: str, minimum: int = 1, *, allow_auto: bool = False):
+    """An integer argument of at least ``minimum``; ``allow_auto``: the string ``auto`` passes through."""
+    if allow_auto and str(value).strip().lower() == "auto":
+        return "auto"
     try:
         number = int(str(value).strip())
     except ValueError:
-        raise AdapterError(f"model '{adapter}': {name}={value!r} is not an integer", hint=f"e.g. {name}=32") from None
+        extra = " or 'auto'" if allow_auto else ""
+        raise AdapterError(f"model '{adapter}': {name}={value!r} is not an integer{extra}", hint=f"e.g. {name}=32") from None
     if number < minimum:
         raise AdapterError(f"model '{adapter}': {name}={number} must be at least {minimum}")
     return number
@@ -122,8 +130,26 @@ def pick_device(value: str | None, adapter: str) -> str:
 # ---------------------------------------------------------------------------------------- model folders
 
 
-def resolve_pretrained(name: str, registry=None, revision: str | None = None) -> Path:
-    """A local folder for ``pretrained=``: a path, a registered short name, or a hub id (cached download)."""
+@dataclass(frozen=True)
+class Pretrained:
+    """Where ``pretrained=`` points. ``folder``: the local model folder (None for a hub id left to the backend);
+    ``short``: the registered short name, when ``name`` was one."""
+
+    name: str
+    folder: Path | None
+    short: str | None = None
+
+    @property
+    def source(self) -> str:
+        """What a loader is given: the folder, else the hub id."""
+        return str(self.folder) if self.folder is not None else self.name
+
+
+def resolve_pretrained(name: str, registry=None, revision: str | None = None, *, download: bool = True) -> Pretrained:
+    """``pretrained=``: a path, a short name registered in ``registry``, or a hub id (fetched when ``download``).
+
+    ``registry`` is None for an adapter used on its own: then only paths and hub ids resolve.
+    """
     if not name:
         raise AdapterError("no model given", hint="e.g. --model hf:minilm-l6 or --model hf:pretrained=/path/to/model")
     path = Path(name).expanduser()
@@ -131,26 +157,21 @@ def resolve_pretrained(name: str, registry=None, revision: str | None = None) ->
         if not path.is_dir() or not (path / "config.json").is_file():
             raise AdapterError(f"pretrained={name}: {path} is not a model folder (no config.json)",
                                hint="point at the folder save_pretrained() wrote")
-        return path.resolve()
-    if registry is None:
-        from ..plugins import default_registry
-
-        registry = default_registry()
-    if registry.has("pretrained", name):
-        builder = registry.resolve("pretrained", name)
-        folder = Path(builder())
-        if not (folder / "config.json").is_file():
-            raise AdapterError(f"pretrained model '{name}' built {folder}, which has no config.json",
-                               hint=f"the plugin '{registry.get('pretrained', name).plugin}' is broken; reinstall it")
-        return folder.resolve()
+        return Pretrained(name, path.resolve())
+    if registry is not None and registry.has("pretrained", name):
+        return Pretrained(name, _build_registered(registry, name), name)
     if "/" not in name and not revision:
         from ..errors import did_you_mean
 
-        known = registry.names("pretrained")
-        hint_names = did_you_mean(name, known)
+        if registry is None:
+            raise AdapterError(f"pretrained={name}: no such folder, and no registry to look up short names in",
+                               hint="build the adapter with metabench.models.spec.build_adapter(spec, registry, settings)")
+        hint_names = did_you_mean(name, registry.names("pretrained"))
         if hint_names:
             raise AdapterError(f"pretrained={name}: no such folder or registered model{hint_names}",
                                hint="`metabench ls pretrained` lists the registered short names")
+    if not download:
+        return Pretrained(name, None)
     try:
         from huggingface_hub import snapshot_download
 
@@ -162,7 +183,22 @@ def resolve_pretrained(name: str, registry=None, revision: str | None = None) ->
             f"hub ({type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''})",
             hint="`metabench ls pretrained` lists models that work offline; or pass pretrained=/path/to/folder",
         ) from None
-    return Path(folder).resolve()
+    return Pretrained(name, Path(folder).resolve())
+
+
+def _build_registered(registry, name: str) -> Path:
+    entry = registry.get("pretrained", name)
+    try:
+        folder = Path(entry.load()())
+    except AdapterError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken builder is reported with the model's and plugin's name
+        raise AdapterError(f"pretrained model '{name}' could not be built: {type(exc).__name__}: {exc}",
+                           hint=f"the plugin '{entry.plugin}' is broken; reinstall it") from exc
+    if not (folder / "config.json").is_file():
+        raise AdapterError(f"pretrained model '{name}' built {folder}, which has no config.json",
+                           hint=f"the plugin '{entry.plugin}' is broken; reinstall it")
+    return folder.resolve()
 
 
 def _fingerprint_files(folder: Path) -> list[Path]:
@@ -204,8 +240,17 @@ def file_sha256(path: Path) -> str:
     return value
 
 
+def folder_hashes(folder: Path) -> dict[str, str]:
+    """sha256 per file that decides a decoder's answers (config, tokenizer, chat template, weights)."""
+    out = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.suffix in DECODER_SUFFIXES and not path.name.startswith("metabench-"):
+            out[path.name] = file_sha256(path)
+    return out
+
+
 def folder_fingerprint(folder: Path) -> str:
-    """Hash of the files that define a model: config, weights, tokenizer."""
+    """Hash of the files that define an encoder: config, weights, tokenizer."""
     files = _fingerprint_files(folder)
     if not any(f.name == "config.json" for f in files):
         raise AdapterError(f"{folder}: no config.json, so this is not a model folder")

@@ -7,29 +7,25 @@ the answer cache) and then ``predict`` on batches.
 previous job left for the same key (see :mod:`metabench.models.checkpoints`): training happens once per (base
 model, training data, hyperparameters, seed) and every task that shares them reuses it.
 
-Training is a plain PyTorch loop on the transformers model classes, equivalent to ``transformers.Trainer``
-with the same settings (AdamW with decoupled weight decay, no decay on biases and LayerNorm weights, linear
-schedule with ``ceil(warmup_ratio * steps)`` warm-up steps, gradient clipping at 1.0, gradient accumulation)
-and cheaper: no accelerate wrapping, no per-step callbacks. ``benchmarks/bench_encoder.py`` measures it against
-a Trainer script on the same data. What the loop adds:
+This module is the adapter: it builds the transformers model with a token or sequence head, encodes requests
+(word alignment, markers, windows: :mod:`metabench.models.alignment`) and maps predictions back to words or
+labels. The training loop itself (optimiser, schedule, seeds, selection, resume) is
+:func:`metabench.models.finetune.train`; ``benchmarks/bench_encoder.py`` measures it against a
+``transformers.Trainer`` script on the same data. What the adapter adds to the loop:
 
 - **Seeds**: the seed fixes the classifier head's initialisation (``torch.manual_seed`` before the model is
-  built), the data order of each epoch (a generator seeded by (seed, epoch)) and dropout (torch's global
-  generator reseeded by (seed, epoch) at each epoch start). On a CPU, a seed gives identical weights on every run.
+  built); the loop seeds data order and dropout from it.
 - **Dynamic padding and length grouping**: batches are padded to their longest member, and (``group_by_length``,
-  on by default) drawn from length-sorted mega-batches of 50 batches, as transformers' LengthGroupedSampler does.
+  on by default) grouped by length.
 - **Model selection**: after every epoch the model predicts the validation split and is scored with the task's
-  own metric functions (``finetune.select_metric``; ``loss`` selects on validation loss); the best epoch wins
-  (earliest on ties). Without ``select_metric`` or without a validation split the last epoch is kept.
-- **Resume**: after every epoch the training state (weights, optimiser, schedule, best-so-far) is saved; an
-  interrupted fit resumes from the last finished epoch and ends with the same weights as an uninterrupted one.
+  own metric functions (``finetune.select_metric``; ``loss`` selects on validation loss). Without
+  ``select_metric`` or without a validation split the last epoch is kept.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -44,8 +40,9 @@ from .alignment import (
     encode_words,
     word_labels,
 )
-from .base import Adapter
+from .base import Adapter, AdapterSettings
 from .checkpoints import TRAINER_VERSION, CheckpointStore, checkpoint_key
+from .finetune import Schedule, Selection, train
 from .hf_common import (
     folder_fingerprint,
     parse_bool,
@@ -65,14 +62,8 @@ _POSITION_OFFSET_TYPES = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert
                           "roberta-prelayernorm", "xmod", "luke"}
 #: Arguments that do not change answers (left out of the fingerprint).
 _NOT_FINGERPRINTED = ("batch_size", "cache", "device", "threads")
-MEGABATCH = 50
 MAX_GRAD_NORM = 1.0
 PREDICT_OVERLAP = 0.5
-
-
-def _mix(*numbers: int) -> int:
-    digest = hashlib.sha256("/".join(str(n) for n in numbers).encode()).digest()
-    return int.from_bytes(digest[:8], "big") & ((1 << 63) - 1)
 
 
 def _content_hash(training: Training) -> str:
@@ -97,23 +88,6 @@ def _override(training: Training, max_train: int | None, epochs: float | None) -
     return dataclasses.replace(training, requests=training.requests[:n], golds=training.golds[:n], protocol=protocol)
 
 
-def length_grouped_batches(lengths: list[int], batch_size: int, generator, group: bool) -> list[list[int]]:
-    """Indices per batch for one epoch: a seeded permutation, optionally grouped by length."""
-    import torch
-
-    n = len(lengths)
-    perm = torch.randperm(n, generator=generator).tolist()
-    if not group:
-        return [perm[i : i + batch_size] for i in range(0, n, batch_size)]
-    batches: list[list[int]] = []
-    mega = batch_size * MEGABATCH
-    for start in range(0, n, mega):
-        chunk = sorted(perm[start : start + mega], key=lambda i: -lengths[i])
-        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
-    order = torch.randperm(len(batches), generator=generator).tolist()
-    return [batches[i] for i in order]
-
-
 class HFEncoder(Adapter):
     name = "hf-encoder"
     family = "encoder"
@@ -136,8 +110,8 @@ class HFEncoder(Adapter):
         "threads",
     )
 
-    def __init__(self, args: dict[str, str]):
-        super().__init__(args)
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__(args, registry=registry, settings=settings)
         if not self.args.get("pretrained"):
             raise AdapterError(f"model '{self.name}' needs pretrained=", hint=f"e.g. --model {self.name}:minilm-l6")
         self.pretrained = self.args["pretrained"]
@@ -176,7 +150,7 @@ class HFEncoder(Adapter):
     @property
     def folder(self) -> Path:
         if self._folder is None:
-            self._folder = resolve_pretrained(self.pretrained, self.registry, self.revision)
+            self._folder = resolve_pretrained(self.pretrained, self.registry, self.revision).folder
         return self._folder
 
     def base_fingerprint(self) -> str:
@@ -362,10 +336,6 @@ class HFEncoder(Adapter):
         return features
 
     def _train(self, training, key, store, parts, head, labels, markers, max_length) -> dict:
-        import torch
-        from tqdm.auto import tqdm
-        from transformers import get_linear_schedule_with_warmup
-
         started = time.perf_counter()
         finetune = training.protocol.finetune
         seed = training.seed
@@ -380,107 +350,24 @@ class HFEncoder(Adapter):
         self.model = model
         label_ids = {label: i for i, label in enumerate(labels)}
         features = self._encode_training(training.requests, training.golds, head, label_ids, max_length)
-        lengths = [len(f["input_ids"]) for f in features]
-        batch_size, accum = finetune.batch_size, finetune.grad_accum
-        micro_per_epoch = math.ceil(len(features) / batch_size)
-        steps_per_epoch = math.ceil(micro_per_epoch / accum)
-        total_steps = max(1, math.ceil(finetune.epochs * steps_per_epoch))
-        n_epochs = math.ceil(finetune.epochs)
-        warmup = math.ceil(finetune.warmup_ratio * total_steps)
-
-        decay, no_decay = [], []
-        for name, param in model.named_parameters():
-            if not param.requires_grad:
-                continue
-            (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(param)
-        groups = [{"params": decay, "weight_decay": finetune.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-        try:  # the fused kernel (Trainer's default optimiser, adamw_torch_fused): same update, ~10x cheaper on CPU
-            optimizer = torch.optim.AdamW(groups, lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8, fused=True)
-        except (RuntimeError, TypeError, ValueError):
-            optimizer = torch.optim.AdamW(groups, lr=finetune.lr, betas=(0.9, 0.999), eps=1e-8)
-        scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total_steps)
-
         select = finetune.select_metric if training.validation_requests else None
-        best_score, best_state, best_epoch, history, start_epoch, step = None, None, None, [], 0, 0
-        resumed = store.load_partial(key)
-        if resumed is not None:
-            model.load_state_dict(resumed["model"])
-            optimizer.load_state_dict(resumed["optimizer"])
-            scheduler.load_state_dict(resumed["scheduler"])
-            best_score, best_state, best_epoch = resumed["best_score"], resumed["best_state"], resumed["best_epoch"]
-            history, start_epoch, step = resumed["history"], resumed["epoch"] + 1, resumed["step"]
-
-        autocast = self._autocast(training=True)
-        label = f"fine-tune {Path(str(self.pretrained)).name} seed {seed}"
-        bar = tqdm(total=total_steps, initial=step, desc=label, unit="step", disable=not self.progress, leave=False)
-        examples_seen = 0
-        train_started, train_cpu_started = time.perf_counter(), time.process_time()
-        try:
-            for epoch in range(start_epoch, n_epochs):
-                model.train()
-                torch.manual_seed(_mix(seed, epoch, 1))  # dropout
-                generator = torch.Generator().manual_seed(_mix(seed, epoch, 2))  # data order
-                batches = length_grouped_batches(lengths, batch_size, generator, self.group_by_length)
-                running, counted = 0.0, 0
-                optimizer.zero_grad(set_to_none=True)
-                for index, batch_ids in enumerate(batches):
-                    if step >= total_steps:
-                        break
-                    batch = self._collate([features[i] for i in batch_ids], head, with_labels=True)
-                    with autocast:
-                        loss = model(**batch).loss
-                    (loss / accum).backward()
-                    running += float(loss.detach())
-                    counted += 1
-                    examples_seen += len(batch_ids)
-                    if (index + 1) % accum == 0 or index + 1 == len(batches):
-                        torch.nn.utils.clip_grad_norm_(model.parameters(), MAX_GRAD_NORM)
-                        optimizer.step()
-                        scheduler.step()
-                        optimizer.zero_grad(set_to_none=True)
-                        step += 1
-                        bar.update(1)
-                        bar.set_postfix(epoch=epoch + 1, loss=f"{running / counted:.4f}")
-                entry: dict[str, Any] = {"epoch": epoch + 1, "step": step, "train_loss": running / max(counted, 1)}
-                if select:
-                    scores = self._validate(training, head, label_ids, max_length, select)
-                    entry["validation"] = scores
-                    value = scores[select]
-                    better = best_score is None or (value < best_score if select == "loss" else value > best_score)
-                    if better:
-                        best_score, best_epoch = value, epoch + 1
-                        best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-                history.append(entry)
-                if epoch + 1 < n_epochs:
-                    store.save_partial(key, {
-                        "epoch": epoch, "step": step, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "scheduler": scheduler.state_dict(), "best_score": best_score, "best_state": best_state,
-                        "best_epoch": best_epoch, "history": history,
-                    })
-                self._after_epoch(epoch)
-        finally:
-            bar.close()
-        train_s = time.perf_counter() - train_started
-        train_cpu_s = time.process_time() - train_cpu_started
-        if best_state is not None:
-            model.load_state_dict(best_state)
-        else:
-            best_epoch = n_epochs
-        model.eval()
-        summary = {
-            "best_epoch": best_epoch,
-            "select_metric": select,
-            "best_validation": best_score,
-            "history": history,
-            "steps": step,
-            "train_examples": len(training.requests),
-            "train_features": len(features),
-            "train_s": round(train_s, 3),
-            "train_cpu_s": round(train_cpu_s, 3),
-            "train_examples_per_s": round(examples_seen / train_s, 2) if train_s > 0 and examples_seen else None,
-            "resumed_after_epochs": start_epoch if resumed is not None else None,
-            "fit_s": round(time.perf_counter() - started, 3),
-        }
+        summary = train(
+            model,
+            features,
+            collate=lambda batch: self._collate(batch, head, with_labels=True),
+            schedule=Schedule.from_finetune(finetune, MAX_GRAD_NORM),
+            seed=seed,
+            lengths=[len(f["input_ids"]) for f in features] if self.group_by_length else None,
+            selection=Selection(select, lambda: self._validate(training, select)) if select else None,
+            store=store,
+            key=key,
+            autocast=self._autocast(training=True),
+            progress=self.progress,
+            label=f"fine-tune {Path(str(self.pretrained)).name} seed {seed}",
+            after_epoch=self._after_epoch,
+        )
+        summary.update(train_examples=len(training.requests), train_features=len(features),
+                       fit_s=round(time.perf_counter() - started, 3))
 
         def write(tmp: Path) -> dict:
             model.save_pretrained(str(tmp), safe_serialization=True)
@@ -494,7 +381,7 @@ class HFEncoder(Adapter):
     def _after_epoch(self, epoch: int) -> None:
         """Hook for tests (simulating an interrupt after an epoch)."""
 
-    def _validate(self, training, head, label_ids, max_length, select) -> dict[str, float]:
+    def _validate(self, training, select) -> dict[str, float]:
         preds, loss = self._predict_requests(training.validation_requests, golds=training.validation_golds if select == "loss" else None)
         scores: dict[str, float] = {}
         if loss is not None:
@@ -502,11 +389,8 @@ class HFEncoder(Adapter):
         if select != "loss":
             if training.score_validation is not None:
                 scores.update(training.score_validation(preds))
-            else:
-                from ..plugins import default_registry
-
-                registry = self.registry or default_registry()
-                fn = registry.resolve("metric", select)
+            elif self.registry is not None:
+                fn = self.registry.resolve("metric", select)
                 scores[select] = float(fn(list(training.validation_golds), preds))
             if select not in scores:
                 raise AdapterError(
@@ -578,36 +462,44 @@ class HFEncoder(Adapter):
         return out, (loss_sum / loss_n if loss_n else None)
 
     def _predict_requests(self, requests: list, golds: list | None = None, count: bool = False):
-        head = self._head
+        """Predictions for ``requests`` (and the mean loss when ``golds`` are given); ``count``: record input facts."""
+        if self._head == "token":
+            return self._predict_tokens(requests, golds, count)
+        return self._predict_sequences(requests, golds, count)
+
+    def _predict_tokens(self, requests: list, golds: list | None, count: bool):
+        """One label per word: sentences longer than the model are split into overlapping windows."""
         label_ids = {label: i for i, label in enumerate(self._labels)}
-        if head == "token":
-            encoded = [encode_words(self.tokenizer, r.words, self._max_length, overlap=PREDICT_OVERLAP) for r in requests]
-            features, owners = [], []
-            for index, enc in enumerate(encoded):
-                tags = word_labels(enc, golds[index], label_ids) if golds is not None else None
-                for w, window in enumerate(enc.windows):
-                    feature = {"input_ids": window.input_ids}
-                    if tags is not None:
-                        # loss on the words this window owns, so overlapping windows count each word once
-                        labels = [IGNORE] * len(window.input_ids)
-                        for offset, pos in enumerate(window.first):
-                            if enc.owner[window.start + offset] == w:
-                                labels[pos] = tags[w][pos]
-                        feature["labels"] = labels
-                    features.append(feature)
-                    owners.append(index)
-            preds, loss = self._forward(features, head, with_labels=golds is not None) if features else ([], None)
-            out, cursor = [], 0
-            for enc in encoded:
-                window_preds = preds[cursor : cursor + len(enc.windows)]
-                cursor += len(enc.windows)
-                ids = collect_word_predictions(enc, window_preds) if enc.n_words else []
-                out.append(tuple(self._labels[i] for i in ids))
-                if count:
-                    self._counts["windowed_sentences"] += int(enc.windowed)
-                    self._counts["clipped_words"] += enc.clipped_words
-                    self._counts["unk_words"] += enc.unk_words
-            return out, loss
+        encoded = [encode_words(self.tokenizer, r.words, self._max_length, overlap=PREDICT_OVERLAP) for r in requests]
+        features = []
+        for index, enc in enumerate(encoded):
+            tags = word_labels(enc, golds[index], label_ids) if golds is not None else None
+            for w, window in enumerate(enc.windows):
+                feature = {"input_ids": window.input_ids}
+                if tags is not None:
+                    # loss on the words this window owns, so overlapping windows count each word once
+                    labels = [IGNORE] * len(window.input_ids)
+                    for offset, pos in enumerate(window.first):
+                        if enc.owner[window.start + offset] == w:
+                            labels[pos] = tags[w][pos]
+                    feature["labels"] = labels
+                features.append(feature)
+        preds, loss = self._forward(features, "token", with_labels=golds is not None) if features else ([], None)
+        out, cursor = [], 0
+        for enc in encoded:
+            window_preds = preds[cursor : cursor + len(enc.windows)]
+            cursor += len(enc.windows)
+            ids = collect_word_predictions(enc, window_preds) if enc.n_words else []
+            out.append(tuple(self._labels[i] for i in ids))
+            if count:
+                self._counts["windowed_sentences"] += int(enc.windowed)
+                self._counts["clipped_words"] += enc.clipped_words
+                self._counts["unk_words"] += enc.unk_words
+        return out, loss
+
+    def _predict_sequences(self, requests: list, golds: list | None, count: bool):
+        """One label per text (or text pair); inputs longer than the model are truncated and counted."""
+        label_ids = {label: i for i, label in enumerate(self._labels)}
         features = []
         for index, request in enumerate(requests):
             encoded = encode_text(self.tokenizer, request.text, request.text_pair, self._max_length, self._marker_ids)
@@ -619,7 +511,7 @@ class HFEncoder(Adapter):
             if count and encoded.truncated:
                 self._counts["truncated_inputs"] += 1
             features.append(feature)
-        preds, loss = self._forward(features, head, with_labels=golds is not None)
+        preds, loss = self._forward(features, "sequence", with_labels=golds is not None)
         return [self._labels[p] for p in preds], loss
 
     def predict(self, requests, seed):

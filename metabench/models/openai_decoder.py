@@ -28,7 +28,9 @@ from typing import Any
 
 from ..errors import AdapterError, UnsupportedError
 from ..requests import ChoiceRequest, RankRequest
-from .hf_decoder import LMEvalDecoder, as_int, wanted, word_of
+from .base import AdapterSettings
+from .hf_common import parse_int
+from .lmeval_bridge import LMEvalDecoder, wanted, word_of
 
 DEFAULT_BASE = "https://api.openai.com/v1"
 
@@ -42,13 +44,13 @@ class OpenAIDecoder(LMEvalDecoder):
         "max_retries", "timeout", "max_length", "batch_size", "chunk_size", "chat_template",
     )
 
-    def __init__(self, args: dict[str, str]):
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         if "api_key" in args or "key" in args:
             raise AdapterError(
                 "model 'openai': the API key is never a --model argument (it would be written into results)",
                 hint="export it, e.g. OPENAI_API_KEY=..., or name another variable with api_key_env=MY_KEY_VAR",
             )
-        super().__init__(args)
+        super().__init__(args, registry=registry, settings=settings)
         if not self.args.get("model"):
             raise AdapterError("model 'openai' needs a model name: --model openai:gpt-4o-mini,base_url=...")
         self.api = self.args.get("api", "chat")
@@ -89,13 +91,13 @@ class OpenAIDecoder(LMEvalDecoder):
         kwargs: dict[str, Any] = {
             "model": self.args["model"],
             "base_url": self.url,
-            "num_concurrent": as_int("num_concurrent", self.args.get("num_concurrent", 1)),
-            "max_retries": as_int("max_retries", self.args.get("max_retries", 3)),
-            "timeout": as_int("timeout", self.args.get("timeout", 300)),
-            "batch_size": as_int("batch_size", self.args.get("batch_size", 1)),
+            "num_concurrent": parse_int(self.args.get("num_concurrent", 1), "num_concurrent", self.name),
+            "max_retries": parse_int(self.args.get("max_retries", 3), "max_retries", self.name, 0),
+            "timeout": parse_int(self.args.get("timeout", 300), "timeout", self.name),
+            "batch_size": parse_int(self.args.get("batch_size", 1), "batch_size", self.name),
         }
         if "max_length" in self.args:
-            kwargs["max_length"] = as_int("max_length", self.args["max_length"])
+            kwargs["max_length"] = parse_int(self.args["max_length"], "max_length", self.name)
         if self.api == "completions":
             backend = self.args.get("tokenizer_backend", "huggingface" if "tokenizer" in self.args else "none")
             kwargs["tokenizer_backend"] = backend

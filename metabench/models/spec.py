@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..errors import MetabenchError, unknown
 from ..registry import Registry
-from .base import Adapter
+from .base import Adapter, AdapterSettings
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,9 @@ def parse_model_spec(text: str) -> ModelSpec:
     return ModelSpec(text, name, args)
 
 
-def build_adapter(spec: ModelSpec, registry: Registry) -> Adapter:
+def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings | None = None) -> Adapter:
+    """The adapter for ``--model``, built with what it needs: its arguments, the registry (to resolve
+    registered names) and the run-wide settings. Nothing is set on the adapter after it is built."""
     if not registry.has("model", spec.name):
         raise unknown("model", spec.name, registry.names("model"), where=f"--model {spec.text}")
     cls = registry.resolve("model", spec.name)
@@ -59,4 +61,4 @@ def build_adapter(spec: ModelSpec, registry: Registry) -> Adapter:
                 hint=f"write it as key=value; its arguments are: {', '.join(cls.allowed_args) or '(none)'}",
             )
         args[cls.positional_arg] = value
-    return cls(args)
+    return cls(args, registry=registry, settings=settings or AdapterSettings())

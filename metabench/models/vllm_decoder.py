@@ -1,6 +1,6 @@
 """Decoders on vLLM through lm-eval: ``vllm`` (``lm_eval.models.vllm_causallms.VLLM``).
 
-Same requests and answers as ``hf-decoder`` (see ``hf_decoder.LMEvalDecoder``). Differences:
+Same requests and answers as ``hf-decoder`` (see :mod:`metabench.models.lmeval_bridge`). Differences:
 
 - Sampling is seeded per request (vLLM's ``SamplingParams.seed`` = hash of the run seed and the prompt), so
   a sampled answer does not depend on which other requests share its batch.
@@ -21,15 +21,16 @@ engine.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from ..errors import AdapterError
 from ..requests import RankRequest
-from .hf_decoder import LMEvalDecoder, as_bool, as_int, folder_hashes, resolve_pretrained, wanted, word_of, WORD_STOPS
+from .base import AdapterSettings
+from .hf_common import parse_bool, parse_int
+from .lmeval_bridge import WORD_STOPS, PretrainedDecoder, wanted, word_of
 
 
-class VLLMDecoder(LMEvalDecoder):
+class VLLMDecoder(PretrainedDecoder):
     name = "vllm"
     backend = "lm_eval.models.vllm_causallms.VLLM"
     allowed_args = (
@@ -38,25 +39,8 @@ class VLLMDecoder(LMEvalDecoder):
         "add_bos_token", "enforce_eager", "chat_template", "chunk_size",
     )
 
-    def __init__(self, args: dict[str, str]):
-        args = {"chunk_size": "512", **args}
-        super().__init__(args)
-        if not self.args.get("pretrained"):
-            raise AdapterError(f"model '{self.name}' needs a model: --model {self.name}:PATH_OR_NAME")
-        self._path: str | None = None
-        self._short: str | None = None
-
-    @property
-    def path(self) -> str:
-        if self._path is None:
-            self._path, self._short = resolve_pretrained(self.args["pretrained"])
-        return self._path
-
-    def _model_identity(self) -> Any:
-        folder = Path(self.path)
-        if folder.is_dir():
-            return {"files": folder_hashes(folder)}
-        return {"hub": self.path, "revision": self.args.get("revision")}
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__({"chunk_size": "512", **args}, registry=registry, settings=settings)
 
     def _load(self):
         try:
@@ -68,37 +52,31 @@ class VLLMDecoder(LMEvalDecoder):
         kwargs: dict[str, Any] = {
             "pretrained": self.path,
             "dtype": self.args.get("dtype", "auto"),
-            "batch_size": as_int("batch_size", self.args.get("batch_size", "auto"), allow_auto=True),
-            "tensor_parallel_size": as_int("tensor_parallel_size", self.args.get("tensor_parallel_size", 1)),
-            "data_parallel_size": as_int("data_parallel_size", self.args.get("data_parallel_size", 1)),
-            "trust_remote_code": as_bool("trust_remote_code", self.args.get("trust_remote_code", False)),
+            "batch_size": parse_int(self.args.get("batch_size", "auto"), "batch_size", self.name, allow_auto=True),
+            "tensor_parallel_size": parse_int(self.args.get("tensor_parallel_size", 1), "tensor_parallel_size", self.name),
+            "data_parallel_size": parse_int(self.args.get("data_parallel_size", 1), "data_parallel_size", self.name),
+            "trust_remote_code": parse_bool(self.args.get("trust_remote_code", False), "trust_remote_code", self.name),
         }
         for key in ("revision", "tokenizer", "quantization"):
             if key in self.args:
                 kwargs[key] = self.args[key]
         for key in ("max_batch_size", "max_model_len"):
             if key in self.args:
-                kwargs[key] = as_int(key, self.args[key])
+                kwargs[key] = parse_int(self.args[key], key, self.name)
         if "gpu_memory_utilization" in self.args:
             kwargs["gpu_memory_utilization"] = float(self.args["gpu_memory_utilization"])
-        if "add_bos_token" in self.args:
-            kwargs["add_bos_token"] = as_bool("add_bos_token", self.args["add_bos_token"])
-        if "enforce_eager" in self.args:
-            kwargs["enforce_eager"] = as_bool("enforce_eager", self.args["enforce_eager"])
+        for key in ("add_bos_token", "enforce_eager"):
+            if key in self.args:
+                kwargs[key] = parse_bool(self.args[key], key, self.name)
         lm = VLLM(**kwargs)
         self._facts.update({
-            "pretrained": self.args["pretrained"],
-            "path": self.path,
-            "registered_name": self._short,
+            **self._loaded_facts(),
             "dtype": kwargs["dtype"],
             "tensor_parallel_size": kwargs["tensor_parallel_size"],
             "max_length": lm.max_length,
             "has_chat_template": bool(getattr(lm.tokenizer, "chat_template", None)),
         })
         return lm
-
-    def has_chat_template(self) -> bool:
-        return bool(getattr(self.lm.tokenizer, "chat_template", None))
 
     def gen_kwargs(self, request, seed: int) -> dict:
         kwargs = super().gen_kwargs(request, seed)

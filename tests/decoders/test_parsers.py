@@ -7,7 +7,6 @@ import pytest
 from metabench.kinds import parsers
 from metabench.kinds.parsers import (
     INVALID,
-    extract_word,
     parse_label,
     parse_letter,
     parse_marked,
@@ -15,6 +14,7 @@ from metabench.kinds.parsers import (
     parse_word_list,
     rank_candidates,
 )
+from metabench.requests import first_word
 
 NLI = ["entailment", "neutral", "contradiction"]
 ALIASES = {"entails": "entailment", "contradicción": "contradiction"}
@@ -57,9 +57,9 @@ def test_letter_parser_invalid(text):
 
 def test_word_parser():
     assert parse_word('covered" the red').value == "covered"
-    assert extract_word(" well-known, yes") == "well-known"
-    assert extract_word("don't") == "don't"
-    assert extract_word("-- ") == ""
+    assert first_word(" well-known, yes") == "well-known"
+    assert first_word("don't") == "don't"
+    assert first_word("-- ") == ""
     for bad in MALFORMED:
         parse_word(bad)  # never raises
 

@@ -58,9 +58,9 @@ def training(requests, golds, *, seed=0, val=None, labels=TAGS, data_hash="data"
     )
 
 
-def make_adapter(folder: Path, **args):
+def make_adapter(folder: Path, *, use_cache: bool = True, **args):
+    from metabench.models.base import AdapterSettings
     from metabench.models.hf_encoder import HFEncoder
 
-    adapter = HFEncoder({"pretrained": str(folder), **{k: str(v) for k, v in args.items()}})
-    adapter.progress = False
-    return adapter
+    settings = AdapterSettings(use_cache=use_cache, progress=False)
+    return HFEncoder({"pretrained": str(folder), **{k: str(v) for k, v in args.items()}}, settings=settings)

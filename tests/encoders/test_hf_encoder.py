@@ -159,8 +159,7 @@ def test_no_cache_trains_in_a_temporary_store(tiny_bert, cache_dir):
     adapter.fit(training(requests, golds, epochs=1))
     assert not (cache_dir / "checkpoints").exists()
     assert adapter.info()["checkpoint_cache"].startswith("temporary")
-    shared = make_adapter(tiny_bert)
-    shared.use_cache = False  # what the runner sets for --no-cache
+    shared = make_adapter(tiny_bert, use_cache=False)  # what the runner builds for --no-cache
     shared.fit(training(requests, golds, epochs=1))
     assert shared.info()["checkpoints"]["0"]["cached"] is True  # same process: trained once
     assert not (cache_dir / "checkpoints").exists()

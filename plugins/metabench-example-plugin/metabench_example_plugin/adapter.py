@@ -14,8 +14,8 @@ class CueWords(Adapter):
     seeded = False
     allowed_args = ("words",)
 
-    def __init__(self, args):
-        super().__init__(args)
+    def __init__(self, args, *, registry=None, settings=None):
+        super().__init__(args, registry=registry, settings=settings)
         words = self.args.get("words")
         self.cues = tuple(words.split("+")) if words else DEFAULT_CUES
 

@@ -1,0 +1,159 @@
+"""The job builder: what a (task, model) job is, and a task made ready to run — its kind and its loaded data.
+
+Shared by the runner and the lm-eval exporter, so both build kinds and metric functions, resolve split
+slices (one or a list of them) and apply ``--limit`` the same way.
+
+- :class:`Job` is a plain description of one unit of work (the validated task, the ``--model`` spec and the
+  run options). It holds no registry, adapter or open file, so it can be pickled and run by another process
+  (a launcher rebuilds the registry there with ``plugins.load()``).
+- :func:`prepare` loads a task's splits and builds its kind. Each split role's slices are resolved once and
+  kept with the loaded items, and the data hashes are computed from them (never re-resolved), so the hash
+  always describes exactly the data that was loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .config.index import LoadedTask
+from .config.validate import resolve_split, split_values
+from .data.load import load_split
+from .errors import MetabenchError
+from .models.base import AdapterSettings
+from .models.spec import ModelSpec
+from .registry import Registry
+
+ROLES = ("test", "train", "validation")
+
+
+@dataclass
+class RunOptions:
+    """Run-wide options (``metabench run`` flags); plain values, so a :class:`Job` stays picklable."""
+
+    output_dir: Path = Path("runs")
+    seeds: list[int] | None = None
+    limit: int | None = None
+    data_dir: Path | None = None
+    use_cache: bool = True
+    progress: bool = True
+    overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
+
+    @property
+    def adapter_settings(self) -> AdapterSettings:
+        return AdapterSettings(use_cache=self.use_cache, progress=self.progress)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One (task, model) job: everything needed to run it, as data."""
+
+    task: LoadedTask
+    model: ModelSpec
+    options: RunOptions
+
+
+@dataclass
+class Split:
+    """One split role as loaded: the items, the slices they came from and the sha256 of every file read."""
+
+    items: list
+    slices: list[tuple[str, str, dict]]
+    listed: bool  # the role was given as a list of slices (recorded as a list in the data hash)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def identity(self) -> dict:
+        return {"slice": self.slices if self.listed else self.slices[0], "files": self.files, "ids": self.ids_sha256()}
+
+    def ids_sha256(self) -> str:
+        """sha256 of the sorted item ids: fold membership is part of what a score depends on."""
+        return hashlib.sha256("\n".join(sorted(str(i.id) for i in self.items)).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class TaskData:
+    """A task ready to run: its kind (with the task's metric functions) and its loaded splits.
+
+    ``test`` is cut to ``limit`` items; the kind has seen the training split (``fit_context``), so requests
+    built from it (few-shot examples, in-vocabulary flags) are the ones the runner sends.
+    """
+
+    task: LoadedTask
+    kind: object
+    splits: dict[str, Split | None]
+    limit: int | None
+    n_test_items: int  # the whole test split, before ``limit``
+
+    @property
+    def test(self) -> Split:
+        return self.splits["test"]
+
+    def data_hash(self, roles: tuple[str, ...] = ROLES, *, with_limit: bool = True) -> str:
+        """Identifies the data of some split roles: which slices play each role and their files' hashes.
+
+        The answer cache keys on all roles and ``--limit``; a trained checkpoint keys on train and validation
+        only, so every task that trains on the same data reuses it whatever its test set.
+        """
+        payload: dict = {"limit": self.limit if with_limit else None}
+        for role in roles:
+            split = self.splits.get(role)
+            if split is not None:
+                payload[role] = split.identity()
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def build_kind(registry: Registry, task: LoadedTask):
+    """The task's kind, with the metric functions its YAML names."""
+    config = task.config
+    metric_fns = {m.name: registry.resolve("metric", m.name) for m in config.metric_specs()}
+    return registry.resolve("kind", config.kind)(config, metric_fns)
+
+
+def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, data_dir: Path | None = None) -> TaskData:
+    """Load every split role of ``task`` (the test split cut to ``limit``) and build its kind."""
+    kind = build_kind(registry, task)
+    splits = {role: _load(registry, task, role, data_dir) for role in ROLES}
+    test = splits["test"]
+    n_test_items = len(test.items)
+    if limit is not None:
+        test.items = test.items[:limit]
+    if not test.items:
+        raise MetabenchError(f"task '{task.name}': the test split is empty")
+    _check_unique_ids(task, test.items)
+    if splits["train"] is not None:
+        kind.fit_context(splits["train"].items)
+    return TaskData(task, kind, splits, limit, n_test_items)
+
+
+@lru_cache(maxsize=32)
+def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir):
+    """Each dataset slice is read once per process, however many tasks and models use it."""
+    return load_split(registry, dataset, split, json.loads(args_json), data_dir)
+
+
+def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split | None:
+    value = getattr(task.config.splits, role)
+    if value is None:
+        return None
+    out = Split([], [], isinstance(value, list))
+    for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
+        dataset, split, args = resolve_split(task.config, one)
+        loaded = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir)
+        out.slices.append((dataset, split, args))
+        out.items.extend(loaded.items)
+        out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
+    return out
+
+
+def _check_unique_ids(task: LoadedTask, items: list) -> None:
+    seen = set()
+    for item in items:
+        if item.id in seen:
+            raise MetabenchError(
+                f"task '{task.name}': item id '{item.id}' appears twice in the test split",
+                hint="ids must be unique for caching and paired tests; fix the dataset loader",
+            )
+        seen.add(item.id)
