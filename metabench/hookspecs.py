@@ -30,73 +30,135 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 class RegisterPath(Protocol):
+    """``register(path)``: a folder."""
+
     def __call__(self, path: str) -> None: ...
 
 
 class RegisterObject(Protocol):
+    """``register(spec)``: a ready object (a ``DatasetSpec``)."""
+
     def __call__(self, spec: object) -> None: ...
 
 
 class RegisterTarget(Protocol):
+    """``register(name, "module:attr", description=..., **meta)``: a name and a lazy import target; ``meta``
+    holds category-specific keys (``higher_is_better``, ``family``, ``input``...)."""
+
     def __call__(self, name: str, target: str, *, description: str = "", **meta: object) -> None: ...
 
 
 @hookspec
 def metabench_register_tasks(register: RegisterPath) -> None:
-    """Register folders of task and group YAML files: ``register("/abs/path/to/tasks")``.
+    """Register folders of task and group YAML files.
 
-    Every ``*.yaml`` below the folder is read; a file with a ``task:`` key is a task, a file with a
-    ``group:`` key is a group. Files whose name starts with ``_`` are only used through ``include:``.
+    :param register:
+        ``register(path)`` with an existing folder (absolute, e.g. ``str(Path(__file__).parent / "tasks")``).
+        Every ``*.yaml`` below it is read: a file with a ``task:`` key is a task, one with a ``group:`` key a
+        group; files whose name starts with ``_`` are only used through ``include:``. The schema is
+        ``docs/task-yaml.md``; ``metabench validate FOLDER`` checks files before you ship them.
+
+    A folder that does not exist is a ``PluginError``. A task or group name another plugin already uses is a
+    ``ConfigError`` naming both plugins and both files.
     """
 
 
 @hookspec
 def metabench_register_datasets(register: RegisterObject) -> None:
-    """Register datasets: ``register(metabench.data.DatasetSpec(...))``.
+    """Register datasets.
 
-    A spec names its files by upstream location and sha256 and its loader by a lazy target.
+    :param register:
+        ``register(spec)`` with a ``metabench.data.DatasetSpec``: ``name``, ``files`` (``DataFile`` objects with
+        a sha256 each; build them from a manifest written by ``metabench data manifest DIR`` with
+        ``metabench.data.manifests.manifest_files``), ``loader`` (lazy ``"module:function"``, called as
+        ``loader(ctx, split, **args) -> list[item]``; read files only through ``ctx.path(relpath)``), ``splits``,
+        ``args`` (loader argument -> allowed values, or None for any), ``licence``, ``citation``,
+        ``description``, ``counts`` (checks for ``metabench data verify``: ``{"items": {"test": 12},
+        "verify": "module:function"}``) and ``root`` (the folder holding files shipped inside your package).
+
+    Items are the dataclasses of ``metabench.data.items`` (``docs/plugins.md`` lists their fields); each has
+    an ``id`` unique within its split and stable across releases. Resolving a dataset checks that it is a
+    ``DatasetSpec``.
     """
 
 
 @hookspec
 def metabench_register_models(register: RegisterTarget) -> None:
-    """Register model adapters: ``register("hf", "metabench.models.hf:HFAdapter", description=...)``.
+    """Register model adapters.
 
-    The target is a subclass of ``metabench.models.base.Adapter``. Users select it with ``--model NAME:ARGS``.
+    :param register:
+        ``register(name, "package.module:Class", description=..., **meta)``. ``Class`` subclasses
+        ``metabench.models.base.Adapter`` (checked when first resolved: anything else is a ``PluginError``
+        naming your plugin). Users select it with ``--model NAME:ARGS``.
+
+    metabench builds the adapter with ``Class(args, registry=registry, settings=settings)``
+    (``metabench.models.spec.build_adapter``): ``args`` are the ``--model`` arguments as strings,
+    ``registry`` resolves registered names (pretrained models, metrics), ``settings`` is an
+    ``AdapterSettings`` (``use_cache``, ``progress``). An ``__init__`` you write takes ``registry`` and
+    ``settings`` as keyword arguments and passes them to ``super().__init__``.
     """
 
 
 @hookspec
 def metabench_register_pretrained(register: RegisterTarget) -> None:
-    """Register short model names: ``register("minilm-l6", "pkg.builders:build", description=...)``.
+    """Register short model names, so that ``--model hf:NAME`` works without a model hub.
 
-    The target is called with no arguments and returns a local folder that transformers can load, so that
-    ``--model hf:minilm-l6`` works without a model hub.
+    :param register:
+        ``register(name, "package.module:build", description=..., family="encoder" | "causal-lm")``. ``build``
+        is called with no arguments (once per process at most; cache what you build) and returns a local
+        folder that transformers can load (with ``config.json``). ``family`` lets ``hf:`` pick the encoder or
+        decoder adapter without building the folder first.
     """
 
 
 @hookspec
 def metabench_register_kinds(register: RegisterTarget) -> None:
-    """Register task kinds: ``register("tagging", "metabench.kinds.tagging:Tagging")``.
+    """Register task kinds.
 
-    The target is a subclass of ``metabench.kinds.base.Kind``; a task YAML selects it with ``kind:``.
+    :param register:
+        ``register(name, "package.module:Class")`` with a subclass of ``metabench.kinds.base.Kind`` (checked
+        when first resolved); a task YAML selects it with ``kind:``. A kind's ``Args`` (its ``kind_args``
+        schema) should subclass ``metabench.kinds.base.KindArgs`` so its tasks get ``breakdown`` and
+        ``breakdown_metrics`` like every built-in kind.
     """
 
 
 @hookspec
 def metabench_register_metrics(register: RegisterTarget) -> None:
-    """Register metrics: ``register("macro_f1", "metabench.metrics.classification:macro_f1")``.
+    """Register metrics.
 
-    The target is ``fn(golds, preds, **args) -> float | dict[str, float]``. Pass
-    ``higher_is_better=False`` for losses and error rates.
+    :param register:
+        ``register(name, "package.module:function", description=..., higher_is_better=True)``. The function is
+        ``fn(golds, preds, **args) -> float | dict[str, float]`` (``args`` come from the task YAML's
+        ``metrics:`` entry; a parameter named like a kind's metric context, e.g. ``words``, receives it).
+        Pass ``higher_is_better=False`` for losses and error rates.
+
+    For ``metabench compare`` and ``gate`` to run a paired test over items on your metric, declare how it
+    decomposes with ``metabench.metrics.decomposition.per_item(contribution, combine)``; without it, only
+    seed-level tests (two runs with the same 2+ seeds) apply.
     """
 
 
 @hookspec
 def metabench_register_tests(register: RegisterTarget) -> None:
-    """Register significance tests used by ``metabench compare`` and ``metabench gate``."""
+    """Register significance tests used by ``metabench compare`` and ``metabench gate``.
+
+    :param register:
+        ``register(name, "package.module:function", description=..., input=KIND, args={...},
+        swaps_items=False)``. ``input`` says what the test consumes and so how it is called:
+        ``correctness`` (``fn(correct_a, correct_b)``), ``records`` (``fn(items_a, items_b, metric,
+        n_resamples=, seed=)``), ``seeds`` (``fn(scores_a, scores_b)``), ``proportions`` (``fn(k1, n1, k2,
+        n2)``) or ``samples`` (``fn(x, y, n_resamples=, seed=)``). The function returns an object with
+        ``pvalue`` (and ``ci_low``/``ci_high`` if it gives a confidence interval). ``args`` are fixed keyword
+        arguments; ``swaps_items`` marks a ``records`` test that exchanges the runs' records item by item.
+    """
 
 
 @hookspec
 def metabench_register_reporters(register: RegisterTarget) -> None:
-    """Register reporters (output formats for ``metabench report`` and the leaderboard)."""
+    """Register output formats of ``metabench leaderboard build --format NAME``.
+
+    :param register:
+        ``register(name, "package.module:write", description=...)`` with ``write(board: dict, out_dir: Path)
+        -> list[Path]``; ``board`` is the content of ``leaderboard.json``. Return the files written.
+    """

@@ -16,6 +16,11 @@ from typing import Any
 from .errors import PluginError, unknown
 
 CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter")
+#: What a registration of a category must resolve to: a subclass of a base class (``module:Class``) or a
+#: callable. Checked when a registration is first resolved, so a plugin's mistake is named with the plugin.
+BASES = {"model": "metabench.models.base:Adapter", "kind": "metabench.kinds.base:Kind",
+         "dataset": "metabench.data.spec:DatasetSpec"}
+CALLABLE = ("pretrained", "metric", "test", "reporter")
 
 
 @dataclass(frozen=True)
@@ -114,10 +119,37 @@ class Registry:
         return name in self._entries[category]
 
     def resolve(self, category: str, name: str, *, where: str = "") -> Any:
-        return self.get(category, name, where=where).load()
+        entry = self.get(category, name, where=where)
+        return _checked(entry, entry.load())
 
     def task_dirs(self) -> list[tuple[Path, Entry]]:
         return [(Path(e.target), e) for e in self._entries["task_dir"].values()]
+
+
+def _checked(entry: Entry, obj: Any) -> Any:
+    """``obj`` if it is what ``entry``'s category holds (see ``BASES``, ``CALLABLE``), else a PluginError."""
+    base_target = BASES.get(entry.category)
+    if base_target is not None:
+        module_name, _, attr = base_target.partition(":")
+        base = getattr(importlib.import_module(module_name), attr)
+        ok = isinstance(obj, base) if entry.category == "dataset" else isinstance(obj, type) and issubclass(obj, base)
+        need = f"{'an instance' if entry.category == 'dataset' else 'a subclass'} of {module_name}.{attr}"
+    elif entry.category in CALLABLE:
+        ok, need = callable(obj), "callable"
+    else:
+        return obj
+    if not ok:
+        raise PluginError(
+            f"{entry.category} '{entry.name}' (from plugin '{entry.plugin}') is {_describe(obj)}, which is not {need}",
+            hint=f"fix the registration in plugin '{entry.plugin}' (its target is {entry.target!r})",
+        )
+    return obj
+
+
+def _describe(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"the class {obj.__module__}.{obj.__qualname__}"
+    return f"a {type(obj).__name__} ({str(obj)[:60]})"
 
 
 _LABEL = {

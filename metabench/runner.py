@@ -172,7 +172,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
         preds = [answers[key] for key in keys]
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
         for item, gold, pred in zip(test.items, golds, preds):
-            samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.score(item, gold, pred)})
+            samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
 
     timings["total_s"] = time.perf_counter() - started
     answered = len(test.items) * len(seeds) - timings["cached_items"]

@@ -1,7 +1,9 @@
 #!/usr/bin/env python
 """Hash the data mirror and write ``metabench/data/manifest/<family>.json`` (a development tool).
 
-Every hash in the manifests comes from this script reading the mirror, never from a hand-typed value.
+Every hash in the manifests comes from this script reading the mirror, never from a hand-typed value. It adds
+the upstream locations of the built-in mirror to the public writer (``metabench data manifest``, which any
+plugin uses for its own files; :mod:`metabench.data.manifests` describes the format).
 For each mirror file the manifest records where it comes from upstream (repository, pinned commit, path in
 the repository), its sha256 and the text encoding the loaders must use.
 
@@ -20,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import gzip
-import hashlib
 import json
 import os
 import sys
@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the checkout's metabench, also when run from elsewhere
+from metabench.data.manifests import describe_file, write_manifest  # noqa: E402
 MANIFEST_DIR = ROOT / "metabench" / "data" / "manifest"
 
 # Pinned upstream commits (from each folder's SOURCE.md).
@@ -177,24 +179,6 @@ def _default_data_dir() -> Path:
     return Path(raw) if raw else (ROOT / ".." / "shared" / "data").resolve()
 
 
-def _detect_encoding(data: bytes) -> str:
-    for encoding in ("utf-8", "cp1252"):
-        try:
-            data.decode(encoding)
-            return encoding
-        except UnicodeDecodeError:
-            continue
-    return "latin-1"
-
-
-def _hash_file(path: Path, compressed: str) -> tuple[str, str]:
-    """(sha256 of the upstream bytes, detected encoding)."""
-    opener = gzip.open if compressed == "gzip" else open
-    with opener(path, "rb") as handle:
-        data = handle.read()
-    return hashlib.sha256(data).hexdigest(), _detect_encoding(data)
-
-
 def _mirror_files(data_dir: Path, family: str) -> list[str]:
     base = data_dir / family
     return sorted(p.relative_to(data_dir).as_posix() for p in base.rglob("*") if p.is_file())
@@ -209,12 +193,10 @@ def build_family(data_dir: Path, family: str) -> dict:
         if rule is None:
             continue
         matched += 1
-        sha, encoding = _hash_file(data_dir / path, rule.compressed)
-        entry = {"path": path, "upstream_path": rule.upstream_path(path), "sha256": sha}
-        if rule.encoding or encoding != "utf-8":
-            entry["encoding"] = rule.encoding or encoding
-        if rule.compressed:
-            entry["compressed"] = rule.compressed
+        entry = describe_file(data_dir / path, path, upstream_path=rule.upstream_path(path), compressed=rule.compressed)
+        if rule.encoding:
+            entry["encoding"] = rule.encoding
+            entry = {k: entry[k] for k in ("path", "upstream_path", "sha256", "encoding", "compressed") if k in entry}
         groups.setdefault(rule.upstream, []).append(entry)
     if not matched:
         raise SystemExit(f"family {family}: no file of the mirror at {data_dir} matches its rules")
@@ -244,9 +226,7 @@ def _check_semcor_sums(data_dir: Path, entries: list[dict]) -> None:
 
 def write(family: str, manifest: dict) -> Path:
     MANIFEST_DIR.mkdir(parents=True, exist_ok=True)
-    out = MANIFEST_DIR / f"{family}.json"
-    out.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return out
+    return write_manifest(manifest, MANIFEST_DIR / f"{family}.json")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,7 @@ class TaskIndex:
         self.groups: dict[str, GroupConfig] = {}
         #: Task/group names whose file is broken, with the problem: selecting one says why.
         self.quarantined: dict[str, Problem] = {}
+        self._group_plugins: dict[str, tuple[str, Path]] = {}
         for folder, entry in registry.task_dirs():
             for path in sorted(folder.rglob("*.yaml")):
                 if path.name.startswith("_"):
@@ -61,10 +62,11 @@ class TaskIndex:
         raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
-            self._unique(parsed.group, path)
+            self._unique(parsed.group, path, entry.plugin)
+            self._group_plugins[parsed.group] = (entry.plugin, path)
             if parsed.views:
                 for view in parsed.views:
-                    self._unique(f"{parsed.group}@{view}", path)
+                    self._unique(f"{parsed.group}@{view}", path, entry.plugin)
                     self.groups[f"{parsed.group}@{view}"] = parsed.model_copy(
                         update={"group": f"{parsed.group}@{view}", "task": [f"{m}@{view}" for m in parsed.task], "views": None}
                     )
@@ -75,7 +77,7 @@ class TaskIndex:
         elif parsed.views:
             self._add_views(parsed, raw, entry)
         else:
-            self._unique(parsed.task, path)
+            self._unique(parsed.task, path, entry.plugin)
             self.tasks[parsed.task] = LoadedTask(parsed, raw, entry.plugin, entry.plugin_version)
 
     def _add_views(self, parsed: TaskConfig, raw: RawConfig, entry) -> None:
@@ -87,18 +89,29 @@ class TaskIndex:
                 f"{parsed.kind_args.get('marker', 'none')!r}",
                 hint="remove `views:` or mark the expression with kind_args.marker: pme",
             )
-        self._unique(parsed.task, raw.path)
+        self._unique(parsed.task, raw.path, entry.plugin)
         names = [f"{parsed.task}@{view}" for view in parsed.views]
         for view, name in zip(parsed.views, names):
-            self._unique(name, raw.path)
+            self._unique(name, raw.path, entry.plugin)
             config = parsed.model_copy(update={"task": name, "views": None, "kind_args": {**parsed.kind_args, "view": view}})
             self.tasks[name] = LoadedTask(config, raw, entry.plugin, entry.plugin_version)
         self.groups[parsed.task] = GroupConfig(group=parsed.task, task=names, metadata=parsed.metadata)
+        self._group_plugins[parsed.task] = (entry.plugin, raw.path)
 
-    def _unique(self, name: str, path: Path) -> None:
-        if name in self.tasks or name in self.groups:
-            other = self.tasks[name].raw.path if name in self.tasks else "a group file"
-            raise ConfigError(f"{path}:1: name '{name}' is already used by {other}", hint="task and group names are unique")
+    def _unique(self, name: str, path: Path, plugin: str) -> None:
+        """Task and group names are unique across plugins: a clash names both plugins and both files."""
+        if name in self.tasks:
+            other_plugin, other_path, what = self.tasks[name].plugin, self.tasks[name].raw.path, "task"
+        elif name in self.groups:
+            (other_plugin, other_path), what = self._group_plugins.get(name, ("?", "a group")), "group"
+        else:
+            return
+        who = (f"by plugin '{other_plugin}' ({other_path}) and by plugin '{plugin}' ({path})" if other_plugin != plugin
+               else f"twice by plugin '{plugin}': {other_path} and {path}")
+        raise ConfigError(
+            f"{path}:1: {what} name '{name}' is registered {who}",
+            hint=f"task and group names are unique: rename one (or disable plugin '{other_plugin}')",
+        )
 
     def _quarantine(self, path: Path, entry, exc: ConfigError) -> None:
         """A broken task file is dropped alone; the rest of its plugin's tasks stay."""

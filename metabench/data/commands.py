@@ -1,4 +1,4 @@
-"""``metabench data ls | pull | verify | stats``: the data layer's command-line verbs.
+"""``metabench data ls | pull | verify | stats | manifest``: the data layer's command-line verbs.
 
 ``add_commands(subparsers)`` adds the ``data`` command to the main CLI's subparsers; every verb sets
 ``func(args) -> int`` (the exit code). Imports stay inside the verbs so that ``metabench --help`` does not
@@ -42,6 +42,19 @@ def add_commands(subparsers) -> None:
     stats.add_argument("name", metavar="NAME")
     stats.add_argument("--split", action="append", dest="splits", help="split(s) to describe (default: all)")
     stats.add_argument("--args", nargs="*", default=[], metavar="K=V", help="loader arguments, e.g. lang=es")
+    manifest = verbs.add_parser(
+        "manifest", help="hash every file of a folder into a manifest a dataset spec is built from",
+        description="Hash every file below DIR (sha256, encoding) and write DIR/manifest.json; a plugin ships it "
+        "with its files and builds its DatasetSpec with metabench.data.manifests.manifest_files().",
+    )
+    manifest.add_argument("folder", type=Path, metavar="DIR")
+    manifest.add_argument("-o", "--output", type=Path, help="where to write (default: DIR/manifest.json)")
+    manifest.add_argument("--family", help="the manifest's name (default: the folder's name)")
+    manifest.add_argument("--repo", default="", help="upstream repository (owner/name) the files come from")
+    manifest.add_argument("--commit", default="", help="the upstream commit the files were taken at")
+    manifest.add_argument("--upstream-prefix", default="", help="upstream path of DIR inside --repo (e.g. data/)")
+    manifest.add_argument("--check", action="store_true", help="compare with the existing manifest, write nothing")
+    manifest.set_defaults(func=cmd_manifest)
 
 
 def _data_dir(args) -> Path | None:
@@ -222,4 +235,26 @@ def cmd_stats(args) -> int:
     kind = type(sample).__name__ if sample is not None else "no items"
     print(f"{spec.name}: stats covers tagging (TaggedSentence) and NLI (NLIPair) datasets, not {kind}; "
           f"items per split: " + ", ".join(f"{s}={len(i)}" for s, i in loaded.items()))
+    return 0
+
+
+def cmd_manifest(args) -> int:
+    """Write (or ``--check``) the manifest of a folder of data files."""
+    import json  # noqa: PLC0415
+
+    from .manifests import MANIFEST_NAME, build_manifest, write_manifest  # noqa: PLC0415
+
+    output = args.output or args.folder / MANIFEST_NAME
+    if args.repo and not args.commit:
+        from ..errors import MetabenchError  # noqa: PLC0415
+
+        raise MetabenchError(f"--repo {args.repo} needs --commit (the pinned upstream commit the files come from)")
+    manifest = build_manifest(args.folder, family=args.family, repo=args.repo, commit=args.commit,
+                              upstream_prefix=args.upstream_prefix, exclude=(output.name,))
+    count = sum(len(group["files"]) for group in manifest["groups"])
+    if args.check:
+        same = output.is_file() and json.loads(output.read_text(encoding="utf-8")) == manifest
+        print(f"{output}: {count} files, {'up to date' if same else 'DIFFERS: write it again without --check'}")
+        return 0 if same else 1
+    print(f"{count} files hashed -> {write_manifest(manifest, output)}")
     return 0

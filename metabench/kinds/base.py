@@ -8,22 +8,32 @@ model: the runner carries requests to the adapter and answers back.
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..config.schema import TaskConfig
+from ..errors import MetabenchError
+from ..metrics.decomposition import decomposition_of
 
 
-class NoArgs(BaseModel):
+class KindArgs(BaseModel):
+    """``kind_args`` every kind takes (a kind's own ``Args`` subclass this and add their fields)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    breakdown: list[str] = Field(default_factory=list, description="item fields (or meta keys) to report metrics by")
+    breakdown_metrics: list[str] | None = Field(None, description="metrics reported per group; default: the primary metric")
 
 
 class Kind:
-    """Base class. Subclasses set ``name``, ``Args`` (their ``kind_args`` schema) and the four methods."""
+    """Base class. Subclasses set ``name``, ``Args`` (their ``kind_args`` schema) and the four methods
+    ``gold``, ``request``, ``score`` and (if their metrics read something else than the raw answer)
+    ``metric_input``."""
 
     name: ClassVar[str] = ""
-    Args: ClassVar[type[BaseModel]] = NoArgs
+    Args: ClassVar[type[BaseModel]] = KindArgs
 
     def __init__(self, config: TaskConfig, metric_fns: dict[str, Any]):
         self.config = config
@@ -47,6 +57,23 @@ class Kind:
         """Per-item scores: the input of paired significance tests."""
         raise NotImplementedError
 
+    def metric_input(self, item, gold, prediction) -> tuple[Any, Any]:
+        """(gold, prediction) as the task's metric functions read them: the answer itself by default; kinds
+        that parse or map answers (an option index to its label, generated text to tags) override it."""
+        return gold, prediction
+
+    def item_scores(self, item, gold, prediction) -> dict[str, float]:
+        """What samples.jsonl records for an item: ``score`` plus the contribution of every metric that
+        declares a per-item decomposition (``<metric>#<j>``, see :mod:`metabench.metrics.decomposition`)."""
+        scores = dict(self.score(item, gold, prediction))
+        decomposed = [(key, spec, found) for key, spec in self.metric_keys()
+                      if (found := decomposition_of(self.metric_fns[spec.name])) is not None]
+        if decomposed:
+            metric_gold, metric_pred = self.metric_input(item, gold, prediction)
+            for key, spec, found in decomposed:
+                scores.update(found.item_scores(key, metric_gold, metric_pred, spec.args))
+        return scores
+
     def fit_context(self, train_items: list) -> None:
         """See the training split (e.g. the training metaphor vocabulary for in/out-of-vocabulary F1)."""
 
@@ -55,15 +82,69 @@ class Kind:
         return {}
 
     def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """Every metric of the task (``metric_values``) and its per-group breakdowns (``breakdown``)."""
+        pairs = [self.metric_input(i, g, p) for i, g, p in zip(items, golds, preds)]
+        metric_golds, metric_preds = [g for g, _ in pairs], [p for _, p in pairs]
+        out = self.metric_values(items, metric_golds, metric_preds)
+        out.update(self.breakdown(items, metric_golds, metric_preds))
+        return out
+
+    def metric_keys(self) -> list[tuple[str, Any]]:
+        """(key, spec) per metric of the task. A metric listed twice with other arguments (``recall_at_k`` with
+        k=5 and k=10) is keyed by the arguments that differ: ``recall_at_k[k=5]``, ``recall_at_k[k=10]``."""
+        specs = self.config.metric_specs()
+        counts = Counter(spec.name for spec in specs)
+        out = []
+        for spec in specs:
+            key = spec.name
+            if counts[key] > 1:
+                others = [s.args for s in specs if s.name == key]
+                differing = sorted(k for k in {k for a in others for k in a} if len({repr(a.get(k)) for a in others}) > 1)
+                key = f"{key}[{','.join(f'{k}={spec.args.get(k)}' for k in differing)}]"
+            out.append((key, spec))
+        return out
+
+    def metric_values(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """Every metric of the task on metric inputs (see ``metric_input``); a metric returning a dict gives
+        one entry per key (``per_class/<label>/f1``)."""
         context = self.metric_context(items)
         out: dict[str, float] = {}
-        for spec in self.config.metric_specs():
+        for key, spec in self.metric_keys():
             fn = self.metric_fns[spec.name]
             accepted = inspect.signature(fn).parameters
             extra = {k: v for k, v in context.items() if k in accepted and k not in spec.args}
             value = fn(golds, preds, **spec.args, **extra)
             if isinstance(value, dict):
-                out.update({f"{spec.name}/{k}" if not k.startswith(spec.name) else k: v for k, v in value.items()})
+                out.update({k if k.startswith(spec.name) else f"{key}/{k}": float(v) for k, v in value.items()})
             else:
-                out[spec.name] = float(value)
+                out[key] = float(value)
         return out
+
+    def breakdown(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """Metrics per group of each ``kind_args.breakdown`` field (only ``breakdown_metrics``, default the
+        primary metric), keyed ``<metric>@<field>=<value>``, with the group size ``n@<field>=<value>``."""
+        fields = getattr(self.args, "breakdown", None) or []
+        keep = getattr(self.args, "breakdown_metrics", None) or [self.config.primary]
+        out: dict[str, float] = {}
+        for field in fields:
+            groups: dict[str, list[int]] = {}
+            for index, item in enumerate(items):
+                groups.setdefault(str(item_field(item, field)), []).append(index)
+            for value, indices in sorted(groups.items()):
+                part = self.metric_values([items[i] for i in indices], [golds[i] for i in indices],
+                                          [preds[i] for i in indices])
+                out.update({f"{name}@{field}={value}": v for name, v in part.items()
+                            if any(name == m or name.startswith(m + "[") or name.startswith(m + "/") for m in keep)})
+                out[f"n@{field}={value}"] = float(len(indices))
+        return out
+
+
+def item_field(item, name: str):
+    """An item attribute, or a key of its ``meta``."""
+    if hasattr(item, name):
+        return getattr(item, name)
+    meta = getattr(item, "meta", None) or {}
+    if name in meta:
+        return meta[name]
+    raise MetabenchError(f"item '{getattr(item, 'id', '?')}' has no field '{name}'",
+                         hint="kind_args name item fields or keys of the item's meta")

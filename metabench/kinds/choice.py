@@ -18,8 +18,8 @@ from pydantic import Field
 
 from ..errors import ConfigError, MetabenchError
 from ..requests import ChoiceRequest
-from .base import Kind
-from .prompts import PromptedArgs, PromptedMixin, _attr, render
+from .base import Kind, item_field
+from .prompts import PromptedArgs, PromptedMixin, render
 
 
 class ChoiceArgs(PromptedArgs):
@@ -67,7 +67,7 @@ class Choice(PromptedMixin, Kind):
         if self.args.options is not None:
             raw = list(self.args.options)
         else:
-            raw = [str(o) for o in _attr(item, self.args.options_field)]
+            raw = [str(o) for o in item_field(item, self.args.options_field)]
         if self.args.option_template is None:
             return tuple(raw)
         fields = self.fields(item)
@@ -82,8 +82,8 @@ class Choice(PromptedMixin, Kind):
             if gold is not None:
                 return int(gold)
         if self.args.answer_field is not None:
-            return int(_attr(item, self.args.answer_field))
-        raw = str(_attr(item, self.args.label_field))
+            return int(item_field(item, self.args.answer_field))
+        raw = str(item_field(item, self.args.label_field))
         label = self.args.label_map.get(raw, raw)
         try:
             return self.args.option_labels.index(label)
@@ -124,12 +124,9 @@ class Choice(PromptedMixin, Kind):
     def score(self, item, gold, prediction) -> dict[str, float]:
         return {"correct": float(self.index(item, prediction) == int(gold))}
 
-    def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
-        gold_labels = [self._label(int(g)) for g in golds]
-        pred_labels = [self._label(self.index(i, p)) for i, p in zip(items, preds)]
-        out = self.metric_values(items, gold_labels, pred_labels)
-        out.update(self.breakdown(items, gold_labels, pred_labels))
-        return out
+    def metric_input(self, item, gold, prediction):
+        """Metrics read option labels (``option_labels``, e.g. MUNCH's letters), else option indices."""
+        return self._label(int(gold)), self._label(self.index(item, prediction))
 
 
 # ------------------------------------------------------------------------------------------- metrics

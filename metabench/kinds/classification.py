@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..artifacts.views import DEFAULT_MASK, expression_key, render
 from ..errors import ConfigError
 from ..requests import ClassifyRequest
-from .base import Kind
+from .base import Kind, KindArgs
 
 
-class ClassificationArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class ClassificationArgs(KindArgs):
     text_field: str = Field("text", description="item attribute holding the text (premise for NLI)")
     pair_field: str | None = Field(None, description="item attribute holding the second text (hypothesis)")
     label_field: str = Field("label", description="item attribute holding the gold label")

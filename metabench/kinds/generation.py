@@ -24,8 +24,8 @@ from pydantic import Field
 from ..errors import ConfigError
 from ..requests import GenerateRequest, RankRequest
 from . import parsers
-from .base import Kind
-from .prompts import PromptedArgs, PromptedMixin, _attr
+from .base import Kind, item_field
+from .prompts import PromptedArgs, PromptedMixin
 
 log = logging.getLogger("metabench.kinds.generation")
 
@@ -69,7 +69,7 @@ class Generation(PromptedMixin, Kind):
     def gold(self, item):
         gold = self.fields(item).get("gold") if self.args.prepare else None
         if gold is None:
-            gold = _attr(item, self.args.gold_field)
+            gold = item_field(item, self.args.gold_field)
         if self.args.mode == "rank":
             return [gold] if isinstance(gold, str) else list(gold)
         if self.args.parser in TAG_PARSERS:
@@ -165,7 +165,12 @@ class Generation(PromptedMixin, Kind):
             return {"words": [i.words for i in items], "positive": self.config.labels.positive}
         return {}
 
+    def metric_input(self, item, gold, prediction):
+        """Metrics read the parsed answer (a label, tags, a word, a ranking)."""
+        return gold, self.parse(item, prediction).value
+
     def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
+        """The metrics on parsed answers, plus how many outputs could be parsed (each unparsed one is logged)."""
         parsed = [self.parse(i, p) for i, p in zip(items, preds)]
         bad = [(i.id, p) for i, p, x in zip(items, preds, parsed) if not x.ok]
         if bad:

@@ -30,10 +30,11 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from .. import limits
 from ..errors import ConfigError, MetabenchError, did_you_mean
+from .base import KindArgs
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -352,19 +353,8 @@ def get_preparer(name: str | None, where: str = "kind_args.prepare"):
 # --------------------------------------------------------------------------------------- prompted kinds
 
 
-def _attr(item, name: str):
-    """An item attribute, or a key of its ``meta``."""
-    if hasattr(item, name):
-        return getattr(item, name)
-    meta = getattr(item, "meta", None) or {}
-    if name in meta:
-        return meta[name]
-    raise MetabenchError(f"item '{getattr(item, 'id', '?')}' has no field '{name}'")
-
-
 class PromptedMixin:
-    """What the choice and generation kinds share: the decoder prompt, the preparer, few-shot examples and
-    per-group breakdowns of every metric."""
+    """What the choice and generation kinds share: the decoder prompt, the preparer and few-shot examples."""
 
     FEWSHOT_SEED = 1234
     FEWSHOT_DELIMITER = "\n\n"
@@ -420,58 +410,11 @@ class PromptedMixin:
         chosen = random.Random(self.FEWSHOT_SEED).sample(list(train_items), min(n, len(train_items)))
         self._shots = [render(self.decoder.template, self.fields(i)) + self.fewshot_target(i) for i in chosen]
 
-    def metric_values(self, items: list, golds: list, preds: list) -> dict[str, float]:
-        """Every metric of the task. A metric listed twice with other arguments (``recall_at_k`` with k=5
-        and k=10) is keyed by the arguments that differ: ``recall_at_k[k=5]``, ``recall_at_k[k=10]``."""
-        import inspect
-        from collections import Counter
 
-        specs = self.config.metric_specs()
-        counts = Counter(spec.name for spec in specs)
-        context = self.metric_context(items)
-        out: dict[str, float] = {}
-        for spec in specs:
-            name = spec.name
-            if counts[name] > 1:
-                others = [s.args for s in specs if s.name == name]
-                differing = sorted(k for k in {k for a in others for k in a} if len({repr(a.get(k)) for a in others}) > 1)
-                name = f"{name}[{','.join(f'{k}={spec.args.get(k)}' for k in differing)}]"
-            fn = self.metric_fns[spec.name]
-            accepted = inspect.signature(fn).parameters
-            extra = {k: v for k, v in context.items() if k in accepted and k not in spec.args}
-            value = fn(golds, preds, **spec.args, **extra)
-            if isinstance(value, dict):
-                out.update({k if k.startswith(spec.name) else f"{name}/{k}": float(v) for k, v in value.items()})
-            else:
-                out[name] = float(value)
-        return out
-
-    def breakdown(self, items: list, golds: list, preds: list) -> dict[str, float]:
-        """Metrics per group of each ``kind_args.breakdown`` field (only ``breakdown_metrics``, default the
-        primary metric), keyed ``<metric>@<field>=<value>``, with the group size ``n@<field>=<value>``."""
-        keep = self.args.breakdown_metrics or [self.config.primary]
-        out: dict[str, float] = {}
-        for field in self.args.breakdown:
-            groups: dict[str, list[int]] = {}
-            for index, item in enumerate(items):
-                groups.setdefault(str(_attr(item, field)), []).append(index)
-            for value, indices in sorted(groups.items()):
-                part = self.metric_values([items[i] for i in indices], [golds[i] for i in indices],
-                                          [preds[i] for i in indices])
-                out.update({f"{name}@{field}={value}": v for name, v in part.items()
-                            if any(name == m or name.startswith(m + "[") or name.startswith(m + "/") for m in keep)})
-                out[f"n@{field}={value}"] = float(len(indices))
-        return out
-
-
-class PromptedArgs(BaseModel):
+class PromptedArgs(KindArgs):
     """kind_args every prompted kind takes."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     prepare: str | None = Field(
         None, description="built-in item preparer adding template fields and the gold (munch_judgement, munch_generation, sentence_words)"
     )
     shuffle_seed: int = Field(20240311, description="seed of preparers that shuffle options (logged in the config)")
-    breakdown: list[str] = Field(default_factory=list, description="item fields (or meta keys) to report metrics by")
-    breakdown_metrics: list[str] | None = Field(None, description="metrics reported per group; default: the primary metric")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..errors import ConfigError
 from ..requests import TagRequest
-from .base import Kind
+from .base import Kind, KindArgs
 
 
-class TaggingArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class TaggingArgs(KindArgs):
     vocabulary_normalise: str = Field(
         "exact", description="how words are matched against the training metaphor vocabulary (in/out-of-vocabulary F1)"
     )

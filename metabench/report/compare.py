@@ -88,7 +88,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
                 f"{describe(run)} has no value for metric '{metric}'",
                 hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
             )
-    item_a, item_b = item_metrics(aligned, metric)
+    item_a, item_b = item_metrics(aligned, metric, registry)
     value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
@@ -99,7 +99,8 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     name = options.test or choose_test(a, b, item_a, item_b)
     if name is None:
         comparison.notes.append(
-            f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not share 2+ seeds"
+            f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not share 2+ seeds "
+            "(a metric gets item-level tests by declaring its decomposition: metabench.metrics.decomposition)"
         )
         return comparison
     if len(a.seeds) >= 2 and len(b.seeds) >= 2 and a.seeds != b.seeds and not options.test:

@@ -11,6 +11,8 @@ this module finds per-item records and one function of a set of records that giv
 - ``span_*`` / ``token_*`` precision, recall and F1 from the per-item ``{span,token}_{tp,fp,fn}`` counts.
 - classification ``precision``/``recall``/``f1`` (``positive=``) and ``macro_f1`` (``labels=`` or, like
   the metric itself, the labels seen in gold or predictions) from one-vs-rest counts of gold and prediction.
+- any metric that declares a per-item decomposition (:mod:`metabench.metrics.decomposition`, e.g. a plugin's):
+  the per-item contributions the runner stored (``<metric>#<j>`` scores) and the metric's own ``combine``.
 
 For count metrics the records are the items' *positions* in a count table of the pair (0..n-1 for the
 baseline, n..2n-1 for the candidate), and the metric sums the counts of the drawn positions with one
@@ -33,6 +35,7 @@ import numpy as np
 
 from ..errors import MetabenchError
 from ..metrics._common import prf
+from ..metrics.decomposition import contribution_keys, decomposition_of
 from .align import Pair
 from .runs import Run
 
@@ -80,16 +83,19 @@ def metric_args(run: Run, metric: str) -> dict | None:
     return None
 
 
-def item_metrics(aligned: Pair, metric: str) -> tuple[ItemMetric | None, ItemMetric | None]:
+def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric | None, ItemMetric | None]:
     """Per-item records of ``metric`` for both runs of a pair, or (None, None) if the samples cannot give them.
 
     A reading from the per-item scores the kind made for this metric must reproduce results.json, or the
     files do not belong together (an error). A reading by convention (labels counted from the samples' gold
     and prediction, score names of other kinds) that does not is dropped: a kind may parse raw outputs
-    into labels before scoring, and then the samples' predictions are not the metric's input.
+    into labels before scoring, and then the samples' predictions are not the metric's input. ``registry``
+    resolves the ``combine`` of metrics that declare a decomposition (without it, they have no reading).
     """
     labels = _labels(aligned) if metric in _LABEL_METRICS else None
-    found = _build(aligned.a, aligned.rows_a, metric, labels), _build(aligned.b, aligned.rows_b, metric, labels)
+    declared = _declared(registry, metric)
+    found = (_build(aligned.a, aligned.rows_a, metric, labels, declared),
+             _build(aligned.b, aligned.rows_b, metric, labels, declared))
     if None in found:
         return None, None
     raw, exact = [f[0] for f in found], found[0][1]
@@ -117,9 +123,20 @@ def _labels(aligned: Pair) -> list | None:
     return list(dict.fromkeys(answers))
 
 
-def _build(run: Run, rows, metric: str, labels: list | None) -> tuple[ItemMetric | _Counts, bool] | None:
+def _declared(registry, metric: str):
+    """The decomposition the metric's function declares (``recall_at_k[k=5]`` is metric ``recall_at_k``)."""
+    name = metric.split("[", 1)[0]
+    if registry is None or not registry.has("metric", name):
+        return None
+    return decomposition_of(registry.resolve("metric", name))
+
+
+def _build(run: Run, rows, metric: str, labels: list | None, declared=None) -> tuple[ItemMetric | _Counts, bool] | None:
     """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None."""
     scores = rows[0][0]["scores"]
+    keys = contribution_keys(scores, metric)
+    if declared is not None and keys:
+        return _contributions(run, rows, metric, keys, declared), True
     score = _SCORE_OF.get(metric, metric)
     if score in scores:
         return _mean_of(rows, score), True
@@ -139,6 +156,17 @@ def _build(run: Run, rows, metric: str, labels: list | None) -> tuple[ItemMetric
         counts = _label_counts(run, rows, metric, labels)
         return None if counts is None else (counts, False)
     return None
+
+
+def _contributions(run: Run, rows, metric: str, keys: list[str], declared) -> ItemMetric:
+    """Records: contributions per item × seed × component; the metric: ``combine`` per seed, averaged."""
+    table = np.array([[[r["scores"][k] for k in keys] for r in item] for item in rows], dtype=float)
+    args = metric_args(run, metric.split("[", 1)[0]) or {}
+
+    def value(records: np.ndarray) -> float:
+        return sum(declared.value(records[:, seed, :], args) for seed in range(records.shape[1])) / records.shape[1]
+
+    return ItemMetric(table, value, value(table), None, table.shape[1:])
 
 
 def _mean_of(rows, score: str) -> ItemMetric:

@@ -5,7 +5,6 @@ Kept free of heavy imports: every dataset module imports this at registration ti
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -13,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...errors import DataError
+from ..manifests import manifest_files, read_manifest
 from ..spec import DataFile
 
 MANIFEST_DIR = Path(__file__).resolve().parent.parent / "manifest"
@@ -26,26 +26,7 @@ LIT_TAG = "O"
 
 @lru_cache(maxsize=None)
 def _manifest(family: str) -> dict[str, DataFile]:
-    path = MANIFEST_DIR / f"{family}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(
-            f"data manifest '{path}' is missing", hint="regenerate it with `python tools/make_manifest.py`"
-        ) from None
-    files: dict[str, DataFile] = {}
-    for group in data["groups"]:
-        for entry in group["files"]:
-            files[entry["path"]] = DataFile(
-                path=entry["path"],
-                sha256=entry["sha256"],
-                repo=group["repo"],
-                commit=group["commit"],
-                upstream_path=entry["upstream_path"],
-                encoding=entry.get("encoding", "utf-8"),
-                compressed=entry.get("compressed", ""),
-            )
-    return files
+    return read_manifest(MANIFEST_DIR / f"{family}.json")
 
 
 def files(family: str, *paths: str) -> tuple[DataFile, ...]:
@@ -53,22 +34,7 @@ def files(family: str, *paths: str) -> tuple[DataFile, ...]:
 
     Raises at registration if a path is not in the manifest, so a spec can never declare an unhashed file.
     """
-    manifest = _manifest(family)
-    out: list[DataFile] = []
-    for path in paths:
-        if path.endswith("/"):
-            below = [f for p, f in manifest.items() if p.startswith(path)]
-            if not below:
-                raise DataError(f"manifest '{family}' has no file below '{path}'")
-            out.extend(sorted(below, key=lambda f: f.path))
-        elif path in manifest:
-            out.append(manifest[path])
-        else:
-            raise DataError(
-                f"manifest '{family}' has no file '{path}'",
-                hint="regenerate the manifest with `python tools/make_manifest.py` or fix the path",
-            )
-    return tuple(out)
+    return manifest_files(_manifest(family), *paths)
 
 
 @lru_cache(maxsize=64)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from metabench.data import DataFile, DatasetSpec
+from metabench.data import DatasetSpec
+from metabench.data.manifests import manifest_files
 from metabench.hookspecs import hookimpl
 
 HERE = Path(__file__).parent
@@ -18,11 +18,12 @@ def metabench_register_tasks(register):
 
 @hookimpl
 def metabench_register_datasets(register):
-    data = HERE / "data" / "sentences.tsv"
+    # data/manifest.json was written by `metabench data manifest metabench_example_plugin/data`: the spec
+    # declares the hashes recorded there, so a changed or corrupted file is refused when it is read.
     register(
         DatasetSpec(
             name="example_sentences",
-            files=(DataFile(path="sentences.tsv", sha256=hashlib.sha256(data.read_bytes()).hexdigest()),),
+            files=manifest_files(HERE / "data" / "manifest.json", "sentences.tsv"),
             loader="metabench_example_plugin.dataset:load",
             splits=("train", "test"),
             licence="CC0-1.0",
@@ -30,6 +31,12 @@ def metabench_register_datasets(register):
             description="sentences written for the example plugin, half with a metaphorical verb",
         )
     )
+
+
+@hookimpl
+def metabench_register_metrics(register):
+    register("balanced_accuracy", "metabench_example_plugin.metrics:balanced_accuracy",
+             description="mean recall over labels= (declares its per-item decomposition: paired tests work on it)")
 
 
 @hookimpl

@@ -1,0 +1,78 @@
+"""The example plugin, used as a third party would: its dataset is read through the manifest that
+`metabench data manifest` wrote, and `metabench compare` runs a paired test on its own metric
+(balanced accuracy, which declares its per-item decomposition)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "metabench-example-plugin"
+PACKAGE = PLUGIN / "metabench_example_plugin"
+
+
+@pytest.fixture
+def env(tmp_path) -> dict:
+    """The plugin's package alone on the path (no egg-info a build may have left next to it)."""
+    site = tmp_path / "site"
+    shutil.copytree(PACKAGE, site / PACKAGE.name)
+    out = dict(os.environ)
+    out.update({
+        "PYTHONPATH": os.pathsep.join([str(site), out.get("PYTHONPATH", "")]),
+        "METABENCH_PLUGIN_MODULES": "metabench_example_plugin.plugin",
+        "METABENCH_DISABLE_PLUGINS": "example",  # an installed copy would register the same names twice
+        "METABENCH_CACHE_DIR": str(tmp_path / "cache"),
+    })
+    return out
+
+
+def _metabench(*args, env, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "metabench.cli", *map(str, args)], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_shipped_manifest_is_what_the_public_tool_writes(env):
+    done = _metabench("data", "manifest", PACKAGE / "data", "--family", "example_sentences", "--check", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 files, up to date" in done.stdout
+
+
+def test_a_changed_data_file_is_refused_by_its_manifest(env, tmp_path):
+    data = Path(env["PYTHONPATH"].split(os.pathsep)[0]) / PACKAGE.name / "data" / "sentences.tsv"
+    data.write_text(data.read_text(encoding="utf-8").replace("grasped", "held"), encoding="utf-8")
+    done = _metabench("--tasks", "example_cue_words", "--model", "majority", "-o", tmp_path / "runs", "--no-progress", env=env)
+    assert done.returncode == 1 and "sentences.tsv" in done.stderr and "sha256" in done.stderr
+
+
+def test_compare_runs_a_paired_test_on_the_plugins_metric(env, tmp_path):
+    from sklearn.metrics import balanced_accuracy_score
+
+    runs = tmp_path / "runs"
+    done = _metabench("--tasks", "example_cue_words", "--model", "cue-words", "--model", "majority", "-o", runs,
+                      "--no-progress", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    samples = [json.loads(line) for line in (runs / "example_cue_words" / "cue-words" / "samples.jsonl").open()]
+    assert all(len([k for k in s["scores"] if k.startswith("balanced_accuracy#")]) == 4 for s in samples)
+    results = json.loads((runs / "example_cue_words" / "cue-words" / "results.json").read_text())
+    reference = balanced_accuracy_score([s["gold"] for s in samples], [s["prediction"] for s in samples])
+    assert results["metrics"]["aggregate"]["balanced_accuracy"]["mean"] == pytest.approx(reference)
+
+    done = _metabench("compare", runs / "example_cue_words" / "majority", runs / "example_cue_words" / "cue-words",
+                      "--metric", "balanced_accuracy", "--resamples", "2000", "--json", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (comparison,) = json.loads(done.stdout)["comparisons"]
+    assert comparison["metric"] == "balanced_accuracy" and comparison["test"] == "bootstrap"
+    assert comparison["pvalue"] is not None and comparison["ci_low"] <= comparison["delta"] <= comparison["ci_high"]
+    assert comparison["n_items"] == len(samples) and not any("no paired test" in n for n in comparison["notes"])
+
+    done = _metabench("gate", "--baseline", runs / "example_cue_words" / "majority", "--candidate",
+                      runs / "example_cue_words" / "cue-words", "--metric", "balanced_accuracy", "--resamples", "2000",
+                      "--json", env=env)
+    (gated,) = json.loads(done.stdout)["comparisons"]
+    assert gated["test"] == "bootstrap" and gated["pvalue"] == pytest.approx(comparison["pvalue"])

@@ -1,0 +1,71 @@
+"""Typed registry categories and name clashes that name the plugins involved."""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench import plugins
+from metabench.errors import ConfigError, PluginError
+from metabench.hookspecs import hookimpl
+
+
+class BrokenModels:
+    """A plugin object (its class name is its plugin name) registering one adapter that is not one."""
+
+    @hookimpl
+    def metabench_register_models(self, register):
+        register("not-an-adapter", "collections:OrderedDict")
+        register("fine", "metabench.models.baselines:Majority")
+
+
+class BrokenParts:
+    @hookimpl
+    def metabench_register_kinds(self, register):
+        register("odd", "metabench.models.base:Adapter")
+
+    @hookimpl
+    def metabench_register_metrics(self, register):
+        register("pi", "math:pi")
+
+
+class OtherTasks:
+    def __init__(self, folder):
+        self.folder = folder
+
+    @hookimpl
+    def metabench_register_tasks(self, register):
+        register(str(self.folder))
+
+
+def test_a_model_that_is_not_an_adapter_is_refused_with_the_plugin_named():
+    registry = plugins.load(extra_plugins=(BrokenModels(),))
+    assert registry.resolve("model", "fine").__name__ == "Majority"
+    with pytest.raises(PluginError, match=r"model 'not-an-adapter' \(from plugin 'BrokenModels'\) is the class "
+                                          r"collections.OrderedDict, which is not a subclass of metabench.models.base.Adapter"):
+        registry.resolve("model", "not-an-adapter")
+
+
+def test_kinds_subclass_kind_and_metrics_are_callable():
+    registry = plugins.load(extra_plugins=(BrokenParts(),))
+    with pytest.raises(PluginError, match="not a subclass of metabench.kinds.base.Kind"):
+        registry.resolve("kind", "odd")
+    with pytest.raises(PluginError, match=r"metric 'pi' \(from plugin 'BrokenParts'\) is a float .*not callable"):
+        registry.resolve("metric", "pi")
+    assert callable(registry.resolve("metric", "accuracy"))
+
+
+def test_a_task_name_in_two_plugins_names_both_plugins(tmp_path):
+    from metabench.config.index import TaskIndex
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "clash.yaml").write_text(
+        "task: vua20_seq\nkind: tagging\ndataset: vua\nsplits: {test: test}\n"
+        "labels: {positive: METAPHOR}\nmetrics: [span_f1]\n"
+    )
+    registry = plugins.load(extra_plugins=(OtherTasks(folder),))
+    with pytest.raises(ConfigError) as err:
+        TaskIndex(registry)
+    message = str(err.value)
+    assert "task name 'vua20_seq' is registered by plugin 'metabench.tasks_plugin'" in message
+    assert "and by plugin 'OtherTasks'" in message and str(folder / "clash.yaml") in message
