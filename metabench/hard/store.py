@@ -43,7 +43,7 @@ def resolve_model(text: str, registry=None) -> BaseModel:
             raise MetabenchError(f"--model {text}: hard metaphors need an HF encoder (hf:... or hf-encoder:...)",
                                  hint="e.g. --model hf:minilm-l6")
         name = spec.args.get("pretrained") or spec.args.get("_positional") or ""
-    folder = resolve_pretrained(name, registry)
+    folder = resolve_pretrained(name, registry).folder
     return BaseModel(name, folder, folder_fingerprint(folder))
 
 
