@@ -38,7 +38,7 @@ def test_example_plugin_installs_and_its_task_runs(tmp_path):
     env.pop("METABENCH_PLUGIN_MODULES", None)
     listed = subprocess.run([sys.executable, "-m", "metabench.cli", "plugins"], capture_output=True, text=True, env=env, timeout=60)
     assert listed.returncode == 0, listed.stderr
-    assert "example" in listed.stdout and "datasets, models, tasks" in listed.stdout
+    assert "example" in listed.stdout and "datasets, metrics, models, tasks" in listed.stdout
     out = subprocess.run(
         [sys.executable, "-m", "metabench.cli", "--tasks", "example_cue_words", "--model", "cue-words", "--model", "majority",
          "-o", str(tmp_path / "runs"), "--no-progress"],
@@ -47,7 +47,10 @@ def test_example_plugin_installs_and_its_task_runs(tmp_path):
     assert out.returncode == 0, out.stderr
     results = json.loads((tmp_path / "runs" / "example_cue_words" / "cue-words" / "results.json").read_text())
     assert results["task"]["plugin"] == "example"
-    # 12 test sentences, half metaphorical: the cue words catch grasp/flood/sharp/heavy in both readings
+    # 12 test sentences, half metaphorical: the cue words catch grasp/flood/sharp/heavy in both readings (8
+    # "metaphorical", 4 right) and miss "eating"/"flies" (4 "literal", 2 right): 6 of 12, recall 4/6 and 2/6
     assert results["n_items"] == 12
-    assert 0.4 <= results["metrics"]["aggregate"]["accuracy"]["mean"] <= 0.8
+    aggregate = results["metrics"]["aggregate"]
+    assert aggregate["accuracy"]["mean"] == 0.5 and aggregate["balanced_accuracy"]["mean"] == 0.5
+    assert set(results["data"]["files"]) == {"example_sentences:sentences.tsv"}  # read through the shipped manifest
     assert any(p["name"] == "example" and p["version"] == "0.1.0" for p in results["plugins"])

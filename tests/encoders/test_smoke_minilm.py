@@ -43,11 +43,18 @@ def test_minilm_one_epoch_on_200_sentences(tmp_path):
         "--model", "hf:minilm-l6,max_train=200,epochs=1", "--limit", "200", "--seeds", "1",
         "-o", str(tmp_path / "runs"), "--no-progress",
     ]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800)  # a busy machine is slow
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((tmp_path / "runs" / "m4x_smoke_en" / "hf_minilm-l6_max_train=200_epochs=1@seeds=0@limit=200" / "results.json").read_text())
     info = results["model"]["info"]
     assert results["n_items"] == 200 and results["model"]["family"] == "encoder"
     assert info["model_type"] == "bert" and info["checkpoints"]["0"]["train_examples"] == 200
-    assert info["checkpoints"]["0"]["steps"] == 25  # 200 sentences / batch 8, one epoch
-    assert 0.0 <= results["metrics"]["aggregate"]["span_f1"]["mean"] <= 1.0
+    record = info["checkpoints"]["0"]
+    assert record["steps"] == 25  # 200 sentences / batch 8, one epoch
+    # One epoch on 200 sentences is a plumbing check, not a quality check: MiniLM still tags every word O
+    # (span F1 0.0, as the majority baseline). What must hold is that the optimiser moved: a fresh 3-way head
+    # starts at ln 3 = 1.10 nats, the epoch's mean loss (0.64 on this data) must be well below it...
+    assert record["history"][0]["train_loss"] < 0.9
+    # ...and the epoch was scored on the validation split with the task's metrics, as selection needs.
+    assert record["select_metric"] == "span_f1" and set(record["history"][0]["validation"]) >= {"span_f1", "token_f1"}
+    assert set(results["metrics"]["aggregate"]) >= {"span_f1", "token_f1", "inv_f1", "oov_f1"}
