@@ -58,8 +58,8 @@ def metabench_register_tasks(register: RegisterPath) -> None:
         group; files whose name starts with ``_`` are only used through ``include:``. The schema is
         ``docs/task-yaml.md``; ``metabench validate FOLDER`` checks files before you ship them.
 
-    A folder that does not exist is a ``PluginError``. A task or group name another plugin already uses is a
-    ``ConfigError`` naming both plugins and both files.
+    A folder that does not exist is a ``PluginError``. A file whose task or group name another plugin already
+    uses is quarantined (an error under ``--strict``) with a message naming both plugins and both files.
     """
 
 

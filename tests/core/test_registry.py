@@ -64,8 +64,12 @@ def test_a_task_name_in_two_plugins_names_both_plugins(tmp_path):
         "labels: {positive: METAPHOR}\nmetrics: [span_f1]\n"
     )
     registry = plugins.load(extra_plugins=(OtherTasks(folder),))
-    with pytest.raises(ConfigError) as err:
+    index = TaskIndex(registry)  # the second file is quarantined; the first registrant keeps the name
+    assert index.tasks["vua20_seq"].plugin == "metabench.tasks_plugin"
+    problem = index.quarantined["vua20_seq"]
+    assert problem.plugin == "OtherTasks" and problem in registry.problems
+    assert "task name 'vua20_seq' is registered by plugin 'metabench.tasks_plugin'" in problem.message
+    assert "and by plugin 'OtherTasks'" in problem.message and str(folder / "clash.yaml") in problem.message
+    registry.strict = True  # --strict: the clash is an error, naming both plugins
+    with pytest.raises(ConfigError, match=r"registered by plugin 'metabench.tasks_plugin' .* and by plugin 'OtherTasks'"):
         TaskIndex(registry)
-    message = str(err.value)
-    assert "task name 'vua20_seq' is registered by plugin 'metabench.tasks_plugin'" in message
-    assert "and by plugin 'OtherTasks'" in message and str(folder / "clash.yaml") in message
