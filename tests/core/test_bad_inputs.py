@@ -430,7 +430,8 @@ def test_task_name_clash_between_task_folders(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
     code, out = cli("ls", "tasks")
     assert code == 0 and "toy_cls" in out
-    _check(out, (f"{folder / 'clash.yaml'}:1: name 'toy_cls' is already used by", "METABENCH_DISABLE_PLUGINS=zz_bad_input_clash"))
+    _check(out, (f"{folder / 'clash.yaml'}:1: task name 'toy_cls' is registered by plugin 'toy_plugin'",
+                 "and by plugin 'zz_bad_input_clash'", "METABENCH_DISABLE_PLUGINS=zz_bad_input_clash"))
 
 
 # ----------------------------------------------------------------------------------- cache and output faults
