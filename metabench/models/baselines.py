@@ -72,8 +72,8 @@ class Lookup(_TrainedBaseline):
     seeded = False
     allowed_args = ("key",)
 
-    def __init__(self, args):
-        super().__init__(args)
+    def __init__(self, args, *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__(args, registry=registry, settings=settings)
         self.key_by = self.args.get("key", "input")
         if self.key_by not in ("input", "expression"):
             raise AdapterError(f"model 'lookup': key={self.key_by!r} is not 'input' or 'expression'",

@@ -61,4 +61,23 @@ def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings
                 hint=f"write it as key=value; its arguments are: {', '.join(cls.allowed_args) or '(none)'}",
             )
         args[cls.positional_arg] = value
+    _check_signature(cls, spec)
     return cls(args, registry=registry, settings=settings or AdapterSettings())
+
+
+def _check_signature(cls, spec: ModelSpec) -> None:
+    """An adapter whose ``__init__`` cannot take ``registry=`` and ``settings=`` is named, not a TypeError."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
+    takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    if not takes_all and not {"registry", "settings"} <= set(parameters):
+        raise MetabenchError(
+            f"--model {spec.text}: adapter class {cls.__module__}.{cls.__qualname__} takes no registry= and "
+            "settings= arguments, which metabench builds every adapter with",
+            hint="write its __init__ as `def __init__(self, args, *, registry=None, settings=None)` and pass both "
+                 "to super().__init__ (docs/plugins.md, Adapters)",
+        )

@@ -73,3 +73,25 @@ def test_a_task_name_in_two_plugins_names_both_plugins(tmp_path):
     registry.strict = True  # --strict: the clash is an error, naming both plugins
     with pytest.raises(ConfigError, match=r"registered by plugin 'metabench.tasks_plugin' .* and by plugin 'OtherTasks'"):
         TaskIndex(registry)
+
+
+def test_an_adapter_without_registry_and_settings_arguments_is_named_not_a_type_error():
+    from metabench.errors import MetabenchError
+    from metabench.models.base import Adapter
+    from metabench.models.spec import build_adapter, parse_model_spec
+
+    class OldStyle(Adapter):
+        name = "old-style"
+
+        def __init__(self, args):
+            super().__init__(args)
+
+    class Plugin:
+        @hookimpl
+        def metabench_register_models(self, register):
+            register("old-style", OldStyle)
+
+    registry = plugins.load(extra_plugins=(Plugin(),))
+    with pytest.raises(MetabenchError, match=r"--model old-style: adapter class .*OldStyle takes no registry= and settings="):
+        build_adapter(parse_model_spec("old-style"), registry)
+    assert build_adapter(parse_model_spec("majority"), registry).registry is registry
