@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -56,6 +57,21 @@ class CountingMajority(Majority):
         return super().predict(requests, seed)
 
 
+class KillingMajority(CountingMajority):
+    """CountingMajority whose process kills itself (SIGKILL) once, on entering its third batch: a worker lost
+    in the middle of a job. ``TOY_KILL_MARK`` names the file that records the kill, so the retry survives."""
+
+    name = "killing"
+
+    def predict(self, requests, seed):
+        mark, log = os.environ.get("TOY_KILL_MARK"), os.environ.get("TOY_COUNT_LOG")
+        answered = len(Path(log).read_text().splitlines()) if log and Path(log).is_file() else 0
+        if mark and not Path(mark).exists() and answered >= 2 * len(requests):
+            Path(mark).write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().predict(requests, seed)
+
+
 @hookimpl
 def metabench_register_datasets(register):
     register(DatasetSpec(name="toy_tagging", files=tuple(_file(f"tag_{s}.tsv") for s in ("train", "test")),
@@ -72,3 +88,4 @@ def metabench_register_tasks(register):
 @hookimpl
 def metabench_register_models(register):
     register("counting", "toy_plugin:CountingMajority", description="majority, slowly, logging each item")
+    register("killing", "toy_plugin:KillingMajority", description="counting, killing its process once mid-job")

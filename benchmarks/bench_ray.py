@@ -1,0 +1,100 @@
+"""The run matrix on Ray against the serial launcher: wall time and identical run files.
+
+    python benchmarks/bench_ray.py                    # --tasks all --model majority --model lookup, 2 rounds
+    python benchmarks/bench_ray.py --rounds 3 --workers 2
+
+Each round runs, as fresh processes with an empty METABENCH_CACHE_DIR each (no answers, no parsed items),
+
+- ``serial``: ``metabench run --tasks all --model majority --model lookup``;
+- ``ray``:    the same with ``--launcher ray --workers 2`` (a local Ray started by the command itself, so
+  Ray's start-up is inside the timed wall),
+
+alternating (serial, ray, serial, ray...) because the machine may be shared. It prints both walls, the
+ratio of the medians (goal: >= 1.6 with 2 workers) and whether the run files are identical: every
+samples.jsonl byte for byte, and every results.json once ``created`` and ``timings`` (which differ between
+any two runs) are removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_files(folder: Path) -> dict[str, object]:
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        if path.is_symlink() or any(part.startswith(".") for part in path.relative_to(folder).parts):
+            continue  # the store's locks, staging folders and `latest` links
+        if path.name == "results.json":
+            data = json.loads(path.read_text())
+            data.pop("created", None)
+            data.pop("timings", None)
+            out[rel] = data
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+    return out
+
+
+def timed(cmd: list[str], env: dict) -> tuple[float, float]:
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=REPO)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: some jobs failed (baselines on tasks they cannot run)
+        sys.exit(f"command failed ({status}): {' '.join(cmd)}\n{proc.stderr.read().decode()[-3000:]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--tasks", default="all")
+    parser.add_argument("--model", action="append", help="default: majority and lookup")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    models = args.model or ["majority", "lookup"]
+
+    work = Path(tempfile.mkdtemp(prefix="bench-ray-"))
+    base = [sys.executable, "-m", "metabench.cli", "run", "--tasks", args.tasks, "--no-progress"]
+    for model in models:
+        base += ["--model", model]
+    sides = {"serial": [], "ray": ["--launcher", "ray", "--workers", str(args.workers)]}
+    walls: dict[str, list[float]] = {side: [] for side in sides}
+    print(f"{' '.join(base[2:])}; {args.rounds} alternating rounds; load average {os.getloadavg()}")
+    for rnd in range(args.rounds):
+        for side, extra in sides.items():
+            cache = work / f"cache-{side}{rnd}"
+            env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(REPO)}
+            wall, cpu = timed([*base, *extra, "-o", str(work / f"runs-{side}{rnd}")], env)
+            walls[side].append(wall)
+            print(f"round {rnd} {side:6s}: wall {wall:6.1f} s  (driver process cpu {cpu:5.1f} s, "
+                  f"load {os.getloadavg()[0]:.1f})", flush=True)
+            shutil.rmtree(cache, ignore_errors=True)
+    reference = run_files(work / "runs-serial0")
+    identical = all(run_files(work / f"runs-{side}{rnd}") == reference for side in sides for rnd in range(args.rounds))
+    ratio = statistics.median(walls["serial"]) / statistics.median(walls["ray"])
+    print(f"\nmedian wall: serial {statistics.median(walls['serial']):.1f} s, ray ({args.workers} workers) "
+          f"{statistics.median(walls['ray']):.1f} s -> {ratio:.2f}x (goal >= 1.6)")
+    print(f"run files identical across all {2 * args.rounds} runs ({len(reference)} files): {identical}")
+    if args.json:
+        args.json.write_text(json.dumps({"walls": walls, "ratio": ratio, "identical": identical,
+                                         "files": len(reference)}, indent=2) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""`--launcher ray`: the same run folders as the serial launcher, and a worker killed mid-job costs only its
+batch in flight. One local Ray (2 CPUs) for the whole module: starting Ray takes seconds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from metabench import plugins, ray_launcher  # noqa: E402
+from metabench.runner import RunOptions, run  # noqa: E402
+from metabench.store import read_results, read_samples  # noqa: E402
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def ray_env(tmp_path_factory):
+    """Workers inherit these: the toy plugin importable and loaded, its data, the kill/count files."""
+    import toy_plugin
+
+    root = tmp_path_factory.mktemp("ray")
+    saved = dict(os.environ)
+    os.environ.update({
+        "PYTHONPATH": os.pathsep.join([str(TESTS), str(TESTS.parent), saved.get("PYTHONPATH", "")]),
+        "METABENCH_PLUGIN_MODULES": "toy_plugin",
+        "METABENCH_DATA_DIR": str(toy_plugin.DATA_DIR),
+        "METABENCH_CACHE_DIR": str(root / "worker-cache"),
+        "TOY_COUNT_LOG": str(root / "count.log"),
+        "TOY_KILL_MARK": str(root / "killed"),
+    })
+    ray_launcher.start(None, 2)
+    yield root
+    ray.shutdown()
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def _run(root: Path, name: str, models, launcher: str, **kw):
+    os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")  # the driver's answer cache for this run
+    registry = plugins.load()
+    options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
+    return run(registry, "toy_all", list(models), options)
+
+
+def _runs(outcomes) -> dict:
+    """(task, model) -> (results without the keys that differ between any two runs, samples) of the ok jobs."""
+    out = {}
+    for outcome in outcomes:
+        if outcome.status == "ok":
+            results = read_results(outcome.run_dir)
+            del results["created"], results["timings"]
+            out[(outcome.task, outcome.model)] = (results, read_samples(outcome.run_dir))
+    return out
+
+
+def test_ray_run_equals_the_serial_run(ray_env):
+    serial = _run(ray_env, "serial", ["majority", "random", "constant:label=x"], "serial", seeds=[0, 1])
+    on_ray = _run(ray_env, "ray", ["majority", "random", "constant:label=x"], "ray", seeds=[0, 1])
+    assert [(o.task, o.model, o.status) for o in on_ray] == [(o.task, o.model, o.status) for o in serial]
+    assert any(o.status == "ok" for o in on_ray) and any(o.status != "ok" for o in on_ray)
+    assert [o.message for o in on_ray] == [o.message for o in serial]
+    runs = _runs(on_ray)
+    assert runs and runs == _runs(serial)
+
+
+def test_a_worker_killed_mid_job_is_retried_and_finished_batches_are_not_recomputed(ray_env):
+    log, mark = Path(os.environ["TOY_COUNT_LOG"]), Path(os.environ["TOY_KILL_MARK"])
+    log.unlink(missing_ok=True)
+    mark.unlink(missing_ok=True)
+    outcomes = _run(ray_env, "killed", ["killing:batch_size=4"], "ray")
+    assert mark.exists(), "the worker was not killed: the test did not test anything"
+    assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
+    answered = log.read_text().splitlines()
+    n_items = sum(o.results["n_items"] for o in outcomes)
+    assert len(answered) == n_items  # every item answered once: nothing committed before the kill was redone
+    log.unlink()
+    serial = _run(ray_env, "killed-serial", ["killing:batch_size=4"], "serial")
+    assert [o.status for o in serial] == ["ok"] * len(serial)
+    assert _runs(outcomes) == _runs(serial)
+
+
+def test_the_local_ray_listens_on_loopback_only(ray_env):
+    import psutil  # ray ships it
+
+    listening = set()
+    for child in psutil.Process().children(recursive=True):
+        try:
+            listening |= {c.laddr.ip for c in child.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    assert listening, "found no Ray service listening: the check checked nothing"
+    assert listening <= {"127.0.0.1", "::ffff:127.0.0.1"}, listening
+
+
+def test_ray_jobs_ask_for_a_gpu_only_for_models_and_only_when_there_are_gpus():
+    from metabench.ray_launcher import resources
+
+    assert resources("decoder", gpus=True) == {"num_cpus": 1, "num_gpus": 1}
+    assert resources("encoder", gpus=True) == {"num_cpus": 1, "num_gpus": 1}
+    assert resources("baseline", gpus=True) == {"num_cpus": 1, "num_gpus": 0}
+    assert resources("decoder", gpus=False) == {"num_cpus": 1, "num_gpus": 0}
