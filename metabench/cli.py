@@ -71,6 +71,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output-dir", type=Path, default=Path("runs"), help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item answer cache")
+    run.add_argument("--launcher", choices=("serial", "ray"), default="serial",
+                     help="serial (default): jobs one after another here; ray: jobs as Ray tasks (docs/scaling.md)")
+    run.add_argument("--ray-address", help="with --launcher ray: join this cluster (HOST:PORT) instead of a local Ray")
+    run.add_argument("--workers", type=int, help="with --launcher ray and no --ray-address: CPUs of the local Ray "
+                     "(default: all), so at most this many jobs at once")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
     run.add_argument("--overwrite", action="store_true",
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
@@ -118,6 +123,9 @@ def _cmd_run(args) -> int:
         data_dir=args.data_dir,
         use_cache=not args.no_cache,
         progress=not args.no_progress,
+        launcher=args.launcher,
+        ray_address=args.ray_address,
+        workers=args.workers,
         overwrite=args.overwrite,
     )
     if args.no_progress:

@@ -40,6 +40,9 @@ class RunOptions:
     data_dir: Path | None = None
     use_cache: bool = True
     progress: bool = True
+    launcher: str = "serial"  # serial | ray (see metabench.ray_launcher)
+    ray_address: str | None = None  # join this Ray cluster instead of starting a local one
+    workers: int | None = None  # CPUs of a local Ray (default: all)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
 
     @property

@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 from .cache import AnswerCache, cache_root, item_key
 from .config.index import LoadedTask, TaskIndex
+from .data.hashing import hashing_seconds
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
 from .jobs import Job, RunOptions, TaskData, prepare
 from .models.base import Adapter
@@ -32,6 +33,7 @@ from .registry import Registry
 from .requests import Training
 from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, write_run
 from .task_facts import task_facts
+from .timings import Phases
 
 @dataclass
 class JobOutcome:
@@ -80,6 +82,9 @@ def check_options(options: RunOptions) -> None:
     if options.limit is not None and (isinstance(options.limit, bool) or options.limit < 1):
         raise MetabenchError(f"--limit {options.limit}: must be 1 or more",
                              hint="leave --limit out to evaluate the whole test split")
+    if options.launcher != "ray" and (options.ray_address or options.workers is not None):
+        raise MetabenchError("--ray-address and --workers only apply to --launcher ray",
+                             hint="add --launcher ray, or leave them out")
 
 
 def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
@@ -87,6 +92,11 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
     check_writable(options.output_dir)
+    if options.launcher == "ray":
+        from . import ray_launcher  # noqa: PLC0415 - ray is an optional dependency
+
+        ray_launcher.start(options.ray_address, options.workers)
+        return RunReport(ray_launcher.run_jobs(registry, jobs, options.use_cache), index)
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
@@ -113,7 +123,8 @@ def _run_guarded(registry, job: Job, cache) -> JobOutcome:
 
 def write(result: JobResult) -> None:
     """Write a computed job's run folder (results.json + samples.jsonl)."""
-    write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite)
+    write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite,
+              started=time.perf_counter())
 
 
 def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
@@ -136,7 +147,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     Writes nothing but answers into ``cache`` (batch by batch); pass ``AnswerCache(None)`` to write nothing.
     """
-    started = time.perf_counter()
+    phases, hashed = Phases(), hashing_seconds()
     task, spec, options = job.task, job.model, job.options
     adapter = build_adapter(spec, registry, options.adapter_settings)
     seeds = _seeds(task, adapter, options)
@@ -149,36 +160,39 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     adapter.check_request_type(type(requests[0]), task.name)
     _check_training(task, adapter, data.splits["train"])
     golds = [_plain(kind.gold(item)) for item in test.items]
+    phases.lap("load_s")
+    phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
     data_hash = data.data_hash()
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
-    load_s = time.perf_counter() - started
+    phases.lap("data_hash_s")
 
     fingerprint = adapter.fingerprint()
     per_seed, samples, new_answers = {}, [], []
-    timings = {"load_s": load_s, "fit_s": 0.0, "predict_s": 0.0, "cached_items": 0}
+    timings = {"cached_items": 0}
     for seed in seeds:
         keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in test.items]
         answers = cache.get_many(keys)
         timings["cached_items"] += len(answers)
         missing = [i for i, key in enumerate(keys) if key not in answers]
+        phases.lap("cache_lookup_s")
         if missing:
-            fit_started = time.perf_counter()
             adapter.fit(_training(data, adapter, seed, training_hash))
-            timings["fit_s"] += time.perf_counter() - fit_started
-            predict_started = time.perf_counter()
+            phases.lap("fit_s")
             new_answers += _answer(adapter, requests, keys, missing, answers, cache, seed,
                                    f"{task.name} | {spec.text} | seed {seed}", options)
-            timings["predict_s"] += time.perf_counter() - predict_started
+            phases.lap("predict_s")
         preds = [answers[key] for key in keys]
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
         for item, gold, pred in zip(test.items, golds, preds):
             samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
+        phases.lap("score_s")
 
-    timings["total_s"] = time.perf_counter() - started
-    answered = len(test.items) * len(seeds) - timings["cached_items"]
-    timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     results = _results(registry, job, adapter, data, seeds, per_seed, timings)
     results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
+    phases.lap("write_s")  # building the record; write() adds the time writing the folder takes
+    timings.update(phases.record())
+    answered = len(test.items) * len(seeds) - timings["cached_items"]
+    timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     return JobResult(job, results, samples, run_dir, new_answers)
 
 

@@ -7,14 +7,31 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import time
 from pathlib import Path
 
 from ..errors import DataError
 from .spec import DataFile
 
 
+_SECONDS = [0.0]  # time spent hashing in this process (a job's timings charge it to data_hash_s)
+
+
+def hashing_seconds() -> float:
+    """Seconds this process has spent hashing data files so far."""
+    return _SECONDS[0]
+
+
 def sha256_of(path: Path, compressed: str = "") -> str:
     """sha256 of a file's content; of the decompressed bytes for a gzipped mirror copy."""
+    started = time.perf_counter()
+    try:
+        return _sha256_of(path, compressed)
+    finally:
+        _SECONDS[0] += time.perf_counter() - started
+
+
+def _sha256_of(path: Path, compressed: str) -> str:
     digest = hashlib.sha256()
     opener = gzip.open if compressed == "gzip" else open
     try:

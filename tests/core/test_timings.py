@@ -18,3 +18,23 @@ def test_write_run_adds_the_time_it_spent_to_the_timings_it_writes(tmp_path):
     assert written == timings  # the caller's dict was updated and is what the file holds
     assert timings["write_s"] >= 0.75 and timings["total_s"] >= 1.5
     assert timings["total_s"] - timings["write_s"] == pytest.approx(0.75)
+
+
+def test_a_jobs_phases_add_up_to_its_wall_time(toy_registry, tmp_path):
+    from metabench.runner import RunOptions, run
+    from metabench.store import read_results
+    from metabench.timings import PHASES
+
+    outcomes = run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
+    for outcome in outcomes:
+        timings = read_results(outcome.run_dir)["timings"]
+        assert set(PHASES) <= set(timings) and timings["write_s"] > 0 and timings["load_s"] > 0
+        assert sum(timings[p] for p in PHASES) == pytest.approx(timings["total_s"], rel=1e-9)
+
+
+def test_ray_flags_without_the_ray_launcher_are_an_error(toy_registry, tmp_path):
+    from metabench.errors import MetabenchError
+    from metabench.runner import RunOptions, run
+
+    with pytest.raises(MetabenchError, match="--launcher ray"):
+        run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, workers=2))
