@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .jobs import Job
 
 # Forwarded to workers started on other nodes (local workers inherit the driver's environment anyway).
-_FORWARDED_PREFIXES = ("METABENCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_", "TOY_")
+_FORWARDED_PREFIXES = ("METABENCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
 MAX_RETRIES = 3
 
 
