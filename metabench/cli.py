@@ -6,6 +6,7 @@ Start-up stays light: nothing here imports torch or transformers; subcommands im
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -128,9 +129,8 @@ def _cmd_run(args) -> int:
         workers=args.workers,
         overwrite=args.overwrite,
     )
-    if args.no_progress:
-        _silence_progress_bars()
-    outcomes = run(_registry(), args.tasks, args.model, options)
+    with _library_bars(shown=not args.no_progress):
+        outcomes = run(_registry(), args.tasks, args.model, options)
     if any(o.status != "skipped" for o in outcomes):
         print(summary_table(outcomes))
     _print_group_means(outcomes)
@@ -143,13 +143,25 @@ def _cmd_run(args) -> int:
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
 
-def _silence_progress_bars() -> None:
+@contextlib.contextmanager
+def _library_bars(shown: bool):
     """--no-progress also for the libraries' own bars (transformers' weight loading, hub downloads, lm-eval):
-    they read these switches when first imported, which has not happened yet (the CLI imports them lazily)."""
-    os.environ["TQDM_DISABLE"] = "1"
-    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
-    if "transformers" in sys.modules:
-        sys.modules["transformers"].utils.logging.disable_progress_bar()
+    they read these switches when first imported, which has not happened yet (the CLI imports them lazily).
+    The environment is restored afterwards, so an in-process caller (a test) is not left silenced."""
+    keys = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")
+    saved = {key: os.environ.get(key) for key in keys}
+    if not shown:
+        os.environ.update(dict.fromkeys(keys, "1"))
+        if "transformers" in sys.modules:
+            sys.modules["transformers"].utils.logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _print_group_means(outcomes) -> None:
