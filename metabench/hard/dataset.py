@@ -41,6 +41,7 @@ def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
 def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = ""):
     from .mine import phi_bin, select_hard  # noqa: PLC0415
     from .sor import SORSettings  # noqa: PLC0415
+    from ..plugins import default_registry  # noqa: PLC0415
     from .store import build_dir, index_entry, parse_mine_settings, read_index, resolve_model  # noqa: PLC0415
 
     if split != "test":
@@ -49,7 +50,8 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
         threshold = float(xi)
     except (TypeError, ValueError):
         raise DataError(f"hard_metaphors: xi={xi!r} is not a number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)") from None
-    base = resolve_model(model)
+    # A loader gets no registry from the runner; short names (minilm-l6) resolve through the process's one.
+    base = resolve_model(model, default_registry())
     entry = read_index().get(index_entry(base.fingerprint, SORSettings.parse(sor), parse_mine_settings(mine)))
     folder = build_dir(entry["build"]) if entry else None
     if folder is None or not (folder / "instances.jsonl").is_file():

@@ -110,3 +110,14 @@ def test_fidelity_matching_and_agreement():
     result = _compare(pairs, 0.8, scipy.stats)
     assert result["spearman"] == pytest.approx(scipy.stats.spearmanr([0.1, 0.5, 0.7, 0.9], [0.2, 0.9, 0.6, 0.95]).statistic, abs=1e-4)
     assert result["agreement"] == 0.75 and (result["hard_theirs"], result["hard_ours"]) == (3, 2)
+
+
+def test_unbuilt_hard_task_named_by_a_short_model_name_is_a_skip(monkeypatch, tmp_path, capsys):
+    """The loader has no registry from the runner: `model: hf:minilm-l6` must still resolve (a skip, not a failure)."""
+    from metabench.cli import main
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    code = main(["--tasks", "hard_mi_minilm_l6", "--model", "majority", "-o", str(tmp_path / "runs"), "--no-progress"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "0 failed" in out.out and "dataset not built yet" in out.out + out.err
