@@ -76,9 +76,15 @@ def start(address: str | None, workers: int | None) -> None:
                  object_store_memory=256 * 1024**2, **common)
 
 
+def launch(registry: Registry, jobs: list[Job], options) -> list:
+    """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher ray``: start or join Ray, run."""
+    start(options.ray_address, options.workers)
+    return run_jobs(registry, jobs, options.use_cache)
+
+
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool) -> list:
     """Compute ``jobs`` on Ray and write their run folders here; the outcomes in the jobs' order."""
-    from .runner import JobOutcome  # noqa: PLC0415 - runner imports this module lazily
+    from .runner import JobOutcome  # noqa: PLC0415 - import time stays free of runner (and torch)
 
     ray = _ray()
     store = None

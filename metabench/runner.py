@@ -87,16 +87,19 @@ def check_options(options: RunOptions) -> None:
                              hint="add --launcher ray, or leave them out")
 
 
-def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:
+    """Plan and run the jobs. ``launch(registry, jobs, options) -> outcomes`` runs them elsewhere (the caller
+    passes :func:`metabench.ray_launcher.launch` for ``--launcher ray``, so this module never imports a
+    launcher that imports it back); ``None`` runs them here, one after another."""
     check_options(options)
+    if options.launcher != "serial" and launch is None:
+        raise MetabenchError(f"launcher {options.launcher!r} was asked for but no launch function was given",
+                             hint="pass launch=metabench.ray_launcher.launch to runner.run (the CLI does)")
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
     check_writable(options.output_dir)
-    if options.launcher == "ray":
-        from . import ray_launcher  # noqa: PLC0415 - ray is an optional dependency
-
-        ray_launcher.start(options.ray_address, options.workers)
-        return RunReport(ray_launcher.run_jobs(registry, jobs, options.use_cache), index)
+    if launch is not None:
+        return RunReport(launch(registry, jobs, options), index)
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
