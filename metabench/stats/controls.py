@@ -162,18 +162,7 @@ def controlled_effect(
     if not fit.mle_retvals.get("converged", True):
         return ControlledEffect(n=n, clusters=clusters, confidence=confidence,
                                 note="the maximum-likelihood fit did not converge (near-separation)")
-    params, pvalues = np.asarray(fit.params), np.asarray(fit.pvalues)
-    ci = np.asarray(fit.conf_int(alpha=1 - confidence))
-    if not np.all(np.isfinite(ci)) or np.any(np.abs(params) > 30):
-        return ControlledEffect(n=n, clusters=clusters, confidence=confidence,
-                                note="quasi-separation: a coefficient diverges (the features nearly decide correctness)")
-    coefficients = tuple(
-        Coefficient(name, float(params[i]), float(ci[i, 0]), float(ci[i, 1]), float(pvalues[i]),
-                    math.exp(float(params[i])))
-        for i, name in enumerate(names)
-    )
-    return ControlledEffect(n=n, clusters=clusters, coefficients=coefficients, confidence=confidence,
-                            covariance=covariance)
+    return _effect(fit, names, n, clusters, confidence, covariance)
 
 
 def _conditional(y, x, groups, n, clusters, confidence) -> ControlledEffect:
@@ -198,17 +187,25 @@ def _conditional(y, x, groups, n, clusters, confidence) -> ControlledEffect:
             fit = ConditionalLogit(y, x, groups=codes).fit(disp=0)
     except Exception as exc:  # noqa: BLE001 - singular designs raise
         return ControlledEffect(n=n, clusters=clusters, confidence=confidence, note=f"{type(exc).__name__}: {exc}")
+    return _effect(fit, ("metaphor", "overlap", "length"), n, clusters, confidence, "conditional (item strata)")
+
+
+def _effect(fit, names, n, clusters, confidence, covariance) -> ControlledEffect:
+    """A fitted model's coefficients with their CIs, or a note when a coefficient diverges (separation)."""
+    import numpy as np  # noqa: PLC0415
+
     params, pvalues = np.asarray(fit.params), np.asarray(fit.pvalues)
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
     if not np.all(np.isfinite(ci)) or np.any(np.abs(params) > 30):
         return ControlledEffect(n=n, clusters=clusters, confidence=confidence,
                                 note="quasi-separation: a coefficient diverges (the features nearly decide correctness)")
     coefficients = tuple(
-        Coefficient(name, float(params[i]), float(ci[i, 0]), float(ci[i, 1]), float(pvalues[i]), math.exp(float(params[i])))
-        for i, name in enumerate(("metaphor", "overlap", "length"))
+        Coefficient(name, float(params[i]), float(ci[i, 0]), float(ci[i, 1]), float(pvalues[i]),
+                    math.exp(float(params[i])))
+        for i, name in enumerate(names)
     )
     return ControlledEffect(n=n, clusters=clusters, coefficients=coefficients, confidence=confidence,
-                            covariance="conditional (item strata)")
+                            covariance=covariance)
 
 
 def _degenerate(y, x) -> str | None:
