@@ -14,7 +14,7 @@ import importlib
 from ..errors import DataError
 from ..data.spec import DatasetSpec
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
-from .sampling import sample, to_items
+from .sampling import SAMPLINGS, sample, to_items
 from .regimes import FOLDS, assign, deduplicate, digest
 
 PREFIX = "boisson_"
@@ -43,10 +43,10 @@ def read_slice(ctx, dataset: str, split: str, args: tuple, labels: dict[str, str
 
 def pool(ctx, recipe: Recipe, seed: int = 0) -> tuple[list, list]:
     """(kept, dropped): the recipe's pooled items, deduplicated when the paper does (A.1, A.4); for a sampled
-    recipe, the artifact-controlled sample of its token-level sentences drawn with ``seed``."""
+    recipe, the sample of its token-level sentences drawn with ``seed`` (artifact-controlled, or its control)."""
     if recipe.sample_from:
         sentences = [s for ds, split, args in recipe.sample_from for s in read_slice(ctx, ds, split, args, {})]
-        return to_items(sentences, sample(sentences, seed)[0], PREFIX + recipe.name), []
+        return to_items(sentences, sample(sentences, seed, SAMPLINGS[recipe.sampling])[0], PREFIX + recipe.name), []
     items = [item for ds, split, args in recipe.pool for item in read_slice(ctx, ds, split, args, recipe.labels)]
     return deduplicate(items, dedup_key) if recipe.dedup else (items, [])
 

@@ -50,6 +50,7 @@ class Recipe:
     key: str = "expression"
     key_l2: str | None = None
     dedup: bool = False
+    sampling: str = "bo"  # for sample_from: "bo" (Boisson's matching) or "random" (its control; sampling.SAMPLINGS)
     note: str = ""
 
     @property
@@ -174,6 +175,16 @@ RECIPES = {
             ),
         ),
         Recipe(
+            name="vua18_rs",
+            paper="VUA-18 (random sampling)",
+            sample_from=tuple(("vua18", split, ()) for split in ("train", "dev", "test")),
+            sampling="random",
+            note=(
+                "The control for vua18_bo: the same metaphors, each with a literal partner drawn from any untagged "
+                "span of the same length (words with a letter), without lexical matching. Single split."
+            ),
+        ),
+        Recipe(
             name="m4x_en_bo",
             paper="Meta4XNLI-EN (BO sampling)",
             sample_from=(("meta4xnli_detection", "all", (("language", "en"),)),),
@@ -181,6 +192,13 @@ RECIPES = {
                 "Artifact-controlled sample of Meta4XNLI English (all premises and hypotheses). No POS in the "
                 "release: metaphors without a same-word or same-normalised-form partner stay unpaired."
             ),
+        ),
+        Recipe(
+            name="m4x_en_rs",
+            paper="Meta4XNLI-EN (random sampling)",
+            sample_from=(("meta4xnli_detection", "all", (("language", "en"),)),),
+            sampling="random",
+            note="The control for m4x_en_bo: the same metaphors, literal partners of the same length drawn at random.",
         ),
         Recipe(
             name="m4x_es_bo",

@@ -15,6 +15,11 @@ the same length whose words are all untagged, matched at the first level that ha
 3. ``pos``: the same part-of-speech sequence, where the corpus has POS tags (VUA does; Meta4XNLI and CoMeta
    do not, so their unmatched metaphors stay without a partner and the ratio falls below 1:1).
 
+The control it is measured against (``RANDOM``, level ``any``): the same metaphors, each with a literal
+partner drawn from *any* untagged span of the same length whose words all contain a letter — the corpus's
+own literal distribution at the same 1:1 ratio. Only the matching differs, so the gap between a view's
+score on the two samples is the part the matching removes.
+
 Candidates are drawn without replacement in the order of a hash of (seed, sentence id, span), metaphors are
 served in the order of a hash of (seed, metaphor id): the sample is a pure function of the corpus and the
 seed.
@@ -29,6 +34,10 @@ from dataclasses import dataclass
 from .regimes import digest
 
 LEVELS = ("words", "lemmas", "pos")
+#: the uncontrolled sample: literal partners of the same length, otherwise unmatched
+RANDOM = ("any",)
+#: sampling name (a recipe's ``sampling``) -> the levels tried in order
+SAMPLINGS = {"bo": LEVELS, "random": RANDOM}
 _PUNCT = str.maketrans("", "", string.punctuation + "¿¡«»“”‘’")
 
 
@@ -65,14 +74,16 @@ def _keys(sentence, start: int, end: int) -> dict[str, tuple | None]:
         "words": tuple(w.lower() for w in words),
         "lemmas": normal,
         "pos": tuple(pos[start:end]) if pos and len(pos) == len(sentence.words) else None,
+        "any": (len(words),) if all(any(c.isalpha() for c in w) for w in words) else None,
     }
 
 
-def sample(sentences: list, seed: int) -> tuple[list[tuple[Span, str, str]], Counter]:
-    """[(span, label, level)] — every metaphor (level '') and its literal partner — and counts per level."""
+def sample(sentences: list, seed: int, levels: tuple[str, ...] = LEVELS) -> tuple[list[tuple[Span, str, str]], Counter]:
+    """[(span, label, level)] — every metaphor (level '') and its literal partner, matched at the first of
+    ``levels`` with an unused candidate — and counts per level."""
     metaphors = [Span(s, a, b) for s, sent in enumerate(sentences) for a, b in metaphor_spans(sent.tags)]
     wanted = {(level, key) for m in metaphors
-              for level, key in _keys(sentences[m.sentence], m.start, m.end).items() if key is not None}
+              for level, key in _keys(sentences[m.sentence], m.start, m.end).items() if key is not None and level in levels}
     lengths = {m.end - m.start for m in metaphors}
     pools: dict[tuple, list[Span]] = defaultdict(list)
     for s, sent in enumerate(sentences):
@@ -94,7 +105,7 @@ def sample(sentences: list, seed: int) -> tuple[list[tuple[Span, str, str]], Cou
         counts["metaphor"] += 1
         keys = _keys(sentences[m.sentence], m.start, m.end)
         partner = None
-        for level in LEVELS:
+        for level in levels:
             if keys[level] is None:
                 continue
             pool_key = (level, keys[level])

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from metabench.artifacts.sampling import _keys, metaphor_spans, sample, to_items
+from metabench.artifacts.sampling import RANDOM, _keys, metaphor_spans, sample, to_items
 from metabench.data.items import TaggedSentence
 from metabench.data.load import load_split
 
@@ -36,6 +36,24 @@ def test_levels_on_a_small_corpus():
     for item in items:
         start, end = item.spans[0]
         assert item.text[start:end] == item.lemma or item.text[start:end].lower() == item.lemma
+
+
+def test_random_control_draws_any_untagged_span_of_the_same_length():
+    corpus = [
+        _sentence(0, "prices climb fast", ["O", "B-METAPHOR", "O"]),
+        _sentence(1, "we climb , hills", ["O", "O", "O", "O"]),
+        _sentence(2, "a dark age", ["O", "B-METAPHOR", "I-METAPHOR"]),
+    ]
+    sampled, counts = sample(corpus, seed=0, levels=RANDOM)
+    assert counts == Counter({"metaphor": 2, "literal:any": 2})
+    for span, label, level in sampled:
+        if label == "literal":
+            words = corpus[span.sentence].words[span.start:span.end]
+            assert level == "any" and all(t == "O" for t in corpus[span.sentence].tags[span.start:span.end])
+            assert "," not in words  # spans of punctuation are never partners
+    lengths = sorted(s.end - s.start for s, label, _ in sampled if label == "literal")
+    assert lengths == [1, 2]  # each partner as long as its metaphor
+    assert sample(corpus, seed=0, levels=RANDOM) == (sampled, counts)
 
 
 def test_sampler_is_deterministic_and_seeded(registry):
