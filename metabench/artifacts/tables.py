@@ -1,10 +1,12 @@
 """Boisson et al.'s Tables 2-5 in the paper's layout, rebuilt from runs, with the paper's BERT-base numbers.
 
-Rows are the paper's dataset labels; each is bound to the cells (see ``gameability.cells``) of the
-``boisson_<recipe>`` tasks: ``boisson_<recipe>_original`` (Table 2), ``boisson_<recipe>_random`` and
-``..._lexical`` (Tables 3-5; ``TSV_AN_L2`` reads ``lexical_l2``; ``VUAC_BO`` reads our re-sampled
-``vua18_bo``). A cell is the mean over the folds that were run, then ``(rel. %)`` = (view − default) /
-default for the incomplete views, and ``[k/n]`` when only k of n folds were run. Beside each model's row,
+The layouts (rows, columns) are declared in ``report.paper_views`` (``filled_by`` this module) and each row
+is bound, like every paper view of the project, by the ``metadata.paper_view`` of the cell that fills it: a
+k-fold group with views (``boisson_trofi_random``) or a single-split task with views
+(``boisson_vuac_st1_random``), e.g. ``{table: boisson_table_3, row: [TroFi], column: [Random Def, Random
+PME, Random Masked]}``. A column's last word names the view it reads (Def, PME, Masked; ``Maj`` reads
+Def). A value is the mean over the folds that were run, then ``(rel. %)`` = (view − default) / default
+for the incomplete views, and ``[k/n]`` when only k of n folds were run. Beside each model's row,
 ``collision ceiling`` gives the best accuracy any model could reach from that view's input alone.
 The output has the shape of ``report.paper_views.fill`` so the leaderboard renders it like the other views.
 """
@@ -13,21 +15,37 @@ from __future__ import annotations
 
 import statistics
 
+from ..report.paper_views import VIEW_BY_KEY, PaperTable
 from . import paper_numbers as paper
 from .gameability import cells
 
-PAPER = "Construction Artifacts in Metaphor Identification Datasets (Boisson et al., EMNLP 2023)"
-VIEW_LABELS = {"default": "Def", "pme_only": "PME", "masked": "Masked"}
-# paper row -> (recipe, random regime, lexical regime)
-ROWS = {
-    "CARD_N": ("card_n", "random", "lexical"), "JANK": ("jank", "random", "lexical"),
-    "TroFi": ("trofi", "random", "lexical"), "TSV_AN": ("tsv_an", "random", "lexical"),
-    "TSV_AN_L2": ("tsv_an", "random", "lexical_l2"), "MOH": ("moh", "random", "lexical"),
-    "MAGPIE": ("magpie", "random", "lexical"), "VUAC_ST1": ("vuac_st1", "random", "lexical"),
-    "VUAC_ST2": ("vuac_st2", "random", "lexical"), "VUAC_BO": ("vua18_bo", "random", "lexical"),
-}
-ORIGINAL = {"TroFi": "trofi", "TSV_AN": "tsv_an", "TSV_SVO": "tsv_svo", "VUAC_ST1": "vuac_st1"}
-METRIC_COLUMNS = (("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1"))
+PAPER = VIEW_BY_KEY["boisson_table_3"].paper
+VIEW_OF_LABEL = {"Def": "default", "PME": "pme_only", "Masked": "masked"}
+NUMBERS = {"boisson_table_2": paper.TABLE_2, "boisson_table_3": paper.TABLE_3, "boisson_table_4": paper.TABLE_4,
+           "boisson_table_5": paper.TABLE_5}
+
+
+def _view_of(column: str) -> str:
+    return VIEW_OF_LABEL.get(column.split()[-1], "default")
+
+
+def bound_cells(index) -> dict[tuple[str, tuple, str], str]:
+    """(table, row, column) -> the cell that fills it, from the cells' ``metadata.paper_view``."""
+    out: dict[tuple[str, tuple, str], str] = {}
+    for cell in cells(index):
+        group = index.groups.get(cell)
+        for binding in group.metadata.paper_views() if group is not None else ():
+            table = VIEW_BY_KEY.get(binding.table)
+            if table is not None and table.filled_by == __name__:
+                for column in binding.columns(table.columns):
+                    out[(table.key, tuple(binding.row), column)] = cell
+    return out
+
+
+def _members(table: PaperTable, row, bound: dict, cell_map: dict) -> list[list[str]]:
+    """Per column, the tasks (folds of the bound cell, in the column's view) whose runs fill it."""
+    return [cell_map.get(bound.get((table.key, row, column), ""), {}).get(_view_of(column), [])
+            for column in table.columns]
 
 
 def _cell(runs_by_key, members: list[str], model: str, metric: str) -> tuple[float, int, int] | None:
@@ -59,33 +77,55 @@ def _row(labels, model, source, cells_):
     return {"labels": list(labels), "model": model, "source": source, "cells": cells_}
 
 
-def _view_table(key, number, title, rows: dict, regimes: tuple[str, ...], numbers: dict, index, runs) -> dict:
-    """macro-F1 per view and regime (Tables 2 and 3)."""
+def _view_table(table: PaperTable, index, runs) -> dict:
+    """macro-F1 per view (Tables 2 and 3): columns in blocks of Def, PME, Masked, gaps relative to the block's Def."""
     by_key = {(r.task, r.model): r for r in runs}
     models = sorted({r.model for r in runs})
-    cell_map = cells(index)
-    columns = [f"{regime.split('_')[0].capitalize()} {VIEW_LABELS[v]}" for regime in regimes for v in VIEW_LABELS]
+    bound, cell_map = bound_cells(index), cells(index)
+    numbers = NUMBERS[table.key]
     out_rows, tasks = [], set()
-    for label, cell_names in rows.items():
-        if label in numbers:
-            out_rows.append(_row((label,), paper.MODEL, "paper", _paper_cells(numbers[label])))
-        views_per_cell = [cell_map.get(name, {}) for name in cell_names]
-        for views in views_per_cell:
-            tasks.update(t for members in views.values() for t in members)
+    for row in table.rows:
+        if row[0] in numbers:
+            out_rows.append(_row(row, paper.MODEL, "paper", _paper_cells(numbers[row[0]])))
+        members = _members(table, row, bound, cell_map)
+        tasks.update(t for column in members for t in column)
         for model in models:
-            values = [[_cell(by_key, views.get(v, []), model, "macro_f1") for v in VIEW_LABELS] for views in views_per_cell]
-            if all(v is None for block in values for v in block):
+            values = [_cell(by_key, column, model, "macro_f1") for column in members]
+            if all(v is None for v in values):
                 continue
-            mine = [by_key[(t, model)] for views in views_per_cell for members in views.values() for t in members
-                    if (t, model) in by_key]
-            out_rows.append(_row((label,), _label(model, mine), "metabench",
-                                 [_text(v, block[0] if i else None) for block in values for i, v in enumerate(block)]))
-            ceilings = [[_cell(by_key, views.get(v, []), model, "collision_ceiling") for v in VIEW_LABELS] for views in views_per_cell]
-            out_rows.append(_row((label,), "collision ceiling (accuracy)", "metabench",
-                                 [_text(v) for block in ceilings for v in block]))
-    return {"key": key, "paper": PAPER, "number": number, "title": title, "header": ["Dataset", "model", *columns],
-            "rows": _dedupe(out_rows), "tasks": sorted(tasks), "missing_tasks": [],
-            "notes": _notes(cell_map, by_key, models)}
+            mine = [by_key[(t, model)] for column in members for t in column if (t, model) in by_key]
+            out_rows.append(_row(row, _label(model, mine), "metabench",
+                                 [_text(v, values[i - i % 3] if i % 3 else None) for i, v in enumerate(values)]))
+            ceilings = [_cell(by_key, column, model, "collision_ceiling") for column in members]
+            out_rows.append(_row(row, "collision ceiling (accuracy)", "metabench", [_text(v) for v in ceilings]))
+    return _table(table, out_rows, tasks, cell_map, by_key, models)
+
+
+def _metrics_table(table: PaperTable, index, runs) -> dict:
+    """Maj, accuracy and metaphor-class P/R/F1 per view (Tables 4 and 5)."""
+    by_key = {(r.task, r.model): r for r in runs}
+    models = sorted({r.model for r in runs})
+    bound, cell_map = bound_cells(index), cells(index)
+    numbers = NUMBERS[table.key]
+    out_rows, tasks = [], set()
+    for row in table.rows:
+        members = _members(table, row, bound, cell_map)
+        tasks.update(t for column in members for t in column)
+        if row[0] in numbers:
+            out_rows.append(_row(row, paper.MODEL, "paper", [f"{v:.1f}" for v in numbers[row[0]]]))
+        for model in models:
+            values = [_cell(by_key, column, model, table.metrics[name]) for name, column in zip(table.columns, members)]
+            if all(v is None for v in values):
+                continue
+            mine = [by_key[(t, model)] for column in members for t in column if (t, model) in by_key]
+            out_rows.append(_row(row, _label(model, mine), "metabench", [_text(v) for v in values]))
+    return _table(table, out_rows, tasks, cell_map, by_key, models)
+
+
+def _table(table: PaperTable, rows: list[dict], tasks: set, cell_map: dict, by_key: dict, models: list[str]) -> dict:
+    return {"key": table.key, "paper": table.paper, "number": table.number, "title": table.title,
+            "header": [*table.row_header, "model", *table.columns], "rows": _dedupe(rows), "tasks": sorted(tasks),
+            "missing_tasks": [], "notes": _notes(cell_map, by_key, models)}
 
 
 def _notes(cell_map: dict, by_key: dict, models: list[str]) -> list[str]:
@@ -114,42 +154,10 @@ def _dedupe(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _metrics_table(key, number, title, regime_index: int, numbers: dict, index, runs) -> dict:
-    """Maj, accuracy and metaphor-class P/R/F1 per view (Tables 4 and 5)."""
-    by_key = {(r.task, r.model): r for r in runs}
-    models = sorted({r.model for r in runs})
-    cell_map = cells(index)
-    columns = ["Maj"] + [f"{name} {VIEW_LABELS[v]}" for name, _ in METRIC_COLUMNS for v in VIEW_LABELS]
-    out_rows, tasks = [], set()
-    for label, spec in ROWS.items():
-        views = cell_map.get(f"boisson_{spec[0]}_{spec[1 + regime_index]}", {})
-        tasks.update(t for members in views.values() for t in members)
-        if label in numbers:
-            out_rows.append(_row((label,), paper.MODEL, "paper", [f"{v:.1f}" for v in numbers[label]]))
-        for model in models:
-            maj = _cell(by_key, views.get("default", []), model, "majority_accuracy")
-            values = [_cell(by_key, views.get(v, []), model, metric) for _, metric in METRIC_COLUMNS for v in VIEW_LABELS]
-            if maj is None and all(v is None for v in values):
-                continue
-            mine = [by_key[(t, model)] for members in views.values() for t in members if (t, model) in by_key]
-            out_rows.append(_row((label,), _label(model, mine), "metabench", [_text(maj)] + [_text(v) for v in values]))
-    return {"key": key, "paper": PAPER, "number": number, "title": title, "header": ["Dataset", "model", *columns],
-            "rows": out_rows, "tasks": sorted(tasks), "missing_tasks": [], "notes": _notes(cell_map, by_key, models)}
-
-
 def boisson_tables(index, runs: list) -> list[dict]:
     """Tables 2, 3, 4 and 5 (only those with at least one run)."""
-    table_3_rows = {label: (f"boisson_{r}_{a}", f"boisson_{r}_{b}") for label, (r, a, b) in ROWS.items()}
-    tables = [
-        _view_table("boisson_table_2", "Table 2", "Original splits, macro-F1 (%)",
-                    {label: (f"boisson_{r}_original",) for label, r in ORIGINAL.items()}, ("original",),
-                    paper.TABLE_2, index, runs),
-        _view_table("boisson_table_3", "Table 3", "Random and lexical 5-fold splits, macro-F1 (%), fold mean",
-                    table_3_rows, ("random", "lexical"), paper.TABLE_3, index, runs),
-        _metrics_table("boisson_table_4", "Table 4", "Random splits: majority-class accuracy, accuracy and metaphor-class "
-                       "P/R/F1 (%)", 0, paper.TABLE_4, index, runs),
-        _metrics_table("boisson_table_5", "Table 5", "Lexical splits: as Table 4", 1, paper.TABLE_5, index, runs),
-    ]
+    tables = [_view_table(VIEW_BY_KEY[key], index, runs) for key in ("boisson_table_2", "boisson_table_3")]
+    tables += [_metrics_table(VIEW_BY_KEY[key], index, runs) for key in ("boisson_table_4", "boisson_table_5")]
     return [t for t in tables if any(row["source"] == "metabench" for row in t["rows"])]
 
 

@@ -17,7 +17,7 @@ from ..registry import Problem, Registry
 from .loader import RawConfig, config_hash, parse, read_raw
 from .yamlsource import load_located
 from .schema import GroupConfig, TaskConfig
-from .validate import check_task
+from .validate import check_group, check_task
 
 
 @dataclass
@@ -62,6 +62,7 @@ class TaskIndex:
         raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
+            check_group(parsed, raw)  # cheap, and a wrong paper-table binding would leave a cell silently empty
             self._unique(parsed.group, path, entry.plugin)
             self._group_plugins[parsed.group] = (entry.plugin, path)
             if parsed.views:
@@ -223,6 +224,8 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
             parsed = parse(raw)
             if isinstance(parsed, TaskConfig):
                 check_task(parsed, raw, registry)
+            else:
+                check_group(parsed, raw)
             results.append((path, None))
         except ConfigError as exc:
             results.append((path, str(exc)))

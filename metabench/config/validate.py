@@ -10,7 +10,7 @@ from ..data.load import check_args
 from ..errors import ConfigError, did_you_mean
 from ..registry import Registry
 from .loader import RawConfig
-from .schema import SplitRef, TaskConfig
+from .schema import GroupConfig, SplitRef, TaskConfig
 
 
 def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
@@ -64,7 +64,12 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
     _check_paper_views(config, raw)
 
 
-def _check_paper_views(config: TaskConfig, raw: RawConfig) -> None:
+def check_group(config: GroupConfig, raw: RawConfig) -> None:
+    """A group's own checks: the paper-table cells it fills (a k-fold group fills one cell with its fold mean)."""
+    _check_paper_views(config, raw)
+
+
+def _check_paper_views(config: TaskConfig | GroupConfig, raw: RawConfig) -> None:
     """A binding to a view, row or column that does not exist would leave a paper-table cell silently empty."""
     from ..report.paper_views import check_binding  # the views' layouts live with the reporter
 

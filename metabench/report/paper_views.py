@@ -5,7 +5,10 @@ task fills which cell is not written here but in the task's YAML (``metadata.pap
 column}``), recorded in every run's results (``task.paper_view``): so a renamed task keeps its cells,
 `metabench validate` rejects a binding to a row or column the view lacks, a test fails when a cell has no
 task, and a leaderboard fills the views from run files alone. A plugin's tasks bind to the views the same
-way; a plugin adds a view by appending a `PaperTable` to `VIEWS` together with its `PAPER_NUMBERS`.
+way; a plugin adds a view by appending a `PaperTable` to `VIEWS` together with its `PAPER_NUMBERS`. A view
+whose cells need more than a mean over bound tasks names the module that renders it (``filled_by``: Boisson
+et al.'s tables, rendered by ``metabench.artifacts.tables`` with fold counts and relative gaps); its rows and
+columns are declared and its bindings validated here all the same.
 
 Each row of a view is shown once per model: first the papers' models as printed (labelled ``paper``), then
 every metabench model with a complete run on one of the view's tasks (runs with ``--limit`` stay out: the
@@ -43,6 +46,9 @@ class PaperTable:
     percent: bool  # Meta4XNLI prints percentages "67.17 ± 0.72"; MUNCH prints fractions ".28 (.18)"
     average_row: tuple[str, ...] | None = None
     tasks_per_cell: int = 1  # tasks averaged in one cell (MUNCH: 3 prompt variants)
+    #: module that renders the view instead of ``fill`` (its cells need more than a mean over bound tasks);
+    #: bindings to it are still declared and validated here
+    filled_by: str | None = None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -62,6 +68,15 @@ _DETECTION = {"F1": "span_f1", "Inv": "inv_f1", "Oov": "oov_f1", "P": "span_prec
 _SOURCES = tuple((source, subset) for source in ("XNLI_dev", "XNLI_test", "esXNLI") for subset in ("metaphor", "no metaphor"))
 _AVERAGE = ("average", "")
 
+# Boisson et al.'s tables: each row is filled by a *cell* (a k-fold group or a task declaring views), whose
+# `metadata.paper_view` names the row and the columns; a column's last word is the view (Def, PME, Masked).
+BOISSON = "Construction Artifacts in Metaphor Identification Datasets (Boisson et al., EMNLP 2023)"
+_BOISSON_VIEWS = ("Def", "PME", "Masked")
+_BOISSON_ROWS = tuple((r,) for r in ("CARD_N", "JANK", "TroFi", "TSV_AN", "TSV_AN_L2", "MOH", "MAGPIE", "VUAC_ST1",
+                                     "VUAC_ST2", "VUAC_BO"))
+_BOISSON_METRICS = {"Maj": "majority_accuracy", **{f"{name} {v}": metric for name, metric in (
+    ("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1")) for v in _BOISSON_VIEWS}}
+_ARTIFACTS = "metabench.artifacts.tables"
 VIEWS: tuple[PaperTable, ...] = (
     PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
                ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),
@@ -88,8 +103,23 @@ VIEWS: tuple[PaperTable, ...] = (
     PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts", ("Prompts",),
                (("all prompts",),), {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"},
                percent=False, tasks_per_cell=3),
+    PaperTable("boisson_table_2", BOISSON, "Table 2", "Original splits, macro-F1 (%)", ("Dataset",),
+               (("TroFi",), ("TSV_AN",), ("TSV_SVO",), ("VUAC_ST1",)), {v: "macro_f1" for v in _BOISSON_VIEWS},
+               percent=True, filled_by=_ARTIFACTS),
+    PaperTable("boisson_table_3", BOISSON, "Table 3", "Random and lexical 5-fold splits, macro-F1 (%), fold mean",
+               ("Dataset",), _BOISSON_ROWS,
+               {f"{regime} {v}": "macro_f1" for regime in ("Random", "Lexical") for v in _BOISSON_VIEWS},
+               percent=True, filled_by=_ARTIFACTS),
+    PaperTable("boisson_table_4", BOISSON, "Table 4", "Random splits: majority-class accuracy, accuracy and "
+               "metaphor-class P/R/F1 (%)", ("Dataset",), tuple(r for r in _BOISSON_ROWS if r != ("TSV_AN_L2",)),
+               _BOISSON_METRICS, percent=True,
+               filled_by=_ARTIFACTS),
+    PaperTable("boisson_table_5", BOISSON, "Table 5", "Lexical splits: as Table 4", ("Dataset",), _BOISSON_ROWS,
+               _BOISSON_METRICS, percent=True, filled_by=_ARTIFACTS),
 )
 VIEW_BY_KEY = {view.key: view for view in VIEWS}
+#: the views ``fill`` renders (the others name the module that does)
+FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
 
 
 def check_binding(binding) -> str | None:

@@ -68,3 +68,31 @@ def test_partial_folds_are_marked(registry, runs):
     assert "[" not in ours["cells"][0] and "[1/5]" in ours["cells"][1]
     paper = [r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["CARD_N"]][0]
     assert paper["cells"][:2] == ["87.38", "41.21 (-52.8%)"]
+
+
+def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
+    """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
+    only unbound row is TroFi's original split, which the mirror lacks."""
+    from metabench.artifacts.tables import bound_cells
+    from metabench.report.paper_views import VIEWS
+
+    index = TaskIndex(registry)
+    bound = bound_cells(index)
+    unbound = {(view.key, row[0]) for view in VIEWS if view.filled_by for row in view.rows
+               for column in view.columns if (view.key, row, column) not in bound}
+    assert unbound == {("boisson_table_2", "TroFi")}
+    assert bound[("boisson_table_3", ("TSV_AN_L2",), "Lexical PME")] == "boisson_tsv_an_lexical_l2"
+    assert bound[("boisson_table_3", ("TSV_AN_L2",), "Random PME")] == "boisson_tsv_an_random"
+    assert bound[("boisson_table_5", ("VUAC_BO",), "Maj")] == "boisson_vua18_bo_lexical"
+    assert bound[("boisson_table_2", ("VUAC_ST1",), "Masked")] == "boisson_vuac_st1_original"
+
+
+def test_validate_rejects_a_group_bound_to_a_missing_column(tmp_path):
+    from metabench.cli import main
+
+    group = tmp_path / "g.yaml"
+    group.write_text("group: g\ntask: [boisson_card_n_random_f0]\naggregate: mean\n"
+                     "metadata:\n  paper_view: {table: boisson_table_3, row: [CARD_N], column: [Random Deff]}\n")
+    assert main(["validate", str(group)]) == 1
+    group.write_text(group.read_text().replace("Deff", "Def"))
+    assert main(["validate", str(group)]) == 0

@@ -31,7 +31,7 @@ from ..compare import CORRECTIONS, Options, adjust, compare_pair
 from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
 from ..metaphor_effects import control_rows, paired_rows
-from ..paper_views import VIEWS, Cells, fill
+from ..paper_views import FILLED_VIEWS, Cells, fill
 from ...artifacts.tables import artifact_report
 from ..runs import Run, by_task
 
@@ -336,6 +336,6 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
             "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
             "controls": control_rows(registry, one_per_model, options.confidence),
         },
-        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in VIEWS] + artifact_tables,
+        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in FILLED_VIEWS] + artifact_tables,
         "gameability": gameability,
     }
