@@ -77,15 +77,24 @@ def _content_hash(training: Training) -> str:
     return digest.hexdigest()
 
 
-def _override(training: Training, max_train: int | None, epochs: float | None) -> Training:
-    """The smoke-test knobs: the first ``max_train`` training examples, ``epochs`` instead of the task's."""
+def _override(training: Training, max_train: int | None, recipe: dict[str, float]) -> Training:
+    """The budget knobs: the first ``max_train`` training examples; ``recipe`` (epochs, lr, warmup_ratio) instead of
+    the task's values. A task's recipe is tuned for its full data; a run that can afford a fraction of it (one
+    epoch instead of three) needs its own schedule, e.g. MelBERT's 2/3 warm-up over one epoch barely trains."""
     import dataclasses
 
     protocol = training.protocol
-    if epochs is not None:
-        protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update={"epochs": epochs})})
+    if recipe:
+        protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update=recipe)})
     n = max_train if max_train is not None else len(training.requests)
     return dataclasses.replace(training, requests=training.requests[:n], golds=training.golds[:n], protocol=protocol)
+
+
+def _parse_float(value: str, name: str, adapter: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise AdapterError(f"model '{adapter}': {name}={value!r} is not a number", hint=f"e.g. {name}=0.1") from None
 
 
 class HFEncoder(Adapter):
@@ -107,6 +116,8 @@ class HFEncoder(Adapter):
         "cache",
         "max_train",
         "epochs",
+        "lr",
+        "warmup_ratio",
         "threads",
     )
 
@@ -125,11 +136,15 @@ class HFEncoder(Adapter):
             self.use_cache = False
         self.device_arg = self.args.get("device")
         self.threads = parse_int(self.args["threads"], "threads", self.name) if "threads" in self.args else None
-        # Smoke-test knobs (off by default; both change the checkpoint key and the fingerprint):
+        # Budget knobs (off by default; all change the checkpoint key and the fingerprint):
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
-        self.epochs = float(self.args["epochs"]) if "epochs" in self.args else None
-        if self.epochs is not None and self.epochs <= 0:
-            raise AdapterError(f"model '{self.name}': epochs={self.epochs} must be positive")
+        self.recipe = {name: _parse_float(self.args[name], name, self.name) for name in ("epochs", "lr", "warmup_ratio")
+                       if name in self.args}
+        for name in ("epochs", "lr"):
+            if not self.recipe.get(name, 1.0) > 0:  # NaN too
+                raise AdapterError(f"model '{self.name}': {name}={self.args[name]} must be positive")
+        if not 0 <= self.recipe.get("warmup_ratio", 0.0) < 1:
+            raise AdapterError(f"model '{self.name}': warmup_ratio={self.args['warmup_ratio']} must lie in [0, 1)")
         self._folder: Path | None = None
         self._base_fingerprint: str | None = None
         self.model = None
@@ -265,8 +280,8 @@ class HFEncoder(Adapter):
                 f"model '{self.name}' is fine-tuned in-suite and needs the task's training split, which this task lacks",
                 hint="give the task `splits.train`, or evaluate it with a decoder or a baseline",
             )
-        if self.max_train is not None or self.epochs is not None:
-            training = _override(training, self.max_train, self.epochs)
+        if self.max_train is not None or self.recipe:
+            training = _override(training, self.max_train, self.recipe)
         first = training.requests[0]
         head = "token" if isinstance(first, TagRequest) else "sequence"
         labels = list(training.labels) or sorted({g for g in training.golds})

@@ -246,3 +246,24 @@ def test_hf_auto_resolves_a_registered_name_once(tiny_bert, tmp_path):
     assert builds[-1] == tiny_bert
     with pytest.raises(AdapterError, match="no registry to look up short names"):
         HFAuto({"pretrained": "tiny-gpt"})
+
+
+def test_recipe_knobs_replace_the_task_schedule_and_key_the_checkpoint(tiny_bert, cache_dir):
+    requests, golds = tag_data(40, seed=12)
+    plain = make_adapter(tiny_bert)
+    plain.fit(training(requests, golds, epochs=3, lr=3e-5, warmup_ratio=0.667))
+    tuned = make_adapter(tiny_bert, epochs=1, lr=1e-4, warmup_ratio=0.1)
+    tuned.fit(training(requests, golds, epochs=3, lr=3e-5, warmup_ratio=0.667))
+    record = tuned.info()["checkpoints"]["0"]
+    assert record["cached"] is False and len(record["history"]) == 1  # one epoch, not the task's three
+    finetune = CheckpointStore().meta(record["key"])["parts"]["finetune"]
+    assert (finetune["lr"], finetune["warmup_ratio"], finetune["epochs"]) == (1e-4, 0.1, 1.0)
+    assert record["key"] != plain.info()["checkpoints"]["0"]["key"]
+    assert tuned.fingerprint() != plain.fingerprint()
+
+
+@pytest.mark.parametrize(("arg", "value", "message"), [("lr", "0", "must be positive"), ("lr", "fast", "not a number"),
+                                                       ("warmup_ratio", "1", "[0, 1)"), ("epochs", "nan", "positive")])
+def test_recipe_knobs_reject_bad_values(tiny_bert, arg, value, message):
+    with pytest.raises(AdapterError, match=message.replace("[", r"\[").replace(")", r"\)")):
+        make_adapter(tiny_bert, **{arg: value})
