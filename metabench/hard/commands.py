@@ -38,7 +38,9 @@ def add_commands(subparsers) -> None:
     verb("mine", cmd_mine, "build (or find) HARD(M): phi of every pool instance of a MOH verb")
     stats = verb("stats", cmd_stats, "Table 4 statistics of HARD(M) at one or more thresholds")
     stats.add_argument("--xi", type=float, action="append", help="threshold(s) (default: 0.8 and 0.5)")
-    verb("vua-phi", cmd_vua_phi, "phi of the VUA-Verb test items under the model's SOR (for breakdowns)")
+    vua = verb("vua-phi", cmd_vua_phi, "phi of the VUA-Verb test items under the model's SOR (for breakdowns)")
+    vua.add_argument("--save", metavar="DIR", help="also write the portable table DIR/hard_phi/<name>/hard_phi.json "
+                     "(for compare --phi-table and the leaderboard), e.g. --save leaderboard/runs")
     fid = verb("fidelity", cmd_fidelity, "Spearman and phi < xi agreement with the authors' phi on hmd_proxy")
     fid.add_argument("--xi", type=float, default=0.8)
     gap = verb("gap", cmd_gap, "one detector on HARD(M) vs VUA-Verb: P/R gap with unpaired tests, recall by phi")
@@ -129,6 +131,13 @@ def cmd_vua_phi(args) -> int:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
     bins = Counter(phi_bin(r["phi"]) or "no phi" for r in rows)
     print(json.dumps({"file": str(build / PHI_FILE), **counts, "phi_bins": dict(sorted(bins.items()))}, indent=2))
+    if args.save:
+        from pathlib import Path
+
+        from .phi_table import make_table, save_table  # noqa: PLC0415
+
+        path = save_table(make_table(args.model, settings, mine, build, rows, counts), Path(args.save))
+        print(f"phi table: {path}")
     return 0
 
 
@@ -157,18 +166,16 @@ def _phi_tables(build):
 
 
 def cmd_breakdown(args) -> int:
+    """Same as ``metabench compare --phi-model``: kept for the hard-metaphor workflow."""
     from pathlib import Path
 
+    from ..report.hardness import format_hardness, hardness_row  # noqa: PLC0415
     from ..report.runs import load_run  # noqa: PLC0415
-    from .gap import breakdown, format_breakdown, one_seed  # noqa: PLC0415
+    from .phi_table import cached_table  # noqa: PLC0415
 
-    _, _, _, build = _build(args)
-    hard_phi, vua_phi = _phi_tables(build)
-    phi = {**hard_phi, **(vua_phi or {})}
-    for path in args.runs:
-        run = load_run(Path(path))
-        print(f"{run.task} · {run.model} (phi of {args.model})\n")
-        print(format_breakdown(breakdown(one_seed(run.samples, path), phi)))
+    registry, _, _ = _setup(args)
+    table = cached_table(registry, args.model, args.sor, args.mine)
+    print(format_hardness([hardness_row(load_run(Path(path)), table) for path in args.runs]))
     return 0
 
 

@@ -70,8 +70,19 @@ def gap_test(vua_samples: list[dict], hard_samples: list[dict], metric: str, pos
                    float(t.statistic), float(t.pvalue), z.statistic, z.pvalue)
 
 
-def breakdown(samples: list[dict], phi: dict[str, float | None], positive: str = "metaphor") -> list[dict]:
-    """Per phi bin (and 'no phi'): items, metaphors, recall, predicted metaphors, precision."""
+def wilson(units: np.ndarray, confidence: float) -> tuple[float | None, float | None]:
+    """Wilson score interval of a proportion of 0/1 units (sound at the small counts of a phi bin, unlike Wald)."""
+    if not len(units):
+        return None, None
+    import scipy.stats
+
+    ci = scipy.stats.binomtest(int(units.sum()), len(units)).proportion_ci(confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def breakdown(samples: list[dict], phi: dict[str, float | None], positive: str = "metaphor",
+              confidence: float = 0.95) -> list[dict]:
+    """Per phi bin (and 'no phi'): items, metaphors, recall, predicted metaphors, precision, Wilson CIs."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for sample in samples:
         groups[phi_bin(phi.get(sample["id"])) or "no phi"].append(sample)
@@ -83,8 +94,10 @@ def breakdown(samples: list[dict], phi: dict[str, float | None], positive: str =
         rows.append({
             "phi_bin": name, "items": len(group), "metaphors": len(recall_units),
             "recall": float(recall_units.mean()) if len(recall_units) else None,
+            "recall_ci": wilson(recall_units, confidence),
             "predicted_metaphors": len(precision_units),
             "precision": float(precision_units.mean()) if len(precision_units) else None,
+            "precision_ci": wilson(precision_units, confidence),
         })
     return rows
 
@@ -139,8 +152,15 @@ def format_report(data: dict) -> str:
     return "\n".join(lines)
 
 
+def _ci(pair) -> str:
+    low, high = pair if pair else (None, None)
+    return "" if low is None else f" [{low:.2f}, {high:.2f}]"
+
+
 def format_breakdown(rows: list[dict]) -> str:
-    lines = ["| phi bin | items | metaphors | recall | predicted metaphors | precision |", "|---|---|---|---|---|---|"]
-    lines += [f"| {r['phi_bin']} | {r['items']} | {r['metaphors']} | {_fmt(r['recall'])} | "
-              f"{r['predicted_metaphors']} | {_fmt(r['precision'])} |" for r in rows]
+    """Markdown table of :func:`breakdown` rows (Wilson CIs in brackets)."""
+    lines = ["| phi bin | items | metaphors | recall [CI] | predicted metaphors | precision [CI] |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r['phi_bin']} | {r['items']} | {r['metaphors']} | {_fmt(r['recall'])}{_ci(r.get('recall_ci'))} | "
+              f"{r['predicted_metaphors']} | {_fmt(r['precision'])}{_ci(r.get('precision_ci'))} |" for r in rows]
     return "\n".join(lines)

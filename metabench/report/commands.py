@@ -15,6 +15,8 @@ examples:
   metabench compare --gap runs/m4x_nli_zs_en_xnli_dev_no_met/M runs/m4x_nli_zs_en_xnli_dev_met/M
   metabench compare --paired-variants --controls runs/mlp_impli_original_nli_zero/M runs/mlp_impli_paraphrase_mistral_nli_zero/M
   metabench compare --paired-variants --controls runs/                     every original/paraphrase pair found
+  metabench compare --phi-table leaderboard/runs/hard_phi/minilm-l6 runs/vua_verb/M    recall/precision per phi bin
+  metabench compare --phi-model hf:minilm-l6 runs/vua_verb/M runs/hard_mi_minilm_l6/M  phi from this machine's cache
 """
 
 GATE_EXAMPLES = """\
@@ -47,6 +49,15 @@ def add_commands(subparsers) -> None:
     compare.add_argument("--artifacts", action="store_true",
                          help="runs of tasks with input views (<task>@<view>): per cell and model, the views' macro-F1, "
                          "relative gaps and the gameability flag (docs/artifacts.md)")
+    hard = compare.add_argument_group("hardness breakdown (hard metaphors, docs/hard-metaphors.md)")
+    hard.add_argument("--phi-table", type=Path, metavar="FILE",
+                      help="VUA-Verb runs per phi bin of a SOR model: a hard_phi.json written by `metabench hard "
+                      "vua-phi --save` (or its folder)")
+    hard.add_argument("--phi-model", metavar="MODEL",
+                      help="the same from this machine's cache: the HARD(MODEL) build (after `metabench hard mine` "
+                      "and `hard vua-phi`); also breaks down runs of hard_mi tasks")
+    hard.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
+    hard.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
     _test_arguments(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -134,6 +145,8 @@ def _cmd_compare(args) -> int:
     runs = find_runs(args.runs)
     if args.gap and args.paired_variants:
         raise MetabenchError("--gap (different items) and --paired-variants (the same items) exclude each other")
+    if args.phi_table or args.phi_model:
+        return _hardness(args, runs)
     if args.gap:
         return _gap(args, runs)
     if args.paired_variants:
@@ -192,6 +205,27 @@ def _paired_variants(args, runs) -> int:
                for a, b in pairs]
     adjust(effects, args.correction)
     _emit(args, "paired_variants", effects, format_effects, _controls(args, pairs, paired=True))
+    return 0
+
+
+def _hardness(args, runs) -> int:
+    from ..errors import MetabenchError
+    from .hardness import format_hardness, hardness_row
+
+    if args.phi_table and args.phi_model:
+        raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
+    if args.gap or args.paired_variants or args.controls or args.artifacts or args.test or args.metric:
+        raise MetabenchError("--phi-table/--phi-model break runs down by hardness; they take no other comparison option")
+    if args.phi_table:
+        from ..hard.phi_table import load_table
+
+        table = load_table(args.phi_table)
+    else:
+        from ..hard.phi_table import cached_table
+
+        table = cached_table(_registry(), args.phi_model, args.phi_sor, args.phi_mine)
+    rows = [hardness_row(run, table, args.confidence) for run in runs]
+    print(json.dumps({"hardness": rows}, indent=2) if args.json else format_hardness(rows))
     return 0
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
+from ...hard.phi_table import find_tables
 from ..runs import find_runs
 from .board import build_board
 
@@ -28,7 +29,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
                              hint="the built-in plugin metabench.report.plugin registers markdown, json and html")
     writers = [registry.resolve("reporter", name, where="--format") for name in names]
     board = build_board(registry, find_runs(paths), title=title, correction=correction, alpha=alpha,
-                        options=Options(n_resamples=n_resamples))
+                        options=Options(n_resamples=n_resamples), phi_tables=find_tables(paths))
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
 from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
+from ..hardness import hardness_rows
 from ..metaphor_effects import control_rows, paired_rows
 from ..paper_views import FILLED_VIEWS, Cells, fill
 from ...artifacts.tables import artifact_report
@@ -303,9 +304,22 @@ def _one_per_model(runs: list[Run]) -> list[Run]:
     return list(chosen.values())
 
 
+def _hardness(runs: list[Run], phi_tables: list[dict], confidence: float) -> dict:
+    """Per phi table (a SOR model's phi of VUA-Verb test items), every VUA-Verb run by phi bin."""
+    tables = [{"label": t["label"], "sor_model": t["sor_model"], "sor_steps": t["sor_steps"],
+               "sor_wall_seconds": t.get("sor_wall_seconds"), "items_with_phi": len(t["phi"]),
+               "dataset": t["dataset"], "split": t["split"]} for t in phi_tables]
+    rows = hardness_rows(runs, phi_tables, confidence)
+    for row in rows:
+        row["model_slug"], row["task_slug"] = slug(row["model"]), slug(row["task"])
+        row.pop("run"), row.pop("table")  # local paths: the published files name none
+    return {"tables": tables, "rows": rows}
+
+
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
-                alpha: float = 0.05, options: Options = Options()) -> dict:
-    """Everything the reporters write, from the runs (one per task, model and item set; newer runs win)."""
+                alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = ()) -> dict:
+    """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
+    phi tables found beside them (hardness breakdowns)."""
     runs, ignored = latest_runs(runs)
     tasks = [_task(registry, name, group, correction, alpha, options) for name, group in sorted(by_task(runs).items())]
     _heat(tasks)
@@ -338,4 +352,5 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         },
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in FILLED_VIEWS] + artifact_tables,
         "gameability": gameability,
+        "hardness": _hardness(runs, list(phi_tables), options.confidence),
     }

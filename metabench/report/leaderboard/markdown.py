@@ -141,6 +141,7 @@ def render(board: dict) -> str:
                  escape(r["regression"]["verdict"]), escape(r["regression_gold"]["verdict"])] for r in controlled]
         out += _table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
 
+    out += _hardness(board)
     out += ["## Paper tables", "", "Rows marked paper: are the papers' printed numbers for their own models; metabench "
             "rows use complete runs only (the papers print whole test splits).", ""]
     for t in board["paper_tables"]:
@@ -151,6 +152,33 @@ def render(board: dict) -> str:
         if t["missing_tasks"]:
             out += [f"Only partial runs so far for: {escape(', '.join(t['missing_tasks']))}.", ""]
     return "\n".join(out)
+
+
+def _hardness(board: dict) -> list[str]:
+    """VUA-Verb runs per phi bin of a SOR model (metabench.report.hardness), one table per run."""
+    hardness = board.get("hardness") or {}
+    if not hardness.get("rows"):
+        return []
+    out = ["## Hardness: recall on the metaphors that confuse a SOR model", "",
+           "Each VUA-Verb test item's WordNet sense gets the overlap phi of a sense-only representation (beyond Li et "
+           f"al.; docs/hard-metaphors.md); per phi bin, counts and {board['confidence']:.0%} Wilson intervals, the "
+           "run's first seed.", ""]
+    for table in hardness["tables"]:
+        partial = f" PARTIAL SOR: {table['sor_steps']} of the paper's 900 steps." if table["sor_steps"] != 900 else ""
+        out += [f"phi source: {escape(table['label'])}; {table['items_with_phi']} items with a phi.{partial}", ""]
+    for row in hardness["rows"]:
+        out += [f"### {escape(row['task'])} · {escape(row['model'])}{' (partial run)' if row['partial'] else ''} · "
+                f"seed {row['seed']} · phi of {escape(row['phi_source'])}", ""]
+        rows = [[b["phi_bin"], b["items"], b["metaphors"], _rate(b["recall"], b["recall_ci"]), b["predicted_metaphors"],
+                 _rate(b["precision"], b["precision_ci"])] for b in row["bins"]]
+        out += _table(["phi bin", "items", "metaphors", "recall (CI)", "predicted metaphors", "precision (CI)"], rows)
+    return out
+
+
+def _rate(value, ci) -> str:
+    if value is None:
+        return MISSING
+    return f"{value:.3f} ({ci[0]:.3f}, {ci[1]:.3f})"
 
 
 def write(board: dict, out_dir: Path) -> list[Path]:
