@@ -17,8 +17,10 @@ from .gaps import gap_pairs
 from .paired_variants import generator, paired_effect, variant_pairs
 from .runs import Run
 
-#: The paper's prompt types by task-name suffix, and the encoder suffix (beyond the paper).
-PROMPTS = {"nli_zero": "nli-zero", "qa_few": "qa-few-ent", "chain": "chain", "sick": "encoder (SICK-trained)"}
+#: The paper's prompt types by task-name suffix, and the suffixes beyond the paper: the scored decoder mode and
+#: the encoder.
+PROMPTS = {"nli_zero": "nli-zero", "qa_few": "qa-few-ent", "chain": "chain",
+           "nli_zero_ll": "nli-zero, scored (label-word log-likelihood)", "sick": "encoder (SICK-trained)"}
 GENERATORS = {"commandr": "Command-R+", "mistral": "Mistral-7B"}
 
 

@@ -216,3 +216,28 @@ def test_generation_variant_of_judgement_has_the_same_prompt_and_gold(real_regis
     item = _judgement("word", "implicit", "munch:3")
     assert generation.score(item, "A", " A")["correct"] == 1.0
     assert generation.score(item, "A", "I am not sure")["parse_ok"] == 0.0
+
+
+def test_scored_nli_zero_tasks_score_the_label_words_after_the_generative_prompt(real_registry):
+    """Each scored (`_ll`) task sends its generative twin's prompt byte for byte, scores 'entailment' vs
+    'other' as the reply, and maps 'other' to not_entailment as the paper's label_mapping does."""
+    from metabench.config.index import TaskIndex
+
+    scored = sorted(n for n in TaskIndex(real_registry).tasks if n.endswith("_ll") and ("nli_zero" in n or "_gap_dec_" in n))
+    assert len(scored) == 5 * 3 + 7
+    for name in scored:
+        choice, generation = _kind(real_registry, name), _kind(real_registry, name[: -len("_ll")])
+        assert choice.config.kind == "choice" and generation.config.kind == "generation"
+        # the dataset's own non-entailed label (IMPLI's 'non-entailment', FLUTE's 'contradiction')
+        not_entailed = next((raw for raw, label in choice.args.label_map.items() if label == "not_entailment"),
+                            "not_entailment")
+        for label, option in (("entailment", 0), (not_entailed, 1)):
+            item = NLIPair(id="x:1", premise=PAIR.premise, hypothesis=PAIR.hypothesis, label=label)
+            request = choice.request(item)
+            assert request.context == generation.request(item).prompt, name
+            assert (request.options, request.chat) == (("entailment", "other"), True), name
+            assert choice.gold(item) == option and generation.gold(item) == ("entailment", "not_entailment")[option]
+            favours_other = {"index": 1, "loglikelihoods": [-9.0, -2.0]}
+            assert choice.score(item, choice.gold(item), favours_other)["correct"] == float(option == 1)
+            assert choice.metric_input(item, choice.gold(item), favours_other) == (
+                ("entailment", "not_entailment")[option], "not_entailment")

@@ -119,3 +119,16 @@ def test_gaps_page_renders_fitted_paired_controls(make_run, report_registry, tmp
     assert row["regression"]["note"] is None, row["regression"]["note"]
     assert row["design"] == "paired" and row["length_coef"] is not None and row["regression"]["covariance"].startswith("conditional")
     assert row["regression"]["verdict"] in (tmp_path / "site" / "gaps.html").read_text().replace("&#39;", "'")
+
+
+def test_paper_layout_names_the_prompt_type_by_suffix_scored_apart_from_generated():
+    from metabench.report.metaphor_effects import _paper_layout
+
+    def row(task):
+        return {"original_task": task, "model": "m", "accuracy_original": 0.5, "accuracy_paraphrase": 0.5,
+                "effect": 0.0, "n_items": 4, "significant": False, "partial": False, "generator": "Mistral-7B"}
+
+    layout = _paper_layout([row("mlp_flute_original_nli_zero"), row("mlp_flute_original_nli_zero_ll"),
+                            row("mlp_flute_original_sick")])
+    assert [e["prompt"] for e in layout] == ["nli-zero", "nli-zero, scored (label-word log-likelihood)",
+                                             "encoder (SICK-trained)"]
