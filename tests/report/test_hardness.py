@@ -40,7 +40,8 @@ def _table(steps=900):
     # v0-v9: 10 metaphors + v10-v19 literal in 0.0-0.2 / 0.6-0.8; v20-v29 (10 metaphors) have no phi
     phi = {f"v{i}": 0.1 for i in range(5)} | {f"v{i}": 0.7 for i in range(5, 20)}
     return {"format": FORMAT, "label": f"SOR(hf:minilm-l6), {steps} steps", "sor_model": "hf:minilm-l6",
-            "sor_steps": steps, "sor_settings": {"steps": steps}, "sor_changed": {} if steps == 900 else {"steps": steps},
+            "sor_steps": steps, "sor_settings": {"steps": steps},
+            "sor_changed": {} if steps == 900 else {"steps": steps, "context_words": 10},
             "mine_settings": {}, "mine_changed": {}, "sor_key": "k", "build": "b", "dataset": "vua_verb",
             "split": "test", "counts": {}, "phi": phi}
 
@@ -69,7 +70,7 @@ def test_a_run_without_any_phi_is_an_error(tmp_path):
 def test_tables_round_trip_and_bad_tables_are_named(tmp_path):
     table = _table(150)
     path = save_table(table, tmp_path / "runs")
-    assert path == tmp_path / "runs" / "hard_phi" / "minilm-l6_steps=150" / "hard_phi.json"
+    assert path == tmp_path / "runs" / "hard_phi" / "minilm-l6_context_words=10_steps=150" / "hard_phi.json"
     assert load_table(path.parent)["phi"] == table["phi"]
     (tmp_path / "runs" / ".old").mkdir()
     save_table(table, tmp_path / "runs" / ".old")  # set-aside copies are not found
@@ -116,8 +117,13 @@ def test_leaderboard_shows_hardness_with_its_sor_model(report_registry, tmp_path
     assert row["task"] == "vua_verb" and row["sor_steps"] == 150 and "run" not in row and "table" not in row
     markdown = (out / "leaderboard.md").read_text()
     assert "## Hardness" in markdown and "PARTIAL SOR: 150 of the paper's 900 steps" in markdown
+    assert "differ from the paper's: context_words=10." in markdown
     assert "| 0.6-0.8 | 15 | 5 | 0.200 (0.036, 0.624) | 3 | 0.333 (0.061, 0.792) |" in markdown
     gaps = (out / "gaps.html").read_text()
     assert "φ of SOR(hf:minilm-l6), 150 steps" in gaps and "PARTIAL SOR" in gaps
     task_page = (out / "tasks" / f"{row['task_slug']}.html").read_text()
     assert "Hardness" in task_page and "[0.036, 0.624]" in task_page
+    # a table folder passed beside a run folder is a source of tables, not a folder without runs
+    again = tmp_path / "again"
+    build_site(report_registry, [runs / "vua_verb", runs / "hard_phi"], again, n_resamples=200)
+    assert len(json.loads((again / "leaderboard.json").read_text())["hardness"]["rows"]) == 1

@@ -14,7 +14,7 @@ from pathlib import Path
 from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
-from ...hard.phi_table import find_tables
+from ...hard.phi_table import TABLE_FILE, find_tables
 from ..runs import find_runs
 from .board import build_board
 
@@ -28,8 +28,10 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         raise MetabenchError("no leaderboard reporters are registered",
                              hint="the built-in plugin metabench.report.plugin registers markdown, json and html")
     writers = [registry.resolve("reporter", name, where="--format") for name in names]
-    board = build_board(registry, find_runs(paths), title=title, correction=correction, alpha=alpha,
-                        options=Options(n_resamples=n_resamples), phi_tables=find_tables(paths))
+    tables = find_tables(paths)
+    run_paths = [p for p in paths if not _tables_only(p)]
+    board = build_board(registry, find_runs(run_paths), title=title, correction=correction, alpha=alpha,
+                        options=Options(n_resamples=n_resamples), phi_tables=tables)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -41,6 +43,15 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         (out_dir / stale).unlink(missing_ok=True)
     (out_dir / MANIFEST).write_text(json.dumps(sorted(now), indent=0) + "\n", encoding="utf-8")
     return written
+
+
+def _tables_only(path: Path) -> bool:
+    """A phi table, or a folder of them without runs: a source of hardness tables, not of runs."""
+    from ...store import RESULTS
+
+    if path.is_file():
+        return path.name == TABLE_FILE
+    return path.is_dir() and bool(find_tables([path])) and not any(path.rglob(RESULTS))
 
 
 #: The files the last build wrote, relative to the output folder: the only files a build ever deletes, so

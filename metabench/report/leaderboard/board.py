@@ -308,6 +308,7 @@ def _hardness(runs: list[Run], phi_tables: list[dict], confidence: float) -> dic
     """Per phi table (a SOR model's phi of VUA-Verb test items), every VUA-Verb run by phi bin."""
     tables = [{"label": t["label"], "sor_model": t["sor_model"], "sor_steps": t["sor_steps"],
                "sor_wall_seconds": t.get("sor_wall_seconds"), "items_with_phi": len(t["phi"]),
+               "differs": ", ".join(f"{k}={v}" for k, v in sorted(t.get("sor_changed", {}).items()) if k != "steps"),
                "dataset": t["dataset"], "split": t["split"]} for t in phi_tables]
     rows = hardness_rows(runs, phi_tables, confidence)
     for row in rows:

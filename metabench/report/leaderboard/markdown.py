@@ -165,6 +165,8 @@ def _hardness(board: dict) -> list[str]:
            "run's first seed.", ""]
     for table in hardness["tables"]:
         partial = f" PARTIAL SOR: {table['sor_steps']} of the paper's 900 steps." if table["sor_steps"] != 900 else ""
+        if table.get("differs"):
+            partial += f" SOR settings that differ from the paper's: {table['differs']}."
         out += [f"phi source: {escape(table['label'])}; {table['items_with_phi']} items with a phi.{partial}", ""]
     for row in hardness["rows"]:
         out += [f"### {escape(row['task'])} · {escape(row['model'])}{' (partial run)' if row['partial'] else ''} · "
