@@ -9,10 +9,14 @@ Each round runs, as fresh processes with an empty METABENCH_CACHE_DIR each (no a
 - ``ray``:    the same with ``--launcher ray --workers 2`` (a local Ray started by the command itself, so
   Ray's start-up is inside the timed wall),
 
-alternating (serial, ray, serial, ray...) because the machine may be shared. It prints both walls, the
-ratio of the medians (goal: >= 1.6 with 2 workers) and whether the run files are identical: every
-samples.jsonl byte for byte, and every results.json once ``created`` and ``timings`` (which differ between
-any two runs) are removed.
+- ``cluster`` (with ``--cluster``): the same against a Ray already running on this machine (``ray start
+  --head --num-cpus W``, started once before the rounds and not timed, stopped after), through
+  ``--ray-address``: what a run pays when Ray's own start-up is not part of it;
+
+alternating (serial, ray, [cluster,] serial, ray...) because the machine may be shared. It prints the walls,
+the ratio of the medians to serial (goal: >= 1.6 with 2 workers) and whether the run files are identical:
+every samples.jsonl byte for byte, and every results.json once ``created`` and ``timings`` (which differ
+between any two runs) are removed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import argparse
 import json
 import os
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -64,6 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tasks", default="all")
     parser.add_argument("--model", action="append", help="default: majority and lookup")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--cluster", action="store_true", help="also time --ray-address to a running local Ray")
     args = parser.parse_args(argv)
     models = args.model or ["majority", "lookup"]
 
@@ -72,8 +79,55 @@ def main(argv=None) -> int:
     for model in models:
         base += ["--model", model]
     sides = {"serial": [], "ray": ["--launcher", "ray", "--workers", str(args.workers)]}
+    head = None
+    if args.cluster:
+        head, address = start_cluster(work, args.workers)
+        sides["cluster"] = ["--launcher", "ray", "--ray-address", address, "--workers", str(args.workers)]
     walls: dict[str, list[float]] = {side: [] for side in sides}
     print(f"{' '.join(base[2:])}; {args.rounds} alternating rounds; load average {os.getloadavg()}")
+    try:
+        rounds(args, base, sides, walls, work)
+    finally:
+        if head is not None:  # only the Ray this script started (never `ray stop`: others may run one)
+            os.killpg(head.pid, signal.SIGTERM)
+            head.wait(timeout=60)
+    reference = run_files(work / "runs-serial0")
+    identical = all(run_files(work / f"runs-{side}{rnd}") == reference for side in sides for rnd in range(args.rounds))
+    ratios = {side: statistics.median(walls["serial"]) / statistics.median(walls[side]) for side in sides if side != "serial"}
+    print(f"\nmedian wall: serial {statistics.median(walls['serial']):.1f} s; " + "; ".join(
+        f"{side} ({args.workers} workers) {statistics.median(walls[side]):.1f} s -> {ratios[side]:.2f}x" for side in ratios)
+        + " (goal >= 1.6)")
+    print(f"run files identical across all {len(sides) * args.rounds} runs ({len(reference)} files): {identical}")
+    if args.json:
+        args.json.write_text(json.dumps({"walls": walls, "ratios": ratios, "identical": identical,
+                                         "files": len(reference)}, indent=2) + "\n")
+    shutil.rmtree(work, ignore_errors=True)
+    return 0 if identical else 1
+
+
+def start_cluster(work: Path, workers: int, port: int = 6390) -> tuple[subprocess.Popen, str]:
+    """A local Ray head (loopback only, no dashboard) in its own process group, started before the timed
+    rounds (``ray start --block``: stopping that process stops the cluster); the process and its address."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    cmd = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", "--port", str(port),
+           "--num-cpus", str(workers), "--include-dashboard=false", "--node-ip-address", "127.0.0.1",
+           "--disable-usage-stats", "--temp-dir", str(work / "ray")]
+    started = time.perf_counter()
+    head = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if head.poll() is not None or time.perf_counter() - started > 300:
+                sys.exit("the local Ray cluster did not start")
+            time.sleep(0.5)
+    time.sleep(3)  # the raylet registers with the GCS just after the GCS port opens
+    print(f"local Ray cluster started in {time.perf_counter() - started:.1f} s (not timed in the rounds)")
+    return head, f"127.0.0.1:{port}"
+
+
+def rounds(args, base: list[str], sides: dict, walls: dict, work: Path) -> None:
     for rnd in range(args.rounds):
         for side, extra in sides.items():
             cache = work / f"cache-{side}{rnd}"
@@ -83,17 +137,6 @@ def main(argv=None) -> int:
             print(f"round {rnd} {side:6s}: wall {wall:6.1f} s  (driver process cpu {cpu:5.1f} s, "
                   f"load {os.getloadavg()[0]:.1f})", flush=True)
             shutil.rmtree(cache, ignore_errors=True)
-    reference = run_files(work / "runs-serial0")
-    identical = all(run_files(work / f"runs-{side}{rnd}") == reference for side in sides for rnd in range(args.rounds))
-    ratio = statistics.median(walls["serial"]) / statistics.median(walls["ray"])
-    print(f"\nmedian wall: serial {statistics.median(walls['serial']):.1f} s, ray ({args.workers} workers) "
-          f"{statistics.median(walls['ray']):.1f} s -> {ratio:.2f}x (goal >= 1.6)")
-    print(f"run files identical across all {2 * args.rounds} runs ({len(reference)} files): {identical}")
-    if args.json:
-        args.json.write_text(json.dumps({"walls": walls, "ratio": ratio, "identical": identical,
-                                         "files": len(reference)}, indent=2) + "\n")
-    shutil.rmtree(work, ignore_errors=True)
-    return 0 if identical else 1
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ alternate between this checkout and the other one (e.g. ``git archive 97a87da | 
 process's CPU seconds (user + sys, from ``os.wait4``) much less, so both are printed, with the load
 average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
 (goal: within 5 %), and prints where the time of the last cached run went, phase by phase.
+
+Finally it checks that speed changed nothing else: every run folder of every run (cold and cached, both
+checkouts) must hold the same files as this checkout's first cold run, samples.jsonl byte for byte and
+results.json once ``created`` and ``timings`` are removed (``bench_ray.run_files``); exit status 1 if not.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_ray import run_files  # noqa: E402 - the one definition of "the same run files"
 PHASES = ("data_hash_s", "cache_lookup_s", "load_s", "fit_s", "predict_s", "score_s", "write_s")
 
 
@@ -100,10 +106,16 @@ def main(argv=None) -> int:
                 print(f"  {p:15s} {sums[p]:7.2f}")
             print(f"  {'sum':15s} {sum(sums.values()):7.2f}   jobs' total_s {total:7.2f}   "
                   f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
+    reference = run_files(work / "runs-this-cold0")
+    identical = all(run_files(work / f"runs-{name}-{label}{rnd}") == reference
+                    for name in repos for label in ("cold", "cached") for rnd in range(args.rounds))
+    print(f"\nrun files identical across all {2 * len(repos) * args.rounds} runs ({len(reference)} files, "
+          f"results.json without created/timings): {identical}")
+    results["identical"] = identical
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":

@@ -67,13 +67,20 @@ class Split:
     slices: list[tuple[str, str, dict]]
     listed: bool  # the role was given as a list of slices (recorded as a list in the data hash)
     files: dict[str, str] = field(default_factory=dict)
+    _ids: tuple | None = field(default=None, repr=False, compare=False)
 
     def identity(self) -> dict:
         return {"slice": self.slices if self.listed else self.slices[0], "files": self.files, "ids": self.ids_sha256()}
 
     def ids_sha256(self) -> str:
-        """sha256 of the sorted item ids: fold membership is part of what a score depends on."""
-        return hashlib.sha256("\n".join(sorted(str(i.id) for i in self.items)).encode("utf-8")).hexdigest()
+        """sha256 of the sorted item ids: fold membership is part of what a score depends on.
+
+        Remembered for the items it was computed from (a job asks three times: the answer and training data
+        hashes and results.json; sorting a 100k-item training split each time showed in `--tasks all`)."""
+        if self._ids is None or self._ids[0] is not self.items or self._ids[1] != len(self.items):
+            digest = hashlib.sha256("\n".join(sorted(str(i.id) for i in self.items)).encode("utf-8")).hexdigest()
+            self._ids = (self.items, len(self.items), digest)
+        return self._ids[2]
 
 
 @dataclass

@@ -1,30 +1,40 @@
-"""The run matrix on Ray (`metabench run --launcher ray`): one Ray task per (task, model) job.
+"""The run matrix on Ray (`metabench run --launcher ray`): a pool of long-lived worker actors, fed batches of
+jobs grouped by the data they read.
 
 Why it is shaped this way:
 
+- One Ray task per job cost more than the jobs: every task paid a scheduling round trip, and a worker process
+  started for it loaded the plugins and parsed its data again. Instead each worker is an actor started once
+  (``--workers`` of them, default: the cluster's CPUs) that builds the registry in its constructor and keeps
+  every dataset slice it parsed in memory (``jobs._load_memo``) for the process's life. Jobs are grouped by
+  the data their task reads (test, train and validation slices) and a group goes to one worker as one call,
+  so a dataset is parsed or unpickled once per worker that needs it, not once per job; groups go largest
+  first to whichever worker is free, and very large groups are cut so that no worker is left with all the work.
 - A worker computes a job with :func:`metabench.runner.execute`, the function the serial launcher calls, and
-  returns its results and samples; the driver writes every run folder (:func:`metabench.runner.write`). So
-  the run files are the serial launcher's, whatever worker computed them.
+  returns its results and samples; the driver writes every run folder (:func:`metabench.runner.write`) while
+  the workers go on. So the run files are the serial launcher's, whatever worker computed them.
 - The answer cache stays one SQLite file on the driver's local disk (SQLite must not live on a network file
   system). No worker opens it: workers look answers up and commit each batch through :class:`AnswerStore`,
   one actor the driver starts pinned to its own node, the only process that opens the cache.
-- A worker lost mid-job (killed, out of memory, its node gone) is a system failure, which Ray retries
-  (``max_retries``). Every batch the lost worker finished was committed before it asked for the next, so the
-  retry finds those answers in the cache and recomputes only the batch that was in flight.
+- A worker lost mid-call (killed, out of memory, its node gone) is restarted by Ray and the call is run again
+  (``max_restarts``/``max_task_retries``). Every batch the lost worker finished was committed before it asked
+  for the next, so the retry finds those answers in the cache and recomputes only the batch in flight (the
+  jobs of the call that had finished are rebuilt from the cache: no item is predicted twice).
 - ``--ray-address`` joins a running cluster; without it a local Ray is started in this process with
-  ``--workers`` CPUs, no dashboard, no usage reporting, listening on loopback only.
-- Model jobs ask for one GPU each when the cluster has GPUs; baselines ask for one CPU.
+  ``--workers`` CPUs, no dashboard, no log forwarding, no usage reporting, listening on loopback only.
+- Model jobs go to workers holding one GPU each when the cluster has GPUs; baselines to CPU workers.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
-from functools import lru_cache
-
+from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
-from .errors import MetabenchError, UnsupportedError
+from .errors import MetabenchError
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -33,6 +43,9 @@ if TYPE_CHECKING:
 # Forwarded to workers started on other nodes (local workers inherit the driver's environment anyway).
 _FORWARDED_PREFIXES = ("METABENCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
 MAX_RETRIES = 3
+#: A data group larger than total jobs / (workers × this) is cut, so the last group to start cannot keep one
+#: worker busy long after the others are done.
+_SPLIT = 3
 
 
 def _ray():
@@ -48,7 +61,7 @@ def _ray():
 def start(address: str | None, workers: int | None) -> None:
     """Start a local Ray (``address=None``) or join the cluster at ``address``."""
     if workers is not None and workers < 1:
-        raise MetabenchError(f"--workers {workers}: a local Ray needs at least one CPU", hint="e.g. --workers 2")
+        raise MetabenchError(f"--workers {workers}: Ray needs at least one worker", hint="e.g. --workers 2")
     if not address:
         # Bind every Ray service to 127.0.0.1: Ray otherwise resolves "127.0.0.1" to the machine's outward
         # address (its ENABLE_RAY_CLUSTER switch, read from this variable by the driver and every child).
@@ -67,11 +80,15 @@ def start(address: str | None, workers: int | None) -> None:
     os.environ.setdefault("RAY_worker_register_timeout_seconds", "600")
     os.environ.setdefault("RAY_raylet_start_wait_time_s", "600")
     env_vars = {k: v for k, v in os.environ.items() if k.startswith(_FORWARDED_PREFIXES)}
-    common = {"include_dashboard": False, "log_to_driver": True, "configure_logging": False,
+    # No log forwarding: workers print nothing a run needs (errors come back as results), and forwarding
+    # costs a thread and a pipe per worker.
+    common = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
               "runtime_env": {"env_vars": env_vars}}
     if address:
         ray.init(address=address, **common)
     else:
+        # No worker processes started ahead of need (the actors are the only workers a run uses).
+        os.environ.setdefault("RAY_prestart_worker_first_driver", "0")
         ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, _node_ip_address="127.0.0.1",
                  object_store_memory=256 * 1024**2, **common)
 
@@ -79,12 +96,13 @@ def start(address: str | None, workers: int | None) -> None:
 def launch(registry: Registry, jobs: list[Job], options) -> list:
     """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher ray``: start or join Ray, run."""
     start(options.ray_address, options.workers)
-    return run_jobs(registry, jobs, options.use_cache)
+    return run_jobs(registry, jobs, options.use_cache, options.workers)
 
 
-def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool) -> list:
-    """Compute ``jobs`` on Ray and write their run folders here; the outcomes in the jobs' order."""
-    from .runner import JobOutcome  # noqa: PLC0415 - import time stays free of runner (and torch)
+def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int | None = None) -> list:
+    """Compute ``jobs`` on a pool of Ray workers and write their run folders here; outcomes in the jobs' order."""
+    from .runner import JobOutcome, written  # noqa: PLC0415 - import time stays free of runner (and torch)
+    from .store import sync  # noqa: PLC0415
 
     ray = _ray()
     store = None
@@ -94,35 +112,70 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool) -> list:
         pin = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
         store = ray.remote(num_cpus=0)(AnswerStore).options(scheduling_strategy=pin).remote(
             str(cache_root() / "answers.sqlite"))
-    gpus = ray.cluster_resources().get("GPU", 0) > 0
-    compute = ray.remote(_compute_remote)
-    pending = {}
+    cluster = ray.cluster_resources()
+    gpus = int(cluster.get("GPU", 0))
+    shapes = defaultdict(list)  # resource shape -> job numbers
     for n, job in enumerate(jobs):
-        wanted = resources(_family(registry, job), gpus=gpus)
-        pending[compute.options(**wanted, max_retries=MAX_RETRIES).remote(job, store)] = n
-    outcomes: list = [None] * len(jobs)
-    while pending:
-        (ref,), _ = ray.wait(list(pending), num_returns=1)
-        n = pending.pop(ref)
-        job = jobs[n]
-        try:
-            status, payload = ray.get(ref)
-        except ray.exceptions.RayError as exc:  # retries exhausted, or a bug in a plugin: this job fails
-            outcomes[n] = JobOutcome(job.task.name, job.model.text, "failed", message=_ray_message(exc))
-            continue
-        if status != "ok":
-            outcomes[n] = JobOutcome(job.task.name, job.model.text, status, message=payload)
-            continue
-        result = _job_result(job, payload)
-        from .runner import write  # noqa: PLC0415
+        shapes[json.dumps(resources(_family(registry, job), gpus=gpus > 0), sort_keys=True)].append(n)
+    cpus = workers or max(1, int(cluster.get("CPU", 1)))
+    pools = {}
+    for shape, numbers in shapes.items():
+        wanted = json.loads(shape)
+        size = min(gpus, len(numbers)) if wanted["num_gpus"] else min(cpus, len(numbers))
+        actor = ray.remote(max_restarts=MAX_RETRIES, max_task_retries=MAX_RETRIES, **wanted)(Worker)
+        pools[shape] = ([actor.remote(store) for _ in range(max(1, size))], batches(jobs, numbers, size))
 
-        write(result)
-        outcomes[n] = JobOutcome(job.task.name, job.model.text, "ok", result.run_dir, result.results)
+    outcomes: list = [None] * len(jobs)
+    running: dict = {}  # object ref -> (actor, pool shape, job numbers)
+    idle = {shape: list(actors) for shape, (actors, _) in pools.items()}
+
+    def feed(shape: str) -> None:
+        queue = pools[shape][1]
+        while idle[shape] and queue:
+            actor, numbers = idle[shape].pop(), queue.pop(0)
+            running[actor.compute.remote([jobs[n] for n in numbers])] = (actor, shape, numbers)
+
+    for shape in pools:
+        feed(shape)
+    while running:
+        (ref,), _ = ray.wait(list(running), num_returns=1)
+        actor, shape, numbers = running.pop(ref)
+        idle[shape].append(actor)
+        feed(shape)  # the worker starts its next batch before the driver writes this one's folders
+        try:
+            computed = ray.get(ref)
+        except ray.exceptions.RayError as exc:  # retries exhausted, or a bug in a plugin: these jobs fail
+            computed = [JobOutcome(jobs[n].task.name, jobs[n].model.text, "failed", message=_ray_message(exc))
+                        for n in numbers]
+        for n, done in zip(numbers, computed):
+            outcomes[n] = done if isinstance(done, JobOutcome) else written(_job_result(jobs[n], done))
+    sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return outcomes
 
 
+def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]]:
+    """Job numbers grouped by the data their task reads, large groups cut, largest first (LPT order)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for n in numbers:
+        groups[data_key(jobs[n])].append(n)
+    cap = max(1, math.ceil(len(numbers) / (max(1, workers) * _SPLIT)))
+    out = []
+    for members in groups.values():
+        parts = math.ceil(len(members) / cap)
+        size = math.ceil(len(members) / parts)
+        out.extend(members[i : i + size] for i in range(0, len(members), size))
+    return sorted(out, key=len, reverse=True)
+
+
+def data_key(job: Job) -> str:
+    """What a job's data depends on: its task's test, train and validation slices (and ``--limit`` does not
+    change what is read). Jobs with the same key read the same parsed items."""
+    splits = job.task.config.splits
+    return json.dumps([getattr(splits, role) for role in ("test", "train", "validation")], sort_keys=True, default=str)
+
+
 def resources(family: str, *, gpus: bool) -> dict:
-    """What one job asks Ray for: a CPU, and a GPU for a model (not a baseline) when the cluster has GPUs."""
+    """What one worker asks Ray for: a CPU, and a GPU for models (not baselines) when the cluster has GPUs."""
     return {"num_cpus": 1, "num_gpus": 1 if gpus and family != "baseline" else 0}
 
 
@@ -161,6 +214,12 @@ class AnswerStore:
         self.cache.put_many(pairs)
         return len(pairs)
 
+    def get_job(self, key: str) -> dict | None:
+        return self.cache.get_job(key)
+
+    def put_job(self, key: str, answers: dict) -> None:
+        self.cache.put_job(key, answers)
+
 
 class _RemoteCache:
     """What a worker hands :func:`runner.execute` as its cache: calls into the driver-side store, blocking,
@@ -179,24 +238,35 @@ class _RemoteCache:
 
         ray.get(self.store.put_many.remote(pairs))
 
+    def get_job(self, key: str) -> dict | None:
+        import ray  # noqa: PLC0415
 
-@lru_cache(maxsize=1)
-def _worker_registry() -> Registry:
-    """The registry, built once per worker process (Ray reuses workers across tasks)."""
-    from .plugins import load  # noqa: PLC0415
+        return ray.get(self.store.get_job.remote(key))
 
-    return load()
+    def put_job(self, key: str, answers: dict) -> None:
+        import ray  # noqa: PLC0415
+
+        ray.get(self.store.put_job.remote(key, answers))
 
 
-def _compute_remote(job: Job, store) -> tuple[str, object]:
-    """Runs on a worker: ("ok", {results, samples}) or ("skipped"/"failed", message)."""
-    from .runner import execute  # noqa: PLC0415
+class Worker:
+    """A Ray actor computing batches of jobs. It builds the registry once and keeps, for its whole life, every
+    dataset slice it has parsed (``jobs._load_memo``), which is why jobs reading the same data are sent to it
+    together."""
 
-    cache = _RemoteCache(store) if store is not None else AnswerCache(None)
-    try:
-        result = execute(_worker_registry(), job, cache)
-    except UnsupportedError as exc:
-        return "skipped", str(exc)
-    except MetabenchError as exc:
-        return "failed", str(exc)
-    return "ok", {"results": result.results, "samples": result.samples, "run_dir": str(result.run_dir)}
+    def __init__(self, store):
+        from .plugins import load  # noqa: PLC0415
+        from .runner import JobOutcome, attempt  # noqa: PLC0415 - imported here: a worker pays it once, at start
+
+        self.registry = load()
+        self.attempt, self.outcome = attempt, JobOutcome
+        self.cache = _RemoteCache(store) if store is not None else AnswerCache(None)
+
+    def compute(self, batch: list[Job]) -> list:
+        """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""
+        out = []
+        for job in batch:
+            result = self.attempt(self.registry, job, self.cache)
+            out.append(result if isinstance(result, self.outcome) else
+                       {"results": result.results, "samples": result.samples, "run_dir": str(result.run_dir)})
+        return out

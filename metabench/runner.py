@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from .cache import AnswerCache, cache_root, item_key
+from .cache import AnswerCache, cache_root, item_key, job_key
 from .config.index import LoadedTask, TaskIndex
 from .data.hashing import hashing_seconds
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
@@ -31,7 +32,7 @@ from .models.base import Adapter
 from .models.spec import build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
-from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, write_run
+from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, sync, write_run
 from .task_facts import task_facts
 from .timings import Phases
 
@@ -107,15 +108,29 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
             outcomes.append(_run_guarded(registry, job, cache))
     finally:
         cache.close()
+        sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return RunReport(outcomes, index)
 
 
 def _run_guarded(registry, job: Job, cache) -> JobOutcome:
+    result = attempt(registry, job, cache)
+    return result if isinstance(result, JobOutcome) else written(result)
+
+
+def written(result: JobResult) -> JobOutcome:
+    """Write a computed job's run folder; its outcome (failed when the store refuses to replace a run)."""
+    try:
+        write(result)
+    except MetabenchError as exc:
+        return JobOutcome(result.job.task.name, result.job.model.text, "failed", message=str(exc))
+    return JobOutcome(result.job.task.name, result.job.model.text, "ok", result.run_dir, result.results)
+
+
+def attempt(registry, job: Job, cache) -> JobResult | JobOutcome:
+    """Compute a job (:func:`execute`); a skip or a failure is returned as the job's outcome."""
     task, spec = job.task.name, job.model.text
     try:
-        result = execute(registry, job, cache)
-        write(result)
-        return JobOutcome(task, spec, "ok", result.run_dir, result.results)
+        return execute(registry, job, cache)
     except UnsupportedError as exc:
         return JobOutcome(task, spec, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
     except NotBuiltError as exc:
@@ -125,9 +140,10 @@ def _run_guarded(registry, job: Job, cache) -> JobOutcome:
 
 
 def write(result: JobResult) -> None:
-    """Write a computed job's run folder (results.json + samples.jsonl)."""
+    """Write a computed job's run folder (results.json + samples.jsonl), unflushed: a launcher calls
+    :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``)."""
     write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite,
-              started=time.perf_counter())
+              started=time.perf_counter(), durable=False)
 
 
 def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
@@ -159,10 +175,9 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
     run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
     check_run_dir(run_dir)
-    requests = [kind.request(item) for item in test.items]
-    adapter.check_request_type(type(requests[0]), task.name)
+    adapter.check_request_type(type(kind.request(test.items[0])), task.name)
     _check_training(task, adapter, data.splits["train"])
-    golds = [_plain(kind.gold(item)) for item in test.items]
+    golds = _plain([kind.gold(item) for item in test.items])
     phases.lap("load_s")
     phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
     data_hash = data.data_hash()
@@ -170,21 +185,22 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     phases.lap("data_hash_s")
 
     fingerprint = adapter.fingerprint()
+    ids = [str(item.id) for item in test.items]
+    requests: dict[int, object] = {}  # built only for items the cache cannot answer
     per_seed, samples, new_answers = {}, [], []
     timings = {"cached_items": 0}
     for seed in seeds:
-        keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in test.items]
-        answers = cache.get_many(keys)
-        timings["cached_items"] += len(answers)
-        missing = [i for i, key in enumerate(keys) if key not in answers]
-        phases.lap("cache_lookup_s")
-        if missing:
-            adapter.fit(_training(data, adapter, seed, training_hash))
-            phases.lap("fit_s")
-            new_answers += _answer(adapter, requests, keys, missing, answers, cache, seed,
-                                   f"{task.name} | {spec.text} | seed {seed}", options)
-            phases.lap("predict_s")
-        preds = [answers[key] for key in keys]
+        whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
+        found = cache.get_job(whole)
+        if found is not None and len(found) == len(ids) and all(i in found for i in ids):
+            preds = [found[i] for i in ids]
+            timings["cached_items"] += len(preds)
+            phases.lap("cache_lookup_s")
+        else:
+            preds = _seed_answers(job, data, adapter, cache, seed, data_hash, training_hash, fingerprint,
+                                  requests, timings, new_answers, phases)
+            cache.put_job(whole, dict(zip(ids, preds)))
+            phases.lap("cache_lookup_s")
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
         for item, gold, pred in zip(test.items, golds, preds):
             samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
@@ -197,6 +213,29 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     answered = len(test.items) * len(seeds) - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     return JobResult(job, results, samples, run_dir, new_answers)
+
+
+def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, training_hash, fingerprint,
+                  requests: dict, timings: dict, new_answers: list, phases: Phases) -> list:
+    """One seed's answers item by item: those the cache has, then the missing ones computed (the adapter is
+    fitted only if some item is missing, and requests are rendered only for the missing items)."""
+    task, kind, items = job.task, data.kind, data.test.items
+    keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in items]
+    answers = cache.get_many(keys)
+    timings["cached_items"] += len(answers)
+    missing = [i for i, key in enumerate(keys) if key not in answers]
+    phases.lap("cache_lookup_s")
+    if missing:
+        for i in missing:
+            if i not in requests:
+                requests[i] = kind.request(items[i])
+        phases.lap("load_s")
+        adapter.fit(_training(data, adapter, seed, training_hash))
+        phases.lap("fit_s")
+        new_answers += _answer(adapter, requests, keys, missing, answers, cache, seed,
+                               f"{task.name} | {job.model.text} | seed {seed}", job.options)
+        phases.lap("predict_s")
+    return [answers[key] for key in keys]
 
 
 def _check_training(task: LoadedTask, adapter: Adapter, train) -> None:
@@ -219,16 +258,16 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
         return None
     validation = data.splits["validation"]
     val_items = validation.items if validation else []
-    val_golds = [_plain(kind.gold(i)) for i in val_items]
+    val_golds = _plain([kind.gold(i) for i in val_items])
 
     def score_validation(preds: list) -> dict[str, float]:
         """The task's metrics on the validation split (model selection reads finetune.select_metric here)."""
         return kind.aggregate(val_items, val_golds, [_plain(p) for p in preds])
 
     return Training(
-        requests=[kind.request(i) for i in train.items],
-        golds=[_plain(kind.gold(i)) for i in train.items],
-        validation_requests=[kind.request(i) for i in val_items],
+        requests=Rendered(kind, train.items),
+        golds=_plain([kind.gold(i) for i in train.items]),
+        validation_requests=Rendered(kind, val_items),
         validation_golds=val_golds,
         labels=kind.labels(),
         protocol=getattr(task.config.protocol, adapter.family),
@@ -248,12 +287,34 @@ def _answer(adapter, requests, keys, missing, answers, cache, seed, label, optio
             preds = adapter.predict([requests[i] for i in batch], seed)
             if len(preds) != len(batch):
                 raise MetabenchError(f"model '{adapter.name}' returned {len(preds)} answers for {len(batch)} requests")
-            pairs = [(keys[i], _plain(p)) for i, p in zip(batch, preds)]
+            pairs = list(zip((keys[i] for i in batch), _plain(list(preds))))
             cache.put_many(pairs)
             answers.update(pairs)
             computed += pairs
             bar.update(len(batch))
     return computed
+
+
+class Rendered(Sequence):
+    """A split's requests, rendered on first use: an adapter that reads only the gold answers (``majority``)
+    never pays for rendering the training split's prompts."""
+
+    def __init__(self, kind, items: list):
+        self._kind, self._items, self._requests = kind, items, None
+
+    def _all(self) -> list:
+        if self._requests is None:
+            self._requests = [self._kind.request(item) for item in self._items]
+        return self._requests
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self):
+        return iter(self._all())
 
 
 def _plain(value):

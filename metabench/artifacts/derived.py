@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections import OrderedDict
 
 from ..errors import DataError
 from ..data.spec import DatasetSpec
@@ -61,7 +62,7 @@ def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0):
         if split == "all":
             return [i for slices in recipe.original.values() for s in slices for i in read_slice(ctx, *s, recipe.labels)]
         return [i for s in recipe.original.get(split, ()) for i in read_slice(ctx, *s, recipe.labels)]
-    items, _ = pool(ctx, recipe, seed)
+    items = _pooled(ctx, recipe, seed)
     if split == "all":
         return items
     if fold != 0 and len(items) >= SINGLE_SPLIT_ITEMS:
@@ -74,6 +75,31 @@ def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0):
     # Hashed order, not the source's (often sorted by verb or label): the first N items (--limit, an encoder's
     # max_train) are then a seeded random sample, not one corner of the data.
     return sorted(chosen, key=lambda item: digest(ctx.spec.name, regime, seed, item.id))
+
+
+#: (dataset, seed, data folder) -> (pooled items, files read): the last few pools built in this process.
+_POOLS: OrderedDict[tuple, tuple[list, list[str]]] = OrderedDict()
+_POOLS_KEPT = 4
+
+
+def _pooled(ctx, recipe: Recipe, seed: int) -> list:
+    """The recipe's pool, built once per process for all the splits, regimes and folds drawn from it (a task
+    loads three splits, and a dataset has up to a dozen regime × fold tasks: each rebuilt the pool, re-reading
+    and, for sampled recipes, re-sampling the base corpora). Tasks run in name order, so a dataset's tasks come
+    together and a few pools suffice. A hit still resolves and verifies every file the pool was read from, so
+    a changed file fails as before and results.json lists the same files."""
+    key = (ctx.spec.name, seed, str(ctx.data_dir))
+    if key in _POOLS:
+        _POOLS.move_to_end(key)
+        items, used = _POOLS[key]
+        for relpath in used:
+            ctx.path(relpath)
+        return list(items)
+    items, _ = pool(ctx, recipe, seed)
+    _POOLS[key] = (items, list(ctx.used))
+    while len(_POOLS) > _POOLS_KEPT:
+        _POOLS.popitem(last=False)
+    return list(items)
 
 
 def _item_id(item) -> str:

@@ -178,12 +178,17 @@ class TaskIndex:
 
     def mean_groups(self, task_name: str) -> list[dict]:
         """The ``aggregate: mean`` groups holding a task: name, every member and the group's source."""
-        out = []
+        return [{**group, "members": list(group["members"])} for group in self._mean_groups.get(task_name, [])]
+
+    @cached_property
+    def _mean_groups(self) -> dict[str, list[dict]]:
+        """Task name -> its mean groups, expanded once (per task it was every group's expansion, per job)."""
+        out: dict[str, list[dict]] = {}
         for name, group in sorted(self.groups.items()):
             if group.aggregate == "mean":
                 members = self.select(name)
-                if task_name in members:
-                    out.append({"name": name, "members": members, "source": group.metadata.source})
+                for task_name in dict.fromkeys(members):
+                    out.setdefault(task_name, []).append({"name": name, "members": members, "source": group.metadata.source})
         return out
 
 

@@ -66,13 +66,19 @@ class Kind:
         """What samples.jsonl records for an item: ``score`` plus the contribution of every metric that
         declares a per-item decomposition (``<metric>#<j>``, see :mod:`metabench.metrics.decomposition`)."""
         scores = dict(self.score(item, gold, prediction))
-        decomposed = [(key, spec, found) for key, spec in self.metric_keys()
-                      if (found := decomposition_of(self.metric_fns[spec.name])) is not None]
+        decomposed = self._decomposed()
         if decomposed:
             metric_gold, metric_pred = self.metric_input(item, gold, prediction)
             for key, spec, found in decomposed:
                 scores.update(found.item_scores(key, metric_gold, metric_pred, spec.args))
         return scores
+
+    def _decomposed(self) -> list[tuple[str, Any, Any]]:
+        """(key, spec, decomposition) of the metrics that declare one; worked out once per kind, not per item."""
+        if getattr(self, "_decomposed_memo", None) is None:
+            self._decomposed_memo = [(key, spec, found) for key, spec in self.metric_keys()
+                                     if (found := decomposition_of(self.metric_fns[spec.name])) is not None]
+        return self._decomposed_memo
 
     def fit_context(self, train_items: list) -> None:
         """See the training split (e.g. the training metaphor vocabulary for in/out-of-vocabulary F1)."""

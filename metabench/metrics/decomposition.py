@@ -34,6 +34,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 #: Separates a metric's key from the index of a contribution component in samples.jsonl scores.
@@ -84,7 +85,17 @@ def contribution_keys(scores: dict, key: str) -> list[str]:
 
 def _accepted(fn: Callable, args: dict) -> dict:
     """The arguments ``fn`` takes (all of them if it takes ``**kwargs``)."""
+    names = _parameter_names(fn)
+    if names is None:
+        return dict(args)
+    return {k: v for k, v in args.items() if k in names}
+
+
+@lru_cache(maxsize=256)
+def _parameter_names(fn: Callable) -> frozenset[str] | None:
+    """``fn``'s keyword names, or None when it takes ``**kwargs``; memoised, since ``item_scores`` asks once per
+    item and ``inspect.signature`` costs more than the contribution itself."""
     parameters = inspect.signature(fn).parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return dict(args)
-    return {k: v for k, v in args.items() if k in parameters}
+        return None
+    return frozenset(parameters)

@@ -237,6 +237,37 @@ def f1_from_counts(counts: Iterable[Mapping[str, float]] | Mapping[str, float]) 
 # ------------------------------------------------------------------------------ corpus-level metrics
 
 
+class _Corpus:
+    """The corpus the previous metric call parsed, with the span and token counts worked out from it.
+
+    A tagging task asks six to ten metrics (span and token precision, recall, F1, in/out-of-vocabulary F1)
+    of the same gold and predicted lists, one after another: each parsed every sentence and summed the
+    same counts again. The lists are recognised by identity (and length, and ``positive``), never by value,
+    so a new or edited corpus is always parsed afresh."""
+
+    last: tuple | None = None
+
+    @classmethod
+    def get(cls, golds, preds, positive) -> dict | None:
+        last = cls.last
+        if last is not None and last[0] is golds and last[1] is preds and last[2] == (len(golds), len(preds), positive):
+            return last[3]
+        return None
+
+    @classmethod
+    def put(cls, golds, preds, positive, parsed) -> dict:
+        entry = {"parsed": parsed}
+        cls.last = (golds, preds, (len(golds), len(preds), positive), entry)
+        return entry
+
+
+def _corpus(golds, preds, positive, metric: str) -> dict:
+    found = _Corpus.get(golds, preds, positive)
+    if found is None:
+        found = _Corpus.put(golds, preds, positive, _parse_corpus(golds, preds, positive, metric))
+    return found
+
+
 def _parse_corpus(golds, preds, positive, metric: str):
     golds, preds = check_pair(golds, preds, metric)
     parsed = [
@@ -264,17 +295,21 @@ def _check_positive_seen(parsed, positive: str, metric: str) -> None:
 
 
 def _span_prf(golds, preds, positive, metric) -> dict[str, float]:
-    parsed = _parse_corpus(golds, preds, positive, metric)
-    return f1_from_counts(_span_counts(g, p, positive) for g, p in parsed)
+    corpus = _corpus(golds, preds, positive, metric)
+    if "span" not in corpus:
+        corpus["span"] = f1_from_counts(_span_counts(g, p, positive) for g, p in corpus["parsed"])
+    return corpus["span"]
 
 
 def _token_prf(golds, preds, positive, metric, masks=None) -> dict[str, float]:
     if positive is None:
         raise MetricInputError(f"{metric} needs a positive type, e.g. positive='METAPHOR'")
-    parsed = _parse_corpus(golds, preds, positive, metric)
+    corpus = _corpus(golds, preds, positive, metric)
     if masks is None:
-        return f1_from_counts(_token_counts(g, p, positive, None) for g, p in parsed)
-    return f1_from_counts(_token_counts(g, p, positive, m) for (g, p), m in zip(parsed, masks))
+        if "token" not in corpus:
+            corpus["token"] = f1_from_counts(_token_counts(g, p, positive, None) for g, p in corpus["parsed"])
+        return corpus["token"]
+    return f1_from_counts(_token_counts(g, p, positive, m) for (g, p), m in zip(corpus["parsed"], masks))
 
 
 def span_precision(golds: Corpus, preds: Corpus, *, positive: str | None = DEFAULT_POSITIVE) -> float:

@@ -48,6 +48,9 @@ class Adapter:
     #: True when ``fit`` needs the training split.
     needs_training: ClassVar[bool] = False
     allowed_args: ClassVar[tuple[str, ...]] = ()
+    #: Items per ``predict`` call unless ``batch_size=`` says otherwise; a batch is also what the answer cache
+    #: commits at once (what a killed run loses at most).
+    default_batch_size: ClassVar[int] = 64
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         unknown = sorted(set(args) - set(self.allowed_args))
@@ -90,4 +93,4 @@ class Adapter:
         raise NotImplementedError
 
     def batch_size(self) -> int:
-        return int(self.args.get("batch_size", 64))
+        return int(self.args.get("batch_size", self.default_batch_size))

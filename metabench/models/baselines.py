@@ -33,19 +33,21 @@ def _most_common(counter: Counter):
     return min(value for value, count in counter.items() if count == best)
 
 
+#: A baseline answers thousands of items in a millisecond, so small batches would only multiply the answer
+#: cache's commits (and, on Ray, the round trips to the cache actor).
+BASELINE_BATCH = 4096
+
+
 class _TrainedBaseline(Adapter):
     needs_training = True
     serves = (TagRequest, ClassifyRequest, ChoiceRequest)
+    default_batch_size = BASELINE_BATCH
 
     def _key(self, request):
         return request.key
 
     def fit(self, training: Training | None) -> None:
-        if training is None or not training.golds:
-            raise AdapterError(
-                f"model '{self.name}' needs the task's training split, and this task has none",
-                hint="give the task `splits.train`, or use --model constant / random",
-            )
+        self._check_training(training)
         self._global: Counter = Counter()
         self._by_key: dict = defaultdict(Counter)
         for request, gold in zip(training.requests, training.golds):
@@ -58,10 +60,29 @@ class _TrainedBaseline(Adapter):
                 self._by_key[self._key(request)][gold] += 1
         self._majority = _most_common(self._global)
 
+    def _check_training(self, training: Training | None) -> None:
+        if training is None or not training.golds:
+            raise AdapterError(
+                f"model '{self.name}' needs the task's training split, and this task has none",
+                hint="give the task `splits.train`, or use --model constant / random",
+            )
+
 
 class Majority(_TrainedBaseline):
     name = "majority"
     seeded = False
+
+    def fit(self, training: Training | None) -> None:
+        """Counts the gold answers alone (per word for tagging, whose golds are tag sequences): the requests
+        are never looked at, so the runner never renders them (``Training.requests`` is built on first use)."""
+        self._check_training(training)
+        self._global = Counter()
+        for gold in training.golds:
+            if isinstance(gold, (list, tuple)):
+                self._global.update(gold)
+            else:
+                self._global[gold] += 1
+        self._majority = _most_common(self._global)
 
     def predict(self, requests, seed):
         return [tuple(self._majority for _ in r.words) if isinstance(r, TagRequest) else self._majority for r in requests]
@@ -141,6 +162,7 @@ class Constant(Adapter):
     name = "constant"
     seeded = False
     serves = (TagRequest, ClassifyRequest, ChoiceRequest)
+    default_batch_size = BASELINE_BATCH
     allowed_args = ("label", "index")
 
     def __init__(self, args, *, registry=None, settings: AdapterSettings | None = None):
