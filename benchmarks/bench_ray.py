@@ -47,6 +47,7 @@ def run_files(folder: Path) -> dict[str, object]:
             data = json.loads(path.read_text())
             data.pop("created", None)
             data.pop("timings", None)
+            data.get("metabench", {}).pop("git", None)  # the commit: another one for a --baseline-repo checkout
             out[rel] = data
         elif path.is_file():
             out[rel] = path.read_bytes()
