@@ -134,6 +134,9 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
         while idle[shape] and queue:
             actor, numbers = idle[shape].pop(), queue.pop(0)
             running[actor.compute.remote([jobs[n] for n in numbers])] = (actor, shape, numbers)
+        if not queue:  # nothing left for this pool: free its CPUs for the other pool's workers
+            while idle[shape]:
+                ray.kill(idle[shape].pop())
 
     for shape in pools:
         feed(shape)

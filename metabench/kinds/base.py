@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -118,7 +119,7 @@ class Kind:
         for key, spec in self.metric_keys():
             fn = self.metric_fns[spec.name]
             accepted = inspect.signature(fn).parameters
-            extra = {k: v for k, v in context.items() if k in accepted and k not in spec.args}
+            extra = {k: context[k] for k in context if k in accepted and k not in spec.args}
             value = fn(golds, preds, **spec.args, **extra)
             if isinstance(value, dict):
                 out.update({k if k.startswith(spec.name) else f"{key}/{k}": float(v) for k, v in value.items()})
@@ -143,6 +144,25 @@ class Kind:
                             if any(name == m or name.startswith(m + "[") or name.startswith(m + "/") for m in keep)})
                 out[f"n@{field}={value}"] = float(len(indices))
         return out
+
+
+class LazyContext(Mapping):
+    """A ``metric_context`` whose values are computed only if some metric of the task takes them (and then
+    once): ``LazyContext(inputs=lambda: ...)``. The keys are known up front, the values are not built."""
+
+    def __init__(self, **makers: Callable[[], Any]):
+        self._makers, self._values = makers, {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._values:
+            self._values[key] = self._makers[key]()
+        return self._values[key]
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
 
 
 def item_field(item, name: str):

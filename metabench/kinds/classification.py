@@ -9,7 +9,7 @@ from pydantic import Field
 from ..artifacts.views import DEFAULT_MASK, expression_key, render
 from ..errors import ConfigError
 from ..requests import ClassifyRequest
-from .base import Kind, KindArgs
+from .base import Kind, KindArgs, LazyContext
 
 
 class ClassificationArgs(KindArgs):
@@ -69,9 +69,10 @@ class Classification(Kind):
             expression=expression_key(item, text),
         )
 
-    def metric_context(self, items: list) -> dict:
-        """``inputs``: what the model saw of each item (the collision ceiling groups identical inputs)."""
-        return {"inputs": [self.request(item).key for item in items]}
+    def metric_context(self, items: list) -> LazyContext:
+        """``inputs``: what the model saw of each item (the collision ceiling groups identical inputs), built
+        only for a task that asks for the collision ceiling (rendering every item showed in `--tasks all`)."""
+        return LazyContext(inputs=lambda: [self.request(item).key for item in items])
 
     def score(self, item, gold, prediction) -> dict[str, float]:
         return {"correct": float(gold == prediction)}

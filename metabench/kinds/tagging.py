@@ -38,11 +38,9 @@ class Tagging(Kind):
         return TagRequest(words=tuple(item.words), labels=self.labels())
 
     def score(self, item, gold, prediction) -> dict[str, float]:
-        from ..metrics.tagging import span_counts, token_counts
+        from ..metrics.tagging import sentence_counts
 
-        positive = self.config.labels.positive
-        span = span_counts(gold, prediction, positive=positive)
-        token = token_counts(gold, prediction, positive=positive)
+        span, token = sentence_counts(gold, prediction, self.config.labels.positive)
         scores = {f"span_{k}": float(v) for k, v in span.items()}
         scores.update({f"token_{k}": float(v) for k, v in token.items()})
         scores["correct"] = float(tuple(gold) == tuple(prediction))

@@ -201,6 +201,12 @@ def span_counts(
     return _span_counts(g, p, positive)
 
 
+def sentence_counts(gold_tags: Sequence[Tag], pred_tags: Sequence[Tag], positive: str) -> tuple[dict, dict]:
+    """(`span_counts`, `token_counts`) of one sentence, parsing it once (the tagging kind's per-item scores)."""
+    g, p = _check_sentence(gold_tags, pred_tags, positive, "sentence")
+    return _span_counts(g, p, positive), _token_counts(g, p, positive, None)
+
+
 def token_counts(
     gold_tags: Sequence[Tag],
     pred_tags: Sequence[Tag],
@@ -433,12 +439,17 @@ def _vocab_prf(golds, preds, words, train_vocab, normalise, positive, metric: st
     golds, preds = check_pair(golds, preds, metric)
     if isinstance(words, (str, bytes)) or len(words) != len(golds):
         raise MetricInputError(f"{metric}: words must hold one word sequence per sentence ({len(golds)})")
-    norm = get_normaliser(normalise)
-    vocab = {norm(v) for v in train_vocab}
-    masks = []
-    for i, (sentence, gold) in enumerate(zip(words, golds)):
-        sentence = _words(sentence, len(gold), f"{metric}: sentence {i}")
-        masks.append([(norm(w) in vocab) == in_vocab for w in sentence])
+    corpus = _corpus(golds, preds, positive, metric)
+    key = ("in_vocab", id(words), id(train_vocab), normalise)
+    if corpus.get("in_vocab_key") != key:  # inv_f1 and oov_f1 share the flags: each word normalised once
+        norm = get_normaliser(normalise)
+        vocab = {norm(v) for v in train_vocab}
+        flags = []
+        for i, (sentence, gold) in enumerate(zip(words, golds)):
+            sentence = _words(sentence, len(gold), f"{metric}: sentence {i}")
+            flags.append([norm(w) in vocab for w in sentence])
+        corpus.update(in_vocab_key=key, in_vocab=flags, in_vocab_refs=(words, train_vocab))
+    masks = corpus["in_vocab"] if in_vocab else [[not f for f in row] for row in corpus["in_vocab"]]
     return _token_prf(golds, preds, positive, metric, masks)
 
 
