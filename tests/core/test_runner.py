@@ -147,3 +147,32 @@ def test_sigkill_then_resume_recomputes_no_finished_item(toy_env, tmp_path):
     results = json.loads(next((tmp_path / "runs" / "toy_cls").rglob("results.json")).read_text())
     assert results["timings"]["cached_items"] == committed
     assert results["n_items"] == 40
+
+
+def test_a_fully_cached_job_is_one_query_and_renders_only_the_probe_request(toy_registry, tmp_path, monkeypatch):
+    """The second run finds each seed's complete answer set in one `jobs` row: no per-item look-up, no
+    request rendered (but the one that checks the model can serve the task), and the same run files."""
+    from metabench.cache import AnswerCache
+    from metabench.kinds.classification import Classification
+
+    (first,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
+    first_samples = (first.run_dir / "samples.jsonl").read_bytes()
+    calls = {"get_many": 0, "request": 0, "get_job": 0}
+    original_request, original_get_job = Classification.request, AnswerCache.get_job
+
+    def counting_request(self, item):
+        calls["request"] += 1
+        return original_request(self, item)
+
+    def counting_get_job(self, key):
+        calls["get_job"] += 1
+        return original_get_job(self, key)
+
+    monkeypatch.setattr(Classification, "request", counting_request)
+    monkeypatch.setattr(AnswerCache, "get_job", counting_get_job)
+    monkeypatch.setattr(AnswerCache, "get_many", lambda self, keys: calls.__setitem__("get_many", calls["get_many"] + 1) or {})
+    (again,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
+    assert calls == {"get_many": 0, "request": 1, "get_job": 2}  # one row per seed
+    assert again.results["timings"]["cached_items"] == 80
+    assert (again.run_dir / "samples.jsonl").read_bytes() == first_samples
+    assert again.results["metrics"] == first.results["metrics"]

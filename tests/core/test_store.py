@@ -174,3 +174,19 @@ def test_run_files_follow_the_umask(tmp_path):
     for name in (RESULTS, SAMPLES):
         assert stat.S_IMODE((tmp_path / "t" / "m" / name).stat().st_mode) == 0o644
     assert json.loads((tmp_path / "t" / "m" / RESULTS).read_text())["samples_sha256"]
+
+
+def test_unflushed_writes_flush_only_when_they_replace_a_run(tmp_path, monkeypatch):
+    """`metabench run` writes new run folders without fsync (one sync at the end); a run that replaces a
+    complete run is still flushed before the swap, so not even an OS crash can lose the old one."""
+    fsyncs = []
+    original = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: fsyncs.append(fd) or original(fd))
+    run_dir = tmp_path / "t" / "m"
+    write_run(run_dir, *_run("A"), durable=False)
+    assert fsyncs == [] and _which(run_dir) == "A"
+    write_run(run_dir, *_run("B"), overwrite=True, durable=False)
+    assert len(fsyncs) == 4 and _which(run_dir) == "B"  # both files, the staging folder, the task folder
+    fsyncs.clear()
+    write_run(tmp_path / "t2" / "m", *_run("C"))  # the default: every run flushed
+    assert len(fsyncs) == 4
