@@ -91,7 +91,10 @@ def main(argv=None) -> int:
     finally:
         if head is not None:  # only the Ray this script started (never `ray stop`: others may run one)
             os.killpg(head.pid, signal.SIGTERM)
-            head.wait(timeout=60)
+            try:
+                head.wait(timeout=20)
+            finally:
+                os.killpg(head.pid, signal.SIGKILL)  # Ray's services that outlived `ray start`
     reference = run_files(work / "runs-serial0")
     identical = all(run_files(work / f"runs-{side}{rnd}") == reference for side in sides for rnd in range(args.rounds))
     ratios = {side: statistics.median(walls["serial"]) / statistics.median(walls[side]) for side in sides if side != "serial"}
@@ -109,6 +112,9 @@ def main(argv=None) -> int:
 def start_cluster(work: Path, workers: int, port: int = 6390) -> tuple[subprocess.Popen, str]:
     """A local Ray head (loopback only, no dashboard) in its own process group, started before the timed
     rounds (``ray start --block``: stopping that process stops the cluster); the process and its address."""
+    # No token authentication on this private loopback cluster (Ray turns it on when ~/.ray/auth_token exists);
+    # set here, the timed `metabench run --ray-address` processes inherit it.
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
     cmd = [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", "--port", str(port),
            "--num-cpus", str(workers), "--include-dashboard=false", "--node-ip-address", "127.0.0.1",

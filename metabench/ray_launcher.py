@@ -85,7 +85,10 @@ def start(address: str | None, workers: int | None) -> None:
     common = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
               "runtime_env": {"env_vars": env_vars}}
     if address:
-        ray.init(address=address, **common)
+        # A cluster on this machine's loopback (`ray start --head --node-ip-address 127.0.0.1`): the driver
+        # must say it is on 127.0.0.1 too, or it looks for a raylet on the outward address and waits forever.
+        local = address.rpartition(":")[0] in ("127.0.0.1", "localhost")
+        ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common)
     else:
         # No worker processes started ahead of need (the actors are the only workers a run uses).
         os.environ.setdefault("RAY_prestart_worker_first_driver", "0")
