@@ -77,11 +77,14 @@ def _row(labels, model, source, cells_):
     return {"labels": list(labels), "model": model, "source": source, "cells": cells_}
 
 
+def _lookups(index, runs):
+    """What both table builders read: runs by (task, model), the models, and the paper_view bindings."""
+    return {(r.task, r.model): r for r in runs}, sorted({r.model for r in runs}), bound_cells(index), cells(index)
+
+
 def _view_table(table: PaperTable, index, runs) -> dict:
     """macro-F1 per view (Tables 2 and 3): columns in blocks of Def, PME, Masked, gaps relative to the block's Def."""
-    by_key = {(r.task, r.model): r for r in runs}
-    models = sorted({r.model for r in runs})
-    bound, cell_map = bound_cells(index), cells(index)
+    by_key, models, bound, cell_map = _lookups(index, runs)
     numbers = NUMBERS[table.key]
     out_rows, tasks = [], set()
     for row in table.rows:
@@ -103,9 +106,7 @@ def _view_table(table: PaperTable, index, runs) -> dict:
 
 def _metrics_table(table: PaperTable, index, runs) -> dict:
     """Maj, accuracy and metaphor-class P/R/F1 per view (Tables 4 and 5)."""
-    by_key = {(r.task, r.model): r for r in runs}
-    models = sorted({r.model for r in runs})
-    bound, cell_map = bound_cells(index), cells(index)
+    by_key, models, bound, cell_map = _lookups(index, runs)
     numbers = NUMBERS[table.key]
     out_rows, tasks = [], set()
     for row in table.rows:
