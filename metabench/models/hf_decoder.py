@@ -29,6 +29,10 @@ from ..requests import RankRequest
 from .base import AdapterSettings
 from .hf_common import parse_bool, parse_int, pick_device
 from .lmeval_bridge import WORD_STOPS, PretrainedDecoder, seed_from, wanted, word_of
+from .prompt_sharing import shared_prompt_scores
+
+#: ``share_prompt`` when not given (decided from benchmarks/bench_prompt_sharing.py; see docs/decoders.md).
+SHARE_PROMPT_DEFAULT = False
 
 
 class HFDecoder(PretrainedDecoder):
@@ -37,7 +41,9 @@ class HFDecoder(PretrainedDecoder):
     allowed_args = (
         "pretrained", "batch_size", "max_batch_size", "device", "dtype", "max_length", "revision", "tokenizer",
         "trust_remote_code", "add_bos_token", "gguf_file", "peft", "parallelize", "chat_template", "chunk_size",
+        "share_prompt",
     )
+    scorer_args = ("share_prompt",)
 
     identity_args = ("gguf_file",)
     default_revision = "main"
@@ -45,6 +51,26 @@ class HFDecoder(PretrainedDecoder):
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)
         self.batch = parse_int(self.args.get("batch_size", "auto"), "batch_size", self.name, allow_auto=True)
+        self.share_prompt = parse_bool(self.args.get("share_prompt", SHARE_PROMPT_DEFAULT), "share_prompt", self.name)
+
+    def _scorer_identity(self) -> dict[str, Any]:
+        return {"choice_scorer": "shared_prompt_kv"} if self.share_prompt else {}
+
+    def option_scores(self, contexts: list[str], options: list[tuple[str, ...]]) -> list[list[tuple[float, bool]]]:
+        """With ``share_prompt``: each context forwarded once, its options scored from its key/value cache
+        (:mod:`metabench.models.prompt_sharing`); the items it leaves (empty context, window overflow) and
+        ``share_prompt=false`` go through lm-eval's ``loglikelihood``."""
+        if not self.share_prompt:
+            return super().option_scores(contexts, options)
+        lm = self.lm
+        batch = lm.batch_size if isinstance(lm.batch_size, int) else lm.max_batch_size
+        scores = shared_prompt_scores(lm, contexts, options, batch)
+        left = [i for i, s in enumerate(scores) if s is None]
+        if left:
+            self._facts["share_prompt_fallback_items"] = self._facts.get("share_prompt_fallback_items", 0) + len(left)
+            for i, s in zip(left, super().option_scores([contexts[i] for i in left], [options[i] for i in left])):
+                scores[i] = s
+        return scores
 
     def _load(self):
         from lm_eval.models.huggingface import HFLM

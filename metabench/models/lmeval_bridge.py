@@ -50,6 +50,8 @@ class LMEvalDecoder(Adapter):
     seeded: ClassVar[bool] = True
     positional_arg: ClassVar[str | None] = "pretrained"
     backend: ClassVar[str] = ""
+    #: Arguments that choose the scorer: out of the fingerprint's ``args``, in :meth:`_scorer_identity`.
+    scorer_args: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)
@@ -91,12 +93,20 @@ class LMEvalDecoder(Adapter):
         payload = {
             "adapter": self.name,
             "model": self._model_identity(),
-            "args": {k: v for k, v in sorted(self.args.items()) if k not in RUNTIME_ARGS and k != "pretrained"},
+            "args": {k: v for k, v in sorted(self.args.items())
+                     if k not in RUNTIME_ARGS and k not in self.scorer_args and k != "pretrained"},
+            **self._scorer_identity(),
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def _model_identity(self) -> Any:
         return self.args.get("pretrained")
+
+    def _scorer_identity(self) -> dict[str, Any]:
+        """How this adapter computes answers when it departs from the lm-eval model's own methods (hashed into
+        the fingerprint, so answers computed differently are never served for each other); lm-eval's own
+        path adds nothing, which keeps the fingerprints of answers cached before a departure existed."""
+        return {}
 
     def info(self) -> dict[str, Any]:
         import importlib.metadata as md
@@ -155,25 +165,30 @@ class LMEvalDecoder(Adapter):
         return out
 
     def choose(self, requests: list[ChoiceRequest]) -> list[dict]:
+        scores = self.option_scores([self.context(r.context, r) for r in requests], [r.options for r in requests])
+        answers = []
+        for per_option in scores:
+            lls = [float(ll) for ll, _ in per_option]
+            best = max(range(len(lls)), key=lambda i: (lls[i], -i))
+            answers.append({"index": best, "loglikelihoods": lls, "is_greedy": [bool(g) for _, g in per_option]})
+        return answers
+
+    def option_scores(self, contexts: list[str], options: list[tuple[str, ...]]) -> list[list[tuple[float, bool]]]:
+        """``(log-likelihood, is_greedy)`` of each option of each context, by the lm-eval model's own
+        ``loglikelihood``: one instance per (context, option), exactly what a ``multiple_choice`` task sends."""
         from lm_eval.api.instance import Instance
 
         instances, owners = [], []
-        for r_index, request in enumerate(requests):
-            context = self.context(request.context, request)
-            for o_index, option in enumerate(request.options):
+        for r_index, (context, opts) in enumerate(zip(contexts, options, strict=True)):
+            for o_index, option in enumerate(opts):
                 instances.append(Instance("loglikelihood", {}, (context, option), idx=o_index,
                                           metadata=("metabench", r_index, 1)))
                 owners.append(r_index)
         results = self.lm.loglikelihood(instances, disable_tqdm=True) if instances else []
-        per_request: list[list[tuple[float, bool]]] = [[] for _ in requests]
+        per_request: list[list[tuple[float, bool]]] = [[] for _ in contexts]
         for owner, (ll, greedy) in zip(owners, results):
             per_request[owner].append((float(ll), bool(greedy)))
-        answers = []
-        for scores in per_request:
-            lls = [s[0] for s in scores]
-            best = max(range(len(lls)), key=lambda i: (lls[i], -i))
-            answers.append({"index": best, "loglikelihoods": lls, "is_greedy": [s[1] for s in scores]})
-        return answers
+        return per_request
 
     def gen_kwargs(self, request: GenerateRequest, seed: int) -> dict:
         kwargs: dict[str, Any] = {

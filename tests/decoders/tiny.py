@@ -1,5 +1,5 @@
-"""A tiny random GPT-2 built in-process (byte-level BPE trained on a few lines, 2 layers of width 64),
-saved with ``save_pretrained`` so that lm-eval's HFLM loads it like any local model folder."""
+"""Tiny random decoders built in-process (GPT-2, and Llama; byte-level BPE trained on a few lines, 2 layers of
+width 64), saved with ``save_pretrained`` so that lm-eval's HFLM loads it like any local model folder."""
 
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tiny_gpt2(folder: Path, *, chat: bool = False, seed: int = 0) -> Path:
-    import torch
+def _tokenizer(chat: bool):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -36,12 +35,35 @@ def build_tiny_gpt2(folder: Path, *, chat: bool = False, seed: int = 0) -> Path:
                                    pad_token="<|endoftext|>", unk_token="<|endoftext|>")
     if chat:
         fast.chat_template = CHAT_TEMPLATE
-    eot = tok.token_to_id("<|endoftext|>")
+    return fast, tok.get_vocab_size(), tok.token_to_id("<|endoftext|>")
+
+
+def build_tiny_gpt2(folder: Path, *, chat: bool = False, seed: int = 0) -> Path:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    fast, vocab, eot = _tokenizer(chat)
     torch.manual_seed(seed)
-    config = GPT2Config(vocab_size=tok.get_vocab_size(), n_positions=512, n_embd=64, n_layer=2, n_head=2,
+    config = GPT2Config(vocab_size=vocab, n_positions=512, n_embd=64, n_layer=2, n_head=2,
                         bos_token_id=eot, eos_token_id=eot, pad_token_id=eot)
-    model = GPT2LMHeadModel(config)
+    return _save(GPT2LMHeadModel(config), fast, folder)
+
+
+def build_tiny_llama(folder: Path, *, seed: int = 0, max_positions: int = 512) -> Path:
+    """A tiny random Llama (rotary positions, grouped key/value heads): the architecture of SmolLM2."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    fast, vocab, eot = _tokenizer(False)
+    torch.manual_seed(seed)
+    config = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=max_positions,
+                         bos_token_id=eot, eos_token_id=eot, pad_token_id=eot)
+    return _save(LlamaForCausalLM(config), fast, folder)
+
+
+def _save(model, tokenizer, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)
-    fast.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
     return folder

@@ -1,0 +1,107 @@
+"""``share_prompt``: options scored from each prompt's key/value cache give lm-eval's log-likelihoods.
+
+The reference is lm-eval's own ``HFLM.loglikelihood`` on the same loaded model (``LMEvalDecoder.option_scores``,
+what ``share_prompt=false`` runs), on a tiny random GPT-2 (absolute positions) and Llama (rotary positions,
+grouped key/value heads: SmolLM2's architecture).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench.models.hf_decoder import SHARE_PROMPT_DEFAULT, HFDecoder
+from metabench.models.lmeval_bridge import LMEvalDecoder
+from metabench.requests import ChoiceRequest
+
+LONG = ("Say which is the inference relationship between these two sentences: entailment, neutral, contradiction. "
+        "No golden light bathed the red brick of the house. Mark's promotions and progress up the company ladder.")
+#: (context, options): multi-token options, one-token options, options of different lengths, contexts of
+#: very different lengths (padding inside a batch), trailing spaces and newlines moved to the option.
+CASES = [
+    (LONG + "\nAnswer:", (" entailment", " neutral", " contradiction")),
+    ("Correct answer: Option", (" A", " B", " C", " D")),
+    ("No golden light", (" bathed", " bathed the red brick of the house.", " covered")),
+    ("The headline is metaphorical or literal. Answer: ", ("metaphorical", "literal")),
+    ("Paraphrase:\n", ("hierarchy", "steps, stairs", "x")),
+    ("Option", (" A",)),
+    (LONG, (" Option D: Neither Option A nor Option B", " stairs")),
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_llama(tmp_path_factory):
+    from tiny import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+def _both(adapter: HFDecoder, cases) -> tuple[list, list]:
+    contexts, options = [c for c, _ in cases], [o for _, o in cases]
+    return adapter.option_scores(contexts, options), LMEvalDecoder.option_scores(adapter, contexts, options)
+
+
+def _assert_same(shared, lmeval, abs_tol=1e-4) -> None:
+    assert [len(s) for s in shared] == [len(s) for s in lmeval]
+    for mine, theirs in zip(shared, lmeval, strict=True):
+        assert [ll for ll, _ in mine] == pytest.approx([ll for ll, _ in theirs], abs=abs_tol)
+        assert [g for _, g in mine] == [g for _, g in theirs]
+
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_shared_prompt_loglikelihoods_equal_lm_eval(arch, tiny_gpt2, tiny_llama):
+    folder = tiny_gpt2 if arch == "gpt2" else tiny_llama
+    adapter = HFDecoder({"pretrained": str(folder), "batch_size": "3", "share_prompt": "true"})
+    shared, lmeval = _both(adapter, CASES)  # 7 items in batches of 3: prompts of 4 to ~60 tokens padded together
+    _assert_same(shared, lmeval)
+    assert any(len(adapter.lm.tok_encode(o)) > 3 for _, opts in CASES for o in opts)  # multi-token options indeed
+    assert "share_prompt_fallback_items" not in adapter.info()
+    answers = adapter.choose([ChoiceRequest(c, o) for c, o in CASES])
+    expected = [max(range(len(s)), key=lambda i: (s[i][0], -i)) for s in lmeval]
+    assert [a["index"] for a in answers] == expected
+
+
+def test_batch_composition_does_not_change_an_item(tiny_llama):
+    one = HFDecoder({"pretrained": str(tiny_llama), "batch_size": "1", "share_prompt": "true"})
+    (alone,) = one.option_scores([CASES[2][0]], [CASES[2][1]])
+    together = one.option_scores([c for c, _ in CASES], [o for _, o in CASES])
+    many = HFDecoder({"pretrained": str(tiny_llama), "batch_size": "16", "share_prompt": "true"})
+    batched = many.option_scores([c for c, _ in CASES], [o for _, o in CASES])
+    _assert_same([alone], [together[2]], abs_tol=1e-5)
+    _assert_same(together, batched, abs_tol=1e-5)
+
+
+def test_items_lm_eval_treats_specially_are_left_to_lm_eval(tiny_gpt2):
+    """An empty context (lm-eval conditions on its prefix token) and a prompt longer than the window (lm-eval
+    left-truncates each pair alone) go through lm-eval; the rest of the batch is still shared."""
+    adapter = HFDecoder({"pretrained": str(tiny_gpt2), "batch_size": "4", "share_prompt": "true", "max_length": "32"})
+    cases = [("", (" entailment", " neutral")), (LONG, (" entailment", " neutral")), CASES[1], CASES[2]]
+    shared, lmeval = _both(adapter, cases)
+    _assert_same(shared, lmeval)
+    assert adapter.info()["share_prompt_fallback_items"] == 2
+
+
+def test_bfloat16_stays_close_to_lm_eval(tiny_llama):
+    adapter = HFDecoder({"pretrained": str(tiny_llama), "batch_size": "4", "share_prompt": "true", "dtype": "bfloat16"})
+    adapter.lm  # noqa: B018 - load, so that info() has the dtype
+    assert adapter.info()["dtype"] == "torch.bfloat16"
+    shared, lmeval = _both(adapter, CASES)
+    _assert_same(shared, lmeval, abs_tol=0.1)  # bfloat16 has ~3 significant digits; sums of up to ~40 tokens
+
+
+def test_the_two_paths_never_share_cached_answers(tiny_gpt2):
+    from metabench.cache import job_key
+
+    def key(**extra):
+        return job_key(HFDecoder({"pretrained": str(tiny_gpt2), **extra}).fingerprint(), "task", "data", 0, "decoder")
+
+    shared, lmeval = key(share_prompt="true"), key(share_prompt="false")
+    assert shared != lmeval
+    assert key() == (shared if SHARE_PROMPT_DEFAULT else lmeval)
+    assert key(share_prompt="yes", batch_size="2") == shared  # the setting, not its spelling or the batch size
+
+
+def test_share_prompt_must_be_a_boolean(tiny_gpt2):
+    from metabench.errors import AdapterError
+
+    with pytest.raises(AdapterError, match="share_prompt"):
+        HFDecoder({"pretrained": str(tiny_gpt2), "share_prompt": "sometimes"})
