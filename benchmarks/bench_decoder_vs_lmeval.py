@@ -4,7 +4,8 @@ Each task (a MUNCH judgement subset with one-token options " A".." D", and Fig-Q
 whole sentences, i.e. multi-token) is run three ways, each as a fresh process timed end to end (start-up,
 task and data loading, model loading, scoring):
 
-1. ``metabench --tasks TASK --model hf-decoder:FOLDER,batch_size=B --limit N`` with an empty answer cache;
+1. ``metabench --tasks TASK --model hf-decoder:FOLDER,batch_size=B,share_prompt=S --limit N`` with an empty
+   answer cache;
 2. ``lm_eval --model hf --model_args pretrained=FOLDER --batch_size B --device cpu --tasks TASK
    --include_path EXPORT --log_samples`` on the task as ``metabench export lm-eval`` writes it;
 3. the metabench command again, now served from the per-item answer cache.
@@ -19,13 +20,17 @@ options compared, the largest and mean |difference|, and how many items get the 
 
 Redundant tokens: lm-eval forwards each (prompt, option) pair as its own sequence and merges only pairs whose
 ``(prompt + option)[:-1]`` is identical (one-token options). The script counts, with lm-eval's own
-tokenisation (``HFLM._encode_pair``), the tokens lm-eval forwards and the tokens a scorer that forwards the
-prompt once and reuses its KV cache for every option would forward (prompt + each option minus its last
-token). The ratio is an upper bound on what sharing the prompt's forward pass can save; the project's rule
-is to implement it only at >= 1.5x.
+tokenisation (``HFLM._encode_pair``) on the contexts metabench sends (chat template applied where the task
+says), the tokens lm-eval forwards and the tokens hf-decoder's prompt-sharing scorer (``share_prompt=true``,
+its default) forwards: each prompt once plus each option minus its last token. ``--share-prompt false`` runs
+metabench on lm-eval's own scoring path instead; ``benchmarks/bench_prompt_sharing.py`` times the two
+scorers on one loaded model. Tasks whose protocol applies the chat template (e.g. the scored NLI tasks,
+``--task mlp_m4x_original_nli_zero_ll:50``) are run by lm-eval with ``--apply_chat_template``.
 
     python benchmarks/bench_decoder_vs_lmeval.py                      # SmolLM2-135M; MUNCH (50) + Fig-QA (100)
     python benchmarks/bench_decoder_vs_lmeval.py --task munch_sent_judge_mword_p2:50 --model /path/to/hf/folder
+    python benchmarks/bench_decoder_vs_lmeval.py --tokens-only --model /path/to/hf/folder \\
+        --task mlp_m4x_original_nli_zero_ll:50 --task figqa_endings_dev:1094
 
 Needs the MUNCH and Fig-QA data (METABENCH_DATA_DIR) and, for the default model, the metabench-offline-models
 plugin.
@@ -90,21 +95,32 @@ def _lmeval_answers(out_root: Path, task: str) -> dict[str, dict]:
     return out
 
 
-def redundant_tokens(folder: Path, export: Path, task: str) -> dict:
-    """Tokens lm-eval forwards for the exported task vs a scorer sharing each prompt's forward pass."""
-    from lm_eval.models.huggingface import HFLM
+def redundant_tokens(folder: Path, task: str, limit: int) -> dict:
+    """Tokens lm-eval forwards for the task's first ``limit`` items vs a scorer sharing each prompt's forward pass
+    (hf-decoder's ``share_prompt``), on the contexts metabench sends (chat template applied where the task says)."""
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import prepare
+    from metabench.models.hf_decoder import HFDecoder
+    from metabench.models.prompt_sharing import forwarded_tokens
+    from metabench.plugins import default_registry
 
-    lm = HFLM(pretrained=str(folder), device="cpu", batch_size=1)
-    (rows_file,) = glob.glob(str(export / "**" / f"{task}*.jsonl"), recursive=True)
-    lmeval = shared = multi = 0
-    for line in open(rows_file, encoding="utf-8"):
-        row = json.loads(line)
-        pairs = [lm._encode_pair(row["query"], option) for option in row["choices"]]
-        lmeval += sum(len(seq) for seq in {tuple((c + o)[:-1]) for c, o in pairs})  # lm-eval's context grouping
-        shared += len(pairs[0][0]) + sum(len(o) - 1 for _, o in pairs)
-        multi += any(len(o) > 1 for _, o in pairs)
-    return {"tokens_lm_eval": lmeval, "tokens_shared_prompt": shared, "items_with_multi_token_options": multi,
-            "saving_upper_bound": lmeval / shared}
+    registry = default_registry()
+    data = prepare(registry, TaskIndex(registry).load(task), limit=limit)
+    adapter = HFDecoder({"pretrained": str(folder), "batch_size": "1"}, registry=registry)
+    requests = [data.kind.request(item) for item in data.test.items]
+    contexts = [adapter.context(r.context, r) for r in requests]
+    counts = forwarded_tokens(adapter.lm, contexts, [r.options for r in requests])
+    multi = sum(any(len(adapter.lm._encode_pair(c, o)[1]) > 1 for o in r.options) for c, r in zip(contexts, requests))
+    return {**counts, "items_with_multi_token_options": multi,
+            "saving_upper_bound": counts["tokens_lm_eval"] / counts["tokens_shared_prompt"]}
+
+
+def _uses_chat(task: str) -> bool:
+    from metabench.config.index import TaskIndex
+    from metabench.plugins import default_registry
+
+    decoder = TaskIndex(default_registry()).load(task).config.protocol.decoder
+    return bool(decoder is not None and decoder.chat_template)
 
 
 def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -> dict:
@@ -113,15 +129,17 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
 
     export = work / "export"
     export_lmeval(default_registry(), task, export, limit=limit)
+    chat = ["--apply_chat_template"] if _uses_chat(task) else []  # as metabench applies it (the task's protocol)
 
     def mb_cmd(rep: int) -> list[str]:
-        return [str(BIN / "metabench"), "--tasks", task, "--model", f"hf-decoder:{folder},batch_size={args.batch_size}",
+        model = f"hf-decoder:{folder},batch_size={args.batch_size},share_prompt={args.share_prompt}"
+        return [str(BIN / "metabench"), "--tasks", task, "--model", model,
                 "--limit", str(limit), "-o", str(work / f"runs{rep}"), "--no-progress"]
 
     def lm_cmd(rep: int) -> list[str]:
         return [str(BIN / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={folder}", "--device", "cpu",
                 "--batch_size", str(args.batch_size), "--tasks", task, "--include_path", str(export),
-                "--log_samples", "--output_path", str(work / f"lmeval{rep}")]
+                "--log_samples", "--output_path", str(work / f"lmeval{rep}")] + chat
 
     print(f"\n== {task}: {limit} items, batch size {args.batch_size}, {args.repeat} alternating repetitions")
     t_mb, t_lm = [], []
@@ -153,7 +171,7 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
         "seconds_metabench": t_mb, "seconds_lm_eval": t_lm, "seconds_metabench_cached": t_cached,
         "ratio_metabench_over_lm_eval_median": med_mb / med_lm, "ratio_metabench_over_lm_eval_min": min(t_mb) / min(t_lm),
         "speedup_cached_median": med_mb / t_cached,
-        **redundant_tokens(folder, export, task),
+        "share_prompt": args.share_prompt, **redundant_tokens(folder, task, limit),
     }
     print(f"items compared: {len(common)} (metabench {len(ours)}, lm-eval {len(theirs)}); options compared: {len(diffs)}")
     print(f"per-option |loglikelihood diff|: max {summary['max_abs_loglikelihood_diff']:.2e}, "
@@ -164,7 +182,7 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
     print(f"cache speed-up fresh / cached: {med_mb / t_cached:.1f}x")
     print(f"tokens forwarded: lm-eval {summary['tokens_lm_eval']}, shared prompt {summary['tokens_shared_prompt']} "
           f"(items with a multi-token option: {summary['items_with_multi_token_options']}); sharing the prompt's "
-          f"forward pass could save at most {summary['saving_upper_bound']:.2f}x (implemented only at >= 1.5x)")
+          f"forward pass saves at most {summary['saving_upper_bound']:.2f}x (bench_prompt_sharing.py times it)")
     return summary
 
 
@@ -176,9 +194,23 @@ def main(argv=None) -> int:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=2, help="alternating metabench / lm-eval repetitions")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/metabench-bench-decoder"))
+    parser.add_argument("--share-prompt", choices=("true", "false"), default="true",
+                        help="hf-decoder's choice scorer (true: its default, the shared prompt; false: lm-eval's own)")
+    parser.add_argument("--tokens-only", action="store_true",
+                        help="only count the tokens each scorer forwards (no runs, no timing)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
     tasks = args.task or ["munch_word_judge_implicit_p1:50", "figqa_endings_dev:100"]
+    if args.tokens_only:
+        counts = []
+        for spec in tasks:
+            task, _, limit = spec.partition(":")
+            n = int(limit or 50)
+            counts.append({"task": task, "limit": n, **redundant_tokens(Path(args.model), task, n)})
+            print(json.dumps(counts[-1]))
+        if args.json:
+            args.json.write_text(json.dumps(counts, indent=2) + "\n")
+        return 0
 
     work = args.workdir.resolve()
     shutil.rmtree(work, ignore_errors=True)

@@ -11,9 +11,10 @@ and "\\nother" of 4 and 2 SmolLM2 tokens) that is 1.96x the tokens a shared prom
    token boundary is lm-eval's;
 2. the contexts of up to ``batch`` items are forwarded once, right-padded with an attention mask, keeping
    their key/value cache and the logits at each context's last token (they predict every option's first token);
-3. each option's tokens but its last are forwarded from its item's cache rows (one row per option, positions
-   continuing the item's own context length, the context's padding masked out); the option's log-likelihood
-   is the sum of its tokens' log-probabilities, greedy when each token is the argmax, as in lm-eval.
+3. each option's tokens but its last are forwarded from its item's cache rows (one row per option, longest
+   first in groups of ``batch`` rows so that little is padding, positions continuing the item's own context
+   length, the context's padding masked out); the option's log-likelihood is the sum of its tokens'
+   log-probabilities (summed in their dtype, as lm-eval sums), greedy when each token is the argmax.
 
 An item lm-eval would treat specially is left to lm-eval (its entry is ``None``): an empty context (lm-eval
 conditions on the prefix token), an empty option, or a context plus option longer than the model's window
@@ -24,6 +25,7 @@ bit-identical, which is why the fingerprint tells the two paths apart.
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -45,7 +47,7 @@ def shared_prompt_scores(lm, contexts: list[str], options: list[tuple[str, ...]]
     out: list[list[tuple[float, bool]] | None] = [None] * len(contexts)
     for start in range(0, len(items), batch):
         chunk = items[start:start + batch]
-        for item, scores in zip(chunk, _score(lm, chunk), strict=True):
+        for item, scores in zip(chunk, _score(lm, chunk, batch), strict=True):
             out[item.index] = scores
     return out
 
@@ -71,11 +73,12 @@ def _forward_mode(lm):
         yield
 
 
-def _score(lm, chunk: list[_Item]) -> list[list[tuple[float, bool]]]:
+def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]:
     import torch
     import torch.nn.functional as F
 
     device, model = lm.device, lm.model
+    softmax_dtype = getattr(lm, "softmax_dtype", None)
     lengths = torch.tensor([len(item.context) for item in chunk], device=device)
     ids = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long, device=device)
     for row, item in enumerate(chunk):
@@ -85,37 +88,59 @@ def _score(lm, chunk: list[_Item]) -> list[list[tuple[float, bool]]]:
     with _forward_mode(lm):
         out = model(input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=keep)
     last = out.logits[torch.arange(len(chunk), device=device), torch.searchsorted(keep, lengths - 1)]
-    first = F.log_softmax(last, dim=-1, dtype=getattr(lm, "softmax_dtype", None))  # [item, vocab]: each option's first token
+    first = F.log_softmax(last, dim=-1, dtype=softmax_dtype)  # [item, vocab]: each option's first token
+    scores = {(b, j): _picked(first[b:b + 1], cont[:1])
+              for b, item in enumerate(chunk) for j, cont in enumerate(item.options)}
 
-    rows = [(b, j) for b, item in enumerate(chunk) for j, cont in enumerate(item.options) if len(cont) > 1]
-    rest: dict[tuple[int, int], object] = {}
-    if rows:
-        owner = torch.tensor([b for b, _ in rows], device=device)
-        span = max(len(chunk[b].options[j]) - 1 for b, j in rows)
-        cont_ids = torch.zeros(len(rows), span, dtype=torch.long, device=device)
+    # The options' other tokens, longest first in groups of `batch` rows (little padding), each row on a copy
+    # of its item's cached context (a forward appends to the cache it is given).
+    rows = sorted(((b, j) for b, item in enumerate(chunk) for j, cont in enumerate(item.options) if len(cont) > 1),
+                  key=lambda key: -len(chunk[key[0]].options[key[1]]))
+    for start in range(0, len(rows), batch):
+        group = rows[start:start + batch]
+        owner = torch.tensor([b for b, _ in group], device=device)
+        span = len(chunk[group[0][0]].options[group[0][1]]) - 1
+        cont_ids = torch.zeros(len(group), span, dtype=torch.long, device=device)
         cont_mask = torch.zeros_like(cont_ids)
-        for row, (b, j) in enumerate(rows):
+        for row, (b, j) in enumerate(group):
             tokens = chunk[b].options[j][:-1]
             cont_ids[row, :len(tokens)] = torch.tensor(tokens, device=device)
             cont_mask[row, :len(tokens)] = 1
-        cache = out.past_key_values
-        cache.batch_select_indices(owner)  # each option gets its item's context rows
-        positions = lengths[owner][:, None] + torch.arange(span, device=device)
+        cache = out.past_key_values if start + batch >= len(rows) else copy.deepcopy(out.past_key_values)
+        cache.batch_select_indices(owner)
+        positions = lengths[owner][:, None] + torch.arange(span, device=device)  # each row's own context length on
         with _forward_mode(lm):
             logits = model(input_ids=cont_ids, attention_mask=torch.cat([mask[owner], cont_mask], dim=1),
                            position_ids=positions, past_key_values=cache, use_cache=True).logits
-        logprobs = F.log_softmax(logits, dim=-1, dtype=getattr(lm, "softmax_dtype", None))
-        rest = {key: logprobs[row] for row, key in enumerate(rows)}
+        logprobs = F.log_softmax(logits, dim=-1, dtype=softmax_dtype)
+        for row, (b, j) in enumerate(group):
+            cont = chunk[b].options[j]
+            head, head_greedy = scores[(b, j)]
+            tail, greedy = _picked(logprobs[row, :len(cont) - 1], cont[1:])
+            scores[(b, j)] = (torch.cat([head, tail]), head_greedy and greedy)
+    # one sum per option in the log-probabilities' dtype, as lm-eval sums (in bfloat16 the order shows)
+    return [[(float(scores[(b, j)][0].sum()), scores[(b, j)][1]) for j in range(len(item.options))]
+            for b, item in enumerate(chunk)]
 
-    scores = []
-    for b, item in enumerate(chunk):
-        per_option = []
-        for j, cont in enumerate(item.options):
-            steps = first[b:b + 1]
-            if len(cont) > 1:
-                steps = torch.cat([steps, rest[(b, j)][:len(cont) - 1]])
-            target = torch.tensor(cont, device=device)
-            picked = steps.gather(1, target[:, None]).squeeze(1)
-            per_option.append((float(picked.sum()), bool((steps.argmax(-1) == target).all())))
-        scores.append(per_option)
-    return scores
+
+def _picked(logprobs, tokens: list[int]):
+    """The log-probabilities of ``tokens`` (one per row of ``logprobs``) and whether each is the argmax."""
+    import torch
+
+    target = torch.tensor(tokens, device=logprobs.device)
+    return logprobs.gather(1, target[:, None]).squeeze(1), bool((logprobs.argmax(-1) == target).all())
+
+
+def forwarded_tokens(lm, contexts: list[str], options: list[tuple[str, ...]]) -> dict[str, int]:
+    """Tokens each path forwards for these items, by lm-eval's ``_encode_pair`` (padding not counted):
+    lm-eval one sequence per distinct ``(context + option)[:-1]`` (its one-token-option grouping), the shared
+    path each context once plus each option but its last token (an item it leaves to lm-eval: lm-eval's; empty
+    contexts, which no metabench task has, are not counted)."""
+    lmeval = shared = 0
+    for index, (context, opts) in enumerate(zip(contexts, options, strict=True)):
+        pairs = [lm._encode_pair(context, option) for option in opts] if context else []
+        by_lmeval = sum(len(seq) for seq in {tuple((c + o)[:-1]) for c, o in pairs})
+        item = _encode(lm, index, context, opts)
+        lmeval += by_lmeval
+        shared += by_lmeval if item is None else len(item.context) + sum(len(o) - 1 for o in item.options)
+    return {"tokens_lm_eval": lmeval, "tokens_shared_prompt": shared}

@@ -56,7 +56,9 @@ def _fingerprints(folder: Path) -> dict[str, str]:
     return {
         "encoder_base": encoder.base_fingerprint(),
         "encoder": encoder.fingerprint(),
-        "hf_decoder": HFDecoder({"pretrained": str(folder), "dtype": "float32", "batch_size": "4"}).fingerprint(),
+        # lm-eval's own choice path: its answers cached before share_prompt existed (and became the default) stay valid
+        "hf_decoder": HFDecoder({"pretrained": str(folder), "dtype": "float32", "batch_size": "4",
+                                 "share_prompt": "false"}).fingerprint(),
         "vllm": VLLMDecoder({"pretrained": str(folder), "dtype": "auto"}).fingerprint(),
         "openai": OpenAIDecoder({"model": "gpt-x", "base_url": "http://localhost:1/v1", "api": "completions"}).fingerprint(),
     }

@@ -40,10 +40,10 @@ def _both(adapter: HFDecoder, cases) -> tuple[list, list]:
     return adapter.option_scores(contexts, options), LMEvalDecoder.option_scores(adapter, contexts, options)
 
 
-def _assert_same(shared, lmeval, abs_tol=1e-4) -> None:
+def _assert_same(shared, lmeval, abs_tol=1e-4, rel_tol=None) -> None:
     assert [len(s) for s in shared] == [len(s) for s in lmeval]
     for mine, theirs in zip(shared, lmeval, strict=True):
-        assert [ll for ll, _ in mine] == pytest.approx([ll for ll, _ in theirs], abs=abs_tol)
+        assert [ll for ll, _ in mine] == pytest.approx([ll for ll, _ in theirs], abs=abs_tol, rel=rel_tol)
         assert [g for _, g in mine] == [g for _, g in theirs]
 
 
@@ -85,7 +85,22 @@ def test_bfloat16_stays_close_to_lm_eval(tiny_llama):
     adapter.lm  # noqa: B018 - load, so that info() has the dtype
     assert adapter.info()["dtype"] == "torch.bfloat16"
     shared, lmeval = _both(adapter, CASES)
-    _assert_same(shared, lmeval, abs_tol=0.1)  # bfloat16 has ~3 significant digits; sums of up to ~40 tokens
+    _assert_same(shared, lmeval, abs_tol=0.1, rel_tol=5e-3)  # bfloat16: 8 significant bits, summed in bfloat16
+
+
+def test_forwarded_tokens_count_lm_eval_grouping_and_the_shared_prompt(tiny_gpt2):
+    from metabench.models.prompt_sharing import forwarded_tokens
+
+    adapter = HFDecoder({"pretrained": str(tiny_gpt2), "share_prompt": "true"})
+    lm = adapter.lm
+    context = lm.tok_encode("Correct answer: Option")
+    one_token = forwarded_tokens(lm, ["Correct answer: Option"], [(" A", " B", " Option", " the")])  # 1 token each
+    assert one_token == {"tokens_lm_eval": len(context), "tokens_shared_prompt": len(context)}  # lm-eval groups them
+    long_options = (" entailment", " neutral", " contradiction")
+    counts = forwarded_tokens(lm, [LONG], [long_options])
+    option_tokens = [len(lm._encode_pair(LONG, o)[1]) for o in long_options]
+    assert counts["tokens_lm_eval"] == sum(len(lm.tok_encode(LONG)) + n - 1 for n in option_tokens)
+    assert counts["tokens_shared_prompt"] == len(lm.tok_encode(LONG)) + sum(n - 1 for n in option_tokens)
 
 
 def test_the_two_paths_never_share_cached_answers(tiny_gpt2):
