@@ -2,7 +2,7 @@
 
 lm-eval's ``HFLM.loglikelihood`` forwards each (context, option) pair as its own sequence and merges pairs only
 when ``(context + option)[:-1]`` is identical, i.e. for one-token options. With multi-token options the whole
-prompt is forwarded once per option: on the scored NLI tasks (a ~105-token chat prompt, options "\\nentailment"
+prompt is forwarded once per option: on the scored NLI tasks (a ~90-token chat prompt, options "\\nentailment"
 and "\\nother" of 4 and 2 SmolLM2 tokens) that is 1.96x the tokens a shared prompt needs. ``hf-decoder``'s
 ``share_prompt=true`` answers ``ChoiceRequest`` here instead:
 
