@@ -26,8 +26,9 @@ bit-identical, which is why the fingerprint tells the two paths apart.
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 from dataclasses import dataclass
+
+from ..errors import AdapterError
 
 
 @dataclass(frozen=True)
@@ -63,21 +64,30 @@ def _encode(lm, index: int, context: str, options: tuple[str, ...]) -> _Item | N
     return _Item(index, context_enc, conts)
 
 
-@contextmanager
-def _forward_mode(lm):
-    """What lm-eval's ``HFLM._model_call`` runs the model under: no gradients, its mixed-precision autocast."""
+def _forward(lm, **inputs):
+    """The model's forward pass as lm-eval's ``HFLM._model_call`` runs it (no gradients, its mixed-precision
+    autocast), with the keyword arguments this scorer needs (``logits_to_keep``, ``past_key_values``,
+    ``position_ids``): a model whose ``forward`` lacks one (old remote code) gets a clear error, not a traceback."""
     import torch
 
     dtype = getattr(lm, "mixed_precision_dtype", None)  # absent from older lm-eval
-    with torch.no_grad(), torch.autocast(device_type=lm.device.type, dtype=dtype, enabled=dtype is not None):
-        yield
+    try:
+        with torch.no_grad(), torch.autocast(device_type=lm.device.type, dtype=dtype, enabled=dtype is not None):
+            return lm.model(**inputs)
+    except TypeError as exc:
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        raise AdapterError(
+            f"model '{type(lm.model).__name__}' cannot be scored with a shared prompt: {exc}",
+            hint="add share_prompt=false to the model arguments (lm-eval's own loglikelihood scoring)",
+        ) from exc
 
 
 def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]:
     import torch
     import torch.nn.functional as F
 
-    device, model = lm.device, lm.model
+    device = lm.device
     softmax_dtype = getattr(lm, "softmax_dtype", None)
     lengths = torch.tensor([len(item.context) for item in chunk], device=device)
     ids = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long, device=device)
@@ -85,8 +95,7 @@ def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]
         ids[row, :len(item.context)] = torch.tensor(item.context, device=device)
     mask = (torch.arange(ids.shape[1], device=device) < lengths[:, None]).long()
     keep = torch.unique(lengths - 1)  # sorted: only these positions go through the (vocabulary-sized) head
-    with _forward_mode(lm):
-        out = model(input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=keep)
+    out = _forward(lm, input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=keep)
     last = out.logits[torch.arange(len(chunk), device=device), torch.searchsorted(keep, lengths - 1)]
     first = F.log_softmax(last, dim=-1, dtype=softmax_dtype)  # [item, vocab]: each option's first token
     scores = {(b, j): _picked(first[b:b + 1], cont[:1])
@@ -109,9 +118,8 @@ def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]
         cache = out.past_key_values if start + batch >= len(rows) else copy.deepcopy(out.past_key_values)
         cache.batch_select_indices(owner)
         positions = lengths[owner][:, None] + torch.arange(span, device=device)  # each row's own context length on
-        with _forward_mode(lm):
-            logits = model(input_ids=cont_ids, attention_mask=torch.cat([mask[owner], cont_mask], dim=1),
-                           position_ids=positions, past_key_values=cache, use_cache=True).logits
+        logits = _forward(lm, input_ids=cont_ids, attention_mask=torch.cat([mask[owner], cont_mask], dim=1),
+                          position_ids=positions, past_key_values=cache, use_cache=True).logits
         logprobs = F.log_softmax(logits, dim=-1, dtype=softmax_dtype)
         for row, (b, j) in enumerate(group):
             cont = chunk[b].options[j]

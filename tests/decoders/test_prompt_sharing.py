@@ -115,6 +115,21 @@ def test_the_two_paths_never_share_cached_answers(tiny_gpt2):
     assert key(share_prompt="yes", batch_size="2") == shared  # the setting, not its spelling or the batch size
 
 
+def test_a_model_without_the_needed_forward_arguments_gets_a_clear_error(tiny_gpt2, monkeypatch):
+    from metabench.errors import AdapterError
+
+    adapter = HFDecoder({"pretrained": str(tiny_gpt2), "batch_size": "5", "share_prompt": "true"})
+    model = adapter.lm.model
+
+    def old_forward(input_ids, attention_mask=None, use_cache=None):  # no logits_to_keep, no past_key_values
+        return type(model).forward(model, input_ids=input_ids, attention_mask=attention_mask, use_cache=use_cache)
+
+    monkeypatch.setattr(model, "forward", old_forward)
+    with pytest.raises(AdapterError, match="cannot be scored with a shared prompt: .*logits_to_keep") as info:
+        adapter.option_scores([CASES[0][0]], [CASES[0][1]])
+    assert "share_prompt=false" in info.value.hint
+
+
 def test_share_prompt_must_be_a_boolean(tiny_gpt2):
     from metabench.errors import AdapterError
 
