@@ -184,7 +184,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
     phases.lap("data_hash_s")
 
-    fingerprint = adapter.fingerprint()
+    fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
     per_seed, samples, new_answers = {}, [], []
@@ -358,7 +358,8 @@ def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timin
             "primary_metric": config.primary,
             "source": config.metadata.source,
             "plugin": task.plugin,
-            "config": config.model_dump(mode="json"),
+            # protocol.encoder.search left out as from the config hash: a search that ran is in model.info
+            "config": config.model_dump(mode="json", exclude={"protocol": {"encoder": {"search"}}}),
             **task_facts(registry, task),
         },
         "data": {

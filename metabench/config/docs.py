@@ -23,8 +23,9 @@ adapter is an error naming the file, the line and the closest valid name. `metab
 runs these checks without running anything.
 
 The config hash (`results.json` → `task.config_hash`) is the sha256 of the canonical JSON of the resolved
-config without `tag` and with `metadata` reduced to `version`: editing anything that changes results
-changes the hash, and cached answers are never reused across hashes.
+config without `tag`, with `metadata` reduced to `version` and without `protocol.encoder.search` (an opt-in
+read only by a model that switches the search on, whose answer keys carry it instead): editing anything that
+changes results changes the hash, and cached answers are never reused across hashes.
 """
 
 

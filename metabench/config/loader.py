@@ -142,7 +142,8 @@ _TYPE_ERRORS = {"int_type", "int_parsing", "list_type", "string_type", "float_ty
 
 def _is_union_tag(part: str) -> bool:
     """pydantic inserts union member names (str, SplitRef, function-after[...]) into error locations."""
-    return part in {"str", "int", "float", "list[int]", "SplitRef", "MetricSpec", "constrained-int"} or "[" in part
+    return part in {"str", "int", "float", "list[int]", "SplitRef", "MetricSpec", "constrained-int", "SearchRange",
+                    "IntRange"} or "[" in part
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
@@ -172,6 +173,11 @@ def config_hash(config: TaskConfig) -> str:
     payload = config.model_dump(mode="json", exclude=set(_UNHASHED))
     if payload.get("views") is None:  # expanded or view-less tasks hash as before the key existed
         payload.pop("views", None)
+    encoder = (payload.get("protocol") or {}).get("encoder")
+    if encoder is not None:
+        # Opt-in: only a model that switches the search on reads it, and that model's answer keys carry the
+        # search settings (HFEncoder.task_fingerprint); fixed-recipe answers keep the hash they had without it.
+        encoder.pop("search", None)
     payload["metadata"] = {"version": config.metadata.version}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
 #: Input views of expression-level classification (Boisson et al. 2023); see metabench/artifacts/views.py.
@@ -87,11 +87,88 @@ class Finetune(Strict):
     select_metric: str | None = Field(None, description="validation metric for model selection; None: last epoch")
 
 
+class SearchRange(Strict):
+    """A numeric range the search samples from (uniformly, or log-uniformly with ``log: true``)."""
+
+    low: float = Field(description="lower bound (inclusive)")
+    high: float = Field(description="upper bound (inclusive)")
+    log: bool = Field(False, description="sample the logarithm uniformly (learning rates)")
+
+    @model_validator(mode="after")
+    def _ordered(self):
+        if not self.low < self.high:
+            raise ValueError(f"low ({self.low}) must be below high ({self.high})")
+        if self.log and self.low <= 0:
+            raise ValueError(f"a log range needs low > 0 (got {self.low})")
+        return self
+
+
+class IntRange(SearchRange):
+    """An integer range (both bounds included)."""
+
+    low: int = Field(description="lower bound (inclusive)")
+    high: int = Field(description="upper bound (inclusive)")
+
+
+Choices = Annotated[list[float], Field(min_length=1)]
+IntChoices = Annotated[list[int], Field(min_length=1)]
+
+
+class SearchSpace(Strict):
+    """What a search varies: a list is a choice, a mapping a range. A key left out keeps the task's
+    ``finetune`` value (``seed``: the run seed)."""
+
+    lr: Choices | SearchRange | None = Field(None, description="peak learning rate")
+    batch_size: IntChoices | IntRange | None = Field(None, description="examples per optimiser step")
+    epochs: IntChoices | IntRange | None = Field(
+        None, description="training epochs (whole epochs: the validation score is reported after each)"
+    )
+    weight_decay: Choices | SearchRange | None = Field(None, description="AdamW weight decay")
+    warmup_ratio: Choices | SearchRange | None = Field(None, description="linear warm-up share of all steps")
+    seed: IntChoices | IntRange | None = Field(
+        None, description="training seed (head initialisation, data order, dropout), searched as a hyperparameter"
+    )
+
+    def searched(self) -> dict:
+        """The dimensions given, by name."""
+        return {name: value for name, value in self if value is not None}
+
+
+class Search(Strict):
+    """Hyperparameter search on Ray Tune before the final fit (Boisson et al. 2023: BOHB, 50 trials). Only a
+    model that switches it on runs it (``hf:minilm-l6,search=true``); others keep the fixed ``finetune``
+    recipe, and the task's config hash leaves this block out, so adding it changes no cached answer."""
+
+    algorithm: Literal["bohb", "optuna"] = Field(
+        "bohb", description="bohb: Ray Tune's TuneBOHB (needs hpbandster + ConfigSpace); optuna: OptunaSearch (TPE)"
+    )
+    scheduler: Literal["hyperband", "asha", "none"] = Field(
+        "hyperband",
+        description="early stopping on the per-epoch validation score: hyperband (HyperBandForBOHB with bohb, "
+        "HyperBandScheduler with optuna), asha (AsyncHyperBandScheduler; optuna only) or none",
+    )
+    trials: int = Field(50, ge=1, le=10000, description="number of trials (configurations tried)")
+    metric: str = Field(description="validation metric the search maximises (loss: minimises), e.g. macro_f1")
+    space: SearchSpace = Field(description="the hyperparameters searched and their ranges")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if not self.space.searched():
+            raise ValueError("space: give at least one hyperparameter to search")
+        if self.algorithm == "bohb" and self.scheduler != "hyperband":
+            raise ValueError("algorithm bohb needs scheduler hyperband (BOHB's model reads HyperBandForBOHB's budgets)")
+        return self
+
+
 class EncoderProtocol(Strict):
     """How encoders meet this task: fine-tune, then predict."""
 
     finetune: Finetune = Field(default_factory=Finetune, description="hyperparameters")
     seeds: Seeds = Field(1, description="number of seeds (0..n-1) or explicit list of distinct seeds")
+    search: Search | None = Field(
+        None, description="hyperparameter search before the final fit, run only when the model switches it on "
+        "(`search=true`); default: none, the fixed `finetune` recipe"
+    )
 
 
 class DecoderProtocol(Strict):

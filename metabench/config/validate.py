@@ -54,14 +54,21 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
         )
     encoder = config.protocol.encoder
     select = encoder.finetune.select_metric if encoder is not None else None
-    if select and select != "loss" and select not in names and not any(select.startswith(f"{n}/") for n in names):
-        raise ConfigError(
-            f"{raw.where('protocol', 'encoder', 'finetune', 'select_metric')}: select_metric '{select}' is not among "
-            f"the task's metrics{did_you_mean(select, names)}",
-            hint=f"model selection scores the validation split with the task's metrics: use loss or one of {', '.join(names)}",
-        )
+    _check_validation_metric(select, names, raw, ("protocol", "encoder", "finetune", "select_metric"))
+    search = encoder.search if encoder is not None else None
+    if search is not None:
+        _check_validation_metric(search.metric, names, raw, ("protocol", "encoder", "search", "metric"))
     kind_cls.check_config(config, raw)
     _check_paper_views(config, raw)
+
+
+def _check_validation_metric(metric: str | None, names: list[str], raw: RawConfig, at: tuple[str, ...]) -> None:
+    """Model selection and the search score the validation split with the task's own metrics (or its loss)."""
+    if metric and metric != "loss" and metric not in names and not any(metric.startswith(f"{n}/") for n in names):
+        raise ConfigError(
+            f"{raw.where(*at)}: {at[-1]} '{metric}' is not among the task's metrics{did_you_mean(metric, names)}",
+            hint=f"the validation split is scored with the task's metrics: use loss or one of {', '.join(names)}",
+        )
 
 
 def check_group(config: GroupConfig, raw: RawConfig) -> None:

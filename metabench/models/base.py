@@ -82,6 +82,12 @@ class Adapter:
         payload = json.dumps({"adapter": self.name, "args": self.args}, sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
 
+    def task_fingerprint(self, protocol) -> str:
+        """The fingerprint of this model's answers on a task whose protocol section for the adapter's family is
+        ``protocol``: :meth:`fingerprint`, unless the adapter reads a setting the task's config hash leaves out
+        (``protocol.encoder.search``, read only by a model that switches the search on)."""
+        return self.fingerprint()
+
     def info(self) -> dict[str, Any]:
         """Facts about the model recorded in results.json."""
         return {}

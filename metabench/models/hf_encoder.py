@@ -20,17 +20,26 @@ labels. The training loop itself (optimiser, schedule, seeds, selection, resume)
 - **Model selection**: after every epoch the model predicts the validation split and is scored with the task's
   own metric functions (``finetune.select_metric``; ``loss`` selects on validation loss). Without
   ``select_metric`` or without a validation split the last epoch is kept.
+- **Hyperparameter search** (``search=true`` and the task's ``protocol.encoder.search``): before the final fit,
+  trials on Ray Tune (:mod:`metabench.models.search`), each one a fit of this adapter with the trial's
+  hyperparameters through the same loop, reporting the validation scores per epoch; the best configuration is
+  then trained as any fit is, under a checkpoint key that includes the search settings.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import hashlib
 import json
+import shutil
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import AdapterError
+from ..errors import AdapterError, UnsupportedError
 from ..requests import ClassifyRequest, TagRequest, Training
 from .alignment import (
     IGNORE,
@@ -40,6 +49,7 @@ from .alignment import (
     encode_words,
     word_labels,
 )
+from . import search as searching
 from .base import Adapter, AdapterSettings
 from .checkpoints import TRAINER_VERSION, CheckpointStore, checkpoint_key
 from .finetune import Schedule, Selection, train
@@ -62,6 +72,8 @@ _POSITION_OFFSET_TYPES = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert
                           "roberta-prelayernorm", "xmod", "luke"}
 #: Arguments that do not change answers (left out of the fingerprint).
 _NOT_FINGERPRINTED = ("batch_size", "cache", "device", "threads")
+#: Search arguments, left out of the fingerprint too when the search is off (``search=false`` is today's model).
+_SEARCH_ARGS = ("search", "search_cpus", "search_trials", "search_max_epochs")
 MAX_GRAD_NORM = 1.0
 PREDICT_OVERLAP = 0.5
 
@@ -88,6 +100,34 @@ def _override(training: Training, max_train: int | None, recipe: dict[str, float
         protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update=recipe)})
     n = max_train if max_train is not None else len(training.requests)
     return dataclasses.replace(training, requests=training.requests[:n], golds=training.golds[:n], protocol=protocol)
+
+
+def _with_config(training: Training, config: dict) -> Training:
+    """``training`` under a search configuration: its ``finetune`` values replaced, ``seed`` as the training seed."""
+    updates = {k: config[k] for k in searching.FINETUNE_KEYS if k in config}
+    protocol = training.protocol
+    protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update=updates)})
+    return dataclasses.replace(training, protocol=protocol, seed=int(config.get("seed", training.seed)))
+
+
+@dataclass
+class _TrialJob:
+    """What a search trial needs in its Ray worker: a model-less copy of the adapter and the training data."""
+
+    adapter: HFEncoder
+    training: Training
+    head: str
+    labels: list[str]
+    markers: bool
+    max_length: int
+    metric: str
+    checkpoint: bool
+    scratch: str
+
+
+def _run_trial(config: dict, job: _TrialJob) -> None:
+    """Ray Tune's trainable (module level, so Ray pickles it by reference)."""
+    job.adapter._trial(job, {k: searching.plain(v) for k, v in config.items()})
 
 
 def _parse_float(value: str, name: str, adapter: str) -> float:
@@ -119,6 +159,10 @@ class HFEncoder(Adapter):
         "lr",
         "warmup_ratio",
         "threads",
+        "search",
+        "search_cpus",
+        "search_trials",
+        "search_max_epochs",
     )
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
@@ -145,6 +189,16 @@ class HFEncoder(Adapter):
                 raise AdapterError(f"model '{self.name}': {name}={self.args[name]} must be positive")
         if not 0 <= self.recipe.get("warmup_ratio", 0.0) < 1:
             raise AdapterError(f"model '{self.name}': warmup_ratio={self.args['warmup_ratio']} must lie in [0, 1)")
+        # Hyperparameter search (off by default): the task's protocol.encoder.search, trials on search_cpus CPUs.
+        self.search = parse_bool(self.args.get("search", False), "search", self.name)
+        self.search_cpus = parse_int(self.args.get("search_cpus", 1), "search_cpus", self.name)
+        # Budget knobs of the search: fewer trials, fewer epochs than the task's search block.
+        self.search_budget = {name: parse_int(self.args[f"search_{name}"], f"search_{name}", self.name)
+                              for name in ("trials", "max_epochs") if f"search_{name}" in self.args}
+        given = [name for name in _SEARCH_ARGS[1:] if name in self.args]
+        if given and not self.search:
+            raise AdapterError(f"model '{self.name}': {given[0]} applies to a search, which is off",
+                               hint=f"add search=true, e.g. hf:minilm-l6,search=true,{given[0]}={self.args[given[0]]}")
         self._folder: Path | None = None
         self._base_fingerprint: str | None = None
         self.model = None
@@ -174,8 +228,17 @@ class HFEncoder(Adapter):
         return self._base_fingerprint
 
     def fingerprint(self) -> str:
-        args = {k: v for k, v in sorted(self.args.items()) if k not in _NOT_FINGERPRINTED and k != "pretrained"}
+        skipped = _NOT_FINGERPRINTED + (() if self.search else _SEARCH_ARGS)
+        args = {k: v for k, v in sorted(self.args.items()) if k not in skipped and k != "pretrained"}
         payload = {"adapter": self.name, "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "args": args}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def task_fingerprint(self, protocol) -> str:
+        """A searching model's answers depend on the task's search block, which the config hash leaves out."""
+        search = getattr(protocol, "search", None) if self.search else None
+        if search is None:
+            return self.fingerprint()  # the budget knobs are in it
+        payload = {"model": self.fingerprint(), "search": search.model_dump(mode="json")}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def batch_size(self) -> int:
@@ -304,6 +367,8 @@ class HFEncoder(Adapter):
             "dtype": self.dtype_name,
             "seed": training.seed,
         }
+        if self.search:
+            parts["search"] = {**self._search_settings(training).model_dump(mode="json"), "cpus": self.search_cpus}
         key = checkpoint_key(parts)
         self._head, self._labels, self._max_length = head, labels, max_length
         if self._key == key and self.model is not None:
@@ -318,6 +383,9 @@ class HFEncoder(Adapter):
             self.model = self._build_model(found, head, labels, None, training.seed, None)
             record.update(store.meta(key).get("summary", {}))
             record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
+        elif self.search:
+            summary = self._search_and_train(training, key, store, parts, head, labels, markers, max_length)
+            record.update({"cached": False, **summary})
         else:
             summary = self._train(training, key, store, parts, head, labels, markers, max_length)
             record.update({"cached": False, **summary})
@@ -350,7 +418,25 @@ class HFEncoder(Adapter):
                 features.append(feature)
         return features
 
-    def _train(self, training, key, store, parts, head, labels, markers, max_length) -> dict:
+    def _train(self, training, key, store, parts, head, labels, markers, max_length, extra=None) -> dict:
+        finetune = training.protocol.finetune
+        select = finetune.select_metric if training.validation_requests else None
+        summary = self._fit_model(training, head, labels, markers, max_length, select=select, store=store, key=key,
+                                  after_epoch=self._after_epoch)
+        summary.update(extra or {})
+        model = self.model
+
+        def write(tmp: Path) -> dict:
+            model.save_pretrained(str(tmp), safe_serialization=True)
+            self.tokenizer.save_pretrained(str(tmp))
+            return {"parts": parts, "summary": summary}
+
+        store.save(key, write)
+        store.drop_partial(key)
+        return summary
+
+    def _fit_model(self, training, head, labels, markers, max_length, *, select, store, key, after_epoch) -> dict:
+        """Load the tokenizer and a fresh model, fine-tune it on ``training`` (:func:`finetune.train`)."""
         started = time.perf_counter()
         finetune = training.protocol.finetune
         seed = training.seed
@@ -365,7 +451,6 @@ class HFEncoder(Adapter):
         self.model = model
         label_ids = {label: i for i, label in enumerate(labels)}
         features = self._encode_training(training.requests, training.golds, head, label_ids, max_length)
-        select = finetune.select_metric if training.validation_requests else None
         summary = train(
             model,
             features,
@@ -379,19 +464,71 @@ class HFEncoder(Adapter):
             autocast=self._autocast(training=True),
             progress=self.progress,
             label=f"fine-tune {Path(str(self.pretrained)).name} seed {seed}",
-            after_epoch=self._after_epoch,
+            after_epoch=after_epoch,
         )
         summary.update(train_examples=len(training.requests), train_features=len(features),
                        fit_s=round(time.perf_counter() - started, 3))
-
-        def write(tmp: Path) -> dict:
-            model.save_pretrained(str(tmp), safe_serialization=True)
-            self.tokenizer.save_pretrained(str(tmp))
-            return {"parts": parts, "summary": summary}
-
-        store.save(key, write)
-        store.drop_partial(key)
         return summary
+
+    # ------------------------------------------------------------------ search
+
+    def _search_settings(self, training: Training):
+        search = getattr(training.protocol, "search", None)
+        if search is None:
+            raise UnsupportedError(
+                f"model '{self.name}' was asked to search (search=true), and this task has no protocol.encoder.search",
+                hint="add a search block to the task (tasks/artifacts/_boisson.yaml has the paper's), or drop search=true",
+                reason="no protocol.encoder.search",
+            )
+        if not training.validation_requests:
+            raise UnsupportedError(
+                f"model '{self.name}': the search scores trials on the validation split, which this task lacks",
+                hint="give the task `splits.validation`, or drop search=true", reason="search needs a validation split",
+            )
+        return searching.reduced(search, **self.search_budget)
+
+    def _search_and_train(self, training, key, store, parts, head, labels, markers, max_length) -> dict:
+        """Trials on Ray Tune, then the best configuration trained and saved under ``key`` like any fit (on a
+        CPU the final fit repeats the best trial's training exactly: same seed, data order and weights)."""
+        search = self._search_settings(training)
+        finetune = training.protocol.finetune
+        scratch = Path(tempfile.mkdtemp(prefix="metabench-search-"))
+        job = _TrialJob(adapter=self._trial_copy(), training=dataclasses.replace(
+            training, requests=list(training.requests), validation_requests=list(training.validation_requests)),
+            head=head, labels=labels, markers=markers, max_length=max_length, metric=search.metric,
+            checkpoint=searching.pauses(search), scratch=str(scratch / "trials"))
+        from ray import tune
+
+        try:
+            record = searching.run(
+                search, tune.with_parameters(_run_trial, job=job), metric=search.metric, seed=training.seed,
+                default_epochs=finetune.epochs, cpus=self.search_cpus, cpus_per_trial=max(1, self.threads or 1),
+                gpus_per_trial=1 if self.device.startswith("cuda") else 0, storage=scratch / "ray",
+                best_epoch=finetune.select_metric is not None,
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        final = _with_config(training, record["best"]["config"])
+        return self._train(final, key, store, parts, head, labels, markers, max_length,
+                           extra={"search": record, "trained_seed": final.seed})
+
+    def _trial_copy(self) -> HFEncoder:
+        """This adapter without model, tokenizer or registry: what a trial worker unpickles."""
+        clone = copy.copy(self)
+        clone.registry, clone.model, clone.tokenizer, clone._device = None, None, None, None
+        clone._checkpoints, clone._counts, clone.progress = {}, dict(self._counts), False
+        return clone
+
+    def _trial(self, job: _TrialJob, config: dict) -> None:
+        """One search trial in a Ray worker: the task's recipe with the trial's values, trained on the train split,
+        reporting the validation scores after every epoch (the scheduler may stop or pause it there)."""
+        training = _with_config(job.training, config)
+        from ray import tune
+
+        trial_id = tune.get_context().get_trial_id()
+        reporter = searching.TrialReporter(Path(job.scratch) / trial_id, job.checkpoint)
+        self._fit_model(training, job.head, job.labels, job.markers, job.max_length, select=None, store=reporter,
+                        key=trial_id, after_epoch=lambda epoch: reporter.report(epoch + 1, self._validate(training, job.metric)))
 
     def _after_epoch(self, epoch: int) -> None:
         """Hook for tests (simulating an interrupt after an epoch)."""
