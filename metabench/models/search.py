@@ -227,6 +227,10 @@ def run(search, trainable: Callable, *, metric: str, seed: int, default_epochs: 
     from ray import tune
     from ray.tune.logger import JsonLoggerCallback
 
+    if ray.is_initialized() and ray.get_runtime_context().get_actor_id() is not None:
+        # A job of the Ray run matrix: its trials would wait for CPUs that the matrix's workers hold.
+        raise MetabenchError("a search (search=true) cannot run inside a `--launcher ray` worker",
+                             hint="run searched models with the default (serial) launcher")
     mode = "min" if metric == "loss" else "max"
     max_t = max_epochs(search.space, default_epochs)
     started_ray = not ray.is_initialized()
