@@ -419,11 +419,12 @@ class HFEncoder(Adapter):
         return features
 
     def _train(self, training, key, store, parts, head, labels, markers, max_length, extra=None) -> dict:
+        """Fit and save under ``key``; ``extra()``: more facts for the summary, computed on the trained model."""
         finetune = training.protocol.finetune
         select = finetune.select_metric if training.validation_requests else None
         summary = self._fit_model(training, head, labels, markers, max_length, select=select, store=store, key=key,
                                   after_epoch=self._after_epoch)
-        summary.update(extra or {})
+        summary.update(extra() if extra is not None else {})
         model = self.model
 
         def write(tmp: Path) -> dict:
@@ -509,8 +510,12 @@ class HFEncoder(Adapter):
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         final = _with_config(training, record["best"]["config"])
-        return self._train(final, key, store, parts, head, labels, markers, max_length,
-                           extra={"search": record, "trained_seed": final.seed})
+
+        def facts() -> dict:  # the final model's own validation score: the best trial's, when it repeats it
+            scores = self._validate(final, search.metric)
+            return {"search": {**record, "final_validation": scores[search.metric]}, "trained_seed": final.seed}
+
+        return self._train(final, key, store, parts, head, labels, markers, max_length, extra=facts)
 
     def _trial_copy(self) -> HFEncoder:
         """This adapter without model, tokenizer or registry: what a trial worker unpickles."""
