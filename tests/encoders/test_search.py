@@ -141,6 +141,17 @@ def test_a_three_trial_bohb_search_runs_end_to_end_and_trains_the_best_trial(reg
     assert again.results["timings"]["cached_items"] == again.results["n_items"]  # no second search
 
 
+def test_the_fallback_optuna_with_asha_runs_end_to_end(registry, tmp_path, tiny_bert):
+    pytest.importorskip("optuna")
+    (outcome,) = run(registry, "enc_toy_search_optuna", [f"hf-encoder:{tiny_bert},search=true,threads=1"],
+                     RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "ok", outcome.message
+    search = outcome.results["model"]["info"]["checkpoints"]["0"]["search"]
+    assert (search["algorithm"], search["scheduler"], len(search["trials"])) == ("optuna", "asha", 3)
+    best = next(t for t in search["trials"] if t["trial"] == search["best"]["trial"])
+    assert best["completed"] and search["final_validation"] == pytest.approx(best["score"], abs=1e-9)
+
+
 @pytest.mark.parametrize("algorithm", ["bohb", "optuna"])
 def test_both_algorithms_sample_inside_the_papers_space(algorithm):
     pytest.importorskip("hpbandster" if algorithm == "bohb" else "optuna")
