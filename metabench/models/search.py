@@ -233,6 +233,7 @@ def run(search, trainable: Callable, *, metric: str, seed: int, default_epochs: 
                              hint="run searched models with the default (serial) launcher")
     mode = "min" if metric == "loss" else "max"
     max_t = max_epochs(search.space, default_epochs)
+    cpus = max(cpus, cpus_per_trial)  # fewer CPUs than one trial asks for would leave every trial pending
     started_ray = not ray.is_initialized()
     ray_launcher.start(None, cpus)
     log = _result_log(metric)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
@@ -205,5 +206,18 @@ def test_budget_knobs_cut_trials_and_epochs_and_need_the_search_on(tiny_bert):
         reduced(search.model_copy(update={"space": search.space.model_copy(update={"epochs": [4, 8]})}), max_epochs=3)
     with pytest.raises(AdapterError, match="search_trials applies to a search, which is off"):
         make_adapter(tiny_bert, search_trials=5)
+    from enc_helpers import cls_data, training
+
+    from metabench.errors import UnsupportedError
+
+    requests, golds = cls_data(8)
+    plain = training(requests, golds, val=(requests, golds), labels=("literal", "metaphorical"))
+    with pytest.raises(UnsupportedError, match="no protocol.encoder.search") as skipped:
+        make_adapter(tiny_bert, search="true").fit(plain)
+    assert skipped.value.reason == "no protocol.encoder.search"  # a skip with its reason, not a failure
+    searched = dataclasses.replace(plain, validation_requests=[], validation_golds=[], protocol=plain.protocol.model_copy(
+        update={"search": search}))
+    with pytest.raises(UnsupportedError, match="validation split"):
+        make_adapter(tiny_bert, search="true").fit(searched)
     assert make_adapter(tiny_bert, search="true", search_trials=5).fingerprint() != \
         make_adapter(tiny_bert, search="true").fingerprint()
