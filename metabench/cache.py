@@ -7,6 +7,9 @@ after a SIGKILL, every batch committed before it is there and nothing half-writt
 Once a job's seed has an answer for every test item, the whole set is also stored as one row of the ``jobs``
 table (keyed by the same things but the item id; the data hash already covers the item ids and ``--limit``),
 so a fully cached job costs one query and one JSON parse instead of a sha256 and a row per item.
+
+The ``runs`` table holds finished jobs whole (results record and samples.jsonl bytes, zlib-compressed),
+keyed before any data is loaded: see :mod:`metabench.job_memo`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -52,6 +56,8 @@ class AnswerCache:
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 self._db.execute("CREATE TABLE IF NOT EXISTS jobs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                self._db.execute("CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, record TEXT NOT NULL, "
+                                 "run_name TEXT NOT NULL, samples BLOB NOT NULL)")
                 self._db.commit()
 
     @contextmanager
@@ -59,7 +65,7 @@ class AnswerCache:
         """A damaged or unreadable cache file is named, with the two ways out, instead of a raw sqlite error."""
         try:
             yield
-        except (sqlite3.DatabaseError, OSError, ValueError) as exc:
+        except (sqlite3.DatabaseError, OSError, ValueError, zlib.error) as exc:
             raise MetabenchError(
                 f"{self.path}: the answer cache cannot be used ({type(exc).__name__}: {exc})",
                 hint=f"run with --no-cache, or delete {self.path} to rebuild it (it only holds cached answers; "
@@ -103,6 +109,24 @@ class AnswerCache:
         with self._guard(), self._db:
             self._db.execute("INSERT OR REPLACE INTO jobs (key, value) VALUES (?, ?)",
                              (key, json.dumps(answers, ensure_ascii=False)))
+
+    def get_run(self, key: str) -> tuple[dict, str, bytes] | None:
+        """A remembered job: (results record without its volatile keys, run folder name, samples.jsonl bytes)."""
+        if self._db is None:
+            return None
+        with self._guard():
+            row = self._db.execute("SELECT record, run_name, samples FROM runs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            return json.loads(row[0]), row[1], zlib.decompress(row[2])
+
+    def put_run(self, key: str, record: dict, run_name: str, lines: bytes) -> None:
+        if self._db is None:
+            return
+        with self._guard(), self._db:
+            self._db.execute("INSERT OR REPLACE INTO runs (key, record, run_name, samples) VALUES (?, ?, ?, ?)",
+                             (key, json.dumps(record, ensure_ascii=False, allow_nan=False), run_name,
+                              zlib.compress(lines, 1)))
 
     def close(self) -> None:
         if self._db is not None:

@@ -122,9 +122,11 @@ def build_kind(registry: Registry, task: LoadedTask):
     return registry.resolve("kind", config.kind)(config, metric_fns)
 
 
-def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, data_dir: Path | None = None) -> TaskData:
-    """Load every split role of ``task`` (the test split cut to ``limit``) and build its kind."""
-    kind = build_kind(registry, task)
+def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, data_dir: Path | None = None,
+            kind=None) -> TaskData:
+    """Load every split role of ``task`` (the test split cut to ``limit``) and build its kind (or take the
+    one given, built by :func:`build_kind`)."""
+    kind = kind or build_kind(registry, task)
     splits = {role: _load(registry, task, role, data_dir) for role in ROLES}
     test = splits["test"]
     n_test_items = len(test.items)

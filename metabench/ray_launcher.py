@@ -226,6 +226,12 @@ class AnswerStore:
     def put_job(self, key: str, answers: dict) -> None:
         self.cache.put_job(key, answers)
 
+    def get_run(self, key: str):
+        return self.cache.get_run(key)
+
+    def put_run(self, key: str, record: dict, run_name: str, lines: bytes) -> None:
+        self.cache.put_run(key, record, run_name, lines)
+
 
 class _RemoteCache:
     """What a worker hands :func:`runner.execute` as its cache: calls into the driver-side store, blocking,
@@ -253,6 +259,16 @@ class _RemoteCache:
         import ray  # noqa: PLC0415
 
         ray.get(self.store.put_job.remote(key, answers))
+
+    def get_run(self, key: str):
+        import ray  # noqa: PLC0415
+
+        return ray.get(self.store.get_run.remote(key))
+
+    def put_run(self, key: str, record: dict, run_name: str, lines: bytes) -> None:
+        import ray  # noqa: PLC0415
+
+        ray.get(self.store.put_run.remote(key, record, run_name, lines))
 
 
 class Worker:

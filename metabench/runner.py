@@ -9,6 +9,9 @@ resumes where it stopped and a repeated run costs only the cache look-ups.
 Computing a job (:func:`execute`: answers, scores, the results record) is apart from writing its run folder
 (:func:`write`), so a launcher can compute on a worker and write on the driver; the answers a job computed
 are also returned (``JobResult.new_answers``) for a driver whose cache the worker cannot reach.
+
+Before any of that, a job whose inputs are unchanged since it last finished is taken whole from the job memo
+(:mod:`metabench.job_memo`): no data loaded, nothing scored, the remembered run folder written again.
 """
 
 from __future__ import annotations
@@ -23,16 +26,18 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from . import job_memo
 from .cache import AnswerCache, cache_root, item_key, job_key
 from .config.index import LoadedTask, TaskIndex
 from .data.hashing import hashing_seconds
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
-from .jobs import Job, RunOptions, TaskData, prepare
+from .jobs import Job, RunOptions, TaskData, build_kind, prepare
 from .models.base import Adapter
 from .models.spec import build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
-from .store import SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, sync, write_run
+from .store import (SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, samples_text,
+                    sync, write_run)
 from .task_facts import task_facts
 from .timings import Phases
 
@@ -50,12 +55,12 @@ class JobOutcome:
 
 @dataclass
 class JobResult:
-    """What computing a job gives: the results record, the per-item samples, the answers it computed and the
-    run folder they belong in."""
+    """What computing a job gives: the results record, the per-item samples (samples.jsonl's bytes), the
+    answers it computed and the run folder they belong in."""
 
     job: Job
     results: dict
-    samples: list[dict]
+    samples: bytes
     run_dir: Path
     new_answers: list[tuple[str, object]] = field(default_factory=list)
 
@@ -170,13 +175,25 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     task, spec, options = job.task, job.model, job.options
     adapter = build_adapter(spec, registry, options.adapter_settings)
     seeds = _seeds(task, adapter, options)
-    data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir)
-    kind, test = data.kind, data.test
+    kind = build_kind(registry, task)
+    if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
+        adapter.check_request_type(kind.request_type(), task.name)
+    _check_training(task, adapter, task.config.splits.train)
+    fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
+    memo = job_memo.key(registry, job, fingerprint, adapter.family, seeds)
+    remembered = cache.get_run(memo) if memo is not None else None
+    phases.lap("cache_lookup_s")
+    if remembered is not None:
+        return _remembered(registry, job, adapter, remembered, phases)
+    answers_cache = cache if adapter.cache_answers else AnswerCache(None)
+    data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir, kind=kind)
+    test = data.test
     limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
     run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
     check_run_dir(run_dir)
-    adapter.check_request_type(type(kind.request(test.items[0])), task.name)
-    _check_training(task, adapter, data.splits["train"])
+    if kind.request_type() is None:  # a kind that does not declare it: probe the first item
+        adapter.check_request_type(type(kind.request(test.items[0])), task.name)
+    _check_training(task, adapter, data.splits["train"].items if data.splits["train"] else None)
     golds = _plain([kind.gold(item) for item in test.items])
     phases.lap("load_s")
     phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
@@ -184,35 +201,53 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
     phases.lap("data_hash_s")
 
-    fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
     per_seed, samples, new_answers = {}, [], []
     timings = {"cached_items": 0}
     for seed in seeds:
         whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
-        found = cache.get_job(whole)
+        found = answers_cache.get_job(whole)
         if found is not None and len(found) == len(ids) and all(i in found for i in ids):
             preds = [found[i] for i in ids]
             timings["cached_items"] += len(preds)
             phases.lap("cache_lookup_s")
         else:
-            preds = _seed_answers(job, data, adapter, cache, seed, data_hash, training_hash, fingerprint,
+            preds = _seed_answers(job, data, adapter, answers_cache, seed, data_hash, training_hash, fingerprint,
                                   requests, timings, new_answers, phases)
-            cache.put_job(whole, dict(zip(ids, preds)))
+            answers_cache.put_job(whole, dict(zip(ids, preds)))
             phases.lap("cache_lookup_s")
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
         for item, gold, pred in zip(test.items, golds, preds):
             samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
         phases.lap("score_s")
 
+    lines = samples_text(samples).encode("utf-8")
     results = _results(registry, job, adapter, data, seeds, per_seed, timings)
     results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
-    phases.lap("write_s")  # building the record; write() adds the time writing the folder takes
+    memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
+    if memo is not None:
+        cache.put_run(memo, job_memo.stored(results), run_dir.name, lines)
+    phases.lap("write_s")  # encoding the samples, the record; write() adds the time writing the folder takes
     timings.update(phases.record())
     answered = len(test.items) * len(seeds) - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
-    return JobResult(job, results, samples, run_dir, new_answers)
+    return JobResult(job, results, lines, run_dir, new_answers)
+
+
+def _remembered(registry, job: Job, adapter, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
+    """A job taken whole from the job memo: its data files re-verified, the process facts made fresh."""
+    record, name, lines = remembered
+    job_memo.verify_files(registry, record["data"]["files"], job.options.data_dir)
+    phases.lap("data_hash_s")
+    run_dir = job.options.output_dir / job.task.name / name
+    check_run_dir(run_dir)
+    results = {**record, **_process_facts(registry)}
+    results["model"] = {**record["model"], "info": adapter.info()}
+    phases.lap("write_s")
+    results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]), **phases.record(),
+                          "items_per_s": None}
+    return JobResult(job, results, lines, run_dir)
 
 
 def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, training_hash, fingerprint,
@@ -239,11 +274,12 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, tra
 
 
 def _check_training(task: LoadedTask, adapter: Adapter, train) -> None:
-    """A model that learns from the training split cannot serve a task without one: a skip, not a failure.
+    """A model that learns from the training split cannot serve a task without one (``train``: the declared
+    split, or its loaded items): a skip, not a failure.
 
     (Guessing a training distribution from the test labels would leak them, so there is no fallback.)
     """
-    if adapter.needs_training and (train is None or not train.items):
+    if adapter.needs_training and not train:
         raise UnsupportedError(
             f"model '{adapter.name}' learns from the training split, and task '{task.name}' has none",
             hint="models that need no training split: random, constant (`metabench ls models`)",
@@ -335,6 +371,16 @@ def _aggregate(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
     return out
 
 
+def _process_facts(registry) -> dict:
+    """The parts of a results record that describe the process writing it (fresh on a remembered job too)."""
+    return {
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "metabench": metabench_info(),
+        "environment": environment(),
+        "plugins": [{k: p[k] for k in ("name", "version", "status")} for p in registry.plugins],
+    }
+
+
 def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings) -> dict:
     task, spec, options = job.task, job.model, job.options
     config = task.config
@@ -345,10 +391,7 @@ def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timin
             files.update(split.files)
     return {
         "schema_version": SCHEMA_VERSION,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "metabench": metabench_info(),
-        "environment": environment(),
-        "plugins": [{k: p[k] for k in ("name", "version", "status")} for p in registry.plugins],
+        **_process_facts(registry),
         "task": {
             "name": task.name,
             "version": config.metadata.version,

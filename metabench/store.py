@@ -108,9 +108,12 @@ def samples_text(samples: list[dict]) -> str:
     return "".join([encode(s) + "\n" for s in samples])
 
 
-def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: bool = False,
+def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
               started: float | None = None, durable: bool = True) -> None:
     """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).
+
+    ``samples``: the per-item rows, or samples.jsonl's bytes as :func:`samples_text` encoded them (a job
+    remembered whole, :mod:`metabench.job_memo`, is written without decoding its samples).
 
     ``started`` (a ``time.perf_counter()`` reading taken when writing began): the time spent up to writing
     results.json itself, samples included, is added to ``results["timings"]`` (``write_s`` and ``total_s``), so
@@ -124,7 +127,7 @@ def write_run(run_dir: Path, results: dict, samples: list[dict], *, overwrite: b
     is always flushed first, so not even an OS crash loses a run that was complete before.
     """
     check_run_dir(run_dir)
-    lines = samples_text(samples).encode("utf-8")
+    lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
     results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
     body = _body(run_dir, results)
     parent = run_dir.parent

@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..data.spec import DatasetSpec
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
 from .sampling import SAMPLINGS, sample, to_items
-from .regimes import FOLDS, assign, deduplicate, digest
+from .regimes import FOLDS, chunk_of, deduplicate, digest, role_of_chunk
 
 PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
@@ -62,27 +62,46 @@ def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0):
         if split == "all":
             return [i for slices in recipe.original.values() for s in slices for i in read_slice(ctx, *s, recipe.labels)]
         return [i for s in recipe.original.get(split, ()) for i in read_slice(ctx, *s, recipe.labels)]
-    items = _pooled(ctx, recipe, seed)
+    entry = _pooled(ctx, recipe, seed)
+    items = entry.items
     if split == "all":
-        return items
+        return list(items)
     if fold != 0 and len(items) >= SINGLE_SPLIT_ITEMS:
         raise DataError(
             f"dataset '{ctx.spec.name}' has {len(items)} items: one split only (Boisson et al. footnote 4), fold 0",
             hint="use fold: 0",
         )
-    key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
-    chosen = assign(items, key, dataset=ctx.spec.name, regime=regime, seed=seed, fold=fold)[split]
+    chunks, ranks = entry.folding(ctx.spec.name, recipe, regime, seed)
+    chosen = [i for i, chunk in enumerate(chunks) if role_of_chunk(chunk, fold) == split]
     # Hashed order, not the source's (often sorted by verb or label): the first N items (--limit, an encoder's
     # max_train) are then a seeded random sample, not one corner of the data.
-    return sorted(chosen, key=lambda item: digest(ctx.spec.name, regime, seed, item.id))
+    return [items[i] for i in sorted(chosen, key=ranks.__getitem__)]
 
 
-#: (dataset, seed, data folder) -> (pooled items, files read): the last few pools built in this process.
-_POOLS: OrderedDict[tuple, tuple[list, list[str]]] = OrderedDict()
+@dataclasses.dataclass
+class _Pool:
+    """A built pool, the files it was read from and, per regime, each item's chunk and rank (hashed order):
+    the same for all five folds and three splits a regime's tasks load, so computed once (2.7M sha256 per
+    cold ``--tasks all`` before)."""
+
+    items: list
+    used: list[str]
+    _folds: dict = dataclasses.field(default_factory=dict)
+
+    def folding(self, name: str, recipe: Recipe, regime: str, seed: int) -> tuple[list[int], list[str]]:
+        if regime not in self._folds:
+            key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
+            chunks = chunk_of([key(item) for item in self.items], f"{name}\x00{regime}\x00{seed}")
+            self._folds[regime] = (chunks, [digest(name, regime, seed, item.id) for item in self.items])
+        return self._folds[regime]
+
+
+#: (dataset, seed, data folder) -> the last few pools built in this process.
+_POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
 _POOLS_KEPT = 4
 
 
-def _pooled(ctx, recipe: Recipe, seed: int) -> list:
+def _pooled(ctx, recipe: Recipe, seed: int) -> _Pool:
     """The recipe's pool, built once per process for all the splits, regimes and folds drawn from it (a task
     loads three splits, and a dataset has up to a dozen regime × fold tasks: each rebuilt the pool, re-reading
     and, for sampled recipes, re-sampling the base corpora). Tasks run in name order, so a dataset's tasks come
@@ -91,15 +110,15 @@ def _pooled(ctx, recipe: Recipe, seed: int) -> list:
     key = (ctx.spec.name, seed, str(ctx.data_dir))
     if key in _POOLS:
         _POOLS.move_to_end(key)
-        items, used = _POOLS[key]
-        for relpath in used:
+        entry = _POOLS[key]
+        for relpath in entry.used:
             ctx.path(relpath)
-        return list(items)
+        return entry
     items, _ = pool(ctx, recipe, seed)
-    _POOLS[key] = (items, list(ctx.used))
+    _POOLS[key] = entry = _Pool(items, list(ctx.used))
     while len(_POOLS) > _POOLS_KEPT:
         _POOLS.popitem(last=False)
-    return list(items)
+    return entry
 
 
 def _item_id(item) -> str:

@@ -98,3 +98,8 @@ def put(entry: str, items: list, used: list[str]) -> None:
         os.replace(tmp, folder / f"{entry}.pkl")
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         Path(tmp).unlink(missing_ok=True)  # a full disk or an unpicklable plugin item: parse next time
+
+
+def exists(entry: str) -> bool:
+    """Whether a key has an entry (what :mod:`metabench.job_memo` asks before keying a job on it)."""
+    return (cache_folder() / f"{entry}.pkl").is_file()

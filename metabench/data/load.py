@@ -9,6 +9,7 @@ from ..errors import ConfigError, did_you_mean
 from ..registry import Registry
 from . import itemcache
 from .context import DataContext
+from .resolve import flush_stamps
 
 
 @dataclass
@@ -57,4 +58,5 @@ def load_split(
     declared = {f.path for f in spec.files}
     if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached
         itemcache.put(entry, items, list(ctx.used))
+    flush_stamps()
     return LoadedSplit(items, dict(ctx.used))

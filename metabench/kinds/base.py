@@ -54,6 +54,12 @@ class Kind:
     def request(self, item):
         raise NotImplementedError
 
+    def request_type(self) -> type | None:
+        """The request class every item of this task becomes, when the config alone decides it: the runner
+        then turns away a model that cannot answer it before loading any data. None (the default, for a kind
+        that does not say): the runner renders the first test item to find out."""
+        return None
+
     def score(self, item, gold, prediction) -> dict[str, float]:
         """Per-item scores: the input of paired significance tests."""
         raise NotImplementedError

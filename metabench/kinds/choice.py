@@ -93,6 +93,9 @@ class Choice(PromptedMixin, Kind):
                 hint="map it with kind_args.label_map",
             ) from None
 
+    def request_type(self) -> type:
+        return ChoiceRequest
+
     def request(self, item) -> ChoiceRequest:
         return ChoiceRequest(
             context=self.prompt(item),

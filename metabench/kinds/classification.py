@@ -57,6 +57,9 @@ class Classification(Kind):
         raw = str(getattr(item, self.args.label_field))
         return self.args.label_map.get(raw, raw)
 
+    def request_type(self) -> type:
+        return ClassifyRequest
+
     def request(self, item) -> ClassifyRequest:
         pair = getattr(item, self.args.pair_field) if self.args.pair_field else None
         text = getattr(item, self.args.text_field)

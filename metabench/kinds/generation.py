@@ -79,6 +79,9 @@ class Generation(PromptedMixin, Kind):
         gold = str(gold)
         return self.args.label_map.get(gold, gold)
 
+    def request_type(self) -> type:
+        return RankRequest if self.args.mode == "rank" else GenerateRequest
+
     def request(self, item):
         decoder = self.decoder
         if self.args.mode == "rank":

@@ -34,6 +34,9 @@ class Tagging(Kind):
     def gold(self, item) -> tuple[str, ...]:
         return tuple(item.tags)
 
+    def request_type(self) -> type:
+        return TagRequest
+
     def request(self, item) -> TagRequest:
         return TagRequest(words=tuple(item.words), labels=self.labels())
 

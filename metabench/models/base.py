@@ -51,6 +51,10 @@ class Adapter:
     #: Items per ``predict`` call unless ``batch_size=`` says otherwise; a batch is also what the answer cache
     #: commits at once (what a killed run loses at most).
     default_batch_size: ClassVar[int] = 64
+    #: False when answering costs less than storing the answers: the baselines. Their per-item answers then
+    #: skip the answer cache (~450k SQLite rows were 20 of the 116 s of a cold ``--tasks all --model
+    #: majority``); a finished job is still remembered whole (:mod:`metabench.job_memo`).
+    cache_answers: ClassVar[bool] = True
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         unknown = sorted(set(args) - set(self.allowed_args))

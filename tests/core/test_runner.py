@@ -150,12 +150,13 @@ def test_sigkill_then_resume_recomputes_no_finished_item(toy_env, tmp_path):
 
 
 def test_a_fully_cached_job_is_one_query_and_renders_only_the_probe_request(toy_registry, tmp_path, monkeypatch):
-    """The second run finds each seed's complete answer set in one `jobs` row: no per-item look-up, no
-    request rendered (but the one that checks the model can serve the task), and the same run files."""
+    """Without the job memo (as when the parsed items were cleared), the second run finds the seed's complete
+    answer set in one `jobs` row: no per-item look-up, no request rendered (the kind declares its request
+    type, so no item is probed either), and the same run files."""
     from metabench.cache import AnswerCache
     from metabench.kinds.classification import Classification
 
-    (first,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
+    (first,) = _run(toy_registry, tmp_path, models=("counting",))
     first_samples = (first.run_dir / "samples.jsonl").read_bytes()
     calls = {"get_many": 0, "request": 0, "get_job": 0}
     original_request, original_get_job = Classification.request, AnswerCache.get_job
@@ -170,9 +171,94 @@ def test_a_fully_cached_job_is_one_query_and_renders_only_the_probe_request(toy_
 
     monkeypatch.setattr(Classification, "request", counting_request)
     monkeypatch.setattr(AnswerCache, "get_job", counting_get_job)
+    monkeypatch.setattr(AnswerCache, "get_run", lambda self, key: None)
     monkeypatch.setattr(AnswerCache, "get_many", lambda self, keys: calls.__setitem__("get_many", calls["get_many"] + 1) or {})
-    (again,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
-    assert calls == {"get_many": 0, "request": 1, "get_job": 2}  # one row per seed
-    assert again.results["timings"]["cached_items"] == 80
+    (again,) = _run(toy_registry, tmp_path, models=("counting",))
+    assert calls == {"get_many": 0, "request": 0, "get_job": 1}  # one row for the one seed
+    assert again.results["timings"]["cached_items"] == 40
     assert (again.run_dir / "samples.jsonl").read_bytes() == first_samples
     assert again.results["metrics"] == first.results["metrics"]
+
+
+def test_a_model_that_cannot_serve_a_task_is_skipped_before_its_data_is_loaded(toy_registry, tmp_path, monkeypatch):
+    from metabench import runner
+
+    import dataclasses
+
+    from metabench.cache import AnswerCache
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import Job
+    from metabench.models.spec import parse_model_spec
+
+    task = TaskIndex(toy_registry).load("toy_cls")
+    untrained = dataclasses.replace(task, config=task.config.model_copy(
+        update={"splits": task.config.splits.model_copy(update={"train": None})}))
+    monkeypatch.setattr(runner, "prepare", lambda *a, **k: pytest.fail("a skipped job loaded its data"))
+    options = RunOptions(output_dir=tmp_path / "runs", progress=False)
+    skipped = runner.attempt(toy_registry, Job(untrained, parse_model_spec("majority"), options), AnswerCache(None))
+    assert skipped.status == "skipped" and skipped.reason == "needs a training split"
+
+
+def test_baseline_answers_skip_the_answer_cache(toy_registry, tmp_path):
+    """A baseline answers faster than SQLite stores an answer: no per-item rows, no `jobs` rows for it."""
+    _run(toy_registry, tmp_path, models=("majority", "random"), seeds=[0, 1])
+    with sqlite3.connect(cache_root() / "answers.sqlite") as conn:
+        counts = [conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in ("answers", "jobs", "runs")]
+    assert counts == [0, 0, 2]  # only the two finished jobs, remembered whole
+
+
+def _without_volatile(results: dict) -> dict:
+    return {k: v for k, v in results.items() if k not in ("created", "timings")}
+
+
+def test_a_remembered_job_loads_no_data_and_writes_the_same_run(toy_registry, tmp_path, monkeypatch):
+    from metabench import runner
+
+    (first,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
+    monkeypatch.setattr(runner, "prepare", lambda *a, **k: pytest.fail("a remembered job loaded its data"))
+    (again,) = run(toy_registry, "toy_cls", ["random"], RunOptions(output_dir=tmp_path / "again", seeds=[0, 1], progress=False))
+    assert again.status == "ok", again.message
+    assert (again.run_dir / "samples.jsonl").read_bytes() == (first.run_dir / "samples.jsonl").read_bytes()
+    assert _without_volatile(read_results(again.run_dir)) == _without_volatile(read_results(first.run_dir))
+    timings = again.results["timings"]
+    assert timings["cached_items"] == 80 and timings["load_s"] == 0 and timings["predict_s"] == 0
+    assert sum(timings[p] for p in runner.Phases().seconds) == pytest.approx(timings["total_s"], rel=0.05)
+
+
+def test_the_job_memo_misses_when_its_inputs_change(toy_registry, tmp_path, monkeypatch):
+    """Another seed list, --limit or model is another job; with the parsed items cleared the job is computed."""
+    from metabench import jobs
+    from metabench.data import itemcache
+
+    def computed(**kw) -> bool:
+        model = kw.pop("model", "random")
+        (outcome,) = run(toy_registry, "toy_cls", [model], RunOptions(output_dir=tmp_path / "o", progress=False,
+                                                                      overwrite=True, **kw))
+        return outcome.results["timings"]["load_s"] > 0
+
+    assert computed(seeds=[0]) and not computed(seeds=[0])
+    assert computed(seeds=[1]) and computed(seeds=[0], limit=7) and computed(seeds=[0], model="random:strategy=prior")
+    for entry in itemcache.cache_folder().glob("*.pkl"):
+        entry.unlink()
+    jobs._load_memo.cache_clear()  # as in a new process, whose slices are parsed (and stored) again
+    assert computed(seeds=[0])  # no parsed items: no key; the job is computed (and remembered again)
+    assert not computed(seeds=[0])
+
+
+def test_a_remembered_job_still_fails_on_an_altered_data_file(toy_registry, tmp_path, monkeypatch):
+    import shutil
+
+    import toy_plugin
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(toy_plugin.DATA_DIR, mirror)
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(mirror))
+    (first,) = _run(toy_registry, tmp_path, models=("majority",))
+    assert first.status == "ok"
+    test_file = mirror / "toy" / "cls_test.tsv"
+    test_file.write_text(test_file.read_text().replace("\t", "\t ", 1))
+    from metabench.data import resolve
+
+    monkeypatch.setattr(resolve, "_verified", {})  # a new process: files are verified once per process
+    (again,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "again", progress=False))
+    assert again.status == "failed" and "cls_test.tsv" in again.message and "sha256" in again.message
