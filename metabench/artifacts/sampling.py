@@ -66,49 +66,66 @@ def metaphor_spans(tags: tuple[str, ...]) -> list[tuple[int, int]]:
     return out
 
 
-def _keys(sentence, start: int, end: int) -> dict[str, tuple | None]:
-    words = sentence.words[start:end]
-    pos = sentence.meta.get("pos")
-    normal = tuple(w.lower().translate(_PUNCT) or w.lower() for w in words)
-    return {
-        "words": tuple(w.lower() for w in words),
-        "lemmas": normal,
-        "pos": tuple(pos[start:end]) if pos and len(pos) == len(sentence.words) else None,
-        "any": (len(words),) if all(any(c.isalpha() for c in w) for w in words) else None,
-    }
+class _Keys:
+    """A sentence's per-word matching forms, computed once: a span's key at each level is then a slice
+    (building them per candidate span was most of a cold ``--tasks all``'s sampling time)."""
+
+    def __init__(self, sentence):
+        lower = [w.lower() for w in sentence.words]
+        pos = sentence.meta.get("pos")
+        self.forms = {
+            "words": lower,
+            "lemmas": [w.translate(_PUNCT) or w for w in lower],
+            "pos": list(pos) if pos and len(pos) == len(sentence.words) else None,
+        }
+        self.alpha = [any(c.isalpha() for c in w) for w in sentence.words]
+
+    def key(self, level: str, start: int, end: int) -> tuple | None:
+        if level == "any":
+            return (end - start,) if all(self.alpha[start:end]) else None
+        forms = self.forms[level]
+        return tuple(forms[start:end]) if forms is not None else None
 
 
 def sample(sentences: list, seed: int, levels: tuple[str, ...] = LEVELS) -> tuple[list[tuple[Span, str, str]], Counter]:
     """[(span, label, level)] — every metaphor (level '') and its literal partner, matched at the first of
     ``levels`` with an unused candidate — and counts per level."""
+    keys = [_Keys(sent) for sent in sentences]
     metaphors = [Span(s, a, b) for s, sent in enumerate(sentences) for a, b in metaphor_spans(sent.tags)]
-    wanted = {(level, key) for m in metaphors
-              for level, key in _keys(sentences[m.sentence], m.start, m.end).items() if key is not None and level in levels}
-    lengths = {m.end - m.start for m in metaphors}
+    wanted = {(level, key) for m in metaphors for level in levels
+              if (key := keys[m.sentence].key(level, m.start, m.end)) is not None}
+    lengths = sorted({m.end - m.start for m in metaphors})
     pools: dict[tuple, list[Span]] = defaultdict(list)
     for s, sent in enumerate(sentences):
         literal = [not t.startswith(("B-", "I-")) for t in sent.tags]
         for n in lengths:
             for a in range(len(sent.words) - n + 1):
                 if all(literal[a : a + n]):
-                    for level, key in _keys(sent, a, a + n).items():
-                        if (level, key) in wanted:
+                    for level in levels:
+                        if (level, key := keys[s].key(level, a, a + n)) in wanted:
                             pools[(level, key)].append(Span(s, a, a + n))
+    order: dict[Span, str] = {}  # a span is a candidate at several levels: hashed once
+
+    def rank(sp: Span) -> str:
+        if sp not in order:
+            order[sp] = digest(seed, sentences[sp.sentence].id, sp.start, sp.end)
+        return order[sp]
+
     for candidates in pools.values():
-        candidates.sort(key=lambda sp: digest(seed, sentences[sp.sentence].id, sp.start, sp.end))
+        candidates.sort(key=rank)
     cursor: dict[tuple, int] = defaultdict(int)
     used: set[Span] = set()
     out: list[tuple[Span, str, str]] = []
     counts: Counter = Counter()
-    for m in sorted(metaphors, key=lambda sp: digest(seed, sentences[sp.sentence].id, sp.start, sp.end)):
+    for m in sorted(metaphors, key=rank):
         out.append((m, "metaphor", ""))
         counts["metaphor"] += 1
-        keys = _keys(sentences[m.sentence], m.start, m.end)
         partner = None
         for level in levels:
-            if keys[level] is None:
+            key = keys[m.sentence].key(level, m.start, m.end)
+            if key is None:
                 continue
-            pool_key = (level, keys[level])
+            pool_key = (level, key)
             candidates = pools.get(pool_key, [])
             while cursor[pool_key] < len(candidates) and candidates[cursor[pool_key]] in used:
                 cursor[pool_key] += 1

@@ -42,7 +42,8 @@ def cache_folder() -> Path:
 
 @lru_cache(maxsize=None)
 def _source_hash(module: str) -> str:
-    """sha256 of a loader module's source and of every metabench.data module it may call into."""
+    """sha256 of a loader module's source, of the modules beside it (a derived dataset's loader calls its
+    package's sampler and fold assignment) and of every metabench.data module it may call into."""
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     paths = sorted([*here.glob("*.py"), *here.glob("datasets/*.py")])
@@ -51,7 +52,8 @@ def _source_hash(module: str) -> str:
     except (ImportError, ValueError):  # a module made at run time: the metabench.data sources still count
         spec = None
     if spec is not None and spec.origin and spec.origin.endswith(".py"):
-        paths.append(Path(spec.origin))
+        origin = Path(spec.origin)
+        paths += sorted({origin, *origin.parent.glob("*.py")} - set(paths))
     for path in paths:
         digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()

@@ -24,6 +24,7 @@ import atexit
 import json
 import os
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from ..cache import cache_root
@@ -36,7 +37,13 @@ _verified: dict[Path, str] = {}
 
 def data_dir_from_env() -> Path | None:
     raw = os.environ.get("METABENCH_DATA_DIR")
-    return Path(raw).expanduser().resolve() if raw else None
+    return _resolved(raw) if raw else None
+
+
+@lru_cache(maxsize=8)
+def _resolved(raw: str) -> Path:
+    """The mirror folder, resolved once per value (a fully cached ``--tasks all`` checks ~12k files)."""
+    return Path(raw).expanduser().resolve()
 
 
 def cache_dir() -> Path:

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from metabench.artifacts.sampling import RANDOM, _keys, metaphor_spans, sample, to_items
+from metabench.artifacts.sampling import RANDOM, _Keys, metaphor_spans, sample, to_items
 from metabench.data.items import TaggedSentence
 from metabench.data.load import load_split
 
@@ -71,5 +71,5 @@ def test_sampler_is_deterministic_and_seeded(registry):
     for span, level in literal:
         sent = sentences[span.sentence]
         assert all(t == "O" for t in sent.tags[span.start:span.end])
-        assert any(_keys(sent, span.start, span.end)[level] == _keys(sentences[m.sentence], m.start, m.end)[level]
+        assert any(_Keys(sent).key(level, span.start, span.end) == _Keys(sentences[m.sentence]).key(level, m.start, m.end)
                    for m in metaphors)
