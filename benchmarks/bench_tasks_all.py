@@ -7,9 +7,13 @@
 Each round runs, as fresh processes timed end to end:
 
 - **cold**: an empty METABENCH_CACHE_DIR (no answers, no parsed items, no file-hash stamps);
-- **cached**: the same command again on the cache the cold run filled (every answer cached).
+- **new model**: the cache the cold run filled without its answer cache (``answers.sqlite``: answers and
+  remembered jobs): the data already parsed and verified, the model never run — what a new checkpoint pays
+  on a machine that has run metabench before;
+- **cached**: the same command again on the cache the cold run filled (every answer cached, every job
+  remembered).
 
-Cold and cached alternate (ABAB), since this machine is shared; with ``--baseline-repo`` the rounds also
+The three alternate (ABC ABC), since this machine is shared; with ``--baseline-repo`` the rounds also
 alternate between this checkout and the other one (e.g. ``git archive 97a87da | tar -x -C /tmp/before``). Wall seconds depend on the load; the
 process's CPU seconds (user + sys, from ``os.wait4``) much less, so both are printed, with the load
 average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
@@ -36,6 +40,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ray import run_files  # noqa: E402 - the one definition of "the same run files"
+LABELS = ("cold", "new-model", "cached")
 PHASES = ("data_hash_s", "cache_lookup_s", "load_s", "fit_s", "predict_s", "score_s", "write_s")
 
 
@@ -79,22 +84,28 @@ def main(argv=None) -> int:
     for model in models:
         cmd += ["--model", model]
     repos = {"this": REPO, **({"baseline": args.baseline_repo.resolve()} if args.baseline_repo else {})}
-    results = {name: {"cold": [], "cached": []} for name in repos}
+    results = {name: {label: [] for label in LABELS} for name in repos}
     shown = " ".join(cmd[2:]) if len(args.tasks) < 200 else " ".join(cmd[2:]).replace(args.tasks, f"<{args.tasks.count(',') + 1} tasks>")
     print(f"{shown}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
     for rnd in range(args.rounds):
         for name, repo in repos.items():
             cache = work / f"cache-{name}{rnd}"
             env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(repo)}
-            for label in ("cold", "cached"):
+            for label in LABELS:
                 out = work / f"runs-{name}-{label}{rnd}"
+                if label == "new-model":  # the cold run's cache without its answers
+                    data_only = work / f"cache-{name}{rnd}-data"
+                    shutil.copytree(cache, data_only, ignore=shutil.ignore_patterns("answers.sqlite*"))
+                    env = {**env, "METABENCH_CACHE_DIR": str(data_only)}
+                else:
+                    env = {**env, "METABENCH_CACHE_DIR": str(cache)}
                 wall, cpu = timed_run([*cmd, "-o", str(out)], env, repo)
                 results[name][label].append({"wall_s": wall, "cpu_s": cpu, "load": os.getloadavg()[0]})
                 print(f"round {rnd} {name:8s} {label:6s}: wall {wall:6.1f} s   cpu {cpu:6.1f} s   "
                       f"(load {os.getloadavg()[0]:.1f})", flush=True)
 
     for name in repos:
-        for label in ("cold", "cached"):
+        for label in LABELS:
             runs = work / f"runs-{name}-{label}{args.rounds - 1}"
             sums, total, worst, jobs = phase_table(runs)
             results[name][f"{label}_phases"] = {**sums, "total_s": total, "worst_job_gap": worst, "jobs": jobs}
@@ -108,8 +119,8 @@ def main(argv=None) -> int:
                   f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
     reference = run_files(work / "runs-this-cold0")
     identical = all(run_files(work / f"runs-{name}-{label}{rnd}") == reference
-                    for name in repos for label in ("cold", "cached") for rnd in range(args.rounds))
-    print(f"\nrun files identical across all {2 * len(repos) * args.rounds} runs ({len(reference)} files, "
+                    for name in repos for label in LABELS for rnd in range(args.rounds))
+    print(f"\nrun files identical across all {len(LABELS) * len(repos) * args.rounds} runs ({len(reference)} files, "
           f"results.json without created/timings): {identical}")
     results["identical"] = identical
     if args.json:
