@@ -278,17 +278,18 @@ class Worker:
 
     def __init__(self, store):
         from .plugins import load  # noqa: PLC0415
-        from .runner import JobOutcome, attempt  # noqa: PLC0415 - imported here: a worker pays it once, at start
+        from .runner import JobOutcome, attempt, collecting_less  # noqa: PLC0415 - a worker pays it once, at start
 
         self.registry = load()
-        self.attempt, self.outcome = attempt, JobOutcome
+        self.attempt, self.outcome, self.collecting_less = attempt, JobOutcome, collecting_less
         self.cache = _RemoteCache(store) if store is not None else AnswerCache(None)
 
     def compute(self, batch: list[Job]) -> list:
         """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""
         out = []
-        for job in batch:
-            result = self.attempt(self.registry, job, self.cache)
+        with self.collecting_less():
+            results = [self.attempt(self.registry, job, self.cache) for job in batch]
+        for result in results:
             out.append(result if isinstance(result, self.outcome) else
                        {"results": result.results, "samples": result.samples, "run_dir": str(result.run_dir)})
         return out

