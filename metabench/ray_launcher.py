@@ -7,9 +7,9 @@ Why it is shaped this way:
   started for it loaded the plugins and parsed its data again. Instead each worker is an actor started once
   (``--workers`` of them, default: the cluster's CPUs) that builds the registry in its constructor and keeps
   every dataset slice it parsed in memory (``jobs._load_memo``) for the process's life. Jobs are grouped by
-  the data their task reads (test, train and validation slices) and a group goes to one worker as one call,
-  so a dataset is parsed or unpickled once per worker that needs it, not once per job; groups go largest
-  first to whichever worker is free, and very large groups are cut so that no worker is left with all the work.
+  the datasets their task reads and a group goes to one worker as one call, so a dataset is parsed or
+  unpickled once per worker that needs it, not once per job; groups go largest first to whichever worker is
+  free, and very large groups are cut so that no worker is left with all the work.
 - A worker computes a job with :func:`metabench.runner.execute`, the function the serial launcher calls, and
   returns its results and samples; the driver writes every run folder (:func:`metabench.runner.write`) while
   the workers go on. So the run files are the serial launcher's, whatever worker computed them.
@@ -34,6 +34,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
+from .config.validate import resolve_split, split_values
 from .errors import MetabenchError
 from .registry import Registry
 
@@ -174,10 +175,14 @@ def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]
 
 
 def data_key(job: Job) -> str:
-    """What a job's data depends on: its task's test, train and validation slices (and ``--limit`` does not
-    change what is read). Jobs with the same key read the same parsed items."""
-    splits = job.task.config.splits
-    return json.dumps([getattr(splits, role) for role in ("test", "train", "validation")], sort_keys=True, default=str)
+    """The datasets a job's task reads, in any role. Jobs sharing them go to one worker, which parses (or
+    unpickles) each slice once and builds a derived dataset's pool once for all the tasks drawn from it: a
+    Boisson dataset's regimes × folds × views all come from one pool (for the VUAC_BO-style ones, a sampled
+    corpus), which grouping by slice built again on every worker."""
+    config = job.task.config
+    names = {resolve_split(config, value)[0] for role in ("test", "train", "validation")
+             for value in split_values(getattr(config.splits, role))}
+    return json.dumps(sorted(names))
 
 
 def resources(family: str, *, gpus: bool) -> dict:
