@@ -20,10 +20,10 @@ A job whose slices are not in the parsed-item cache (never parsed, or a derived 
 such as ``hard_metaphors``, which that cache never stores) has no key: it is computed as before. A plugin's
 metric whose code changes without a version bump is the one blind spot, as for the answer cache.
 
-On a hit the record's volatile parts are made fresh: ``created``, the environment, the metabench commit,
-the model's ``info`` and the timings (``cached_items`` is every item; the phases are the file check, the
-look-up and the write). Everything else is byte for byte the computed run's (``benchmarks/bench_tasks_all.py``
-checks the files of cold and cached runs are identical).
+On a hit the record's volatile parts are made fresh: ``created``, the environment, the metabench commit and
+the timings (``cached_items`` is every item; the phases are the file check, the look-up and the write).
+Everything else, the model's ``info`` included (the checkpoints a run trained, a search's trials), is the
+computed run's (``benchmarks/bench_tasks_all.py`` checks the files of cold and cached runs are identical).
 """
 
 from __future__ import annotations

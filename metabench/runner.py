@@ -202,7 +202,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     remembered = cache.get_run(memo) if memo is not None else None
     phases.lap("cache_lookup_s")
     if remembered is not None:
-        return _remembered(registry, job, adapter, remembered, phases)
+        return _remembered(registry, job, remembered, phases)
     answers_cache = cache if adapter.cache_answers else AnswerCache(None)
     data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir, kind=kind)
     test = data.test
@@ -253,15 +253,16 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     return JobResult(job, results, lines, run_dir, new_answers)
 
 
-def _remembered(registry, job: Job, adapter, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
-    """A job taken whole from the job memo: its data files re-verified, the process facts made fresh."""
+def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
+    """A job taken whole from the job memo: its data files re-verified, the process facts made fresh. The
+    model's ``info`` stays the computing run's: it describes how these answers were made (the checkpoints
+    trained, a search's trials), which an adapter that was never fitted here cannot say."""
     record, name, lines = remembered
     job_memo.verify_files(registry, record["data"]["files"], job.options.data_dir)
     phases.lap("data_hash_s")
     run_dir = job.options.output_dir / job.task.name / name
     check_run_dir(run_dir)
     results = {**record, **_process_facts(registry)}
-    results["model"] = {**record["model"], "info": adapter.info()}
     phases.lap("write_s")
     results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]), **phases.record(),
                           "items_per_s": None}

@@ -45,6 +45,8 @@ def test_tasks_sharing_training_data_train_once(registry, tmp_path, tiny_bert):
     again = _run(registry, tmp_path, "enc_toy_tag", model)[0]  # every answer cached: no fit at all
     assert again.results["timings"]["cached_items"] == 2 * again.results["n_items"]
     assert again.results["timings"]["fit_s"] == 0.0
+    # the remembered job keeps the computing run's model facts (its checkpoints), which no fit here could give
+    assert again.results["model"] == first.results["model"]
 
 
 def test_concatenated_training_slices_and_classification(registry, tmp_path, tiny_bert):
