@@ -11,8 +11,8 @@ The key (:func:`key`) covers:
 - the task's config hash (its YAML, includes resolved) and the model: spec, fingerprint, protocol family;
 - the seeds and ``--limit``;
 - every slice each split role reads, by its parsed-item cache key (``data/itemcache.py``): the dataset's
-  manifest (the sha256 of each declared file), the loader's arguments and the source of the loader and of
-  ``metabench.data``;
+  manifest (the sha256 of each declared file), the loader's arguments and the source of the loader, of the
+  modules beside it and of ``metabench.data``;
 - the source of the whole ``metabench`` package and the version of every loaded plugin, so a changed
   kind, metric or runner can never serve a stale record.
 

@@ -20,8 +20,8 @@ import gc
 import json
 import statistics
 import time
-from contextlib import contextmanager
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
