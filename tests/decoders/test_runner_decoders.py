@@ -39,11 +39,15 @@ def test_prompted_tasks_run_and_rerun_from_the_cache(decoder_registry, tmp_path,
     rank = read_results(by_task["toy_rank"].run_dir)
     assert {"mrr", "recall_at_k[k=1]", "recall_at_k[k=5]"} <= set(rank["metrics"]["aggregate"])
 
+    computed = {name: read_results(outcome.run_dir)["model"] for name, outcome in by_task.items()}
     again = _run(decoder_registry, tmp_path, "toy_prompted", [model], limit=6)
     for outcome in again:
         results = read_results(outcome.run_dir)
-        assert results["timings"]["cached_items"] == 6 * len(results["seeds"])
-        assert results["model"]["info"]["model_loaded"] is False  # served from the cache: no model load
+        timings = results["timings"]
+        assert timings["cached_items"] == 6 * len(results["seeds"])
+        assert timings["load_s"] == timings["fit_s"] == timings["predict_s"] == 0  # remembered: no data, no model
+        # the model facts are the computing run's (a remembered job says how its answers were made)
+        assert results["model"] == computed[outcome.task] and results["model"]["info"]["model_loaded"]
     assert read_samples(by_task["toy_choice"].run_dir) == samples
 
 
