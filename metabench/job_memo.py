@@ -38,11 +38,11 @@ from .config.validate import resolve_split, split_values
 from .data import itemcache
 from .data.context import DataContext
 from .errors import MetabenchError
+from .task_facts import ROLES
 
 FORMAT = 1
-ROLES = ("test", "train", "validation", "fewshot")
 #: Keys of a results record that describe the process that wrote it, not the job: refreshed on a hit.
-VOLATILE = ("created", "environment", "metabench", "plugins", "timings", "samples_sha256")
+VOLATILE = ("created", "environment", "metabench", "plugins", "timings")
 
 
 @lru_cache(maxsize=1)

@@ -49,7 +49,7 @@ MAX_RETRIES = 3
 _SPLIT = 3
 
 
-def _ray():
+def import_ray():
     try:
         import ray  # noqa: PLC0415 - optional dependency, only for --launcher ray
     except ImportError:
@@ -67,7 +67,7 @@ def start(address: str | None, workers: int | None) -> None:
         # Bind every Ray service to 127.0.0.1: Ray otherwise resolves "127.0.0.1" to the machine's outward
         # address (its ENABLE_RAY_CLUSTER switch, read from this variable by the driver and every child).
         os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    ray = _ray()
+    ray = import_ray()
     if ray.is_initialized():
         return
     if not address:
@@ -108,7 +108,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
     from .runner import JobOutcome, written  # noqa: PLC0415 - import time stays free of runner (and torch)
     from .store import sync  # noqa: PLC0415
 
-    ray = _ray()
+    ray = import_ray()
     store = None
     if use_cache:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: PLC0415

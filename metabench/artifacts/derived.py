@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..data.spec import DatasetSpec
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
 from .sampling import SAMPLINGS, sample, to_items
-from .regimes import FOLDS, chunk_of, deduplicate, digest, role_of_chunk
+from .regimes import FOLDS, chunks, deduplicate, digest, role_of_chunk
 
 PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
@@ -91,8 +91,8 @@ class _Pool:
     def folding(self, name: str, recipe: Recipe, regime: str, seed: int) -> tuple[list[int], list[str]]:
         if regime not in self._folds:
             key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
-            chunks = chunk_of([key(item) for item in self.items], f"{name}\x00{regime}\x00{seed}")
-            self._folds[regime] = (chunks, [digest(name, regime, seed, item.id) for item in self.items])
+            self._folds[regime] = (chunks(self.items, key, dataset=name, regime=regime, seed=seed),
+                                   [digest(name, regime, seed, item.id) for item in self.items])
         return self._folds[regime]
 
 

@@ -57,12 +57,16 @@ def role_of_chunk(chunk: int, fold: int, chunks: int = CHUNKS) -> str:
     return "train"
 
 
+def chunks(items: Sequence, key: Callable[[object], str], *, dataset: str, regime: str, seed: int) -> list[int]:
+    """The chunk of every item under one (dataset, regime, seed): the same for all five folds."""
+    return chunk_of([key(item) for item in items], f"{dataset}\x00{regime}\x00{seed}")
+
+
 def assign(items: Sequence, key: Callable[[object], str], *, dataset: str, regime: str, seed: int, fold: int) -> dict[str, list]:
     """{train, validation, test: items} of one fold; ``key`` groups items (the item id for random splits)."""
-    salt = f"{dataset}\x00{regime}\x00{seed}"
-    chunks = chunk_of([key(item) for item in items], salt)
+    chunks_ = chunks(items, key, dataset=dataset, regime=regime, seed=seed)
     out: dict[str, list] = {role: [] for role in ROLES}
-    for item, chunk in zip(items, chunks):
+    for item, chunk in zip(items, chunks_):
         out[role_of_chunk(chunk, fold)].append(item)
     return out
 

@@ -218,7 +218,7 @@ def run(search, trainable: Callable, *, metric: str, seed: int, default_epochs: 
     """Run ``search`` on a local Ray; ``trainable(config)`` is one trial. Returns the record for results.json."""
     from .. import ray_launcher
 
-    ray = ray_launcher._ray()
+    ray = ray_launcher.import_ray()
     # Quiet: verbose=0 silences only the legacy progress output, and checkpointing paused trials every epoch
     # is what this search does on purpose.
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
