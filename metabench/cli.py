@@ -72,11 +72,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output-dir", type=Path, default=Path("runs"), help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item answer cache")
-    run.add_argument("--launcher", choices=("serial", "ray"), default="serial",
-                     help="serial (default): jobs one after another here; ray: jobs as Ray tasks (docs/scaling.md)")
+    run.add_argument("--launcher", choices=("auto", "serial", "processes", "ray"), default="auto",
+                     help="auto (default): processes for a run of baselines on a machine with several CPUs, else "
+                     "serial; serial: jobs one after another here; processes: jobs on this machine's cores; "
+                     "ray: jobs on a Ray cluster (docs/scaling.md)")
     run.add_argument("--ray-address", help="with --launcher ray: join this cluster (HOST:PORT) instead of a local Ray")
-    run.add_argument("--workers", type=int, help="with --launcher ray and no --ray-address: CPUs of the local Ray "
-                     "(default: all), so at most this many jobs at once")
+    run.add_argument("--workers", type=int, help="with --launcher processes: worker processes; with ray and no "
+                     "--ray-address: CPUs of the local Ray (default: all CPUs), so at most this many jobs at once")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
     run.add_argument("--overwrite", action="store_true",
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
@@ -129,11 +131,8 @@ def _cmd_run(args) -> int:
         workers=args.workers,
         overwrite=args.overwrite,
     )
-    launch = None
-    if args.launcher == "ray":
-        from .ray_launcher import launch  # ray is an optional dependency: imported only when asked for
     with _library_bars(shown=not args.no_progress):
-        outcomes = run(_registry(), args.tasks, args.model, options, launch=launch)
+        outcomes = run(_registry(), args.tasks, args.model, options)
     if any(o.status != "skipped" for o in outcomes):
         print(summary_table(outcomes))
     _print_group_means(outcomes)

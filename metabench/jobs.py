@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .config.index import LoadedTask
 from .config.validate import resolve_split, split_values
-from .data.load import load_split
+from .data.load import LoadedSplit, load_split
 from .errors import MetabenchError
 from .models.base import AdapterSettings
 from .models.spec import ModelSpec
@@ -40,9 +40,9 @@ class RunOptions:
     data_dir: Path | None = None
     use_cache: bool = True
     progress: bool = True
-    launcher: str = "serial"  # serial | ray (see metabench.ray_launcher)
+    launcher: str = "serial"  # auto | serial | processes | ray (see runner.run; the CLI's default is auto)
     ray_address: str | None = None  # join this Ray cluster instead of starting a local one
-    workers: int | None = None  # CPUs of a local Ray (default: all)
+    workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
 
     @property
@@ -78,9 +78,12 @@ class Split:
         Remembered for the items it was computed from (a job asks three times: the answer and training data
         hashes and results.json; sorting a 100k-item training split each time showed in `--tasks all`)."""
         if self._ids is None or self._ids[0] is not self.items or self._ids[1] != len(self.items):
-            digest = hashlib.sha256("\n".join(sorted(str(i.id) for i in self.items)).encode("utf-8")).hexdigest()
-            self._ids = (self.items, len(self.items), digest)
+            self._ids = (self.items, len(self.items), ids_sha256(self.items))
         return self._ids[2]
+
+
+def ids_sha256(items: list) -> str:
+    return hashlib.sha256("\n".join(sorted(str(i.id) for i in items)).encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -140,10 +143,25 @@ def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, d
     return TaskData(task, kind, splits, limit, n_test_items)
 
 
+@dataclass
+class _Slice:
+    """A loaded slice, with the sha256 of its item ids computed once: the three views of a Boisson fold, or
+    the several tasks of one split, load the same slice, and sorting a 10^5-item training split per job
+    showed in `--tasks all`."""
+
+    loaded: LoadedSplit
+    _ids: str | None = None
+
+    def ids_sha256(self) -> str:
+        if self._ids is None:
+            self._ids = ids_sha256(self.loaded.items)
+        return self._ids
+
+
 @lru_cache(maxsize=32)
-def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir):
+def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir) -> _Slice:
     """Each dataset slice is read once per process, however many tasks and models use it."""
-    return load_split(registry, dataset, split, json.loads(args_json), data_dir)
+    return _Slice(load_split(registry, dataset, split, json.loads(args_json), data_dir))
 
 
 def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split | None:
@@ -153,10 +171,13 @@ def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split
     out = Split([], [], isinstance(value, list))
     for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
         dataset, split, args = resolve_split(task.config, one)
-        loaded = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir)
+        one_slice = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir)
+        loaded = one_slice.loaded
         out.slices.append((dataset, split, args))
         out.items.extend(loaded.items)
         out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
+    if len(out.slices) == 1:  # the slice's ids are the split's: hashed once per slice, not per job
+        out._ids = (out.items, len(out.items), one_slice.ids_sha256())
     return out
 
 

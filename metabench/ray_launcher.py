@@ -28,14 +28,13 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
-from .config.validate import resolve_split, split_values
 from .errors import MetabenchError
+from .job_groups import batches, model_family
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -44,9 +43,6 @@ if TYPE_CHECKING:
 # Forwarded to workers started on other nodes (local workers inherit the driver's environment anyway).
 _FORWARDED_PREFIXES = ("METABENCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
 MAX_RETRIES = 3
-#: A data group larger than total jobs / (workers × this) is cut, so the last group to start cannot keep one
-#: worker busy long after the others are done.
-_SPLIT = 3
 
 
 def import_ray():
@@ -105,7 +101,7 @@ def launch(registry: Registry, jobs: list[Job], options) -> list:
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int | None = None) -> list:
     """Compute ``jobs`` on a pool of Ray workers and write their run folders here; outcomes in the jobs' order."""
-    from .runner import JobOutcome, written  # noqa: PLC0415 - import time stays free of runner (and torch)
+    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415 - import time stays free of runner (and torch)
     from .store import sync  # noqa: PLC0415
 
     ray = import_ray()
@@ -120,7 +116,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
     gpus = int(cluster.get("GPU", 0))
     shapes = defaultdict(list)  # resource shape -> job numbers
     for n, job in enumerate(jobs):
-        shapes[json.dumps(resources(_family(registry, job), gpus=gpus > 0), sort_keys=True)].append(n)
+        shapes[json.dumps(resources(model_family(registry, job), gpus=gpus > 0), sort_keys=True)].append(n)
     cpus = workers or max(1, int(cluster.get("CPU", 1)))
     pools = {}
     for shape, numbers in shapes.items():
@@ -155,54 +151,14 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
             computed = [JobOutcome(jobs[n].task.name, jobs[n].model.text, "failed", message=_ray_message(exc))
                         for n in numbers]
         for n, done in zip(numbers, computed):
-            outcomes[n] = done if isinstance(done, JobOutcome) else written(_job_result(jobs[n], done))
+            outcomes[n] = done if isinstance(done, JobOutcome) else written(JobResult.from_payload(jobs[n], done))
     sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return outcomes
-
-
-def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]]:
-    """Job numbers grouped by the data their task reads, large groups cut, largest first (LPT order)."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    for n in numbers:
-        groups[data_key(jobs[n])].append(n)
-    cap = max(1, math.ceil(len(numbers) / (max(1, workers) * _SPLIT)))
-    out = []
-    for members in groups.values():
-        parts = math.ceil(len(members) / cap)
-        size = math.ceil(len(members) / parts)
-        out.extend(members[i : i + size] for i in range(0, len(members), size))
-    return sorted(out, key=len, reverse=True)
-
-
-def data_key(job: Job) -> str:
-    """The datasets a job's task reads, in any role. Jobs sharing them go to one worker, which parses (or
-    unpickles) each slice once and builds a derived dataset's pool once for all the tasks drawn from it: a
-    Boisson dataset's regimes × folds × views all come from one pool (for the VUAC_BO-style ones, a sampled
-    corpus), which grouping by slice built again on every worker."""
-    config = job.task.config
-    names = {resolve_split(config, value)[0] for role in ("test", "train", "validation")
-             for value in split_values(getattr(config.splits, role))}
-    return json.dumps(sorted(names))
 
 
 def resources(family: str, *, gpus: bool) -> dict:
     """What one worker asks Ray for: a CPU, and a GPU for models (not baselines) when the cluster has GPUs."""
     return {"num_cpus": 1, "num_gpus": 1 if gpus and family != "baseline" else 0}
-
-
-def _job_result(job: Job, payload: dict):
-    from pathlib import Path  # noqa: PLC0415
-
-    from .runner import JobResult  # noqa: PLC0415
-
-    return JobResult(job, payload["results"], payload["samples"], Path(payload["run_dir"]))
-
-
-def _family(registry: Registry, job: Job) -> str:
-    try:
-        return getattr(registry.resolve("model", job.model.name), "family", "")
-    except Exception:  # noqa: BLE001 - an unloadable adapter fails on the worker, with its own message
-        return ""
 
 
 def _ray_message(exc: Exception) -> str:
@@ -291,10 +247,6 @@ class Worker:
 
     def compute(self, batch: list[Job]) -> list:
         """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""
-        out = []
         with self.collecting_less():
             results = [self.attempt(self.registry, job, self.cache) for job in batch]
-        for result in results:
-            out.append(result if isinstance(result, self.outcome) else
-                       {"results": result.results, "samples": result.samples, "run_dir": str(result.run_dir)})
-        return out
+        return [result if isinstance(result, self.outcome) else result.payload() for result in results]

@@ -16,6 +16,7 @@ Before any of that, a job whose inputs are unchanged since it last finished is t
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import statistics
@@ -66,6 +67,14 @@ class JobResult:
     run_dir: Path
     new_answers: list[tuple[str, object]] = field(default_factory=list)
 
+    def payload(self) -> dict:
+        """What a worker process sends back for the driver to write (the job itself the driver holds)."""
+        return {"results": self.results, "samples": self.samples, "run_dir": str(self.run_dir)}
+
+    @classmethod
+    def from_payload(cls, job: Job, payload: dict) -> JobResult:
+        return cls(job, payload["results"], payload["samples"], Path(payload["run_dir"]))
+
 
 class RunReport(list):
     """The outcomes of a run (a list of :class:`JobOutcome`), with the task index the run selected from, so
@@ -85,29 +94,51 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     return [Job(index.load(name), spec, options) for name in index.select(selection) for spec in specs]
 
 
+LAUNCHERS = ("auto", "serial", "processes", "ray")
+
+
 def check_options(options: RunOptions) -> None:
     """Bad parameters are one clear error before any work (``--limit -1`` once scored all but one item)."""
     if options.limit is not None and (isinstance(options.limit, bool) or options.limit < 1):
         raise MetabenchError(f"--limit {options.limit}: must be 1 or more",
                              hint="leave --limit out to evaluate the whole test split")
-    if options.launcher != "ray" and (options.ray_address or options.workers is not None):
-        raise MetabenchError("--ray-address and --workers only apply to --launcher ray",
-                             hint="add --launcher ray, or leave them out")
+    if options.launcher not in LAUNCHERS:
+        raise MetabenchError(f"unknown launcher {options.launcher!r}", hint=f"launchers: {', '.join(LAUNCHERS)}")
+    if options.ray_address and options.launcher != "ray":
+        raise MetabenchError("--ray-address only applies to --launcher ray", hint="add --launcher ray, or leave it out")
+    if options.workers is not None and options.launcher not in ("processes", "ray"):
+        raise MetabenchError("--workers only applies to --launcher processes or ray",
+                             hint="add --launcher processes (this machine's cores) or ray, or leave it out")
 
 
-def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:
-    """Plan and run the jobs. ``launch(registry, jobs, options) -> outcomes`` runs them elsewhere (the caller
-    passes :func:`metabench.ray_launcher.launch` for ``--launcher ray``, so this module never imports a
-    launcher that imports it back); ``None`` runs them here, one after another."""
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
+    """Plan the jobs and run them with ``options.launcher``: ``serial`` here, one after another; ``processes``
+    on this machine's cores (:mod:`metabench.process_launcher`); ``ray`` on a Ray cluster
+    (:mod:`metabench.ray_launcher`); ``auto``: processes for a run of baselines on a machine with several
+    CPUs, else serial (:func:`metabench.process_launcher.auto_workers`). Every launcher writes the same run
+    folders."""
     check_options(options)
-    if options.launcher != "serial" and launch is None:
-        raise MetabenchError(f"launcher {options.launcher!r} was asked for but no launch function was given",
-                             hint="pass launch=metabench.ray_launcher.launch to runner.run (the CLI does)")
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
     check_writable(options.output_dir)
-    if launch is not None:
-        return RunReport(launch(registry, jobs, options), index)
+    launcher = options.launcher
+    if launcher == "auto":
+        from .process_launcher import auto_workers  # noqa: PLC0415 - the launchers import this module
+
+        workers = auto_workers(registry, jobs)
+        launcher = "processes" if workers > 1 else "serial"
+        options = dataclasses.replace(options, workers=workers if workers > 1 else None)
+    if launcher == "processes":
+        from .process_launcher import launch  # noqa: PLC0415
+    elif launcher == "ray":
+        from .ray_launcher import launch  # noqa: PLC0415 - ray is an optional dependency
+    else:
+        return RunReport(run_serial(registry, jobs, options), index)
+    return RunReport(launch(registry, jobs, options), index)
+
+
+def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list[JobOutcome]:
+    """The jobs one after another in this process, sharing one answer cache."""
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
@@ -117,7 +148,7 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
     finally:
         cache.close()
         sync()  # the run folders were written without a flush each (store.write_run, durable=False)
-    return RunReport(outcomes, index)
+    return outcomes
 
 
 @contextmanager
@@ -212,7 +243,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     if kind.request_type() is None:  # a kind that does not declare it: probe the first item
         adapter.check_request_type(type(kind.request(test.items[0])), task.name)
     _check_training(task, adapter, data.splits["train"].items if data.splits["train"] else None)
-    golds = _plain([kind.gold(item) for item in test.items])
+    golds = _plain(kind.golds(test.items))
     phases.lap("load_s")
     phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
     data_hash = data.data_hash()
@@ -313,7 +344,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
         return None
     validation = data.splits["validation"]
     val_items = validation.items if validation else []
-    val_golds = _plain([kind.gold(i) for i in val_items])
+    val_golds = _plain(kind.golds(val_items))
 
     def score_validation(preds: list) -> dict[str, float]:
         """The task's metrics on the validation split (model selection reads finetune.select_metric here)."""
@@ -321,7 +352,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
 
     return Training(
         requests=Rendered(kind, train.items),
-        golds=_plain([kind.gold(i) for i in train.items]),
+        golds=_plain(kind.golds(train.items)),
         validation_requests=Rendered(kind, val_items),
         validation_golds=val_golds,
         labels=kind.labels(),
@@ -379,7 +410,7 @@ def _plain(value):
     """JSON round-trip, so fresh and cached answers have identical types (tuples become lists). A list of
     plain scalars (labels, option indices: most golds and answers) is already what the round trip gives, so
     it is copied as it is (the round trips were ~7 of a cold ``--tasks all``'s seconds)."""
-    if isinstance(value, list) and all(type(v) in _SCALARS for v in value):
+    if isinstance(value, list) and _SCALARS.issuperset(map(type, value)):
         return list(value)
     return json.loads(json.dumps(value))
 

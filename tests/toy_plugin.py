@@ -60,14 +60,16 @@ class CountingMajority(Majority):
 
 class KillingMajority(CountingMajority):
     """CountingMajority whose process kills itself (SIGKILL) once, on entering its third batch: a worker lost
-    in the middle of a job. ``TOY_KILL_MARK`` names the file that records the kill, so the retry survives."""
+    in the middle of a job. ``TOY_KILL_MARK`` names the file that records the kill, so the retry survives;
+    with ``TOY_KILL_ALWAYS`` set, every retry dies too."""
 
     name = "killing"
 
     def predict(self, requests, seed):
         mark, log = os.environ.get("TOY_KILL_MARK"), os.environ.get("TOY_COUNT_LOG")
         answered = len(Path(log).read_text().splitlines()) if log and Path(log).is_file() else 0
-        if mark and not Path(mark).exists() and answered >= 2 * len(requests):
+        again = os.environ.get("TOY_KILL_ALWAYS") or not Path(mark or ".").exists()
+        if mark and again and answered >= 2 * len(requests):
             Path(mark).write_text(str(os.getpid()))
             os.kill(os.getpid(), signal.SIGKILL)
         return super().predict(requests, seed)

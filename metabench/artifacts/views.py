@@ -25,8 +25,10 @@ DEFAULT_MASK = "<masked>"
 
 def expression_span(item, text: str) -> tuple[int, int]:
     """(start, end) of the item's expression in ``text``: outer character span, else the target word."""
-    spans = tuple(getattr(item, "spans", ()) or ())
-    if spans:
+    spans = getattr(item, "spans", None)
+    if spans and len(spans) == 1:  # most items: one contiguous expression
+        (start, end), = spans
+    elif spans:
         start, end = min(s for s, _ in spans), max(e for _, e in spans)
     else:
         index = getattr(item, "target_index", None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Literal
 
 from pydantic import Field
@@ -53,21 +54,42 @@ class Classification(Kind):
                 hint="set marker: pme, or drop the view for tasks without a target expression",
             )
 
+    def __init__(self, config, metric_fns):
+        super().__init__(config, metric_fns)
+        self._rendered: dict[int, tuple[object, ClassifyRequest]] = {}
+        self._labels = self.labels()
+
     def gold(self, item) -> str:
         raw = str(getattr(item, self.args.label_field))
         return self.args.label_map.get(raw, raw)
+
+    def golds(self, items: list) -> list[str]:
+        raw = map(str, map(attrgetter(self.args.label_field), items))
+        mapping = self.args.label_map
+        return [mapping.get(r, r) for r in raw] if mapping else list(raw)
 
     def request_type(self) -> type:
         return ClassifyRequest
 
     def request(self, item) -> ClassifyRequest:
+        """The item's request, rendered once per kind (a kind serves one job): the runner asks for the test
+        items' requests and the collision ceiling for the same items' inputs. The memo holds the item too, so
+        its ``id`` cannot be reused by another item while the entry lives."""
+        found = self._rendered.get(id(item))
+        if found is not None and found[0] is item:
+            return found[1]
+        request = self._render(item)
+        self._rendered[id(item)] = (item, request)
+        return request
+
+    def _render(self, item) -> ClassifyRequest:
         pair = getattr(item, self.args.pair_field) if self.args.pair_field else None
         text = getattr(item, self.args.text_field)
         if self.args.marker != "pme":
-            return ClassifyRequest(text=text, labels=self.labels(), text_pair=pair)
+            return ClassifyRequest(text=text, labels=self._labels, text_pair=pair)
         return ClassifyRequest(
             text=render(item, text, self.args.view, self.args.mask),
-            labels=self.labels(),
+            labels=self._labels,
             text_pair=pair,
             expression=expression_key(item, text),
         )

@@ -36,5 +36,9 @@ def test_ray_flags_without_the_ray_launcher_are_an_error(toy_registry, tmp_path)
     from metabench.errors import MetabenchError
     from metabench.runner import RunOptions, run
 
-    with pytest.raises(MetabenchError, match="--launcher ray"):
+    with pytest.raises(MetabenchError, match="--workers only applies to --launcher processes or ray"):
         run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, workers=2))
+    with pytest.raises(MetabenchError, match="--ray-address only applies to --launcher ray"):
+        run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, launcher="processes", ray_address="h:1"))
+    with pytest.raises(MetabenchError, match="unknown launcher 'thread'"):
+        run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, launcher="thread"))

@@ -1,0 +1,57 @@
+"""Cutting a run's jobs into batches for parallel launchers (``--launcher processes`` and ``ray``).
+
+A worker keeps every dataset slice it parsed (``jobs._load_memo``) and every derived pool it built for its
+whole life, so jobs that read the same datasets are sent to one worker together: each dataset is then parsed
+(or unpickled) once per worker that needs it, not once per job. Groups go largest first (LPT order) to
+whichever worker is free, and very large groups are cut so that the last one to start cannot keep one worker
+busy long after the others are done.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from .config.validate import resolve_split, split_values
+
+if TYPE_CHECKING:
+    from .jobs import Job
+    from .registry import Registry
+
+#: A data group larger than total jobs / (workers × this) is cut.
+_SPLIT = 3
+
+
+def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]]:
+    """Job numbers grouped by the data their task reads, large groups cut, largest first (LPT order)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for n in numbers:
+        groups[data_key(jobs[n])].append(n)
+    cap = max(1, math.ceil(len(numbers) / (max(1, workers) * _SPLIT)))
+    out = []
+    for members in groups.values():
+        parts = math.ceil(len(members) / cap)
+        size = math.ceil(len(members) / parts)
+        out.extend(members[i : i + size] for i in range(0, len(members), size))
+    return sorted(out, key=len, reverse=True)
+
+
+def data_key(job: Job) -> str:
+    """The datasets a job's task reads, in any role. A Boisson dataset's regimes × folds × views all come from
+    one pool (for the VUAC_BO-style ones, a sampled corpus), which grouping by slice built again on every
+    worker."""
+    config = job.task.config
+    names = {resolve_split(config, value)[0] for role in ("test", "train", "validation")
+             for value in split_values(getattr(config.splits, role))}
+    return json.dumps(sorted(names))
+
+
+def model_family(registry: Registry, job: Job) -> str:
+    """The job's adapter family (``baseline``, ``encoder``, ``decoder``…), or "" for an adapter that cannot be
+    resolved (it fails on the worker, with its own message)."""
+    try:
+        return getattr(registry.resolve("model", job.model.name), "family", "")
+    except Exception:  # noqa: BLE001
+        return ""

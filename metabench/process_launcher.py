@@ -1,0 +1,139 @@
+"""The run matrix on this machine's cores (`metabench run --launcher processes`, and what ``auto`` picks for
+runs of baselines): worker processes compute batches of jobs, the driver writes their run folders.
+
+Why it is shaped this way:
+
+- Jobs are batched by the datasets they read (:mod:`metabench.job_groups`), largest batch first to whichever
+  worker is free, so each worker parses a dataset (or builds a derived pool) once for all its tasks.
+- A worker computes a job with :func:`metabench.runner.attempt`, the function the serial launcher calls, and
+  returns its results and samples; the driver writes every run folder while the workers go on, so the run
+  files are the serial launcher's, whichever worker computed them.
+- Workers are forked where the platform can (Linux), so they start in milliseconds with the driver's
+  registry and plugins; elsewhere they are spawned and load the plugins again (``plugins.load()``).
+- Every worker opens the answer cache itself: the processes share one machine and one local disk, where
+  SQLite's WAL journal and lock timeout serialise the writers (the Ray launcher, whose workers may sit on other
+  nodes, keeps the cache on the driver instead). A batch of answers is committed before the next is computed.
+- A worker lost mid-batch (killed, out of memory) breaks the pool; the batches it had not returned are run
+  again in a fresh pool, up to :data:`MAX_RETRIES` times. The answers it committed are found in the cache and
+  the jobs it finished in the job memo, so no finished item is computed twice.
+
+``auto`` (the default) uses processes only where they cannot hurt: every model of the run is a baseline
+(single-threaded Python, no device), the machine has more than one CPU and the run has more than one batch.
+Models run serially in-process, since torch already uses every core (and a GPU is shared badly by processes);
+``--launcher processes`` or ``ray`` parallelises them when asked.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
+
+from .cache import AnswerCache, cache_root
+from .errors import MetabenchError
+from .job_groups import batches, model_family
+
+if TYPE_CHECKING:
+    from .jobs import Job, RunOptions
+    from .registry import Registry
+
+MAX_RETRIES = 3
+
+#: The worker's state, set once per process by :func:`_start_worker`.
+_WORKER: dict = {}
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (the affinity mask, which containers and ``taskset`` narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def auto_workers(registry: Registry, jobs: list[Job]) -> int:
+    """How many worker processes ``--launcher auto`` uses for ``jobs``: 1 (serial, in-process) unless every
+    job's model is a baseline; else one per CPU, at most one per batch."""
+    if not jobs or any(model_family(registry, job) != "baseline" for job in jobs):
+        return 1
+    cpus = available_cpus()
+    return min(cpus, len(batches(jobs, list(range(len(jobs))), cpus)))
+
+
+def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
+    """Compute ``jobs`` on ``options.workers`` processes (default: every CPU) and write their run folders
+    here; the outcomes in the jobs' order."""
+    workers = options.workers or available_cpus()
+    if workers < 1:
+        raise MetabenchError(f"--workers {workers}: at least one worker is needed", hint="e.g. --workers 2")
+    return run_jobs(registry, jobs, options.use_cache, workers)
+
+
+def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int) -> list:
+    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415 - runner imports launchers lazily
+    from .store import sync  # noqa: PLC0415
+
+    queue = batches(jobs, list(range(len(jobs))), workers)
+    outcomes: list = [None] * len(jobs)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    cache_path = str(cache_root() / "answers.sqlite") if use_cache else None
+    for attempt in range(MAX_RETRIES + 1):
+        lost = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
+                         min(workers, len(queue)), outcomes, written, JobResult, JobOutcome)
+        if not lost:
+            break
+        queue = lost
+    else:
+        for numbers in queue:
+            for n in numbers:
+                outcomes[n] = JobOutcome(jobs[n].task.name, jobs[n].model.text, "failed",
+                                         message=f"its worker process died {MAX_RETRIES + 1} times (killed, or out of memory)",
+                                         hint="run it alone with --launcher serial to see why")
+    sync()  # the run folders were written without a flush each (store.write_run, durable=False)
+    return outcomes
+
+
+def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes, written, JobResult, JobOutcome) -> list:
+    """One pool's pass over ``queue``; the batches it could not finish because a worker died."""
+    lost: list[list[int]] = []
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context, initializer=_start_worker,
+                             initargs=(registry, jobs, cache_path)) as pool:
+        pending = {pool.submit(_compute, numbers): numbers for numbers in queue}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                numbers = pending.pop(future)
+                try:
+                    computed = future.result()
+                except BrokenProcessPool:
+                    lost.append(numbers)
+                    continue
+                for n, result in zip(numbers, computed):
+                    outcomes[n] = result if isinstance(result, JobOutcome) else written(
+                        JobResult.from_payload(jobs[n], result))
+    return sorted(lost, key=len, reverse=True)
+
+
+def _start_worker(registry, jobs, cache_path) -> None:
+    if registry is None:  # spawned: a fresh interpreter loads the plugins again
+        from .plugins import load  # noqa: PLC0415
+
+        registry = load()
+    _WORKER.update(registry=registry, jobs=jobs,
+                   cache=AnswerCache(None if cache_path is None else Path(cache_path)))
+
+
+def _compute(numbers: list[int]) -> list:
+    """Per job of the batch: its payload to write, or its outcome (skipped, failed)."""
+    from .data.resolve import flush_stamps  # noqa: PLC0415
+    from .runner import JobOutcome, attempt, collecting_less  # noqa: PLC0415
+
+    registry, jobs, cache = _WORKER["registry"], _WORKER["jobs"], _WORKER["cache"]
+    with collecting_less():
+        results = [attempt(registry, jobs[n], cache) for n in numbers]
+    flush_stamps()  # a worker exits without atexit handlers: its file checks are kept now
+    return [result if isinstance(result, JobOutcome) else result.payload() for result in results]

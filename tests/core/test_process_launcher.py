@@ -1,0 +1,99 @@
+"""`--launcher processes` (and `auto`, which picks it for runs of baselines): the same run folders as the
+serial launcher, and a worker process killed mid-job costs only its batch in flight."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from metabench import plugins, process_launcher
+from metabench.runner import RunOptions, run
+from metabench.store import read_results, read_samples
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def toy_env(tmp_path, monkeypatch):
+    """The toy plugin loaded, its data, the kill/count files (workers are forked: they inherit all of it)."""
+    import toy_plugin
+
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin")
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    monkeypatch.setenv("TOY_COUNT_LOG", str(tmp_path / "count.log"))
+    monkeypatch.setenv("TOY_KILL_MARK", str(tmp_path / "kill.mark"))
+    return tmp_path
+
+
+def _run(root: Path, name: str, models, launcher: str, **kw):
+    os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")
+    options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
+    return run(plugins.load(), "toy_all", list(models), options)
+
+
+def _runs(outcomes) -> dict:
+    out = {}
+    for outcome in outcomes:
+        if outcome.status == "ok":
+            results = read_results(outcome.run_dir)
+            del results["created"], results["timings"]
+            out[(outcome.task, outcome.model)] = (results, read_samples(outcome.run_dir))
+    return out
+
+
+def test_a_process_run_equals_the_serial_run(toy_env):
+    models = ["majority", "random", "constant:label=x", "lookup"]
+    serial = _run(toy_env, "serial", models, "serial", seeds=[0, 1])
+    parallel = _run(toy_env, "processes", models, "processes", seeds=[0, 1], workers=2)
+    assert [(o.task, o.model, o.status, o.message) for o in parallel] == \
+        [(o.task, o.model, o.status, o.message) for o in serial]
+    assert any(o.status == "ok" for o in parallel) and any(o.status != "ok" for o in parallel)
+    runs = _runs(parallel)
+    assert runs and runs == _runs(serial)
+    assert all(o.run_dir.is_relative_to(toy_env / "processes") for o in parallel if o.status == "ok")
+
+
+def test_a_worker_killed_mid_job_is_replaced_and_committed_answers_are_not_recomputed(toy_env):
+    log, mark = Path(os.environ["TOY_COUNT_LOG"]), Path(os.environ["TOY_KILL_MARK"])
+    outcomes = _run(toy_env, "killed", ["killing:batch_size=4"], "processes", workers=2)
+    assert mark.exists(), "the worker was not killed: the test did not test anything"
+    assert int(mark.read_text()) != os.getpid()  # it was a worker, not this process
+    assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
+    answered = log.read_text().splitlines()
+    assert len(answered) == sum(o.results["n_items"] for o in outcomes)  # every item answered once
+    log.unlink()
+    serial = _run(toy_env, "killed-serial", ["killing:batch_size=4"], "serial")
+    assert _runs(outcomes) == _runs(serial)
+
+
+def test_a_batch_whose_worker_always_dies_fails_alone_with_a_clear_message(toy_env, monkeypatch):
+    monkeypatch.setattr(process_launcher, "MAX_RETRIES", 1)
+    monkeypatch.setenv("TOY_KILL_ALWAYS", "1")
+    outcomes = _run(toy_env, "doomed", ["killing:batch_size=4"], "processes", workers=2)
+    assert outcomes and all(o.status == "failed" for o in outcomes)
+    assert "worker process died 2 times" in outcomes[0].message and "--launcher serial" in outcomes[0].hint
+
+
+def test_auto_runs_baselines_on_processes_and_models_here(toy_env, monkeypatch):
+    registry = plugins.load()
+    from metabench.config.index import TaskIndex
+    from metabench.runner import plan
+
+    index = TaskIndex(registry)
+    monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
+    baselines = plan(index, "toy_all", ["majority", "lookup"], RunOptions())
+    assert process_launcher.auto_workers(registry, baselines) == 2
+    monkeypatch.setattr(process_launcher, "available_cpus", lambda: 1)
+    assert process_launcher.auto_workers(registry, baselines) == 1
+    monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
+    with_a_model = plan(index, "toy_all", ["majority", "hf:minilm-l6"], RunOptions())
+    assert process_launcher.auto_workers(registry, with_a_model) == 1
+
+
+def test_auto_writes_what_serial_writes(toy_env, monkeypatch):
+    monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
+    auto = _run(toy_env, "auto", ["majority", "lookup"], "auto")
+    serial = _run(toy_env, "auto-serial", ["majority", "lookup"], "serial")
+    assert _runs(auto) and _runs(auto) == _runs(serial)
