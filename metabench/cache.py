@@ -60,6 +60,11 @@ class AnswerCache:
                                  "run_name TEXT NOT NULL, samples BLOB NOT NULL)")
                 self._db.commit()
 
+    @property
+    def enabled(self) -> bool:
+        """False for ``AnswerCache(None)``, which stores nothing (callers then skip computing keys)."""
+        return self._db is not None
+
     @contextmanager
     def _guard(self):
         """A damaged or unreadable cache file is named, with the two ways out, instead of a raw sqlite error."""

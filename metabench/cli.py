@@ -131,8 +131,13 @@ def _cmd_run(args) -> int:
         workers=args.workers,
         overwrite=args.overwrite,
     )
+    launch = None
+    if args.launcher == "ray":
+        from .ray_launcher import launch  # ray is an optional dependency: imported only when asked for
+    elif args.launcher in ("auto", "processes"):
+        from .process_launcher import launch
     with _library_bars(shown=not args.no_progress):
-        outcomes = run(_registry(), args.tasks, args.model, options)
+        outcomes = run(_registry(), args.tasks, args.model, options, launch=launch)
     if any(o.status != "skipped" for o in outcomes):
         print(summary_table(outcomes))
     _print_group_means(outcomes)

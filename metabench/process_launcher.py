@@ -13,9 +13,10 @@ Why it is shaped this way:
 - Every worker opens the answer cache itself: the processes share one machine and one local disk, where
   SQLite's WAL journal and lock timeout serialise the writers (the Ray launcher, whose workers may sit on other
   nodes, keeps the cache on the driver instead). A batch of answers is committed before the next is computed.
-- A worker lost mid-batch (killed, out of memory) breaks the pool; the batches it had not returned are run
-  again in a fresh pool, up to :data:`MAX_RETRIES` times. The answers it committed are found in the cache and
-  the jobs it finished in the job memo, so no finished item is computed twice.
+- A worker lost mid-batch (killed, out of memory) breaks the pool, which stops the other workers too; the
+  batches not returned are run again in a fresh pool, up to :data:`MAX_RETRIES` times. Every answer committed
+  before is found in the cache and every finished job in the job memo, so only the items of the batches in
+  flight (answered, not yet committed) are computed again.
 
 ``auto`` (the default) uses processes only where they cannot hurt: every model of the run is a baseline
 (single-threaded Python, no device), the machine has more than one CPU and the run has more than one batch.
@@ -64,9 +65,17 @@ def auto_workers(registry: Registry, jobs: list[Job]) -> int:
 
 
 def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
-    """Compute ``jobs`` on ``options.workers`` processes (default: every CPU) and write their run folders
-    here; the outcomes in the jobs' order."""
-    workers = options.workers or available_cpus()
+    """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher processes`` (``options.workers``
+    processes, default: every CPU) and ``auto`` (:func:`auto_workers`; one means serial, in this process):
+    the outcomes in the jobs' order."""
+    from .runner import run_serial  # noqa: PLC0415 - runner imports no launcher; launchers import it lazily
+
+    if options.launcher == "auto":
+        workers = auto_workers(registry, jobs)
+        if workers <= 1:
+            return run_serial(registry, jobs, options)
+    else:
+        workers = options.workers or available_cpus()
     if workers < 1:
         raise MetabenchError(f"--workers {workers}: at least one worker is needed", hint="e.g. --workers 2")
     return run_jobs(registry, jobs, options.use_cache, workers)

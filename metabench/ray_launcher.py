@@ -198,6 +198,8 @@ class _RemoteCache:
     """What a worker hands :func:`runner.execute` as its cache: calls into the driver-side store, blocking,
     so a batch is committed before the next one is computed."""
 
+    enabled = True
+
     def __init__(self, store):
         self.store = store
 

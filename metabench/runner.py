@@ -7,8 +7,7 @@ items batch by batch, each batch committed to the cache before the next starts. 
 resumes where it stopped and a repeated run costs only the cache look-ups.
 
 Computing a job (:func:`execute`: answers, scores, the results record) is apart from writing its run folder
-(:func:`write`), so a launcher can compute on a worker and write on the driver; the answers a job computed
-are also returned (``JobResult.new_answers``) for a driver whose cache the worker cannot reach.
+(:func:`write`), so a launcher can compute on a worker and write on the driver.
 
 Before any of that, a job whose inputs are unchanged since it last finished is taken whole from the job memo
 (:mod:`metabench.job_memo`): no data loaded, nothing scored, the remembered run folder written again.
@@ -16,14 +15,13 @@ Before any of that, a job whose inputs are unchanged since it last finished is t
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import json
 import statistics
 import time
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -58,14 +56,13 @@ class JobOutcome:
 
 @dataclass
 class JobResult:
-    """What computing a job gives: the results record, the per-item samples (samples.jsonl's bytes), the
-    answers it computed and the run folder they belong in."""
+    """What computing a job gives: the results record, the per-item samples (samples.jsonl's bytes) and the
+    run folder they belong in."""
 
     job: Job
     results: dict
     samples: bytes
     run_dir: Path
-    new_answers: list[tuple[str, object]] = field(default_factory=list)
 
     def payload(self) -> dict:
         """What a worker process sends back for the driver to write (the job itself the driver holds)."""
@@ -111,30 +108,23 @@ def check_options(options: RunOptions) -> None:
                              hint="add --launcher processes (this machine's cores) or ray, or leave it out")
 
 
-def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
-    """Plan the jobs and run them with ``options.launcher``: ``serial`` here, one after another; ``processes``
-    on this machine's cores (:mod:`metabench.process_launcher`); ``ray`` on a Ray cluster
-    (:mod:`metabench.ray_launcher`); ``auto``: processes for a run of baselines on a machine with several
-    CPUs, else serial (:func:`metabench.process_launcher.auto_workers`). Every launcher writes the same run
-    folders."""
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:
+    """Plan and run the jobs. ``launch(registry, jobs, options) -> outcomes`` runs them elsewhere: the caller
+    passes :func:`metabench.process_launcher.launch` for ``--launcher processes`` and ``auto``, and
+    :func:`metabench.ray_launcher.launch` for ``ray`` (so this module never imports a launcher, which imports
+    it back); ``None`` runs them here, one after another (:func:`run_serial`). Every launcher writes the same
+    run folders."""
     check_options(options)
+    if options.launcher != "serial" and launch is None:
+        raise MetabenchError(f"launcher {options.launcher!r} was asked for but no launch function was given",
+                             hint="pass launch=metabench.process_launcher.launch (processes, auto) or "
+                             "metabench.ray_launcher.launch (ray) to runner.run, as the CLI does")
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
     check_writable(options.output_dir)
-    launcher = options.launcher
-    if launcher == "auto":
-        from .process_launcher import auto_workers  # noqa: PLC0415 - the launchers import this module
-
-        workers = auto_workers(registry, jobs)
-        launcher = "processes" if workers > 1 else "serial"
-        options = dataclasses.replace(options, workers=workers if workers > 1 else None)
-    if launcher == "processes":
-        from .process_launcher import launch  # noqa: PLC0415
-    elif launcher == "ray":
-        from .ray_launcher import launch  # noqa: PLC0415 - ray is an optional dependency
-    else:
-        return RunReport(run_serial(registry, jobs, options), index)
-    return RunReport(launch(registry, jobs, options), index)
+    if launch is not None:
+        return RunReport(launch(registry, jobs, options), index)
+    return RunReport(run_serial(registry, jobs, options), index)
 
 
 def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list[JobOutcome]:
@@ -252,7 +242,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
-    per_seed, samples, new_answers = {}, [], []
+    per_seed, samples = {}, []
     timings = {"cached_items": 0}
     for seed in seeds:
         whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
@@ -263,7 +253,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
             phases.lap("cache_lookup_s")
         else:
             preds = _seed_answers(job, data, adapter, answers_cache, seed, data_hash, training_hash, fingerprint,
-                                  requests, timings, new_answers, phases)
+                                  requests, timings, phases)
             answers_cache.put_job(whole, dict(zip(ids, preds)))
             phases.lap("cache_lookup_s")
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
@@ -281,7 +271,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     timings.update(phases.record())
     answered = len(test.items) * len(seeds) - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
-    return JobResult(job, results, lines, run_dir, new_answers)
+    return JobResult(job, results, lines, run_dir)
 
 
 def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
@@ -301,11 +291,15 @@ def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases:
 
 
 def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, training_hash, fingerprint,
-                  requests: dict, timings: dict, new_answers: list, phases: Phases) -> list:
+                  requests: dict, timings: dict, phases: Phases) -> list:
     """One seed's answers item by item: those the cache has, then the missing ones computed (the adapter is
-    fitted only if some item is missing, and requests are rendered only for the missing items)."""
+    fitted only if some item is missing, and requests are rendered only for the missing items). Without a
+    cache (``--no-cache``, or a baseline) the items' own ids key the answers: no sha256 per item."""
     task, kind, items = job.task, data.kind, data.test.items
-    keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in items]
+    if cache.enabled:
+        keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in items]
+    else:  # unique within the test split (prepare checks it)
+        keys = [item.id for item in items]
     answers = cache.get_many(keys)
     timings["cached_items"] += len(answers)
     missing = [i for i, key in enumerate(keys) if key not in answers]
@@ -317,8 +311,8 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, tra
         phases.lap("load_s")
         adapter.fit(_training(data, adapter, seed, training_hash))
         phases.lap("fit_s")
-        new_answers += _answer(adapter, requests, keys, missing, answers, cache, seed,
-                               f"{task.name} | {job.model.text} | seed {seed}", job.options)
+        _answer(adapter, requests, keys, missing, answers, cache, seed, f"{task.name} | {job.model.text} | seed {seed}",
+                job.options)
         phases.lap("predict_s")
     return [answers[key] for key in keys]
 
@@ -363,10 +357,9 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
     )
 
 
-def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> list[tuple[str, object]]:
-    """Answer the ``missing`` requests batch by batch, committing each batch to ``cache``; the new pairs."""
+def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
+    """Answer the ``missing`` requests batch by batch into ``answers``, committing each batch to ``cache``."""
     size = max(1, adapter.batch_size())
-    computed = []
     with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
         for start in range(0, len(missing), size):
             batch = missing[start : start + size]
@@ -376,9 +369,7 @@ def _answer(adapter, requests, keys, missing, answers, cache, seed, label, optio
             pairs = list(zip((keys[i] for i in batch), _plain(list(preds))))
             cache.put_many(pairs)
             answers.update(pairs)
-            computed += pairs
             bar.update(len(batch))
-    return computed
 
 
 class Rendered(Sequence):
@@ -404,14 +395,19 @@ class Rendered(Sequence):
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_SEQUENCES = frozenset((tuple, list))
 
 
 def _plain(value):
     """JSON round-trip, so fresh and cached answers have identical types (tuples become lists). A list of
     plain scalars (labels, option indices: most golds and answers) is already what the round trip gives, so
     it is copied as it is (the round trips were ~7 of a cold ``--tasks all``'s seconds)."""
-    if isinstance(value, list) and _SCALARS.issuperset(map(type, value)):
-        return list(value)
+    if isinstance(value, list):
+        types = set(map(type, value))
+        if types <= _SCALARS:
+            return list(value)
+        if types <= _SEQUENCES and all(_SCALARS.issuperset(map(type, v)) for v in value):  # tag sequences
+            return [list(v) for v in value]
     return json.loads(json.dumps(value))
 
 

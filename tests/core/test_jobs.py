@@ -22,7 +22,6 @@ def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
     first, second = execute(toy_registry, job, cache), execute(toy_registry, copy, cache)
     assert first.results["metrics"]["per_seed"] == second.results["metrics"]["per_seed"]
     assert first.samples == second.samples  # samples.jsonl's bytes
-    assert len(first.new_answers) == 2 * first.results["n_items"]  # what a driver would write into its cache
     assert not first.run_dir.exists()  # computing writes no run folder...
     write(first)
     assert (first.run_dir / "results.json").is_file()  # ...writing does

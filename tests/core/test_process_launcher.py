@@ -30,7 +30,8 @@ def toy_env(tmp_path, monkeypatch):
 def _run(root: Path, name: str, models, launcher: str, **kw):
     os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")
     options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
-    return run(plugins.load(), "toy_all", list(models), options)
+    launch = None if launcher == "serial" else process_launcher.launch
+    return run(plugins.load(), "toy_all", list(models), options, launch=launch)
 
 
 def _runs(outcomes) -> dict:
@@ -62,7 +63,10 @@ def test_a_worker_killed_mid_job_is_replaced_and_committed_answers_are_not_recom
     assert int(mark.read_text()) != os.getpid()  # it was a worker, not this process
     assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
     answered = log.read_text().splitlines()
-    assert len(answered) == sum(o.results["n_items"] for o in outcomes)  # every item answered once
+    n_items = sum(o.results["n_items"] for o in outcomes)
+    # A broken pool stops its other worker too: only the 4 items of that worker's batch in flight (answered,
+    # not yet committed) may be answered again; nothing committed before the kill is (>= 8 items were).
+    assert n_items <= len(answered) <= n_items + 4
     log.unlink()
     serial = _run(toy_env, "killed-serial", ["killing:batch_size=4"], "serial")
     assert _runs(outcomes) == _runs(serial)

@@ -43,7 +43,7 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
     os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")  # the driver's answer cache for this run
     registry = plugins.load()
     options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
-    return run(registry, "toy_all", list(models), options)
+    return run(registry, "toy_all", list(models), options, launch=ray_launcher.launch if launcher == "ray" else None)
 
 
 def _runs(outcomes) -> dict:

@@ -88,8 +88,8 @@ def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path,
         changed = execute(toy_registry, Job(edited, spec, options), cache)
     finally:
         cache.close()
-    assert same.results["timings"]["cached_items"] == 40 and same.new_answers == []
-    assert changed.results["timings"]["cached_items"] == 0 and len(changed.new_answers) == 40
+    assert same.results["timings"]["cached_items"] == 40
+    assert changed.results["timings"]["cached_items"] == 0 and changed.results["n_items"] == 40
     assert changed.results["task"]["config_hash"] == edited.hash
 
 
