@@ -1,19 +1,21 @@
-"""The run matrix on Ray against the serial launcher: wall time and identical run files.
+"""The run matrix on worker processes and on Ray against the serial launcher: wall time and identical run files.
 
     python benchmarks/bench_ray.py                    # --tasks all --model majority --model lookup, 2 rounds
     python benchmarks/bench_ray.py --rounds 3 --workers 2
 
 Each round runs, as fresh processes with an empty METABENCH_CACHE_DIR each (no answers, no parsed items),
 
-- ``serial``: ``metabench run --tasks all --model majority --model lookup``;
-- ``ray``:    the same with ``--launcher ray --workers 2`` (a local Ray started by the command itself, so
+- ``serial``:    ``metabench run --tasks all --model majority --model lookup --launcher serial``;
+- ``processes``: the same with ``--launcher processes --workers 2`` (what the default ``auto`` picks for
+  these baselines on a 2-CPU machine);
+- ``ray``:       the same with ``--launcher ray --workers 2`` (a local Ray started by the command itself, so
   Ray's start-up is inside the timed wall),
 
 - ``cluster`` (with ``--cluster``): the same against a Ray already running on this machine (``ray start
   --head --num-cpus W``, started once before the rounds and not timed, stopped after), through
   ``--ray-address``: what a run pays when Ray's own start-up is not part of it;
 
-alternating (serial, ray, [cluster,] serial, ray...) because the machine may be shared. It prints the walls,
+alternating (serial, processes, ray, [cluster,] serial, ...) because the machine may be shared. It prints the walls,
 the ratio of the medians to serial (goal: >= 1.6 with 2 workers) and whether the run files are identical:
 every samples.jsonl byte for byte, and every results.json once ``created`` and ``timings`` (which differ
 between any two runs) are removed.
@@ -79,7 +81,8 @@ def main(argv=None) -> int:
     base = [sys.executable, "-m", "metabench.cli", "run", "--tasks", args.tasks, "--no-progress"]
     for model in models:
         base += ["--model", model]
-    sides = {"serial": [], "ray": ["--launcher", "ray", "--workers", str(args.workers)]}
+    sides = {"serial": ["--launcher", "serial"], "processes": ["--launcher", "processes", "--workers", str(args.workers)],
+             "ray": ["--launcher", "ray", "--workers", str(args.workers)]}
     head = None
     if args.cluster:
         head, address = start_cluster(work, args.workers)

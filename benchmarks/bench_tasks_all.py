@@ -3,6 +3,7 @@
     python benchmarks/bench_tasks_all.py                 # 2 alternating rounds of (cold, cached)
     python benchmarks/bench_tasks_all.py --rounds 3 --model majority --model lookup
     python benchmarks/bench_tasks_all.py --baseline-repo /tmp/metabench-before   # also an older checkout, ABAB
+    python benchmarks/bench_tasks_all.py --launcher serial   # one process (the default command uses every CPU)
 
 Each round runs, as fresh processes timed end to end:
 
@@ -15,7 +16,7 @@ Each round runs, as fresh processes timed end to end:
 
 The three alternate (ABC ABC), since this machine is shared; with ``--baseline-repo`` the rounds also
 alternate between this checkout and the other one (e.g. ``git archive 97a87da | tar -x -C /tmp/before``). Wall seconds depend on the load; the
-process's CPU seconds (user + sys, from ``os.wait4``) much less, so both are printed, with the load
+process's CPU seconds (user + sys, from ``os.wait4``: its worker processes included) much less, so both are printed, with the load
 average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
 (goal: within 5 %), and prints where the time of the last cached run went, phase by phase.
 
@@ -74,6 +75,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--model", action="append", help="default: majority")
     parser.add_argument("--tasks", default="all")
+    parser.add_argument("--launcher", help="pass --launcher to the command (default: none, i.e. the CLI's auto: "
+                        "worker processes for baselines on a multi-CPU machine)")
     parser.add_argument("--baseline-repo", type=Path, help="another checkout to measure alternately (e.g. before a change)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
@@ -83,6 +86,8 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "metabench.cli", "run", "--tasks", args.tasks, "--no-progress"]
     for model in models:
         cmd += ["--model", model]
+    if args.launcher:
+        cmd += ["--launcher", args.launcher]
     repos = {"this": REPO, **({"baseline": args.baseline_repo.resolve()} if args.baseline_repo else {})}
     results = {name: {label: [] for label in LABELS} for name in repos}
     shown = " ".join(cmd[2:]) if len(args.tasks) < 200 else " ".join(cmd[2:]).replace(args.tasks, f"<{args.tasks.count(',') + 1} tasks>")
