@@ -68,6 +68,7 @@ class Split:
     listed: bool  # the role was given as a list of slices (recorded as a list in the data hash)
     files: dict[str, str] = field(default_factory=dict)
     _ids: tuple | None = field(default=None, repr=False, compare=False)
+    _whole: tuple | None = field(default=None, repr=False, compare=False)  # (items as loaded, their one _Slice)
 
     def identity(self) -> dict:
         return {"slice": self.slices if self.listed else self.slices[0], "files": self.files, "ids": self.ids_sha256()}
@@ -76,10 +77,31 @@ class Split:
         """sha256 of the sorted item ids: fold membership is part of what a score depends on.
 
         Remembered for the items it was computed from (a job asks three times: the answer and training data
-        hashes and results.json; sorting a 100k-item training split each time showed in `--tasks all`)."""
+        hashes and results.json), and for a split that is one whole slice, by the slice: the three views of
+        a Boisson fold and the models of a run load the same slice, and sorting a 10^5-item training split
+        per job showed in `--tasks all`."""
+        whole = self._slice()
+        if whole is not None:
+            return whole.ids_sha256()
         if self._ids is None or self._ids[0] is not self.items or self._ids[1] != len(self.items):
             self._ids = (self.items, len(self.items), ids_sha256(self.items))
         return self._ids[2]
+
+    def golds(self, kind) -> list:
+        """``kind.golds`` of the items; for a split that is one whole slice, read once per slice and kind
+        semantics (``Kind.gold_key``): every view and fold task re-read its training split's golds."""
+        whole, key = self._slice(), kind.gold_key()
+        if whole is None or key is None:
+            return kind.golds(self.items)
+        if key not in whole.golds:
+            whole.golds[key] = kind.golds(self.items)
+        return list(whole.golds[key])
+
+    def _slice(self):
+        """The one slice these items are, unless the split has several or its items were changed (``--limit``)."""
+        if self._whole is not None and self._whole[0] is self.items and len(self.items) == len(self._whole[1].loaded.items):
+            return self._whole[1]
+        return None
 
 
 def ids_sha256(items: list) -> str:
@@ -145,12 +167,12 @@ def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, d
 
 @dataclass
 class _Slice:
-    """A loaded slice, with the sha256 of its item ids computed once: the three views of a Boisson fold, or
-    the several tasks of one split, load the same slice, and sorting a 10^5-item training split per job
-    showed in `--tasks all`."""
+    """A loaded slice, with what jobs sharing it compute the same way: the sha256 of its item ids and its
+    golds per kind semantics."""
 
     loaded: LoadedSplit
     _ids: str | None = None
+    golds: dict = field(default_factory=dict)  # Kind.gold_key() -> the golds of the slice's items
 
     def ids_sha256(self) -> str:
         if self._ids is None:
@@ -176,8 +198,8 @@ def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split
         out.slices.append((dataset, split, args))
         out.items.extend(loaded.items)
         out.files.update({f"{dataset}:{path}": sha for path, sha in loaded.files.items()})
-    if len(out.slices) == 1:  # the slice's ids are the split's: hashed once per slice, not per job
-        out._ids = (out.items, len(out.items), one_slice.ids_sha256())
+    if len(out.slices) == 1:  # the split is this slice: its id hash and golds are the slice's
+        out._whole = (out.items, one_slice)
     return out
 
 

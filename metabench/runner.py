@@ -233,7 +233,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     if kind.request_type() is None:  # a kind that does not declare it: probe the first item
         adapter.check_request_type(type(kind.request(test.items[0])), task.name)
     _check_training(task, adapter, data.splits["train"].items if data.splits["train"] else None)
-    golds = _plain(kind.golds(test.items))
+    golds = _plain(test.golds(kind))
     phases.lap("load_s")
     phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
     data_hash = data.data_hash()
@@ -338,7 +338,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
         return None
     validation = data.splits["validation"]
     val_items = validation.items if validation else []
-    val_golds = _plain(kind.golds(val_items))
+    val_golds = _plain(validation.golds(kind)) if validation else []
 
     def score_validation(preds: list) -> dict[str, float]:
         """The task's metrics on the validation split (model selection reads finetune.select_metric here)."""
@@ -346,7 +346,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
 
     return Training(
         requests=Rendered(kind, train.items),
-        golds=_plain(kind.golds(train.items)),
+        golds=_plain(train.golds(kind)),
         validation_requests=Rendered(kind, val_items),
         validation_golds=val_golds,
         labels=kind.labels(),

@@ -51,6 +51,11 @@ class Kind:
     def gold(self, item) -> Any:
         raise NotImplementedError
 
+    def gold_key(self):
+        """A hashable value equal for two kinds that read the same golds off the same items, or None (the
+        default: golds are read per job). Lets jobs sharing a training split share its golds."""
+        return None
+
     def golds(self, items: list) -> list:
         """``gold`` of every item. A kind whose gold is one attribute overrides it with a loop that does not call
         a method per item: the runner reads the golds of every training split (~2 million in ``--tasks all``)."""

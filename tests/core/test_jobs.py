@@ -44,3 +44,29 @@ def test_run_returns_its_task_index(toy_registry, tmp_path):
     report = run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert [o.task for o in report] == ["toy_tag", "toy_cls"]
     assert set(report.index.select("toy_all")) == {"toy_tag", "toy_cls"} and "toy_all" in report.index.groups
+
+
+def test_a_whole_slice_shares_its_id_hash_and_golds_across_jobs_and_a_limit_does_not(toy_registry):
+    from metabench.jobs import ids_sha256
+    from metabench.kinds.classification import Classification
+
+    task = TaskIndex(toy_registry).load("toy_cls")
+    first, second = prepare(toy_registry, task), prepare(toy_registry, task)
+    train_a, train_b = first.splits["train"], second.splits["train"]
+    assert train_a.items is not train_b.items and train_a._slice() is train_b._slice() is not None
+    assert train_a.golds(first.kind) == [first.kind.gold(i) for i in train_a.items]
+    assert train_b._slice().golds  # read once, kept by the slice for the next job
+    assert train_a.ids_sha256() == ids_sha256(train_a.items)
+
+    limited = prepare(toy_registry, task, limit=3)
+    assert limited.test._slice() is None  # cut by --limit: its own hash and golds, not the slice's
+    assert limited.test.ids_sha256() == ids_sha256(limited.test.items) != first.test.ids_sha256()
+    assert limited.test.golds(limited.kind) == [limited.kind.gold(i) for i in limited.test.items]
+
+    class Shouting(Classification):  # a plugin's subclass that reads golds its own way
+        def gold(self, item):
+            return super().gold(item).upper()
+
+    shouting = Shouting(task.config, first.kind.metric_fns)
+    assert shouting.gold_key() is None
+    assert train_a.golds(shouting) == [g.upper() for g in train_a.golds(first.kind)]

@@ -27,9 +27,11 @@ class _Config:
 def test_label_map_binarises_three_way_gold():
     kind = Classification.__new__(Classification)
     kind.args = Classification.Args.model_validate(_Config.kind_args)
-    golds = [kind.gold(NLIPair(id=str(i), premise="p", hypothesis="h", label=label))
+    items = [NLIPair(id=str(i), premise="p", hypothesis="h", label=label)
              for i, label in enumerate(["entailment", "neutral", "contradiction"])]
+    golds = [kind.gold(item) for item in items]
     assert golds == ["entailment", "not_entailment", "not_entailment"]
+    assert kind.golds(items) == golds  # the one-pass reading the runner uses
 
 
 @pytest.mark.mirror
