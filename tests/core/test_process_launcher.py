@@ -101,3 +101,13 @@ def test_auto_writes_what_serial_writes(toy_env, monkeypatch):
     auto = _run(toy_env, "auto", ["majority", "lookup"], "auto")
     serial = _run(toy_env, "auto-serial", ["majority", "lookup"], "serial")
     assert _runs(auto) and _runs(auto) == _runs(serial)
+
+
+def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monkeypatch):
+    """Where fork is missing (macOS, Windows) workers are spawned: fresh interpreters that load the plugins
+    (the toy plugin through METABENCH_PLUGIN_MODULES and PYTHONPATH) and get the jobs pickled."""
+    monkeypatch.setattr(process_launcher.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
+    spawned = _run(toy_env, "spawned", ["majority", "lookup"], "processes", workers=2)
+    serial = _run(toy_env, "spawned-serial", ["majority", "lookup"], "serial")
+    assert _runs(spawned) and _runs(spawned) == _runs(serial)
