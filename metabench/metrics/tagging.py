@@ -30,10 +30,12 @@ mean of per-sentence F1s.
 
 from __future__ import annotations
 
+import contextvars
 import unicodedata
-from functools import lru_cache
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from numbers import Integral
+from typing import NamedTuple
 
 from ._common import MetricInputError, check_pair, named, prf
 
@@ -81,22 +83,40 @@ def parse_tag(tag: Tag, positive: str | None = DEFAULT_POSITIVE) -> Parsed:
     return ("B", tag)
 
 
-_PARSED_STR: dict[str | None, dict[str, Parsed]] = {}  # positive -> {string tag: parsed}; tag sets are tiny
+class _Sentence(NamedTuple):
+    """What every metric needs of one tag sequence, read once for a given ``positive``."""
+
+    n: int  # words
+    hits: int  # bit i set iff word i has a B/I/E/S tag of the positive type: token counts are popcounts
+    spans: frozenset  # (type, first, last) of the positive type (of every type when positive is None)
+    types: frozenset  # the types of all non-O tags (a positive type no tag has is a typo)
+
+
+_NO_SPANS: frozenset = frozenset()
+#: positive -> {string tag: parsed}; tag sets are tiny.
+_TAGS: dict[str | None, dict[str, Parsed]] = {}
+#: positive -> {tuple of string tags: _Sentence}. Scoring `--tasks all` reads ~90k tagged sentences, each by
+#: eight metrics and the per-item scores, mostly the same gold sentences job after job: a sentence is read
+#: once and then looked up (hashing a tuple of strings runs in C). Keyed by content, so nothing is stale.
+_SENTENCES: dict[str | None, dict[tuple, _Sentence]] = {}
+_SENTENCES_MAX = 1 << 17  # about 20 MB of records at most; the table starts afresh when full
 
 
 def _parse_sentence(tags: Sequence[Tag], positive: str | None, where: str) -> list[Parsed]:
+    """Every tag of a sentence parsed, with errors that say which sentence (``where``) is wrong."""
     if isinstance(tags, (str, bytes)):
         raise MetricInputError(
             f"{where} is the string {tags[:40]!r}, not a sequence of tags",
             hint="golds and preds are sequences of sentences, each a list of tags: wrap a single sentence "
             "as [tags]",
         )
-    if tags.__class__ is tuple or tags.__class__ is list:  # answers and golds arrive as JSON lists
-        try:
-            return _parse_tuple(tuple(tags), positive)
-        except (KeyError, TypeError):
-            pass  # a tag not seen yet, or an int/bool/unhashable one: the general path below
-    known = _PARSED_STR.setdefault(positive, {})
+    if tags.__class__ is not tuple and tags.__class__ is not list:
+        tags = list(tags)  # read twice below
+    known = _TAGS.setdefault(positive, {})
+    try:  # the strings seen before: one dict look-up per tag (an int, bool or new tag falls through)
+        return list(map(known.__getitem__, tags))
+    except (KeyError, TypeError):
+        pass
     out = []
     for tag in tags:
         parsed = parse_tag(tag, positive)
@@ -106,18 +126,44 @@ def _parse_sentence(tags: Sequence[Tag], positive: str | None, where: str) -> li
     return out
 
 
-@lru_cache(maxsize=1 << 17)
-def _parse_tuple(tags: tuple, positive: str | None) -> list[Parsed]:
-    """A tuple of string tags, parsed (callers never mutate the list). Scoring `--tasks all` reads ~27
-    million tags: each sentence is read by every metric and by the per-item scores, so parsing it once and
-    looking each tag up (instead of parse_tag's isinstance checks) cut scoring ~4x. Raises KeyError for a tag
-    not seen before, which the caller parses (and remembers) the slow way."""
-    known = _PARSED_STR[positive]
-    return [known[tag] if tag.__class__ is str else _not_a_string(tag) for tag in tags]
+def _cached(tags, known: dict | None) -> _Sentence | None:
+    """The record of a list or tuple of tags read before (None for anything else: `_sentence` reads it)."""
+    if known is None:
+        return None
+    cls = tags.__class__
+    try:
+        if cls is tuple:
+            return known.get(tags)
+        if cls is list:
+            return known.get(tuple(tags))
+    except TypeError:  # an unhashable tag, refused by `_sentence`
+        pass
+    return None
 
 
-def _not_a_string(tag):
-    raise KeyError(tag)
+def _sentence(tags: Sequence[Tag], positive: str | None, where: str) -> _Sentence:
+    """Read one sentence (every tag checked) and remember it when it is a list or tuple of string tags."""
+    parsed = _parse_sentence(tags, positive, where)
+    if parsed.count(_O) == len(parsed):  # most sentences, and every majority-baseline prediction
+        record = _Sentence(len(parsed), 0, _NO_SPANS, _NO_SPANS)
+    else:
+        hits = 0
+        for i, (prefix, type_) in enumerate(parsed):
+            if type_ == positive and prefix != "O":
+                hits |= 1 << i
+        found = _spans(parsed)
+        record = _Sentence(
+            len(parsed),
+            hits,
+            frozenset(s for s in found if positive is None or s[0] == positive),
+            frozenset(type_ for prefix, type_ in parsed if prefix != "O"),
+        )
+    if (tags.__class__ is tuple or tags.__class__ is list) and all(tag.__class__ is str for tag in tags):
+        known = _SENTENCES.setdefault(positive, {})
+        if len(known) >= _SENTENCES_MAX:
+            known.clear()
+        known[tuple(tags)] = record
+    return record
 
 
 def _end_of_chunk(prev_tag: str, tag: str, prev_type: str, type_: str) -> bool:
@@ -144,7 +190,7 @@ def spans(tags: Sequence[Tag], positive: str | None = DEFAULT_POSITIVE) -> list[
 
 
 def _spans(parsed: list[Parsed]) -> list[tuple[str, int, int]]:
-    if parsed.count(_O) == len(parsed):  # most sentences, and every majority-baseline prediction
+    if parsed.count(_O) == len(parsed):
         return []
     chunks = []
     prev_tag, prev_type, begin = "O", "", 0
@@ -161,35 +207,35 @@ def _spans(parsed: list[Parsed]) -> list[tuple[str, int, int]]:
 
 
 def _check_sentence(gold: Sequence[Tag], pred: Sequence[Tag], positive, where: str):
-    g = _parse_sentence(gold, positive, f"gold {where}")
-    p = _parse_sentence(pred, positive, f"prediction {where}")
-    if len(g) != len(p):
+    """The records of one gold and predicted sentence, which must have as many tags."""
+    known = _SENTENCES.get(positive)
+    g = _cached(gold, known) or _sentence(gold, positive, f"gold {where}")
+    p = _cached(pred, known) or _sentence(pred, positive, f"prediction {where}")
+    if g.n != p.n:
         raise MetricInputError(
-            f"{where}: {len(g)} gold tags but {len(p)} predicted tags; predictions must have one tag per word"
+            f"{where}: {g.n} gold tags but {p.n} predicted tags; predictions must have one tag per word"
         )
     return g, p
 
 
-def _span_counts(g: list[Parsed], p: list[Parsed], positive: str | None) -> dict[str, int]:
-    gold = {s for s in _spans(g) if positive is None or s[0] == positive}
-    pred = {s for s in _spans(p) if positive is None or s[0] == positive}
-    tp = len(gold & pred)
-    return {"tp": tp, "fp": len(pred) - tp, "fn": len(gold) - tp}
+def _span_tally(g: _Sentence, p: _Sentence) -> tuple[int, int, int]:
+    """(TP, FP, FN) spans: a predicted span is a TP iff a gold span has the same type, first and last word."""
+    if not (g.spans or p.spans):
+        return 0, 0, 0
+    tp = len(g.spans & p.spans)
+    return tp, len(p.spans) - tp, len(g.spans) - tp
 
 
-def _token_counts(g: list[Parsed], p: list[Parsed], positive: str, mask: Sequence[bool] | None):
-    if g.count(_O) == len(g) and p.count(_O) == len(p):
-        return {"tp": 0, "fp": 0, "fn": 0}
-    tp = fp = fn = 0
-    for i, ((gt, gtype), (pt, ptype)) in enumerate(zip(g, p)):
-        if mask is not None and not mask[i]:
-            continue
-        gpos = gt != "O" and gtype == positive
-        ppos = pt != "O" and ptype == positive
-        tp += gpos and ppos
-        fp += ppos and not gpos
-        fn += gpos and not ppos
-    return {"tp": int(tp), "fp": int(fp), "fn": int(fn)}
+def _token_tally(g: _Sentence, p: _Sentence, mask: int = -1) -> tuple[int, int, int]:
+    """(TP, FP, FN) words of the positive type, on the words whose bit is set in ``mask`` (all by default)."""
+    gold, pred = g.hits & mask, p.hits & mask
+    if not (gold or pred):
+        return 0, 0, 0
+    return (gold & pred).bit_count(), (pred & ~gold).bit_count(), (gold & ~pred).bit_count()
+
+
+def _as_counts(tally: tuple[int, int, int]) -> dict[str, int]:
+    return {"tp": tally[0], "fp": tally[1], "fn": tally[2]}
 
 
 def span_counts(
@@ -197,14 +243,13 @@ def span_counts(
 ) -> dict[str, int]:
     """TP/FP/FN spans of one sentence: a predicted span is a TP iff a gold span has the same type and
     the same first and last word (exact match). ``positive=None`` counts every type (seqeval micro)."""
-    g, p = _check_sentence(gold_tags, pred_tags, positive, "sentence")
-    return _span_counts(g, p, positive)
+    return _as_counts(_span_tally(*_check_sentence(gold_tags, pred_tags, positive, "sentence")))
 
 
 def sentence_counts(gold_tags: Sequence[Tag], pred_tags: Sequence[Tag], positive: str) -> tuple[dict, dict]:
     """(`span_counts`, `token_counts`) of one sentence, parsing it once (the tagging kind's per-item scores)."""
     g, p = _check_sentence(gold_tags, pred_tags, positive, "sentence")
-    return _span_counts(g, p, positive), _token_counts(g, p, positive, None)
+    return _as_counts(_span_tally(g, p)), _as_counts(_token_tally(g, p))
 
 
 def token_counts(
@@ -221,9 +266,11 @@ def token_counts(
     if positive is None:
         raise MetricInputError("token-level counts need a positive type, e.g. positive='METAPHOR'")
     g, p = _check_sentence(gold_tags, pred_tags, positive, "sentence")
-    if mask is not None and len(mask) != len(g):
-        raise MetricInputError(f"mask has {len(mask)} entries for a sentence of {len(g)} words")
-    return _token_counts(g, p, positive, mask)
+    if mask is None:
+        return _as_counts(_token_tally(g, p))
+    if len(mask) != g.n:
+        raise MetricInputError(f"mask has {len(mask)} entries for a sentence of {g.n} words")
+    return _as_counts(_token_tally(g, p, sum(1 << i for i, keep in enumerate(mask) if keep)))
 
 
 def f1_from_counts(counts: Iterable[Mapping[str, float]] | Mapping[str, float]) -> dict[str, float]:
@@ -242,57 +289,121 @@ def f1_from_counts(counts: Iterable[Mapping[str, float]] | Mapping[str, float]) 
 
 # ------------------------------------------------------------------------------ corpus-level metrics
 
-
-class _Corpus:
-    """The corpus the previous metric call parsed, with the span and token counts worked out from it.
-
-    A tagging task asks six to ten metrics (span and token precision, recall, F1, in/out-of-vocabulary F1)
-    of the same gold and predicted lists, one after another: each parsed every sentence and summed the
-    same counts again. The lists are recognised by identity (and length, and ``positive``), never by value,
-    so a new or edited corpus is always parsed afresh."""
-
-    last: tuple | None = None
-
-    @classmethod
-    def get(cls, golds, preds, positive) -> dict | None:
-        last = cls.last
-        if last is not None and last[0] is golds and last[1] is preds and last[2] == (len(golds), len(preds), positive):
-            return last[3]
-        return None
-
-    @classmethod
-    def put(cls, golds, preds, positive, parsed) -> dict:
-        entry = {"parsed": parsed}
-        cls.last = (golds, preds, (len(golds), len(preds), positive), entry)
-        return entry
+#: The memo of the `shared_parsing` block the caller is in (None outside any).
+_SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("metabench_tagging_shared", default=None)
 
 
-def _corpus(golds, preds, positive, metric: str) -> dict:
-    found = _Corpus.get(golds, preds, positive)
-    if found is None:
-        found = _Corpus.put(golds, preds, positive, _parse_corpus(golds, preds, positive, metric))
+@contextmanager
+def shared_parsing() -> Iterator[None]:
+    """Inside this block, tagging metrics given the *same* gold and prediction lists share one reading of
+    them (the sentences, the span and token counts, the in-vocabulary counts).
+
+    A tagging task asks six to ten metrics of one pair of lists, one after another (the tagging kind opens
+    this block around them). The lists are recognised by identity, so they must not change inside the
+    block; outside it every call reads its input afresh (sentences already seen are still looked up by
+    content, which is always safe).
+    """
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+class _Read:
+    """One (golds, preds) pair as records, and the corpus totals worked out from them on first use."""
+
+    def __init__(self, golds, preds, pairs: list[tuple[_Sentence, _Sentence]]):
+        self.golds, self.preds, self.pairs = golds, preds, pairs  # the lists held: their ids stay theirs
+        self.totals: dict = {}
+
+    def span(self) -> dict[str, float]:
+        if "span" not in self.totals:
+            tp = fp = fn = 0
+            for g, p in self.pairs:
+                if g.spans or p.spans:
+                    both = len(g.spans & p.spans)
+                    tp, fp, fn = tp + both, fp + len(p.spans) - both, fn + len(g.spans) - both
+            self.totals["span"] = prf(tp, fp, fn)
+        return self.totals["span"]
+
+    def token_tally(self) -> tuple[int, int, int]:
+        if "token" not in self.totals:
+            tp = fp = fn = 0
+            for g, p in self.pairs:
+                gold, pred = g.hits, p.hits
+                if gold or pred:
+                    tp += (gold & pred).bit_count()
+                    fp += (pred & ~gold).bit_count()
+                    fn += (gold & ~pred).bit_count()
+            self.totals["token"] = (tp, fp, fn)
+        return self.totals["token"]
+
+    def in_vocab_tally(self, words, train_vocab, normalise, metric: str) -> tuple[int, int, int]:
+        """(TP, FP, FN) on in-vocabulary words. Only words tagged positive in gold or prediction can count,
+        so only those are normalised and looked up; every sentence's word count is still checked."""
+        norm = get_normaliser(normalise)
+        key = (id(words), id(train_vocab), norm)
+        found = self.totals.get(key)
+        if found is not None and found[0] is words and found[1] is train_vocab:
+            return found[2]
+        vocab = {norm(v) for v in train_vocab}
+        tp = fp = fn = 0
+        for i, ((g, p), sentence) in enumerate(zip(self.pairs, words)):
+            if sentence.__class__ is not tuple and sentence.__class__ is not list or len(sentence) != g.n:
+                sentence = _words(sentence, g.n, f"{metric}: sentence {i}")
+            either = g.hits | p.hits
+            while either:
+                bit = either & -either
+                either ^= bit
+                if norm(sentence[bit.bit_length() - 1]) in vocab:
+                    if g.hits & bit:
+                        if p.hits & bit:
+                            tp += 1
+                        else:
+                            fn += 1
+                    else:
+                        fp += 1
+        self.totals[key] = (words, train_vocab, (tp, fp, fn))
+        return tp, fp, fn
+
+
+def _corpus(golds, preds, positive, metric: str) -> _Read:
+    memo = _SHARED.get()
+    if memo is None:
+        return _read_corpus(golds, preds, positive, metric)
+    key = (id(golds), id(preds), positive)
+    found = memo.get(key)
+    if found is None or found.golds is not golds or found.preds is not preds:
+        found = memo[key] = _read_corpus(golds, preds, positive, metric)
     return found
 
 
-def _parse_corpus(golds, preds, positive, metric: str):
-    golds, preds = check_pair(golds, preds, metric)
-    parsed = [
-        _check_sentence(g, p, positive, f"{metric}: sentence {i}") for i, (g, p) in enumerate(zip(golds, preds))
-    ]
+def _read_corpus(golds, preds, positive, metric: str) -> _Read:
+    listed_golds, listed_preds = check_pair(golds, preds, metric)
+    known = _SENTENCES.get(positive)
+    pairs = []
+    for i, (g, p) in enumerate(zip(listed_golds, listed_preds)):
+        gs, ps = _cached(g, known), _cached(p, known)
+        if gs is None or ps is None or gs.n != ps.n:  # a new sentence, or an error to name
+            gs, ps = _check_sentence(g, p, positive, f"{metric}: sentence {i}")
+            known = _SENTENCES.get(positive)
+        pairs.append((gs, ps))
     if positive is not None:
-        _check_positive_seen(parsed, positive, metric)
-    return parsed
+        _check_positive_seen(pairs, positive, metric)
+    return _Read(golds, preds, pairs)
 
 
-def _check_positive_seen(parsed, positive: str, metric: str) -> None:
+def _check_positive_seen(pairs, positive: str, metric: str) -> None:
     """Refuse a positive type that no tag has while other types are present: almost surely a typo
     (``positive: METAPHOR`` on ``B-MET`` tags), which would otherwise score a silent 0.0. All-``O`` input is
     fine (a subset without metaphors where nothing is predicted)."""
-    seen: set[Parsed] = set()
-    for g, p in parsed:
-        seen.update(g)
-        seen.update(p)
-    types = {t for prefix, t in seen if prefix != "O"}
+    types: set[str] = set()
+    for g, p in pairs:
+        if g.types:
+            types |= g.types
+        if p.types:
+            types |= p.types
     if types and positive not in types:
         raise MetricInputError(
             f"{metric}: no tag has the positive type {positive!r}; the tags have types {sorted(types)}",
@@ -301,21 +412,13 @@ def _check_positive_seen(parsed, positive: str, metric: str) -> None:
 
 
 def _span_prf(golds, preds, positive, metric) -> dict[str, float]:
-    corpus = _corpus(golds, preds, positive, metric)
-    if "span" not in corpus:
-        corpus["span"] = f1_from_counts(_span_counts(g, p, positive) for g, p in corpus["parsed"])
-    return corpus["span"]
+    return _corpus(golds, preds, positive, metric).span()
 
 
-def _token_prf(golds, preds, positive, metric, masks=None) -> dict[str, float]:
+def _token_prf(golds, preds, positive, metric) -> dict[str, float]:
     if positive is None:
         raise MetricInputError(f"{metric} needs a positive type, e.g. positive='METAPHOR'")
-    corpus = _corpus(golds, preds, positive, metric)
-    if masks is None:
-        if "token" not in corpus:
-            corpus["token"] = f1_from_counts(_token_counts(g, p, positive, None) for g, p in corpus["parsed"])
-        return corpus["token"]
-    return f1_from_counts(_token_counts(g, p, positive, m) for (g, p), m in zip(corpus["parsed"], masks))
+    return prf(*_corpus(golds, preds, positive, metric).token_tally())
 
 
 def span_precision(golds: Corpus, preds: Corpus, *, positive: str | None = DEFAULT_POSITIVE) -> float:
@@ -398,10 +501,19 @@ def metaphor_vocabulary(
     norm = get_normaliser(normalise)
     words_seqs, tag_seqs = check_pair(words_seqs, tag_seqs, "metaphor_vocabulary")
     vocab = set()
+    known = _SENTENCES.get(positive)
     for i, (words, tags) in enumerate(zip(words_seqs, tag_seqs)):
-        parsed = _parse_sentence(tags, positive, f"metaphor_vocabulary: tags of sentence {i}")
-        words = _words(words, len(parsed), f"metaphor_vocabulary: sentence {i}")
-        vocab.update(norm(w) for w, (prefix, t) in zip(words, parsed) if prefix != "O" and t == positive)
+        record = _cached(tags, known)
+        if record is None:
+            record = _sentence(tags, positive, f"metaphor_vocabulary: tags of sentence {i}")
+            known = _SENTENCES.get(positive)
+        if words.__class__ is not tuple and words.__class__ is not list or len(words) != record.n:
+            words = _words(words, record.n, f"metaphor_vocabulary: sentence {i}")
+        hits = record.hits  # only the positive words: one bit each
+        while hits:
+            bit = hits & -hits
+            hits ^= bit
+            vocab.add(norm(words[bit.bit_length() - 1]))
     return frozenset(vocab)
 
 
@@ -436,21 +548,16 @@ def _vocab_prf(golds, preds, words, train_vocab, normalise, positive, metric: st
         )
     if isinstance(train_vocab, (str, bytes)):
         raise MetricInputError(f"{metric}: train_vocab must be a set of words, got a string")
-    golds, preds = check_pair(golds, preds, metric)
-    if isinstance(words, (str, bytes)) or len(words) != len(golds):
-        raise MetricInputError(f"{metric}: words must hold one word sequence per sentence ({len(golds)})")
+    if positive is None:
+        raise MetricInputError(f"{metric} needs a positive type, e.g. positive='METAPHOR'")
     corpus = _corpus(golds, preds, positive, metric)
-    key = ("in_vocab", id(words), id(train_vocab), normalise)
-    if corpus.get("in_vocab_key") != key:  # inv_f1 and oov_f1 share the flags: each word normalised once
-        norm = get_normaliser(normalise)
-        vocab = {norm(v) for v in train_vocab}
-        flags = []
-        for i, (sentence, gold) in enumerate(zip(words, golds)):
-            sentence = _words(sentence, len(gold), f"{metric}: sentence {i}")
-            flags.append([norm(w) in vocab for w in sentence])
-        corpus.update(in_vocab_key=key, in_vocab=flags, in_vocab_refs=(words, train_vocab))
-    masks = corpus["in_vocab"] if in_vocab else [[not f for f in row] for row in corpus["in_vocab"]]
-    return _token_prf(golds, preds, positive, metric, masks)
+    if isinstance(words, (str, bytes)) or len(words) != len(corpus.pairs):
+        raise MetricInputError(f"{metric}: words must hold one word sequence per sentence ({len(corpus.pairs)})")
+    inside = corpus.in_vocab_tally(words, train_vocab, normalise, metric)
+    if in_vocab:
+        return prf(*inside)
+    # in- and out-of-vocabulary words partition the words, so their counts add up to the token counts
+    return prf(*(whole - part for whole, part in zip(corpus.token_tally(), inside)))
 
 
 def inv_f1(
@@ -499,6 +606,7 @@ __all__ = [
     "normalise_word",
     "oov_f1",
     "parse_tag",
+    "shared_parsing",
     "span_counts",
     "span_f1",
     "span_precision",

@@ -86,6 +86,18 @@ def test_diagnostics_metrics():
     assert majority_accuracy(golds, golds) == pytest.approx(4 / 7)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_collision_ceiling_is_the_accuracy_of_the_best_function_of_the_input(seed):
+    import random
+
+    rng = random.Random(seed)
+    inputs = [rng.choice("abcdefg") for _ in range(60)]
+    golds = [rng.choice(["metaphor", "literal", "other"]) for _ in inputs]
+    # brute force: the per-input majority label, ties to whichever, is what the best function answers
+    best = {k: Counter(g for g, i in zip(golds, inputs) if i == k).most_common(1)[0][0] for k in set(inputs)}
+    assert collision_ceiling(golds, golds, inputs=inputs) == accuracy_score(golds, [best[i] for i in inputs])
+
+
 def test_card_n_pme_only_ceiling_is_one_half_under_lexical_folds(registry):
     """Every CARD_N PME occurs once literal and once metaphorical; lexical folds keep both in one test fold,
     so no model that sees only the PME can beat 50 % (the paper's Table 5: Only-PME accuracy 50.0)."""

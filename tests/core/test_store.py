@@ -190,3 +190,22 @@ def test_unflushed_writes_flush_only_when_they_replace_a_run(tmp_path, monkeypat
     fsyncs.clear()
     write_run(tmp_path / "t2" / "m", *_run("C"))  # the default: every run flushed
     assert len(fsyncs) == 4
+
+
+def test_sample_lines_are_json_dumps_lines_byte_for_byte():
+    """samples.jsonl keeps ``json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=False)`` per line:
+    the shared C encoder must not change a byte (floats, non-ASCII, escapes, nesting, key order)."""
+    from metabench.store import samples_text
+
+    rows = [
+        {"seed": 0, "id": "a.1", "gold": "métaphore", "prediction": "literal", "scores": {"correct": 0.0}},
+        {"id": "ü\u2028\"\\\n\t\x00", "seed": 3, "gold": ("B-METAPHOR", "O"), "prediction": ["O", "O"],
+         "scores": {"z": 1e16, "a": 0.1, "m": -0.0, "b": 1e-7, "c": 2.5e-320, "d": 123456789012345678901234567890}},
+        {"id": "x", "seed": 1, "gold": None, "prediction": True, "scores": {"x": [1, 2.0, False, {"b": {}, "a": []}]}},
+    ]
+    expected = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for r in rows)
+    assert samples_text(rows) == expected
+    assert samples_text([]) == ""
+    with pytest.raises(ValueError):
+        samples_text([{"id": "nan", "scores": {"x": float("nan")}}])
+    assert samples_text(rows[:1]) == expected.splitlines(keepends=True)[0]  # nothing left over from the error

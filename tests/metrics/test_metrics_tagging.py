@@ -293,3 +293,111 @@ def test_b_only_span_f1_equals_token_f1():
     rng = random.Random(7)
     golds, preds = _random_tags(rng, [O, O, B], n_sent=50)
     assert abs(span_f1(golds, preds) - token_f1(golds, preds)) < TOL
+
+
+# ------------------------------------------------------------------------ reading once, never stale
+
+ALL_METRICS = (span_precision, span_recall, span_f1, token_precision, token_recall, token_f1)
+
+
+def _fresh(golds, preds):
+    """Every metric on deep copies: lists never seen before, so nothing can be reused from a memo."""
+    return [m([list(s) for s in golds], [list(s) for s in preds]) for m in ALL_METRICS]
+
+
+def test_metrics_follow_lists_changed_in_place():
+    golds = [[B, O, O], [O, B, I], [O, O]]
+    preds = [[O, O, O], [O, O, O], [O, O]]
+    assert [m(golds, preds) for m in ALL_METRICS] == [0.0] * 6
+    preds[0] = [B, O, O]  # a sentence replaced
+    assert [m(golds, preds) for m in ALL_METRICS] == _fresh(golds, preds) != [0.0] * 6
+    preds[1][1] = B  # a tag changed inside a sentence
+    preds[1][2] = I
+    assert [m(golds, preds) for m in ALL_METRICS] == _fresh(golds, preds)
+    assert span_f1(golds, preds) == 1.0
+    golds[2].append(O)  # a sentence grown: now misaligned, and said so
+    with pytest.raises(ValueError, match="sentence 2: 3 gold tags but 2 predicted"):
+        span_f1(golds, preds)
+
+
+def test_shared_parsing_reads_a_pair_once_and_tells_lists_apart(monkeypatch):
+    import metabench.metrics.tagging as tagging
+
+    reads = []
+    real = tagging._read_corpus
+    monkeypatch.setattr(tagging, "_read_corpus", lambda *a: reads.append(a[3]) or real(*a))
+    rng = random.Random(11)
+    golds, preds = _random_tags(rng, ONE_TYPE, n_sent=30)
+    other_golds, other_preds = _random_tags(rng, ONE_TYPE, n_sent=30)
+    expected, other_expected = _fresh(golds, preds), _fresh(other_golds, other_preds)
+    reads.clear()
+    with tagging.shared_parsing():
+        assert [m(golds, preds) for m in ALL_METRICS] == expected
+        assert len(reads) == 1  # six metrics, one reading
+        # other lists, even of the same length, are read afresh
+        assert [m(other_golds, other_preds) for m in ALL_METRICS] == other_expected
+        assert len(reads) == 2
+        assert span_f1(golds, [list(s) for s in preds]) == expected[2]
+        assert len(reads) == 3
+    assert [m(golds, preds) for m in ALL_METRICS] == expected  # outside the block every call reads its input
+    assert len(reads) == 3 + len(ALL_METRICS)
+
+
+def test_shared_parsing_matches_seqeval_and_sklearn():
+    rng = random.Random(12)
+    golds, preds = _random_tags(rng, TWO_TYPES, n_sent=40)
+    golds = [[t.replace("X", "METAPHOR") for t in s] for s in golds]
+    preds = [[t.replace("X", "METAPHOR") for t in s] for s in preds]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        types = sorted({t for seq in golds + preds for t, _, _ in get_entities(seq)})
+        sp, sr, sf, _ = sq_prfs(golds, preds, average=None)
+    flat_g = [int(t.endswith("-METAPHOR")) for s in golds for t in s]
+    flat_p = [int(t.endswith("-METAPHOR")) for s in preds for t in s]
+    tp, tr, tf, _ = sk_prfs(flat_g, flat_p, average="binary", pos_label=1, zero_division=0)
+    from metabench.metrics.tagging import shared_parsing
+
+    with shared_parsing():
+        ours = [m(golds, preds) for m in ALL_METRICS]
+    i = types.index("METAPHOR")
+    for a, b in zip(ours, (sp[i], sr[i], sf[i], tp, tr, tf)):
+        assert abs(a - b) < TOL
+
+
+def test_tags_that_only_look_like_seen_ones_are_still_checked():
+    # string sentences are remembered by content; ints, floats and iterators never stand in for them
+    assert span_f1([["1", "0"]], [["1", "0"]]) == 1.0
+    assert span_f1([[1, 0]], [[True, False]]) == 1.0
+    with pytest.raises(ValueError, match="label ids"):
+        span_f1([[2, 0]], [["2", "0"]])
+    with pytest.raises(ValueError, match="not a string tag"):
+        span_f1([[1.0, 0]], [["1", "0"]])
+    with pytest.raises(ValueError, match="not a sequence of tags"):
+        span_f1(["O"], [("O",)])  # the string "O" is not the one-word sentence ("O",)
+    assert span_f1([iter([B, O])], [(B, O)]) == 1.0  # any iterable sentence, read once
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("normalise", ["exact", "lower", "lower_strip_punct"])
+def test_inv_oov_equal_masked_token_counts_on_random_text(seed, normalise):
+    rng = random.Random(4000 + seed)
+    forms = ["fell", "Fell", "apart.", "apart", "bright", "idea", "¿Ves?", "ves"]
+    golds, preds = _random_tags(rng, ONE_TYPE, n_sent=25)
+    words = [[rng.choice(forms) for _ in g] for g in golds]
+    vocab = set(rng.sample(forms, 3))
+    expected = {}
+    for name, keep in (("inv", True), ("oov", False)):
+        counts = []
+        for w, g, p in zip(words, golds, preds):
+            mask = vocab_mask(w, vocab, normalise)
+            counts.append(token_counts(g, p, mask=[m == keep for m in mask]))
+        expected[name] = f1_from_counts(counts)["f1"]
+    kw = dict(words=words, train_vocab=vocab, normalise=normalise)
+    assert inv_f1(golds, preds, **kw) == expected["inv"]
+    assert oov_f1(golds, preds, **kw) == expected["oov"]
+    from metabench.metrics.tagging import shared_parsing
+
+    with shared_parsing():  # shared counts give the same numbers, and other words are not taken for these
+        assert inv_f1(golds, preds, **kw) == expected["inv"]
+        assert oov_f1(golds, preds, **kw) == expected["oov"]
+        assert inv_f1(golds, preds, words=[list(w) for w in words], train_vocab=set(), normalise=normalise) == 0.0
