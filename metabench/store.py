@@ -36,6 +36,7 @@ import sys
 import time
 from functools import lru_cache
 from importlib import metadata
+from itertools import repeat
 from pathlib import Path
 
 from . import __version__
@@ -103,27 +104,31 @@ _SAMPLE_OPTIONS = {"ensure_ascii": False, "sort_keys": True, "allow_nan": False}
 
 
 def _line_encoder():
-    """One C encoder for every sample line (~540k in `--tasks all`). ``JSONEncoder.encode`` builds a new one
-    per call, which cost as much as encoding the line; this is the one it builds, with the same options, so
+    """One C encoder for every sample line (~540k in `--tasks all`): ``JSONEncoder.encode`` builds a new one
+    per call, which cost as much as encoding the line. This is the one it builds, with the same options, so
     the bytes are the same. Circular references are not checked: sample rows come from JSON values (with
-    the check, a failed line would leave its marks behind for the next). Falls back to ``encode`` where
-    the C accelerator is missing."""
+    the check, a failed line would leave its marks behind for the next). None where the C accelerator is
+    missing."""
     encoder = json.JSONEncoder(**_SAMPLE_OPTIONS)
     make = json.encoder.c_make_encoder
     if make is None:
-        return encoder.encode
-    encode = make(None, encoder.default, json.encoder.encode_basestring, None, encoder.key_separator,
-                  encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
-    return lambda sample: "".join(encode(sample, 0))
+        return None
+    return make(None, encoder.default, json.encoder.encode_basestring, None, encoder.key_separator,
+                encoder.item_separator, encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
 
 
-_encode_line = _line_encoder()
+_ENCODE_LINE = _line_encoder()
 
 
 def samples_text(samples: list[dict]) -> str:
     """samples.jsonl's text: one JSON object a line, keys sorted, non-ASCII kept."""
-    encode = _encode_line
-    return "".join([encode(s) + "\n" for s in samples])
+    if not samples:
+        return ""
+    if _ENCODE_LINE is None:
+        encode = json.JSONEncoder(**_SAMPLE_OPTIONS).encode
+        return "".join([encode(s) + "\n" for s in samples])
+    # the encoder returns each line in pieces; map() keeps the loop in C
+    return "\n".join(map("".join, map(_ENCODE_LINE, samples, repeat(0)))) + "\n"
 
 
 def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,

@@ -18,6 +18,8 @@ what McNemar and the bootstrap resample.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 
 from ._common import MetricInputError, check_pair, prf
@@ -26,26 +28,35 @@ from ._common import MetricInputError, check_pair, prf
 def accuracy(golds: Sequence[Hashable], preds: Sequence[Hashable]) -> float:
     """Fraction of items whose prediction equals the gold label."""
     golds, preds = check_pair(golds, preds, "accuracy")
-    return sum(g == p for g, p in zip(golds, preds)) / len(golds)
+    return sum(map(operator.eq, golds, preds)) / len(golds)
 
 
-def _counts(golds: list, preds: list, label: Hashable) -> tuple[int, int, int, int]:
+def _pairs(golds: list, preds: list) -> list[tuple[tuple, int]]:
+    """((gold, pred), count) of each distinct pair, counted in C: every label's counts then take a pass over
+    a handful of pairs instead of over all items. An unhashable prediction leaves the pairs uncounted."""
+    try:
+        return list(Counter(zip(golds, preds)).items())
+    except TypeError:
+        return [(pair, 1) for pair in zip(golds, preds)]
+
+
+def _counts(pairs: list[tuple[tuple, int]], label: Hashable) -> tuple[int, int, int, int]:
     """(tp, fp, fn, support) of one label treated as the positive class (one-vs-rest)."""
     tp = fp = fn = 0
-    for g, p in zip(golds, preds):
+    for (g, p), n in pairs:
         if p == label:
             if g == label:
-                tp += 1
+                tp += n
             else:
-                fp += 1
+                fp += n
         elif g == label:
-            fn += 1
+            fn += n
     return tp, fp, fn, tp + fn
 
 
 def _positive_prf(golds, preds, positive, metric: str) -> dict[str, float]:
     golds, preds = check_pair(golds, preds, metric)
-    tp, fp, fn, _ = _counts(golds, preds, positive)
+    tp, fp, fn, _ = _counts(_pairs(golds, preds), positive)
     return prf(tp, fp, fn)
 
 
@@ -105,7 +116,8 @@ def macro_f1(
     """
     golds, preds = check_pair(golds, preds, "macro_f1")
     chosen = _label_set(golds, preds, labels, "macro_f1")
-    scores = [prf(*_counts(golds, preds, label)[:3])["f1"] for label in chosen]
+    pairs = _pairs(golds, preds)
+    scores = [prf(*_counts(pairs, label)[:3])["f1"] for label in chosen]
     return sum(scores) / len(scores)
 
 
@@ -120,9 +132,10 @@ def per_class(
     """
     golds, preds = check_pair(golds, preds, "per_class")
     chosen = _label_set(golds, preds, labels, "per_class")
+    pairs = _pairs(golds, preds)
     out: dict[str, float] = {}
     for label in chosen:
-        tp, fp, fn, support = _counts(golds, preds, label)
+        tp, fp, fn, support = _counts(pairs, label)
         scores = prf(tp, fp, fn)
         for stat in ("precision", "recall", "f1"):
             out[f"per_class/{label}/{stat}"] = scores[stat]

@@ -192,10 +192,16 @@ def test_unflushed_writes_flush_only_when_they_replace_a_run(tmp_path, monkeypat
     assert len(fsyncs) == 4
 
 
-def test_sample_lines_are_json_dumps_lines_byte_for_byte():
+@pytest.mark.parametrize("accelerated", [True, False])
+def test_sample_lines_are_json_dumps_lines_byte_for_byte(accelerated, monkeypatch):
     """samples.jsonl keeps ``json.dumps(row, ensure_ascii=False, sort_keys=True, allow_nan=False)`` per line:
-    the shared C encoder must not change a byte (floats, non-ASCII, escapes, nesting, key order)."""
+    the shared C encoder must not change a byte (floats, non-ASCII, escapes, nesting, key order), nor the
+    fallback where Python has no C accelerator."""
+    from metabench import store
     from metabench.store import samples_text
+
+    if not accelerated:
+        monkeypatch.setattr(store, "_ENCODE_LINE", None)
 
     rows = [
         {"seed": 0, "id": "a.1", "gold": "métaphore", "prediction": "literal", "scores": {"correct": 0.0}},
@@ -209,3 +215,4 @@ def test_sample_lines_are_json_dumps_lines_byte_for_byte():
     with pytest.raises(ValueError):
         samples_text([{"id": "nan", "scores": {"x": float("nan")}}])
     assert samples_text(rows[:1]) == expected.splitlines(keepends=True)[0]  # nothing left over from the error
+

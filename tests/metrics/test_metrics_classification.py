@@ -120,3 +120,11 @@ def test_mixed_type_labels_are_keyed_stably():
     table = per_class([0, "x", 0], [0, "x", "x"])
     stats = ("precision", "recall", "f1", "support")
     assert set(table) == {f"per_class/{label}/{s}" for label in ("0", "x") for s in stats}
+
+
+def test_an_unhashable_prediction_is_scored_as_wrong_not_a_crash():
+    # pairs are counted in a Counter; a list from a faulty adapter falls back to counting item by item
+    golds, preds = ["a", "b", "a", "b"], ["a", ["b"], "b", "b"]
+    assert accuracy(golds, preds) == 0.5
+    assert f1(golds, preds, positive="b") == 2 * (1 / 2 * 1 / 2) / (1 / 2 + 1 / 2)  # TP 1, FP 1, FN 1
+    assert per_class(golds, preds, labels=["a", "b"])["per_class/a/support"] == 2.0
