@@ -1,22 +1,30 @@
 """The Boisson datasets (``recipes.py``) registered as datasets: ``boisson_<name>`` with ``regime``, ``fold``
 and ``seed`` arguments and the splits train / validation / test (plus ``all``, the pool after deduplication).
 
-A derived dataset declares the files of the datasets it is built from and calls their loaders with its own
-data context, so results.json lists the exact upstream bytes, and the fold membership comes from
-``regimes.py`` alone (reproducible without any cache).
+A derived dataset declares the files of the datasets it is built from and reads their slices through the
+parsed-item cache (the base's own entries), recording every file in its own data context, so results.json
+lists the exact upstream bytes; the fold membership comes from ``regimes.py`` alone (reproducible without
+any cache).
+
+Caching (``caches_items`` in the spec): every split of one (dataset, seed) is a subset of one pool, so the
+pool is stored once in the parsed-item cache (:func:`_pooled`), with its folding per regime (each item's
+chunk and the hashed order), and each (regime, fold, split) is cut from it by index.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+from array import array
 from collections import OrderedDict
 
-from ..errors import DataError
+from ..data import itemcache
+from ..data.load import load_spec
 from ..data.spec import DatasetSpec
+from ..errors import DataError
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
+from .regimes import FOLDS, deduplicate, folding, split_of
 from .sampling import SAMPLINGS, sample, to_items
-from .regimes import FOLDS, chunks, deduplicate, digest, role_of_chunk
 
 PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
@@ -31,14 +39,13 @@ def base_spec(name: str) -> DatasetSpec:
     return next(s for s in module.specs() if s.name == name)
 
 
-def _load_target(target: str):
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
 def read_slice(ctx, dataset: str, split: str, args: tuple, labels: dict[str, str]) -> list:
-    """One base slice through ``ctx`` (which declares the base's files), labels mapped to metaphor/literal."""
-    items = _load_target(base_spec(dataset).loader)(ctx, split, **dict(args))
+    """One base slice, labels mapped to metaphor/literal: from the base's parsed-item cache entry (the one its
+    own tasks read and write), its files recorded in ``ctx`` (which declares them) as if read here."""
+    loaded = load_spec(base_spec(dataset), split, dict(args), ctx.data_dir)
+    for relpath in loaded.files:
+        ctx.path(relpath)
+    items = loaded.items
     return [dataclasses.replace(i, label=labels[i.label]) if getattr(i, "label", None) in labels else i for i in items]
 
 
@@ -71,54 +78,57 @@ def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0):
             f"dataset '{ctx.spec.name}' has {len(items)} items: one split only (Boisson et al. footnote 4), fold 0",
             hint="use fold: 0",
         )
-    chunks, ranks = entry.folding(ctx.spec.name, recipe, regime, seed)
-    chosen = [i for i, chunk in enumerate(chunks) if role_of_chunk(chunk, fold) == split]
     # Hashed order, not the source's (often sorted by verb or label): the first N items (--limit, an encoder's
     # max_train) are then a seeded random sample, not one corner of the data.
-    return [items[i] for i in sorted(chosen, key=ranks.__getitem__)]
+    return [items[i] for i in split_of(entry.folds[regime], fold, split)]
 
 
 @dataclasses.dataclass
 class _Pool:
-    """A built pool, the files it was read from and, per regime, each item's chunk and rank (hashed order):
-    the same for all five folds and three splits a regime's tasks load, so computed once (2.7M sha256 per
-    cold ``--tasks all`` before)."""
+    """A built pool, the files it was read from and, per regime, its folding (each item's chunk and the item
+    positions in hashed order): every fold and split of the regime is cut from it by index."""
 
     items: list
     used: list[str]
-    _folds: dict = dataclasses.field(default_factory=dict)
-
-    def folding(self, name: str, recipe: Recipe, regime: str, seed: int) -> tuple[list[int], list[str]]:
-        if regime not in self._folds:
-            key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
-            self._folds[regime] = (chunks(self.items, key, dataset=name, regime=regime, seed=seed),
-                                   [digest(name, regime, seed, item.id) for item in self.items])
-        return self._folds[regime]
+    folds: dict[str, tuple[bytes, array]]
 
 
-#: (dataset, seed, data folder) -> the last few pools built in this process.
+#: (dataset, seed, data folder) -> the last few pools used in this process.
 _POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
 _POOLS_KEPT = 4
 
 
 def _pooled(ctx, recipe: Recipe, seed: int) -> _Pool:
-    """The recipe's pool, built once per process for all the splits, regimes and folds drawn from it (a task
-    loads three splits, and a dataset has up to a dozen regime × fold tasks: each rebuilt the pool, re-reading
-    and, for sampled recipes, re-sampling the base corpora). Tasks run in name order, so a dataset's tasks come
-    together and a few pools suffice. A hit still resolves and verifies every file the pool was read from, so
-    a changed file fails as before and results.json lists the same files."""
-    key = (ctx.spec.name, seed, str(ctx.data_dir))
-    if key in _POOLS:
-        _POOLS.move_to_end(key)
-        entry = _POOLS[key]
-        for relpath in entry.used:
-            ctx.path(relpath)
-        return entry
-    items, _ = pool(ctx, recipe, seed)
-    _POOLS[key] = entry = _Pool(items, list(ctx.used))
+    """The recipe's pool, built once for all the splits, regimes and folds drawn from it (a task loads three
+    splits, and a dataset has up to a dozen regime × fold tasks), and kept in the parsed-item cache under the
+    dataset's manifest, sources and seed, and in this process for the next few loads (tasks run in name
+    order, so a dataset's tasks come together). Either way every file the pool was read from is resolved and
+    verified again, so a changed or missing file fails as on a build and results.json lists the same files."""
+    memo = (ctx.spec.name, seed, str(ctx.data_dir))
+    entry = _POOLS.get(memo)
+    if entry is None:
+        stored = itemcache.key(ctx.spec, "all", {"seed": seed}, part="pool")
+        entry = itemcache.read(stored)
+        if not isinstance(entry, _Pool):  # absent, unreadable or foreign: build it
+            entry = _build(ctx, recipe, seed)
+            itemcache.write(stored, entry)
+    _POOLS[memo] = entry
+    _POOLS.move_to_end(memo)
     while len(_POOLS) > _POOLS_KEPT:
         _POOLS.popitem(last=False)
+    for relpath in entry.used:
+        ctx.path(relpath)
     return entry
+
+
+def _build(ctx, recipe: Recipe, seed: int) -> _Pool:
+    items, _ = pool(ctx, recipe, seed)
+    folds = {}
+    for regime in recipe.regimes:
+        if regime != "original":
+            key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
+            folds[regime] = folding(items, key, dataset=ctx.spec.name, regime=regime, seed=seed)
+    return _Pool(items, list(ctx.used), folds)
 
 
 def _item_id(item) -> str:
@@ -138,6 +148,7 @@ def specs() -> list[DatasetSpec]:
                 splits=SPLITS,
                 args={"regime": recipe.regimes, "fold": FOLDS, "seed": None},
                 licence="; ".join(dict.fromkeys(b.licence for b in bases)),
+                caches_items=True,
                 citation=" ".join(dict.fromkeys(b.citation for b in bases)),
                 description=f"Boisson et al. (2023) {recipe.paper}: {recipe.note} Regimes: {', '.join(recipe.regimes)}.",
             )

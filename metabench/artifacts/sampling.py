@@ -27,11 +27,13 @@ seed.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import string
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-
-from .regimes import digest
+from functools import cached_property
+from itertools import accumulate
+from typing import NamedTuple
 
 LEVELS = ("words", "lemmas", "pos")
 #: the uncontrolled sample: literal partners of the same length, otherwise unmatched
@@ -41,8 +43,7 @@ SAMPLINGS = {"bo": LEVELS, "random": RANDOM}
 _PUNCT = str.maketrans("", "", string.punctuation + "¿¡«»“”‘’")
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     sentence: int
     start: int
     end: int
@@ -50,89 +51,135 @@ class Span:
 
 def metaphor_spans(tags: tuple[str, ...]) -> list[tuple[int, int]]:
     """(start, end) of each metaphorical expression: a B- tag and the I- tags that follow it."""
-    out, i = [], 0
-    while i < len(tags):
-        if tags[i].startswith("B-"):
-            j = i + 1
-            while j < len(tags) and tags[j].startswith("I-"):
-                j += 1
-            out.append((i, j))
-            i = j
-        elif tags[i].startswith("I-"):  # an I- without its B- still marks a metaphorical word
+    out: list[tuple[int, int]] = []
+    open_b = False  # whether the last span began with a B- and has run up to here
+    for i, tag in enumerate(tags):
+        if tag == "O":  # most tags: one comparison
+            open_b = False
+        elif tag.startswith("B-"):
             out.append((i, i + 1))
-            i += 1
+            open_b = True
+        elif tag.startswith("I-"):
+            if open_b:
+                out[-1] = (out[-1][0], i + 1)
+            else:  # an I- without its B- still marks a metaphorical word
+                out.append((i, i + 1))
         else:
-            i += 1
+            open_b = False
     return out
 
 
-class _Keys:
-    """A sentence's per-word matching forms, computed once: a span's key at each level is then a slice
-    (building them per candidate span was most of a cold ``--tasks all``'s sampling time)."""
+def _runs(flags: tuple[bool, ...]) -> list[int]:
+    """For each position, how many consecutive true flags start there (a span [a, a+n) is all true iff
+    ``runs[a] >= n``)."""
+    out, run = [0] * len(flags), 0
+    for i in range(len(flags) - 1, -1, -1):
+        run = run + 1 if flags[i] else 0
+        out[i] = run
+    return out
 
-    def __init__(self, sentence):
-        lower = [w.lower() for w in sentence.words]
+
+def _word_forms(word: str) -> tuple[str, str, bool]:
+    lower = word.lower()
+    return lower, lower.translate(_PUNCT) or lower, any(c.isalpha() for c in word)
+
+
+class _Keys:
+    """A sentence's per-word matching forms, computed once (and once per distinct word with a shared
+    ``memo``): a span's key at each level is then a slice."""
+
+    def __init__(self, sentence, memo: dict | None = None):
+        memo = {} if memo is None else memo
+        words = sentence.words
+        forms = [memo[w] if w in memo else memo.setdefault(w, _word_forms(w)) for w in words]
+        lower, lemmas, self.alpha = tuple(zip(*forms)) if forms else ((), (), ())
         pos = sentence.meta.get("pos")
-        self.forms = {
-            "words": lower,
-            "lemmas": [w.translate(_PUNCT) or w for w in lower],
-            "pos": list(pos) if pos and len(pos) == len(sentence.words) else None,
-        }
-        self.alpha = [any(c.isalpha() for c in w) for w in sentence.words]
+        self.forms = {"words": lower, "lemmas": lemmas, "pos": tuple(pos) if pos and len(pos) == len(words) else None}
+
+    @cached_property
+    def alpha_runs(self) -> list[int]:
+        return _runs(self.alpha)
 
     def key(self, level: str, start: int, end: int) -> tuple | None:
         if level == "any":
             return (end - start,) if all(self.alpha[start:end]) else None
         forms = self.forms[level]
-        return tuple(forms[start:end]) if forms is not None else None
+        return forms[start:end] if forms is not None else None
+
+
+def _gaps(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """The maximal runs [start, end) of untagged words between a sentence's metaphor spans (which cover
+    every B-/I- tag, in order); words beyond the tags are untagged."""
+    out, at = [], 0
+    for a, b in [*spans, (length, length)]:
+        if min(a, length) > at:
+            out.append((at, min(a, length)))
+        at = max(at, b)
+    return out
 
 
 def sample(sentences: list, seed: int, levels: tuple[str, ...] = LEVELS) -> tuple[list[tuple[Span, str, str]], Counter]:
     """[(span, label, level)] — every metaphor (level '') and its literal partner, matched at the first of
-    ``levels`` with an unused candidate — and counts per level."""
-    keys = [_Keys(sent) for sent in sentences]
-    metaphors = [Span(s, a, b) for s, sent in enumerate(sentences) for a, b in metaphor_spans(sent.tags)]
-    wanted = {(level, key) for m in metaphors for level in levels
-              if (key := keys[m.sentence].key(level, m.start, m.end)) is not None}
-    lengths = sorted({m.end - m.start for m in metaphors})
-    pools: dict[tuple, list[Span]] = defaultdict(list)
+    ``levels`` with an unused candidate — and counts per level.
+
+    A span's rank is ``digest(seed, sentence id, start, end)``. Spans are ranked as (raw sha256, sentence,
+    start, end) tuples, whose order is the hex digest's with the position as tie-break (as the stable sort
+    by hex digest that this replaced), each span hashed once however many levels it is a candidate at, and a
+    level's candidates only when a metaphor first draws from them (a heap: candidates are drawn in rank order)."""
+    memo: dict[str, tuple] = {}
+    keys = [_Keys(sent, memo) for sent in sentences]
+    spans = [metaphor_spans(sent.tags) for sent in sentences]
+    metaphors = [(s, a, b) for s, found in enumerate(spans) for a, b in found]
+    wanted = {level: {k for s, a, b in metaphors if (k := keys[s].key(level, a, b)) is not None} for level in levels}
+    lengths = sorted({b - a for _, a, b in metaphors})
+    pools: dict[tuple, list[tuple]] = defaultdict(list)  # (level, key) -> candidate (sentence, start, end)
     for s, sent in enumerate(sentences):
-        literal = [not t.startswith(("B-", "I-")) for t in sent.tags]
-        for n in lengths:
-            for a in range(len(sent.words) - n + 1):
-                if all(literal[a : a + n]):
-                    for level in levels:
-                        if (level, key := keys[s].key(level, a, a + n)) in wanted:
-                            pools[(level, key)].append(Span(s, a, a + n))
-    order: dict[Span, str] = {}  # a span is a candidate at several levels: hashed once
+        gaps = _gaps(spans[s], len(sent.words))
+        for level in levels:
+            found = wanted[level]
+            if level == "any":
+                for n in lengths:
+                    if (n,) in found:
+                        runs, pool = keys[s].alpha_runs, pools[(level, (n,))]
+                        pool.extend((s, a, a + n) for r0, r1 in gaps for a in range(r0, r1 - n + 1) if runs[a] >= n)
+            elif found and (forms := keys[s].forms[level]) is not None:
+                for n in lengths:
+                    for r0, r1 in gaps:
+                        for a in range(r0, r1 - n + 1):
+                            if (key := forms[a : a + n]) in found:
+                                pools[(level, key)].append((s, a, a + n))
+    prefixes = [f"{seed}\x00{sent.id}\x00" for sent in sentences]
+    sha = hashlib.sha256
+    ranked: dict[tuple, tuple] = {}
 
-    def rank(sp: Span) -> str:
-        if sp not in order:
-            order[sp] = digest(seed, sentences[sp.sentence].id, sp.start, sp.end)
-        return order[sp]
+    def rank(span: tuple) -> tuple:
+        if span not in ranked:
+            s, a, b = span
+            ranked[span] = (sha(f"{prefixes[s]}{a}\x00{b}".encode("utf-8")).digest(), s, a, b)
+        return ranked[span]
 
-    for candidates in pools.values():
-        candidates.sort(key=rank)
-    cursor: dict[tuple, int] = defaultdict(int)
-    used: set[Span] = set()
+    heaps: dict[tuple, list[tuple]] = {}
+    used: set[tuple] = set()
     out: list[tuple[Span, str, str]] = []
     counts: Counter = Counter()
-    for m in sorted(metaphors, key=rank):
-        out.append((m, "metaphor", ""))
+    for _, s, a, b in sorted(map(rank, metaphors)):
+        out.append((Span(s, a, b), "metaphor", ""))
         counts["metaphor"] += 1
         partner = None
         for level in levels:
-            key = keys[m.sentence].key(level, m.start, m.end)
+            key = keys[s].key(level, a, b)
             if key is None:
                 continue
-            pool_key = (level, key)
-            candidates = pools.get(pool_key, [])
-            while cursor[pool_key] < len(candidates) and candidates[cursor[pool_key]] in used:
-                cursor[pool_key] += 1
-            if cursor[pool_key] < len(candidates):
-                partner = candidates[cursor[pool_key]]
+            heap = heaps.get((level, key))
+            if heap is None:
+                heap = heaps[(level, key)] = list(map(rank, pools.get((level, key), ())))
+                heapq.heapify(heap)
+            while heap and heap[0] in used:
+                heapq.heappop(heap)
+            if heap:
+                partner = heapq.heappop(heap)
                 used.add(partner)
-                out.append((partner, "literal", level))
+                out.append((Span(*partner[1:]), "literal", level))
                 counts[f"literal:{level}"] += 1
                 break
         if partner is None:
@@ -144,20 +191,24 @@ def to_items(sentences: list, sampled: list[tuple[Span, str, str]], source: str)
     """TextItems (text = the sentence joined by spaces, span = the expression) in the sample's order."""
     from ..data.items import TextItem  # noqa: PLC0415
 
+    layout: dict[int, tuple] = {}  # sentence -> (text, letters before each word, POS or None)
     items = []
     for span, label, level in sampled:
         sent = sentences[span.sentence]
-        start = sum(len(w) + 1 for w in sent.words[: span.start])
-        end = start + len(" ".join(sent.words[span.start : span.end]))
-        pos = sent.meta.get("pos")
+        if span.sentence not in layout:
+            pos = sent.meta.get("pos")
+            layout[span.sentence] = (" ".join(sent.words), list(accumulate(map(len, sent.words), initial=0)),
+                                     pos if pos and len(pos) == len(sent.words) else None)
+        text, chars, pos = layout[span.sentence]  # chars[i]: letters before word i (one space after each word)
+        start, end = chars[span.start] + span.start, chars[span.end] + span.end - 1
         items.append(
             TextItem(
                 id=f"{sent.id}@{span.start}-{span.end}",
-                text=" ".join(sent.words),
+                text=text,
                 label=label,
                 spans=((start, end),),
-                lemma=" ".join(sent.words[span.start : span.end]).lower(),
-                pos=" ".join(pos[span.start : span.end]) if pos and len(pos) == len(sent.words) else "",
+                lemma=text[start:end].lower(),
+                pos=" ".join(pos[span.start : span.end]) if pos is not None else "",
                 group=str(sent.id),
                 language=sent.language,
                 source=source,

@@ -12,6 +12,7 @@ from ..registry import Registry
 from . import itemcache
 from .context import DataContext
 from .resolve import flush_stamps
+from .spec import DatasetSpec
 
 
 @dataclass
@@ -60,17 +61,21 @@ def _gc_paused():
 def load_split(
     registry: Registry, dataset: str, split: str, args: dict | None = None, data_dir: Path | None = None
 ) -> LoadedSplit:
-    with _gc_paused():
-        return _load_split(registry, dataset, split, args, data_dir)
-
-
-def _load_split(registry: Registry, dataset: str, split: str, args: dict | None, data_dir: Path | None) -> LoadedSplit:
     spec = registry.resolve("dataset", dataset)
     args = dict(args or {})
     check_args(spec, split, args)
+    with _gc_paused():
+        return load_spec(spec, split, args, data_dir)
+
+
+def load_spec(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None = None) -> LoadedSplit:
+    """One slice of a dataset spec (arguments already checked), through the parsed-item cache.
+
+    A derived dataset reads its bases' slices through here too, so a base slice is parsed once for the base's
+    own tasks and every dataset built from it."""
     ctx = DataContext(spec, data_dir)
     entry = itemcache.key(spec, split, args)
-    cached = itemcache.get(entry)
+    cached = None if spec.caches_items else itemcache.get(entry)
     if cached is not None:
         items, used = cached
         for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
@@ -79,6 +84,9 @@ def _load_split(registry: Registry, dataset: str, split: str, args: dict | None,
     items = list(spec.loader_function()(ctx, split, **args))
     declared = {f.path for f in spec.files}
     if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached
-        itemcache.put(entry, items, list(ctx.used))
+        if spec.caches_items:  # the loader stored what it needs: only say the slice was loaded (job memo)
+            itemcache.mark(entry, list(ctx.used))
+        else:
+            itemcache.put(entry, items, list(ctx.used))
     flush_stamps()
     return LoadedSplit(items, dict(ctx.used))

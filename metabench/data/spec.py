@@ -46,6 +46,11 @@ class DatasetSpec:
     ``args`` maps each loader argument to its allowed values (a tuple) or to ``None`` for free values; task
     YAMLs are validated against it. ``counts`` holds the expected counts (from the paper or SOURCE.md) that
     ``metabench data verify`` recomputes.
+
+    ``caches_items``: the loader keeps its own entries in the parsed-item cache (``data/itemcache.py``), so
+    ``load_split`` stores no copy of each split's items, only a marker that the slice was loaded. Meant for
+    datasets whose splits are all cut from one whole: the Boisson datasets (``artifacts/derived.py``) store
+    each pool once with its folds, where a copy per (regime, fold, split) held every item about 15 times.
     """
 
     name: str
@@ -58,6 +63,7 @@ class DatasetSpec:
     description: str = ""
     counts: dict = field(default_factory=dict)
     root: str = ""
+    caches_items: bool = False
 
     def loader_function(self):
         """The function the lazy ``loader`` target names (its module is imported on first use)."""
