@@ -3,10 +3,12 @@ train and test, proportions are 70/10/20, and the assignment is a deterministic 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from metabench.artifacts.recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS
-from metabench.artifacts.regimes import FOLDS, assign, chunk_of
+from metabench.artifacts.regimes import CHUNKS, FOLDS, assign, chunk_of, digest, folding, role_of_chunk, split_of
 from metabench.data.load import load_split
 from metabench.errors import MetabenchError
 
@@ -74,6 +76,33 @@ def test_chunks_keep_groups_together_and_balance():
     sizes = [chunks.count(c) for c in range(10)]
     assert max(sizes) - min(sizes) <= max(keys.count(k) for k in set(keys))
     assert chunk_of(keys, "salt") == chunks and chunk_of(keys, "other") != chunks
+
+
+def _chunks_by_definition(keys: list[str], salt: str) -> list[int]:
+    """The module docstring's rule, written plainly: groups largest first (hex digest order among equals),
+    each into the least-filled chunk (lowest number among equals)."""
+    sizes = Counter(keys)
+    fill, where = [0] * CHUNKS, {}
+    for key in sorted(sizes, key=lambda k: (-sizes[k], digest(salt, k))):
+        where[key] = min(range(CHUNKS), key=lambda c: (fill[c], c))
+        fill[where[key]] += sizes[key]
+    return [where[k] for k in keys]
+
+
+def test_chunk_assignment_follows_its_definition():
+    keys = [f"k{(i * 7) % 53 % (1 + i % 5)}" for i in range(3000)]  # many groups of equal size
+    assert chunk_of(keys, "salt") == _chunks_by_definition(keys, "salt")
+
+
+@pytest.mark.parametrize(("name", "regime"), [("card_n", "lexical"), ("tsv_an", "lexical_l2"), ("moh", "random")])
+def test_folding_and_split_order_follow_their_definition(pool, name, regime):
+    items, dataset = pool(name), f"boisson_{name}"
+    chunk, order = folding(items, _key(name, regime), dataset=dataset, regime=regime, seed=3)
+    assert list(chunk) == _chunks_by_definition([_key(name, regime)(i) for i in items], f"{dataset}\x00{regime}\x003")
+    ranked = sorted(range(len(items)), key=lambda i: digest(dataset, regime, 3, items[i].id))
+    assert list(order) == ranked
+    for fold in FOLDS:  # a split: its chunks' items in hashed order
+        assert split_of((chunk, order), fold, "test") == [i for i in ranked if role_of_chunk(chunk[i], fold) == "test"]
 
 
 def test_deduplication_counts(pool):

@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from metabench.artifacts.sampling import RANDOM, _Keys, metaphor_spans, sample, to_items
+from metabench.artifacts.regimes import digest
+from metabench.artifacts.sampling import LEVELS, RANDOM, _PUNCT, Span, _Keys, metaphor_spans, sample, to_items
 from metabench.data.items import TaggedSentence
 from metabench.data.load import load_split
 
@@ -56,6 +57,10 @@ def test_random_control_draws_any_untagged_span_of_the_same_length():
     assert sample(corpus, seed=0, levels=RANDOM) == (sampled, counts)
 
 
+def counts_levels(counts: Counter) -> list[str]:
+    return [name.partition(":")[2] for name in counts if name.startswith("literal:")]
+
+
 def test_sampler_is_deterministic_and_seeded(registry):
     sentences = load_split(registry, "cometa", "train").items[:1200]
     first, counts = sample(sentences, seed=0)
@@ -67,9 +72,62 @@ def test_sampler_is_deterministic_and_seeded(registry):
     assert counts["metaphor"] == sum(1 for _, label, _ in first if label == "metaphor")
     assert len(literal) + counts["unmatched"] == counts["metaphor"]  # one partner per metaphor at most
     assert len({s for s, _ in literal}) == len(literal)  # without replacement
-    metaphors = [s for s, label, _ in first if label == "metaphor"]
+    metaphor_keys = {(level, _Keys(sentences[m.sentence]).key(level, m.start, m.end))
+                     for m, label, _ in first if label == "metaphor" for level in counts_levels(counts)}
     for span, level in literal:
         sent = sentences[span.sentence]
         assert all(t == "O" for t in sent.tags[span.start:span.end])
-        assert any(_Keys(sent).key(level, span.start, span.end) == _Keys(sentences[m.sentence]).key(level, m.start, m.end)
-                   for m in metaphors)
+        assert (level, _Keys(sent).key(level, span.start, span.end)) in metaphor_keys  # matches some metaphor
+
+
+def _sample_by_definition(sentences, seed, levels):
+    """The module docstring's procedure, written plainly: every span keyed word by word, ranked by its hex
+    digest, candidates taken without replacement in rank order, metaphors served in rank order."""
+
+    def key(sent, level, a, b):
+        words = sent.words[a:b]
+        if level == "any":
+            return (b - a,) if all(any(c.isalpha() for c in w) for w in words) else None
+        if level == "words":
+            return tuple(w.lower() for w in words)
+        if level == "lemmas":
+            return tuple(w.lower().translate(_PUNCT) or w.lower() for w in words)
+        pos = sent.meta.get("pos")
+        return tuple(pos[a:b]) if pos and len(pos) == len(sent.words) else None
+
+    def rank(span):
+        return digest(seed, sentences[span[0]].id, span[1], span[2])
+
+    metaphors = [(s, a, b) for s, sent in enumerate(sentences) for a, b in metaphor_spans(sent.tags)]
+    untagged = [(s, a, a + n) for s, sent in enumerate(sentences) for n in sorted({b - a for _, a, b in metaphors})
+                for a in range(len(sent.words) - n + 1)
+                if not any(t.startswith(("B-", "I-")) for t in sent.tags[a : a + n])]
+    pools: dict = {}
+    for span in sorted(untagged, key=lambda sp: (rank(sp), sp[0], sp[1])):
+        for level in levels:
+            pools.setdefault((level, key(sentences[span[0]], level, *span[1:])), []).append(span)
+    used, out = set(), []
+    for m in sorted(metaphors, key=rank):
+        out.append((Span(*m), "metaphor", ""))
+        for level in levels:
+            k = key(sentences[m[0]], level, *m[1:])
+            free = [c for c in pools.get((level, k), []) if c not in used] if k is not None else []
+            if free:
+                used.add(free[0])
+                out.append((Span(*free[0]), "literal", level))
+                break
+    return out
+
+
+def test_sampler_follows_its_definition(registry):
+    corpus = [
+        _sentence(0, "It Rains , cats and dogs", ["O", "B-METAPHOR", "O", "B-METAPHOR", "I-METAPHOR", "I-METAPHOR"],
+                  ["PRON", "VERB", "PUNCT", "NOUN", "CCONJ", "NOUN"]),
+        _sentence(1, "rains fell on cats and dogs today", ["O"] * 7, ["NOUN", "VERB", "ADP", "NOUN", "CCONJ", "NOUN", "NOUN"]),
+        _sentence(2, "rains, fell I-only", ["O", "O", "I-METAPHOR"], ["NOUN", "VERB", "ADJ"]),
+        _sentence(3, "42 % up", ["O", "O", "O"]),
+    ]
+    sentences = load_split(registry, "cometa", "train").items[:300] + corpus
+    for levels in (LEVELS, RANDOM):
+        for seed in (0, 5):
+            assert sample(sentences, seed, levels)[0] == _sample_by_definition(sentences, seed, levels)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import shutil
+import sys
+import types
 
 import pytest
 
@@ -12,6 +14,14 @@ from metabench.data import itemcache, resolve
 from metabench.data.load import load_split
 from metabench.data.spec import DataFile, DatasetSpec
 from metabench.errors import DataError
+
+
+def _loader_module(monkeypatch, name: str, load) -> str:
+    """A loader target made at run time (``module:load``)."""
+    module = types.ModuleType(name)
+    module.load = load
+    monkeypatch.setitem(sys.modules, name, module)
+    return f"{name}:load"
 
 
 def _entries():
@@ -73,17 +83,37 @@ def test_a_derived_dataset_reading_undeclared_files_is_never_cached(toy_registry
         ctx.used["derived/built.txt"] = hashlib.sha256(data).hexdigest()
         return [line for line in data.decode().splitlines()]
 
-    import sys
-    import types
-
-    module = types.ModuleType("derived_loader_for_test")
-    module.load = load
-    monkeypatch.setitem(sys.modules, module.__name__, module)
     from metabench.registry import Entry
 
-    spec = DatasetSpec(name="derived_for_test", files=(), loader=f"{module.__name__}:load", splits=("test",))
+    loader = _loader_module(monkeypatch, "derived_loader_for_test", load)
+    spec = DatasetSpec(name="derived_for_test", files=(), loader=loader, splits=("test",))
     toy_registry.add(Entry("dataset", spec.name, spec, "test", "0"))
     assert load_split(toy_registry, "derived_for_test", "test").items == ["one"]
     built.write_text("two\n")
     assert load_split(toy_registry, "derived_for_test", "test").items == ["two"]
     assert _entries() == []
+
+
+def test_a_spec_that_caches_itself_gets_a_marker_and_never_a_copy(toy_registry, monkeypatch):
+    import toy_plugin
+
+    calls = []
+
+    def load_tagging(ctx, split):
+        calls.append(split)
+        return toy_plugin.load_tagging(ctx, split)
+
+    from metabench.registry import Entry
+
+    loader = _loader_module(monkeypatch, "self_cached_loader_for_test", load_tagging)
+    spec = dataclasses.replace(toy_registry.resolve("dataset", "toy_tagging"), name="self_cached_for_test",
+                               loader=loader, caches_items=True)
+    toy_registry.add(Entry("dataset", spec.name, spec, "test", "0"))
+    first = load_split(toy_registry, spec.name, "test")
+    again = load_split(toy_registry, spec.name, "test")
+    assert calls == ["test", "test"]  # its loader answers every time: load_split served no copy
+    assert again.items == first.items and again.files == first.files
+    entry = itemcache.key(spec, "test", {})
+    assert _entries() == [itemcache.cache_folder() / f"{entry}.pkl"]
+    assert itemcache.exists(entry) and itemcache.get(entry) is None  # the job memo can key on the slice
+    assert itemcache.key(spec, "test", {}, part="pool") != entry

@@ -1,0 +1,128 @@
+"""The Boisson pools in the parsed-item cache: one entry per (dataset, seed) holding the items and each
+regime's folding, every split cut from it by index. A hit gives the splits a fresh build gives, with the
+same files; a changed or missing base file still fails on a hit; an unreadable entry is a miss; a cache
+that cannot be written only costs speed."""
+
+from __future__ import annotations
+
+import shutil
+from collections import OrderedDict
+
+import pytest
+
+from metabench.artifacts import derived
+from metabench.data import itemcache, resolve
+from metabench.data.load import load_split
+from metabench.errors import DataError
+
+pytestmark = pytest.mark.mirror
+
+CARD_N = "boisson_construction_artifacts/cardiff_metaphors_and_analogies/Cardillo/cardillo_with_figurativeness_ratings.jsonl"
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    """An empty cache folder and a process that has built no pool and verified no file yet."""
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(derived, "_POOLS", OrderedDict())
+    monkeypatch.setattr(resolve, "_verified", {})
+    return tmp_path / "cache" / "items"
+
+
+def _new_process(monkeypatch):
+    monkeypatch.setattr(derived, "_POOLS", OrderedDict())
+    monkeypatch.setattr(resolve, "_verified", {})
+
+
+def _loads(name: str) -> list[tuple[str, dict]]:
+    regimes = [r for r in derived.RECIPES[name].regimes if r != "original"]
+    folds = (0, 3) if name == "card_n" else (0,)
+    return [(split, {"regime": r, "fold": f, "seed": seed}) for r in regimes for f in folds for seed in (0, 1)
+            for split in ("train", "validation", "test")] + [("all", {"regime": "random"})]
+
+
+def _pool_entry(registry, name: str, seed: int = 0):
+    spec = registry.resolve("dataset", f"boisson_{name}")
+    return itemcache.cache_folder() / f"{itemcache.key(spec, 'all', {'seed': seed}, part='pool')}.pkl"
+
+
+def _must_not_build(*args, **kwargs):
+    raise AssertionError("the pool was built again although it is cached")
+
+
+@pytest.mark.parametrize("name", ["card_n", "cometa_bo"])  # a lexical-keyed pool and a sampled one
+def test_a_pool_hit_cuts_the_splits_of_a_fresh_build(registry, cache, monkeypatch, name):
+    built = {repr(a): load_split(registry, f"boisson_{name}", *a) for a in _loads(name)}
+    spec = registry.resolve("dataset", f"boisson_{name}")
+    for split, args in _loads(name):  # a marker per split (the job memo keys on it), never a copy of items
+        entry = itemcache.key(spec, split, args)
+        assert itemcache.exists(entry) and itemcache.get(entry) is None
+    assert _pool_entry(registry, name).is_file() and _pool_entry(registry, name, 1).is_file()
+    _new_process(monkeypatch)
+    monkeypatch.setattr(derived, "pool", _must_not_build)
+    for args in _loads(name):
+        again = load_split(registry, f"boisson_{name}", *args)
+        first = built[repr(args)]
+        assert again.items == first.items and again.files == first.files
+        assert [i.meta for i in again.items] == [i.meta for i in first.items]  # meta is compare=False
+
+
+def test_seeds_and_regimes_give_other_splits_from_one_pool(registry, cache):
+    def ids(**args):
+        return [i.id for i in load_split(registry, "boisson_card_n", "test", args).items]
+
+    assert ids(regime="random", fold=0) != ids(regime="random", fold=0, seed=1)
+    assert ids(regime="random", fold=0) != ids(regime="lexical", fold=0)
+    assert len(list(cache.glob("*.pkl"))) == 2 + 3 + 1  # pools (seeds 0, 1), three markers, the base slice
+
+
+@pytest.fixture
+def small_mirror(tmp_path, monkeypatch):
+    """A mirror holding only CARD_N's base file (a copy that can be altered)."""
+    source = resolve.search_roots(None)[0][1] / CARD_N
+    target = tmp_path / "mirror" / CARD_N
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(source, target)
+    target.chmod(0o644)
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(tmp_path / "mirror"))
+    return target
+
+
+ARGS = {"regime": "lexical", "fold": 2}
+
+
+def test_a_changed_base_file_fails_on_a_pool_hit(registry, cache, small_mirror, monkeypatch):
+    load_split(registry, "boisson_card_n", "test", ARGS)
+    small_mirror.write_text(small_mirror.read_text().replace("a", "b", 1))
+    _new_process(monkeypatch)
+    monkeypatch.setattr(derived, "pool", _must_not_build)  # the failure comes from the hit's check
+    with pytest.raises(DataError, match="sha256"):
+        load_split(registry, "boisson_card_n", "validation", ARGS)
+
+
+def test_a_missing_base_file_fails_on_a_pool_hit(registry, cache, small_mirror, monkeypatch):
+    load_split(registry, "boisson_card_n", "test", ARGS)
+    small_mirror.unlink()
+    _new_process(monkeypatch)
+    monkeypatch.setattr(derived, "pool", _must_not_build)
+    with pytest.raises(DataError, match="not found"):
+        load_split(registry, "boisson_card_n", "test", ARGS)
+
+
+def test_an_unreadable_pool_entry_is_a_miss_and_is_rewritten(registry, cache, monkeypatch):
+    first = load_split(registry, "boisson_card_n", "test", ARGS)
+    entry = _pool_entry(registry, "card_n")
+    entry.write_bytes(b"not a pickle")
+    _new_process(monkeypatch)
+    again = load_split(registry, "boisson_card_n", "test", ARGS)
+    assert again.items == first.items and again.files == first.files
+    assert isinstance(itemcache.read(entry.stem), derived._Pool)
+
+
+def test_a_cache_that_cannot_be_written_only_costs_speed(registry, monkeypatch, tmp_path):
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "a file" / "cache"))  # mkdir fails
+    monkeypatch.setattr(derived, "_POOLS", OrderedDict())
+    first = load_split(registry, "boisson_card_n", "test", ARGS)
+    _new_process(monkeypatch)
+    assert load_split(registry, "boisson_card_n", "test", ARGS).items == first.items
