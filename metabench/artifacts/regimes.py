@@ -49,6 +49,9 @@ def chunk_of(keys: Sequence[str], salt: str, chunks: int = CHUNKS, *, hashed: di
     ``hashed``: a memo of raw digests under ``salt`` the caller shares (see :func:`folding`)."""
     sizes = Counter(keys)
     hashed = _hash_into({} if hashed is None else hashed, salt, map(str, sizes))
+    if len(sizes) == len(keys):  # every key its own group (random regime): the least-filled chunk goes round
+        where = {key: i % chunks for i, key in enumerate(sorted(sizes, key=lambda k: hashed[str(k)]))}
+        return [where[k] for k in keys]
     order = sorted(sizes, key=lambda k: (-sizes[k], hashed[str(k)]))
     heap = [(0, c) for c in range(chunks)]  # (fill, chunk): the least-filled chunk, lowest number first
     where: dict[str, int] = {}

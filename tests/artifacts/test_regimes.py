@@ -92,6 +92,8 @@ def _chunks_by_definition(keys: list[str], salt: str) -> list[int]:
 def test_chunk_assignment_follows_its_definition():
     keys = [f"k{(i * 7) % 53 % (1 + i % 5)}" for i in range(3000)]  # many groups of equal size
     assert chunk_of(keys, "salt") == _chunks_by_definition(keys, "salt")
+    keys = [f"id{i}" for i in range(997)]  # singletons only (the random regime)
+    assert chunk_of(keys, "salt") == _chunks_by_definition(keys, "salt")
 
 
 @pytest.mark.parametrize(("name", "regime"), [("card_n", "lexical"), ("tsv_an", "lexical_l2"), ("moh", "random")])
