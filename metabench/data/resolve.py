@@ -24,6 +24,7 @@ import atexit
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -141,22 +142,26 @@ def _stamp(path: Path) -> list[int] | None:
 
 
 _stamps: dict[str, list] | None = None
-_stamps_dirty = False
+_added: dict[str, list] = {}  # stamps this process verified since its last flush
+_written: list[int] | None = None  # the stamps file as this process last wrote it (size, mtime, inode)
 
 
 def _stamps_file() -> Path:
     return cache_root() / "verified-files.json"
 
 
+def _read_stamps() -> dict[str, list]:
+    try:
+        stamps = json.loads(_stamps_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
 def _hash_stamps() -> dict[str, list]:
     global _stamps
     if _stamps is None:
-        try:
-            _stamps = json.loads(_stamps_file().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            _stamps = {}
-        if not isinstance(_stamps, dict):
-            _stamps = {}
+        _stamps = _read_stamps()
     return _stamps
 
 
@@ -165,29 +170,55 @@ def _remember_stamp(path: Path, stamp: list[int], sha256: str) -> None:
 
     Writing the whole file per verified file was quadratic: in a cProfile of a cold ``--tasks all`` it took 63
     of 331 profiled seconds (MAGPIE alone reads 1,727 documents). A stamp lost to a killed process only costs a re-hash next time."""
-    global _stamps_dirty
-    _hash_stamps()[str(path)] = [*stamp, sha256]
-    if not _stamps_dirty:
-        _stamps_dirty = True
+    record = [*stamp, sha256]
+    _hash_stamps()[str(path)] = record
+    if not _added:
         atexit.register(flush_stamps)
+    _added[str(path)] = record
 
 
 def flush_stamps() -> None:
-    """Write the verified-file stamps if any were added (atomically; a lost update between two processes only
-    costs a re-hash). Called after each dataset parse and at exit."""
-    global _stamps_dirty
-    if not _stamps_dirty:
+    """Add the stamps verified since the last flush to the file: read, merged and replaced atomically under a
+    lock, so worker processes flushing side by side (``--launcher processes``) keep each other's stamps
+    (replacing the file with one process's view lost the others', and the next run re-hashed their files).
+    Called after each dataset parse, after each batch of a worker and at exit."""
+    global _written
+    if not _added:
         return
-    _stamps_dirty = False
+    pending = dict(_added)
+    _added.clear()
     target = _stamps_file()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".verified-files.", dir=target.parent)
+        with _locked(target.parent / ".verified-files.lock"):
+            # Another process wrote since this one last did: read its stamps (else the file holds only ours)
+            merged = {**_hash_stamps(), **(_read_stamps() if _stamp(target) != _written else {}), **pending}
+            fd, tmp = tempfile.mkstemp(prefix=".verified-files.", dir=target.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(json.dumps(merged))  # one-shot dumps uses the C encoder; json.dump does not
+                os.replace(tmp, target)
+            except OSError:
+                Path(tmp).unlink(missing_ok=True)
+                return
+            _written = _stamp(target)
     except OSError:
-        return
+        return  # a read-only cache: the files are hashed again next time
+    _hash_stamps().update(merged)
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive lock on ``path`` (POSIX ``flock``; where there is none, no lock: a lost update then only
+    costs a re-hash)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(_hash_stamps()))  # one-shot dumps uses the C encoder; json.dump does not
-        os.replace(tmp, target)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+        import fcntl  # noqa: PLC0415 - POSIX only
+    except ImportError:
+        yield
+        return
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

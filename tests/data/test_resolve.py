@@ -207,3 +207,37 @@ def test_data_verify_shows_both_hashes_of_a_corrupt_file(tmp_path, monkeypatch, 
     out = capsys.readouterr().out
     assert "mismatch" in out and SHA in out and hashlib.sha256(CONLL + b"extra").hexdigest() in out
     assert "files missing or corrupt" in out
+
+
+def test_processes_flushing_stamps_side_by_side_keep_each_others(tmp_path, monkeypatch):
+    """Each worker of `--launcher processes` verifies other files; a flush merges into the file instead of
+    replacing it with one process's view (which lost the other workers' stamps: their files were re-hashed)."""
+    import json
+    import multiprocessing
+
+    from metabench.data import resolve
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(resolve, "_stamps", None)
+    monkeypatch.setattr(resolve, "_added", {})
+    files = []
+    for n in range(6):
+        path = tmp_path / f"f{n}.txt"
+        path.write_text(f"file {n}\n")
+        files.append((path, DataFile(path.name, hashlib.sha256(path.read_bytes()).hexdigest())))
+
+    def verify_some(chunk):
+        for path, declared in chunk:
+            resolve.verify_file(path, declared)
+        resolve.flush_stamps()
+
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=verify_some, args=(files[i::3],)) for i in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+        assert worker.exitcode == 0
+    stamps = json.loads((tmp_path / "cache" / "verified-files.json").read_text())
+    assert set(stamps) == {str(path) for path, _ in files}
+    assert all(stamps[str(path)][-1] == declared.sha256 for path, declared in files)
