@@ -109,9 +109,12 @@ def _pooled(ctx, recipe: Recipe, seed: int) -> _Pool:
     if entry is None:
         stored = itemcache.key(ctx.spec, "all", {"seed": seed}, part="pool")
         entry = itemcache.read(stored)
-        if not isinstance(entry, _Pool):  # absent, unreadable or foreign: build it
-            entry = _build(ctx, recipe, seed)
-            itemcache.write(stored, entry)
+        if not isinstance(entry, _Pool):  # absent, unreadable or foreign: build it (once, if several processes miss it)
+            with itemcache.building(stored):
+                entry = itemcache.read(stored)
+                if not isinstance(entry, _Pool):
+                    entry = _build(ctx, recipe, seed)
+                    itemcache.write(stored, entry)
     _POOLS[memo] = entry
     _POOLS.move_to_end(memo)
     while len(_POOLS) > _POOLS_KEPT:

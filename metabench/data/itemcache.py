@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..cache import cache_root
+from .filelock import locked
 
 FORMAT = 1
 
@@ -126,6 +127,18 @@ def mark(entry: str, used: list[str]) -> None:
     misses it, :func:`exists` finds it)."""
     if not exists(entry):
         write(entry, (None, used))
+
+
+def building(entry: str):
+    """Hold a key's build lock: a process about to parse (or build) an entry takes it and looks the entry up
+    again inside, so processes that miss the same entry at once build it once — the others wait, then read
+    it — instead of each parsing the same corpus (two workers of a cold `--tasks all` did, at random)."""
+    folder = cache_folder()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # a read-only cache: locked() runs the block unlocked
+    return locked(folder / f"{entry}.lock")
 
 
 def exists(entry: str) -> bool:

@@ -73,14 +73,25 @@ def load_spec(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None =
 
     A derived dataset reads its bases' slices through here too, so a base slice is parsed once for the base's
     own tasks and every dataset built from it."""
-    ctx = DataContext(spec, data_dir)
     entry = itemcache.key(spec, split, args)
-    cached = None if spec.caches_items else itemcache.get(entry)
-    if cached is not None:
-        items, used = cached
-        for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
-            ctx.path(relpath)
-        return LoadedSplit(items, dict(ctx.used))
+    if spec.caches_items:  # the loader keeps (and locks) its own entries
+        return _parse(spec, split, args, data_dir, entry)
+    cached = itemcache.get(entry)
+    if cached is None:
+        with itemcache.building(entry):
+            cached = itemcache.get(entry)  # parsed by another process while this one waited
+            if cached is None:
+                return _parse(spec, split, args, data_dir, entry)
+    ctx = DataContext(spec, data_dir)
+    items, used = cached
+    for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
+        ctx.path(relpath)
+    return LoadedSplit(items, dict(ctx.used))
+
+
+def _parse(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None, entry: str) -> LoadedSplit:
+    """Run the dataset's loader and store what it parsed under ``entry``."""
+    ctx = DataContext(spec, data_dir)
     items = list(spec.loader_function()(ctx, split, **args))
     declared = {f.path for f in spec.files}
     if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached

@@ -24,12 +24,12 @@ import atexit
 import json
 import os
 import tempfile
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 from ..cache import cache_root
 from ..errors import DataError
+from .filelock import locked
 from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
 
@@ -190,7 +190,7 @@ def flush_stamps() -> None:
     target = _stamps_file()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(target.parent / ".verified-files.lock"):
+        with locked(target.parent / ".verified-files.lock"):
             # Another process wrote since this one last did: read its stamps (else the file holds only ours)
             merged = {**_hash_stamps(), **(_read_stamps() if _stamp(target) != _written else {}), **pending}
             fd, tmp = tempfile.mkstemp(prefix=".verified-files.", dir=target.parent)
@@ -205,20 +205,3 @@ def flush_stamps() -> None:
     except OSError:
         return  # a read-only cache: the files are hashed again next time
     _hash_stamps().update(merged)
-
-
-@contextmanager
-def _locked(path: Path):
-    """An exclusive lock on ``path`` (POSIX ``flock``; where there is none, no lock: a lost update then only
-    costs a re-hash)."""
-    try:
-        import fcntl  # noqa: PLC0415 - POSIX only
-    except ImportError:
-        yield
-        return
-    with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

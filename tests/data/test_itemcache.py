@@ -117,3 +117,39 @@ def test_a_spec_that_caches_itself_gets_a_marker_and_never_a_copy(toy_registry, 
     assert _entries() == [itemcache.cache_folder() / f"{entry}.pkl"]
     assert itemcache.exists(entry) and itemcache.get(entry) is None  # the job memo can key on the slice
     assert itemcache.key(spec, "test", {}, part="pool") != entry
+
+
+def test_processes_missing_the_same_entry_at_once_parse_it_once(toy_registry, tmp_path, monkeypatch):
+    """Workers of `--launcher processes` that miss one slice together: one parses, the others wait for its
+    entry and read it (both parsed, before the build lock)."""
+    import multiprocessing
+    import os
+    import time
+
+    import toy_plugin
+
+    log = tmp_path / "parsed.log"
+    real = toy_plugin.load_tagging
+
+    def slow_counting(ctx, split):
+        with open(log, "a") as handle:
+            handle.write(f"{os.getpid()}\n")
+        time.sleep(0.5)
+        return real(ctx, split)
+
+    monkeypatch.setattr(toy_plugin, "load_tagging", slow_counting)
+
+    def load_once(out):
+        out.put(len(load_split(toy_registry, "toy_tagging", "test").items))
+
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    workers = [context.Process(target=load_once, args=(out,)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    sizes = [out.get(timeout=60) for _ in workers]
+    for worker in workers:
+        worker.join()
+        assert worker.exitcode == 0
+    assert len(set(sizes)) == 1 and sizes[0] > 0
+    assert len(log.read_text().splitlines()) == 1
