@@ -14,8 +14,11 @@ Why it is shaped this way:
   returns its results and samples; the driver writes every run folder (:func:`metabench.runner.write`) while
   the workers go on. So the run files are the serial launcher's, whatever worker computed them.
 - The answer cache stays one SQLite file on the driver's local disk (SQLite must not live on a network file
-  system). No worker opens it: workers look answers up and commit each batch through :class:`AnswerStore`,
-  one actor the driver starts pinned to its own node, the only process that opens the cache.
+  system). On a cluster (``--ray-address``) no worker opens it: workers look answers up and commit each batch
+  through :class:`AnswerStore`, one actor the driver starts pinned to its own node, the only process that
+  opens the cache. A local Ray's workers all run on the driver's machine and open the file themselves, as
+  the process launcher's do (WAL and a lock timeout serialise the writers): the actor's round trip per job
+  look-up and per batch cost more than they protected there.
 - A worker lost mid-call (killed, out of memory, its node gone) is restarted by Ray and the call is run again
   (``max_restarts``/``max_task_retries``). Every batch the lost worker finished was committed before it asked
   for the next, so the retry finds those answers in the cache and recomputes only the batch in flight (the
@@ -96,17 +99,24 @@ def start(address: str | None, workers: int | None) -> None:
 def launch(registry: Registry, jobs: list[Job], options) -> list:
     """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher ray``: start or join Ray, run."""
     start(options.ray_address, options.workers)
-    return run_jobs(registry, jobs, options.use_cache, options.workers)
+    return run_jobs(registry, jobs, options.use_cache, options.workers, local=not options.ray_address)
 
 
-def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int | None = None) -> list:
-    """Compute ``jobs`` on a pool of Ray workers and write their run folders here; outcomes in the jobs' order."""
+def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int | None = None, *,
+             local: bool = False) -> list:
+    """Compute ``jobs`` on a pool of Ray workers and write their run folders here; outcomes in the jobs' order.
+
+    ``local``: the Ray was started by this process, so every worker is on this machine and opens the answer
+    cache itself, as the process launcher's workers do (SQLite on one local disk); on a cluster the cache
+    stays behind one driver-side actor."""
     from .runner import JobOutcome, JobResult, written  # noqa: PLC0415 - import time stays free of runner (and torch)
     from .store import sync  # noqa: PLC0415
 
     ray = import_ray()
-    store = None
-    if use_cache:
+    store, cache_path = None, None
+    if use_cache and local:
+        cache_path = str(cache_root() / "answers.sqlite")
+    elif use_cache:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: PLC0415
 
         pin = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
@@ -123,7 +133,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
         wanted = json.loads(shape)
         size = min(gpus, len(numbers)) if wanted["num_gpus"] else min(cpus, len(numbers))
         actor = ray.remote(max_restarts=MAX_RETRIES, max_task_retries=MAX_RETRIES, **wanted)(Worker)
-        pools[shape] = ([actor.remote(store) for _ in range(max(1, size))], batches(jobs, numbers, size))
+        pools[shape] = ([actor.remote(store, cache_path) for _ in range(max(1, size))], batches(jobs, numbers, size))
 
     outcomes: list = [None] * len(jobs)
     running: dict = {}  # object ref -> (actor, pool shape, job numbers)
@@ -239,13 +249,18 @@ class Worker:
     dataset slice it has parsed (``jobs._load_memo``), which is why jobs reading the same data are sent to it
     together."""
 
-    def __init__(self, store):
+    def __init__(self, store, cache_path: str | None = None):
         from .plugins import load  # noqa: PLC0415
         from .runner import JobOutcome, attempt, collecting_less  # noqa: PLC0415 - a worker pays it once, at start
 
         self.registry = load()
         self.attempt, self.outcome, self.collecting_less = attempt, JobOutcome, collecting_less
-        self.cache = _RemoteCache(store) if store is not None else AnswerCache(None)
+        if store is not None:
+            self.cache = _RemoteCache(store)
+        else:  # a local Ray: the cache file on this machine's disk, opened here (or no cache at all)
+            from pathlib import Path  # noqa: PLC0415
+
+            self.cache = AnswerCache(Path(cache_path) if cache_path else None)
 
     def compute(self, batch: list[Job]) -> list:
         """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""

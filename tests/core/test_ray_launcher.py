@@ -103,3 +103,23 @@ def test_ray_jobs_ask_for_a_gpu_only_for_models_and_only_when_there_are_gpus():
     assert resources("encoder", gpus=True) == {"num_cpus": 1, "num_gpus": 1}
     assert resources("baseline", gpus=True) == {"num_cpus": 1, "num_gpus": 0}
     assert resources("decoder", gpus=False) == {"num_cpus": 1, "num_gpus": 0}
+
+
+def test_on_a_cluster_the_answers_go_through_the_driver_side_store(ray_env):
+    """``local=False`` (what ``--ray-address`` gives): no worker opens the cache; the AnswerStore actor does,
+    and the run still equals the serial one."""
+    import sqlite3
+
+    from metabench.config.index import TaskIndex
+    from metabench.runner import plan
+
+    cache = ray_env / "store-cache"
+    os.environ["METABENCH_CACHE_DIR"] = str(cache)
+    registry = plugins.load()
+    options = RunOptions(output_dir=ray_env / "store", progress=False, launcher="ray")
+    jobs = plan(TaskIndex(registry), "toy_all", ["majority", "counting"], options)
+    outcomes = ray_launcher.run_jobs(registry, jobs, True, 2, local=False)
+    with sqlite3.connect(cache / "answers.sqlite") as db:  # `counting` caches per item, like a model
+        assert db.execute("SELECT count(*) FROM answers").fetchone()[0] > 0
+    serial = _run(ray_env, "store-serial", ["majority", "counting"], "serial")
+    assert _runs(outcomes) and _runs(outcomes) == _runs(serial)
