@@ -10,7 +10,7 @@ import pytest
 
 from metabench import plugins, process_launcher
 from metabench.runner import RunOptions, run
-from metabench.store import read_results, read_samples
+from launcher_runs import ok_runs
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -34,16 +34,6 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
     return run(plugins.load(), "toy_all", list(models), options, launch=launch)
 
 
-def _runs(outcomes) -> dict:
-    out = {}
-    for outcome in outcomes:
-        if outcome.status == "ok":
-            results = read_results(outcome.run_dir)
-            del results["created"], results["timings"]
-            out[(outcome.task, outcome.model)] = (results, read_samples(outcome.run_dir))
-    return out
-
-
 def test_a_process_run_equals_the_serial_run(toy_env):
     models = ["majority", "random", "constant:label=x", "lookup"]
     serial = _run(toy_env, "serial", models, "serial", seeds=[0, 1])
@@ -51,8 +41,8 @@ def test_a_process_run_equals_the_serial_run(toy_env):
     assert [(o.task, o.model, o.status, o.message) for o in parallel] == \
         [(o.task, o.model, o.status, o.message) for o in serial]
     assert any(o.status == "ok" for o in parallel) and any(o.status != "ok" for o in parallel)
-    runs = _runs(parallel)
-    assert runs and runs == _runs(serial)
+    runs = ok_runs(parallel)
+    assert runs and runs == ok_runs(serial)
     assert all(o.run_dir.is_relative_to(toy_env / "processes") for o in parallel if o.status == "ok")
 
 
@@ -69,7 +59,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_committed_answers_are_not_recom
     assert n_items <= len(answered) <= n_items + 4
     log.unlink()
     serial = _run(toy_env, "killed-serial", ["killing:batch_size=4"], "serial")
-    assert _runs(outcomes) == _runs(serial)
+    assert ok_runs(outcomes) == ok_runs(serial)
 
 
 def test_a_batch_whose_worker_always_dies_fails_alone_with_a_clear_message(toy_env, monkeypatch):
@@ -100,7 +90,7 @@ def test_auto_writes_what_serial_writes(toy_env, monkeypatch):
     monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
     auto = _run(toy_env, "auto", ["majority", "lookup"], "auto")
     serial = _run(toy_env, "auto-serial", ["majority", "lookup"], "serial")
-    assert _runs(auto) and _runs(auto) == _runs(serial)
+    assert ok_runs(auto) and ok_runs(auto) == ok_runs(serial)
 
 
 def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monkeypatch):
@@ -110,4 +100,4 @@ def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monk
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
     spawned = _run(toy_env, "spawned", ["majority", "lookup"], "processes", workers=2)
     serial = _run(toy_env, "spawned-serial", ["majority", "lookup"], "serial")
-    assert _runs(spawned) and _runs(spawned) == _runs(serial)
+    assert ok_runs(spawned) and ok_runs(spawned) == ok_runs(serial)

@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray")
 
 from metabench import plugins, ray_launcher  # noqa: E402
 from metabench.runner import RunOptions, run  # noqa: E402
-from metabench.store import read_results, read_samples  # noqa: E402
+from launcher_runs import ok_runs  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -46,25 +46,14 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
     return run(registry, "toy_all", list(models), options, launch=ray_launcher.launch if launcher == "ray" else None)
 
 
-def _runs(outcomes) -> dict:
-    """(task, model) -> (results without the keys that differ between any two runs, samples) of the ok jobs."""
-    out = {}
-    for outcome in outcomes:
-        if outcome.status == "ok":
-            results = read_results(outcome.run_dir)
-            del results["created"], results["timings"]
-            out[(outcome.task, outcome.model)] = (results, read_samples(outcome.run_dir))
-    return out
-
-
 def test_ray_run_equals_the_serial_run(ray_env):
     serial = _run(ray_env, "serial", ["majority", "random", "constant:label=x"], "serial", seeds=[0, 1])
     on_ray = _run(ray_env, "ray", ["majority", "random", "constant:label=x"], "ray", seeds=[0, 1])
     assert [(o.task, o.model, o.status) for o in on_ray] == [(o.task, o.model, o.status) for o in serial]
     assert any(o.status == "ok" for o in on_ray) and any(o.status != "ok" for o in on_ray)
     assert [o.message for o in on_ray] == [o.message for o in serial]
-    runs = _runs(on_ray)
-    assert runs and runs == _runs(serial)
+    runs = ok_runs(on_ray)
+    assert runs and runs == ok_runs(serial)
 
 
 def test_a_worker_killed_mid_job_is_retried_and_finished_batches_are_not_recomputed(ray_env):
@@ -80,7 +69,7 @@ def test_a_worker_killed_mid_job_is_retried_and_finished_batches_are_not_recompu
     log.unlink()
     serial = _run(ray_env, "killed-serial", ["killing:batch_size=4"], "serial")
     assert [o.status for o in serial] == ["ok"] * len(serial)
-    assert _runs(outcomes) == _runs(serial)
+    assert ok_runs(outcomes) == ok_runs(serial)
 
 
 def test_the_local_ray_listens_on_loopback_only(ray_env):
@@ -122,4 +111,4 @@ def test_on_a_cluster_the_answers_go_through_the_driver_side_store(ray_env):
     with sqlite3.connect(cache / "answers.sqlite") as db:  # `counting` caches per item, like a model
         assert db.execute("SELECT count(*) FROM answers").fetchone()[0] > 0
     serial = _run(ray_env, "store-serial", ["majority", "counting"], "serial")
-    assert _runs(outcomes) and _runs(outcomes) == _runs(serial)
+    assert ok_runs(outcomes) and ok_runs(outcomes) == ok_runs(serial)
