@@ -327,9 +327,10 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, tra
     missing = [i for i, key in enumerate(keys) if key not in answers]
     phases.lap("cache_lookup_s")
     if missing:
-        for i in missing:
-            if i not in requests:
-                requests[i] = kind.request(items[i])
+        if adapter.reads_requests(kind.request_type()):  # else predict is given None per item
+            for i in missing:
+                if i not in requests:
+                    requests[i] = kind.request(items[i])
         phases.lap("load_s")
         adapter.fit(_training(data, adapter, seed, training_hash))
         phases.lap("fit_s")
@@ -385,7 +386,7 @@ def _answer(adapter, requests, keys, missing, answers, cache, seed, label, optio
     with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
         for start in range(0, len(missing), size):
             batch = missing[start : start + size]
-            preds = adapter.predict([requests[i] for i in batch], seed)
+            preds = adapter.predict([requests.get(i) for i in batch], seed)
             if len(preds) != len(batch):
                 raise MetabenchError(f"model '{adapter.name}' returned {len(preds)} answers for {len(batch)} requests")
             pairs = list(zip((keys[i] for i in batch), _plain(list(preds))))

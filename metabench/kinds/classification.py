@@ -90,21 +90,32 @@ class Classification(Kind):
         return request
 
     def _render(self, item) -> ClassifyRequest:
-        pair = getattr(item, self.args.pair_field) if self.args.pair_field else None
-        text = getattr(item, self.args.text_field)
+        text, pair = self._seen(item)
         if self.args.marker != "pme":
             return ClassifyRequest(text=text, labels=self._labels, text_pair=pair)
-        return ClassifyRequest(
-            text=render(item, text, self.args.view, self.args.mask),
-            labels=self._labels,
-            text_pair=pair,
-            expression=expression_key(item, text),
-        )
+        return ClassifyRequest(text=text, labels=self._labels, text_pair=pair,
+                               expression=expression_key(item, getattr(item, self.args.text_field)))
+
+    def _seen(self, item) -> tuple[str, str | None]:
+        """(text, second text) as the model sees them: the view rendered, the PME marked."""
+        args = self.args
+        pair = getattr(item, args.pair_field) if args.pair_field else None
+        text = getattr(item, args.text_field)
+        return (render(item, text, args.view, args.mask) if args.marker == "pme" else text), pair
+
+    def _input_key(self, item) -> str:
+        """``ClassifyRequest.key`` of the item's request, without building the request unless it was built
+        (a model that reads no requests, ``majority``, has none)."""
+        found = self._rendered.get(id(item))
+        if found is not None and found[0] is item:
+            return found[1].key
+        text, pair = self._seen(item)
+        return text if pair is None else f"{text}\t{pair}"
 
     def metric_context(self, items: list) -> LazyContext:
         """``inputs``: what the model saw of each item (the collision ceiling groups identical inputs), built
         only for a task that asks for the collision ceiling (rendering every item showed in `--tasks all`)."""
-        return LazyContext(inputs=lambda: [self.request(item).key for item in items])
+        return LazyContext(inputs=lambda: [self._input_key(item) for item in items])
 
     def score(self, item, gold, prediction) -> dict[str, float]:
         return {"correct": float(gold == prediction)}

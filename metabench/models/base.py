@@ -71,6 +71,12 @@ class Adapter:
         self.use_cache = settings.use_cache
         self.progress = settings.progress
 
+    def reads_requests(self, request_type: type | None) -> bool:
+        """Whether ``predict`` looks at requests of this type (default: yes; ``None``: a kind that does not
+        declare its type). An adapter answering from its fitted state alone says no and is given ``None`` per
+        item: the runner then renders no prompts or inputs (~400k classification inputs in `--tasks all`)."""
+        return True
+
     def check_request_type(self, request_type: type, task: str) -> None:
         if not issubclass(request_type, self.serves):
             served = ", ".join(t.__name__ for t in self.serves) or "nothing"

@@ -84,6 +84,10 @@ class Majority(_TrainedBaseline):
             self._global = Counter(golds)
         self._majority = _most_common(self._global)
 
+    def reads_requests(self, request_type: type | None) -> bool:
+        """Only a tag sequence's length (its words) is read; a label or an option index needs no request."""
+        return request_type is None or issubclass(request_type, TagRequest)
+
     def predict(self, requests, seed):
         return [tuple(self._majority for _ in r.words) if isinstance(r, TagRequest) else self._majority for r in requests]
 

@@ -110,3 +110,40 @@ def test_card_n_pme_only_ceiling_is_one_half_under_lexical_folds(registry):
     items = load_split(registry, "boisson_card_n", "test", dict(task.config.dataset_args)).items
     golds = [i.label for i in items]
     assert collision_ceiling(golds, golds, **kind.metric_context(items)) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("view", ["default", "pme_only", "masked"])
+def test_the_ceiling_inputs_are_the_request_keys_whether_or_not_requests_were_built(registry, view):
+    """A model that reads no requests (majority) gets the ceiling's inputs rendered directly; they must be
+    the keys of the requests a model that reads them would have been sent."""
+    from metabench.config.index import TaskIndex as Index
+    from metabench.data.load import load_split
+
+    task = Index(registry).load(f"boisson_card_n_random_f0@{view}")
+    items = load_split(registry, "boisson_card_n", "test", dict(task.config.dataset_args)).items
+    fresh = registry.resolve("kind", "classification")(task.config, {})
+    direct = fresh.metric_context(items)["inputs"]
+    built = registry.resolve("kind", "classification")(task.config, {})
+    keys = [built.request(item).key for item in items]
+    assert direct == keys == built.metric_context(items)["inputs"]
+    assert not fresh._rendered  # no request was built for the direct inputs
+
+
+def test_majority_reads_no_classification_or_choice_requests_and_the_runner_renders_none(registry, tmp_path, monkeypatch):
+    from metabench.kinds.classification import Classification
+    from metabench.models.baselines import Majority
+    from metabench.requests import ChoiceRequest, ClassifyRequest, TagRequest
+    from metabench.runner import RunOptions, run
+
+    majority = Majority({})
+    assert not majority.reads_requests(ClassifyRequest) and not majority.reads_requests(ChoiceRequest)
+    assert majority.reads_requests(TagRequest) and majority.reads_requests(None)
+
+    def no_rendering(self, item):
+        raise AssertionError("a classification request was built for majority")
+
+    monkeypatch.setattr(Classification, "_render", no_rendering)
+    outcomes = run(registry, "boisson_card_n_random_f0@masked", ["majority"],
+                   RunOptions(output_dir=tmp_path, progress=False, use_cache=False))
+    assert [o.status for o in outcomes] == ["ok"]
+    assert "collision_ceiling" in outcomes[0].results["metrics"]["aggregate"]
