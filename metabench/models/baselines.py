@@ -85,7 +85,10 @@ class Majority(_TrainedBaseline):
         self._majority = _most_common(self._global)
 
     def reads_requests(self, request_type: type | None) -> bool:
-        """Only a tag sequence's length (its words) is read; a label or an option index needs no request."""
+        """Only a tag sequence's length (its words) is read; a label or an option index needs no request. A
+        subclass with its own ``predict`` may read more, so it is given every request."""
+        if type(self).predict is not Majority.predict:
+            return True
         return request_type is None or issubclass(request_type, TagRequest)
 
     def predict(self, requests, seed):

@@ -139,6 +139,12 @@ def test_majority_reads_no_classification_or_choice_requests_and_the_runner_rend
     assert not majority.reads_requests(ClassifyRequest) and not majority.reads_requests(ChoiceRequest)
     assert majority.reads_requests(TagRequest) and majority.reads_requests(None)
 
+    class Logging(Majority):  # a plugin's subclass whose predict reads the requests
+        def predict(self, requests, seed):
+            return super().predict(requests, seed)
+
+    assert Logging({}).reads_requests(ClassifyRequest)
+
     def no_rendering(self, item):
         raise AssertionError("a classification request was built for majority")
 
