@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from pathlib import Path
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
@@ -82,7 +82,7 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
 
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int) -> list:
-    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415 - runner imports launchers lazily
+    from .runner import JobOutcome  # noqa: PLC0415 - runner imports launchers lazily
     from .store import sync  # noqa: PLC0415
 
     queue = batches(jobs, list(range(len(jobs))), workers)
@@ -90,12 +90,11 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     cache_path = str(cache_root() / "answers.sqlite") if use_cache else None
-    for attempt in range(MAX_RETRIES + 1):
-        lost = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
-                         min(workers, len(queue)), outcomes, written, JobResult, JobOutcome)
-        if not lost:
+    for _ in range(MAX_RETRIES + 1):
+        queue = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
+                          min(workers, len(queue)), outcomes)
+        if not queue:
             break
-        queue = lost
     else:
         for numbers in queue:
             for n in numbers:
@@ -106,8 +105,11 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
     return outcomes
 
 
-def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes, written, JobResult, JobOutcome) -> list:
-    """One pool's pass over ``queue``; the batches it could not finish because a worker died."""
+def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes) -> list:
+    """One pool's pass over ``queue``, writing each batch's folders as it returns; the batches it could not
+    finish because a worker died."""
+    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415
+
     lost: list[list[int]] = []
     with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context, initializer=_start_worker,
                              initargs=(registry, jobs, cache_path)) as pool:
@@ -138,11 +140,6 @@ def _start_worker(registry, jobs, cache_path) -> None:
 
 def _compute(numbers: list[int]) -> list:
     """Per job of the batch: its payload to write, or its outcome (skipped, failed)."""
-    from .data.resolve import flush_stamps  # noqa: PLC0415
-    from .runner import JobOutcome, attempt, collecting_less  # noqa: PLC0415
+    from .runner import compute_batch  # noqa: PLC0415
 
-    registry, jobs, cache = _WORKER["registry"], _WORKER["jobs"], _WORKER["cache"]
-    with collecting_less():
-        results = [attempt(registry, jobs[n], cache) for n in numbers]
-    flush_stamps()  # a worker exits without atexit handlers: its file checks are kept now
-    return [result if isinstance(result, JobOutcome) else result.payload() for result in results]
+    return compute_batch(_WORKER["registry"], [_WORKER["jobs"][n] for n in numbers], _WORKER["cache"])

@@ -251,10 +251,10 @@ class Worker:
 
     def __init__(self, store, cache_path: str | None = None):
         from .plugins import load  # noqa: PLC0415
-        from .runner import JobOutcome, attempt, collecting_less  # noqa: PLC0415 - a worker pays it once, at start
+        from .runner import compute_batch  # noqa: PLC0415 - a worker pays it once, at start
 
         self.registry = load()
-        self.attempt, self.outcome, self.collecting_less = attempt, JobOutcome, collecting_less
+        self.compute_batch = compute_batch
         if store is not None:
             self.cache = _RemoteCache(store)
         else:  # a local Ray: the cache file on this machine's disk, opened here (or no cache at all)
@@ -264,6 +264,4 @@ class Worker:
 
     def compute(self, batch: list[Job]) -> list:
         """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""
-        with self.collecting_less():
-            results = [self.attempt(self.registry, job, self.cache) for job in batch]
-        return [result if isinstance(result, self.outcome) else result.payload() for result in results]
+        return self.compute_batch(self.registry, batch, self.cache)

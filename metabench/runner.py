@@ -204,6 +204,18 @@ def attempt(registry, job: Job, cache) -> JobResult | JobOutcome:
         return JobOutcome(task, spec, "failed", message=str(exc))
 
 
+def compute_batch(registry, jobs: list[Job], cache) -> list[dict | JobOutcome]:
+    """A parallel worker's share: each job computed (:func:`attempt`) and returned as the payload the driver
+    writes, or as its outcome (skipped, failed). The files this worker verified are recorded now: a worker
+    may exit without running atexit handlers."""
+    from .data.resolve import flush_stamps  # noqa: PLC0415
+
+    with collecting_less():
+        results = [attempt(registry, job, cache) for job in jobs]
+    flush_stamps()
+    return [result if isinstance(result, JobOutcome) else result.payload() for result in results]
+
+
 def write(result: JobResult) -> None:
     """Write a computed job's run folder (results.json + samples.jsonl), unflushed: a launcher calls
     :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``)."""

@@ -234,6 +234,13 @@ def _token_tally(g: _Sentence, p: _Sentence, mask: int = -1) -> tuple[int, int, 
     return (gold & pred).bit_count(), (pred & ~gold).bit_count(), (gold & ~pred).bit_count()
 
 
+def _summed(tallies: Iterable[tuple[int, int, int]]) -> tuple[int, int, int]:
+    tp = fp = fn = 0
+    for a, b, c in tallies:
+        tp, fp, fn = tp + a, fp + b, fn + c
+    return tp, fp, fn
+
+
 def _as_counts(tally: tuple[int, int, int]) -> dict[str, int]:
     return {"tp": tally[0], "fp": tally[1], "fn": tally[2]}
 
@@ -319,24 +326,12 @@ class _Read:
 
     def span(self) -> dict[str, float]:
         if "span" not in self.totals:
-            tp = fp = fn = 0
-            for g, p in self.pairs:
-                if g.spans or p.spans:
-                    both = len(g.spans & p.spans)
-                    tp, fp, fn = tp + both, fp + len(p.spans) - both, fn + len(g.spans) - both
-            self.totals["span"] = prf(tp, fp, fn)
+            self.totals["span"] = prf(*_summed(_span_tally(g, p) for g, p in self.pairs))
         return self.totals["span"]
 
     def token_tally(self) -> tuple[int, int, int]:
         if "token" not in self.totals:
-            tp = fp = fn = 0
-            for g, p in self.pairs:
-                gold, pred = g.hits, p.hits
-                if gold or pred:
-                    tp += (gold & pred).bit_count()
-                    fp += (pred & ~gold).bit_count()
-                    fn += (gold & ~pred).bit_count()
-            self.totals["token"] = (tp, fp, fn)
+            self.totals["token"] = _summed(_token_tally(g, p) for g, p in self.pairs)
         return self.totals["token"]
 
     def in_vocab_tally(self, words, train_vocab, normalise, metric: str) -> tuple[int, int, int]:

@@ -27,6 +27,21 @@ def toy_env(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def pools(monkeypatch) -> list[str]:
+    """The start method of every worker pool a run opened: a run that fell back to serial writes the same
+    files, so a test of the launcher also checks that workers ran."""
+    opened = []
+    real = process_launcher.ProcessPoolExecutor
+
+    def recording(*args, **kwargs):
+        opened.append(kwargs["mp_context"].get_start_method())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(process_launcher, "ProcessPoolExecutor", recording)
+    return opened
+
+
 def _run(root: Path, name: str, models, launcher: str, **kw):
     os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")
     options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
@@ -34,10 +49,11 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
     return run(plugins.load(), "toy_all", list(models), options, launch=launch)
 
 
-def test_a_process_run_equals_the_serial_run(toy_env):
+def test_a_process_run_equals_the_serial_run(toy_env, pools):
     models = ["majority", "random", "constant:label=x", "lookup"]
     serial = _run(toy_env, "serial", models, "serial", seeds=[0, 1])
     parallel = _run(toy_env, "processes", models, "processes", seeds=[0, 1], workers=2)
+    assert pools == ["fork"]
     assert [(o.task, o.model, o.status, o.message) for o in parallel] == \
         [(o.task, o.model, o.status, o.message) for o in serial]
     assert any(o.status == "ok" for o in parallel) and any(o.status != "ok" for o in parallel)
@@ -86,18 +102,20 @@ def test_auto_runs_baselines_on_processes_and_models_here(toy_env, monkeypatch):
     assert process_launcher.auto_workers(registry, with_a_model) == 1
 
 
-def test_auto_writes_what_serial_writes(toy_env, monkeypatch):
+def test_auto_writes_what_serial_writes(toy_env, monkeypatch, pools):
     monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
     auto = _run(toy_env, "auto", ["majority", "lookup"], "auto")
+    assert pools == ["fork"]
     serial = _run(toy_env, "auto-serial", ["majority", "lookup"], "serial")
     assert ok_runs(auto) and ok_runs(auto) == ok_runs(serial)
 
 
-def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monkeypatch):
+def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monkeypatch, pools):
     """Where fork is missing (macOS, Windows) workers are spawned: fresh interpreters that load the plugins
     (the toy plugin through METABENCH_PLUGIN_MODULES and PYTHONPATH) and get the jobs pickled."""
     monkeypatch.setattr(process_launcher.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), str(TESTS.parent), os.environ.get("PYTHONPATH", "")]))
     spawned = _run(toy_env, "spawned", ["majority", "lookup"], "processes", workers=2)
+    assert pools == ["spawn"]
     serial = _run(toy_env, "spawned-serial", ["majority", "lookup"], "serial")
     assert ok_runs(spawned) and ok_runs(spawned) == ok_runs(serial)
