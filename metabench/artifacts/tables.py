@@ -5,7 +5,8 @@ is bound, like every paper view of the project, by the ``metadata.paper_view`` o
 k-fold group with views (``boisson_trofi_random``) or a single-split task with views
 (``boisson_vuac_st1_random``), e.g. ``{table: boisson_table_3, row: [TroFi], column: [Random Def, Random
 PME, Random Masked]}``. A column's last word names the view it reads (Def, PME, Masked; ``Maj`` reads
-Def). A value is the mean over the folds that were run, then ``(rel. %)`` = (view − default) / default
+Def). ``Maj`` is the paper's: the majority class's share of the whole dataset (the pooled test folds), equal
+in both regimes; each fold's own majority share, averaged, is an oracle and has its own row. A value is the mean over the folds that were run, then ``(rel. %)`` = (view − default) / default
 for the incomplete views, and ``[k/n]`` when only k of n folds were run. Beside each model's row,
 ``collision ceiling`` gives the best accuracy any model could reach from that view's input alone.
 The output has the shape of ``report.paper_views.fill`` so the leaderboard renders it like the other views.
@@ -14,12 +15,14 @@ The output has the shape of ``report.paper_views.fill`` so the leaderboard rende
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 
 from ..report.paper_views import VIEW_BY_KEY, PaperTable
 from . import paper_numbers as paper
 from .gameability import cells
 
 PAPER = VIEW_BY_KEY["boisson_table_3"].paper
+CEILING = "collision ceiling (accuracy)"
 VIEW_OF_LABEL = {"Def": "default", "PME": "pme_only", "Masked": "masked"}
 NUMBERS = {"boisson_table_2": paper.TABLE_2, "boisson_table_3": paper.TABLE_3, "boisson_table_4": paper.TABLE_4,
            "boisson_table_5": paper.TABLE_5}
@@ -100,8 +103,19 @@ def _view_table(table: PaperTable, index, runs) -> dict:
             out_rows.append(_row(row, _label(model, mine), "metabench",
                                  [_text(v, values[i - i % 3] if i % 3 else None) for i, v in enumerate(values)]))
             ceilings = [_cell(by_key, column, model, "collision_ceiling") for column in members]
-            out_rows.append(_row(row, "collision ceiling (accuracy)", "metabench", [_text(v) for v in ceilings]))
+            out_rows.append(_row(row, CEILING, "metabench", [_text(v) for v in ceilings]))
     return _table(table, out_rows, tasks, cell_map, by_key, models)
+
+
+def dataset_majority(runs: list, folds: int) -> tuple[float, int, int] | None:
+    """The paper's "Maj": the majority class's share of the data, here of the test items of the folds run,
+    pooled (the five test folds partition the pool, so 5/5 folds give the dataset's share, the same in every
+    regime). Not the mean of each fold's own majority share, which picks the better class per fold."""
+    golds = [s["gold"] for r in runs for s in r.samples if s["seed"] == r.seeds[0]]
+    return (max(Counter(golds).values()) / len(golds), len(runs), folds) if golds else None
+
+
+FOLD_MAJORITY = "fold majority share, mean of folds (an oracle, not the paper's Maj)"
 
 
 def _metrics_table(table: PaperTable, index, runs) -> dict:
@@ -119,7 +133,13 @@ def _metrics_table(table: PaperTable, index, runs) -> dict:
             if all(v is None for v in values):
                 continue
             mine = [by_key[(t, model)] for column in members for t in column if (t, model) in by_key]
+            maj = table.columns.index("Maj")
+            values[maj] = dataset_majority([by_key[(t, model)] for t in members[maj] if (t, model) in by_key],
+                                           len(members[maj]))
             out_rows.append(_row(row, _label(model, mine), "metabench", [_text(v) for v in values]))
+            fold_majority = _cell(by_key, members[maj], model, "majority_accuracy")
+            out_rows.append(_row(row, FOLD_MAJORITY, "metabench",
+                                 [_text(fold_majority) if i == maj else "—" for i in range(len(values))]))
     return _table(table, out_rows, tasks, cell_map, by_key, models)
 
 
@@ -134,7 +154,8 @@ def _notes(cell_map: dict, by_key: dict, models: list[str]) -> list[str]:
     missing = sorted(cell for cell, views in cell_map.items() if cell.startswith("boisson_")
                      and not any((t, m) in by_key for members in views.values() for t in members for m in models))
     notes = ["[k/n]: only k of the n folds were run (mean over those); '(partial)': a --limit run on part of the "
-             "test split; 'collision ceiling': the best accuracy any model could reach from that view's input alone"]
+             "test split; 'collision ceiling': the best accuracy any model could reach from that view's input alone; "
+             "Maj: the majority class's share of the pooled test folds (the dataset's, with every fold run)"]
     return notes + ([f"no runs yet for: {', '.join(missing)}"] if missing else [])
 
 
@@ -144,11 +165,11 @@ def _label(model: str, runs: list) -> str:
 
 
 def _dedupe(rows: list[dict]) -> list[dict]:
-    """The ceiling does not depend on the model: keep it once per dataset row."""
+    """The ceiling and the fold majority do not depend on the model: keep them once per dataset row."""
     seen, out = set(), []
     for row in rows:
         key = (tuple(row["labels"]), row["model"], tuple(row["cells"]))
-        if row["model"].startswith("collision") and key in seen:
+        if row["model"] in (CEILING, FOLD_MAJORITY) and key in seen:
             continue
         seen.add(key)
         out.append(row)

@@ -90,6 +90,18 @@ def add_commands(subparsers) -> None:
     build.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     build.set_defaults(func=_cmd_leaderboard_build)
 
+    report = subparsers.add_parser("report", help="generate the results tables in docs/ from committed runs")
+    report_sub = report.add_subparsers(dest="report_command", metavar="ACTION", required=True)
+    docs = report_sub.add_parser(
+        "docs", help="rewrite every generated table in docs/*.md from the runs (--check: only compare)",
+        description="Every results table in docs/ sits between '<!-- generated: NAME ARGS (metabench report docs) -->' "
+        "and '<!-- end generated -->' and is printed by the named generator from the committed runs. Exit status "
+        "with --check: 0 when every page matches the runs, 1 when one differs (the diff is printed).")
+    docs.add_argument("--runs", type=Path, default=Path("leaderboard/runs"), help="committed runs (default leaderboard/runs)")
+    docs.add_argument("--docs", type=Path, default=Path("docs"), help="a page or a folder of pages (default docs/)")
+    docs.add_argument("--check", action="store_true", help="write nothing; exit 1 when a page differs from the runs")
+    docs.set_defaults(func=_cmd_report_docs)
+
 
 def _test_arguments(parser) -> None:
     parser.add_argument("--metric", action="append", metavar="M", help="metric to test (repeatable; default: primary)")
@@ -285,4 +297,21 @@ def _cmd_leaderboard_build(args) -> int:
     for path in written:
         print(path)
     print(f"leaderboard: {len(written)} file(s) written to {args.output_dir}", file=sys.stderr)
+    return 0
+
+
+def _cmd_report_docs(args) -> int:
+    from ..errors import MetabenchError
+    from .docs_blocks import update
+
+    for path, what in ((args.runs, "--runs"), (args.docs, "--docs")):
+        if not path.exists():
+            raise MetabenchError(f"{what} {path}: no such file or folder", hint="run from the repository root")
+    changed = update(args.docs, args.runs, _registry(), check=args.check)
+    for path, diff in changed:
+        print(diff if args.check else f"{path}: tables regenerated")
+    if args.check and changed:
+        print(f"report docs: {len(changed)} page(s) differ from the runs; `metabench report docs` rewrites them",
+              file=sys.stderr)
+        return 1
     return 0

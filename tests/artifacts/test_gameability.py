@@ -70,6 +70,22 @@ def test_partial_folds_are_marked(registry, runs):
     assert paper["cells"][:2] == ["87.38", "41.21 (-52.8%)"]
 
 
+def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(registry):
+    """Two folds, 60 % and 40 % metaphor: each fold's own majority share is 0.6 (mean 0.6), the dataset's 0.5."""
+    from metabench.artifacts.tables import FOLD_MAJORITY
+
+    golds = {0: ["metaphor"] * 6 + ["literal"] * 4, 1: ["metaphor"] * 4 + ["literal"] * 6}
+    runs = []
+    for fold, g in golds.items():
+        run = _run(f"boisson_card_n_random_f{fold}@default", "m", g, g)
+        run.results["metrics"]["aggregate"]["majority_accuracy"] = {"mean": max(g.count(x) for x in LABELS) / len(g)}
+        runs.append(run)
+    table = next(t for t in boisson_tables(TaskIndex(registry), runs) if t["key"] == "boisson_table_4")
+    rows = {r["model"]: r["cells"] for r in table["rows"] if r["labels"] == ["CARD_N"]}
+    assert rows["m"][0] == "50.00 [2/5]" and rows[FOLD_MAJORITY][0] == "60.00 [2/5]"
+    assert rows[FOLD_MAJORITY][1:] == ["—"] * (len(rows["m"]) - 1)
+
+
 def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
     """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
     only unbound row is TroFi's original split, which the mirror lacks."""

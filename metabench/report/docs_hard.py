@@ -1,0 +1,74 @@
+"""docs/hard-metaphors.md's results tables, generated from committed runs and gap reports (`metabench report docs`).
+
+The gap tables read the reports `metabench hard gap ... --json` wrote under ``<runs>/hard_gap/`` (the test
+statistics and the per-phi-bin rates, computed from the two runs named inside); the detector table reads the
+runs themselves.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .docs_artifacts import REDUCED
+from .docs_blocks import markdown
+
+
+def _split(value: str) -> list[str]:
+    return [v for v in value.split(";") if v]
+
+
+def _reports(context, tasks: str) -> list[dict]:
+    folder = context.runs_dir / "hard_gap"
+    return [json.loads((folder / f"gap_{task}.json").read_text(encoding="utf-8")) for task in _split(tasks)]
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value < 0.001 else f"{value:.2f}"
+
+
+def gap_table(context, tasks: str) -> list[str]:
+    """One detector on HARD(M) vs VUA-Verb: precision and recall, the gap, Welch's t and the z-test, per report."""
+    rows, paper = [], None
+    for report in _reports(context, tasks):
+        paper = report.get("paper", paper)
+        for test in report["tests"]:
+            unit = "predicted metaphors" if test["metric"] == "precision" else "metaphors"
+            rows.append([report["hard_run"]["task"], test["metric"], f"{test['vua']:.3f}", f"{test['hard']:.3f}",
+                         f"{test['gap']:+.3f}", f"{test['t']:.2f}, {_p(test['p_t'])}", f"{test['z']:.2f}, {_p(test['p_z'])}",
+                         f"{test['n_vua']:,} / {test['n_hard']:,} {unit}"])
+    if paper:
+        for metric in ("precision", "recall"):
+            values = paper[metric]
+            rows.append([f"*paper: {paper['model'].split(':')[0]}*", f"*{metric}*", f"*{values['vua']:.3f}*",
+                         f"*{values['hard']:.2f}*", f"*{values['gap']:+.2f}*", "*p < 0.001*", "", ""])
+    return markdown(["HARD task", "metric", "VUA-Verb", "HARD", "gap (HARD − VUA)", "Welch t, p", "z, p",
+                     "units VUA / HARD"], rows)
+
+
+def bins_table(context, tasks: str) -> list[str]:
+    """Recall on HARD(M) by phi bin (the paper's Fig 5b), metaphors per bin in brackets."""
+    reports = _reports(context, tasks)
+    bins = sorted({b["phi_bin"] for r in reports for b in r["hard_by_phi"]})
+    rows = []
+    for report in reports:
+        found = {b["phi_bin"]: b for b in report["hard_by_phi"]}
+        rows.append([report["hard_run"]["task"], *(f"{found[b]['recall']:.3f} ({found[b]['metaphors']})" if b in found
+                                                   else "—" for b in bins)])
+    return markdown(["HARD task", *(f"phi {b}" for b in bins)], rows)
+
+
+def detector_table(context, task: str) -> list[str]:
+    """Every committed run of one task: precision, recall, F1, accuracy, macro-F1 (first seed's mean over seeds)."""
+    rows = []
+    for run in context.runs:
+        if run.task != task:
+            continue
+        value = lambda metric: f"{run.aggregate(metric)['mean']:.3f}" if run.aggregate(metric) else "—"  # noqa: E731
+        section = run.results["task"]["config"].get("protocol", {}).get(run.results.get("protocol"), {})
+        protocol_seeds = section.get("seeds") if isinstance(section, dict) else None
+        why = [f"{len(run.seeds)} of {protocol_seeds} seeds"] if protocol_seeds and len(run.seeds) < protocol_seeds else []
+        why += ["reduced training"] if any(key in run.model for key in REDUCED) else []
+        why += ["--limit"] if run.partial else []
+        rows.append([run.model, *(value(m) for m in ("precision", "recall", "f1", "accuracy", "macro_f1")),
+                     "PARTIAL: " + ", ".join(why) if why else "full"])
+    return markdown(["model", "precision", "recall", "F1", "accuracy", "macro-F1", "status"], rows)
