@@ -18,7 +18,8 @@ VIEW_LABELS = {"default": "Def", "pme_only": "PME", "masked": "Masked"}
 REDUCED = ("max_train", "epochs=", "steps=")
 
 
-def _split(value: str) -> list[str]:
+def names(value: str) -> list[str]:
+    """A block argument's ';'-separated list (commas belong to model specs)."""
     return [v for v in value.split(";") if v]
 
 
@@ -85,7 +86,7 @@ def paper_cells(context, cell: str) -> str:
 def views_table(context, model: str, cells: str) -> list[str]:
     """Fold-mean macro-F1 per view of one model, gaps relative to Def, beside the paper's BERT-base."""
     rows = []
-    for cell in _split(cells):
+    for cell in names(cells):
         found = {v: view_runs(context, cell, v, model) for v in VIEW_LABELS}
         default = mean(found["default"][0], "macro_f1")
         every = [r for runs, _ in found.values() for r in runs]
@@ -101,8 +102,8 @@ def views_table(context, model: str, cells: str) -> list[str]:
 def baselines_table(context, cells: str, models: str = "majority;lookup;lookup:key=expression") -> list[str]:
     """The model-free baselines' fold-mean macro-F1 per view: what a score must be read against."""
     rows = []
-    for cell in _split(cells):
-        for model in _split(models):
+    for cell in names(cells):
+        for model in names(models):
             found = {v: view_runs(context, cell, v, model) for v in VIEW_LABELS}
             if not any(runs for runs, _ in found.values()):
                 continue
@@ -118,7 +119,7 @@ def samples_table(context, model: str, cells: str) -> list[str]:
     """The sampling comparison (matched vs random literal partners): a model's Def and PME-only macro-F1, the
     expression lookup and majority on the PME-only view, and that view's collision ceiling (accuracy)."""
     rows = []
-    for cell in _split(cells):
+    for cell in names(cells):
         default, folds = view_runs(context, cell, "default", model)
         pme, _ = view_runs(context, cell, "pme_only", model)
         lookup, _ = view_runs(context, cell, "pme_only", "lookup:key=expression")
@@ -142,7 +143,7 @@ def _assessed(context) -> list[dict]:
 
 def gameability_table(context, cells: str = "") -> list[str]:
     """`compare --artifacts` for the committed runs (paired bootstrap, 2,000 resamples, seed 0)."""
-    wanted = _split(cells)
+    wanted = names(cells)
     rows = []
     for r in _assessed(context):
         if wanted and r["cell"] not in wanted:
@@ -165,7 +166,7 @@ def majority_table(context, cells: str) -> list[str]:
     from ..artifacts.tables import NUMBERS, dataset_majority  # noqa: PLC0415
 
     rows = []
-    for cell in _split(cells):
+    for cell in names(cells):
         runs, folds = view_runs(context, cell, "default", "majority")
         table = "boisson_table_5" if "_lexical" in cell else "boisson_table_4"
         row = next((row for (t, row, _), c in context.memo("bound", lambda: _bound(context)).items()

@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import json
 
-from .docs_artifacts import REDUCED
+from .docs_artifacts import REDUCED, names
 from .docs_blocks import markdown
-
-
-def _split(value: str) -> list[str]:
-    return [v for v in value.split(";") if v]
 
 
 def _reports(context, tasks: str) -> list[dict]:
     folder = context.runs_dir / "hard_gap"
-    return [json.loads((folder / f"gap_{task}.json").read_text(encoding="utf-8")) for task in _split(tasks)]
+    return [json.loads((folder / f"gap_{task}.json").read_text(encoding="utf-8")) for task in names(tasks)]
 
 
 def _p(value: float) -> str:
