@@ -80,10 +80,15 @@ class Block:
 
 
 def find_blocks(path: Path, text: str) -> list[Block]:
-    """Every generated block of a page; a malformed or unclosed marker is an error naming file:line."""
-    blocks, current = [], None
+    """Every generated block of a page (outside code fences); a malformed or unclosed marker is an error naming
+    file:line."""
+    blocks, current, fenced = [], None, False
     for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith(_OPENING):
+        if line.startswith("```") and current is None:  # a marker shown in a code example is not a block
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif line.startswith(_OPENING):
             if current is not None:
                 raise MetabenchError(f"{path}:{number}: a generated block opens inside the one opened at line "
                                      f"{current[2]}", hint=f"close that block with '{CLOSE}'")

@@ -56,6 +56,10 @@ def test_the_cli_check_exits_1_on_a_stale_page(tmp_path, cli):
     assert cli("report", "docs", "--check", "--docs", page, "--runs", RUNS)[0] == 0
 
 
+def test_a_marker_in_a_code_example_is_not_a_block():
+    assert find_blocks(Path("page.md"), f"```markdown\n{GAP}\n| example |\n<!-- end generated -->\n```\n") == []
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("<!-- generated: hard-gaps tasks=x (metabench report docs) -->\n<!-- end generated -->",
      "page.md:1: unknown generated table 'hard-gaps' (did you mean 'hard-gap'?)"),
