@@ -95,7 +95,9 @@ class BootstrapResult(JsonResult):
     """Paired bootstrap over items: ``delta = metric(candidate) - metric(baseline)``.
 
     ``ci_low``/``ci_high`` is the percentile interval of the resampled deltas at ``confidence``;
-    ``pvalue`` is the two-sided null-shifted bootstrap p-value (see `paired_bootstrap`).
+    ``pvalue`` is the two-sided null-shifted bootstrap p-value (see `paired_bootstrap`). ``std_error`` is the
+    standard deviation of the resampled deltas (what `metabench.stats.power.normal_mde` needs; NaN for one
+    resample).
     """
 
     delta: float
@@ -108,6 +110,7 @@ class BootstrapResult(JsonResult):
     n_items: int
     n_resamples: int
     seed: int
+    std_error: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,7 @@ def paired_bootstrap(
         pvalue=(1 + int(extreme.sum())) / (n_resamples + 1),
         metric_a=metric_a, metric_b=metric_b, confidence=confidence,
         n_items=n, n_resamples=n_resamples, seed=seed,
+        std_error=float(np.std(deltas, ddof=1)) if n_resamples > 1 else float("nan"),
     )
 
 
