@@ -20,9 +20,12 @@ examples:
 """
 
 GATE_EXAMPLES = """\
-exit status: 0 no regression, 1 regression(s), 2 unusable input or any internal error (never 1 for a crash).
+exit status: 0 no regression (every check could have seen one), 1 regression(s), 3 inconclusive (no regression,
+but some check cannot detect the tolerance with these items; 0 with --inconclusive-ok), 2 unusable input or any
+internal error (never 1 for a crash).
 examples:
-  metabench gate --baseline baseline_runs/ --candidate runs/ --max-drop 0.01
+  metabench gate --baseline baseline_runs/ --candidate runs/ --tolerance 0.01
+  metabench gate --baseline base/ --candidate new/ --tolerance 3% --junit gate.xml --summary "$GITHUB_STEP_SUMMARY"
   metabench gate --baseline base/toy_cls/hf --candidate new/toy_cls/hf --metric macro_f1 --alpha 0.01
 """
 
@@ -64,15 +67,21 @@ def add_commands(subparsers) -> None:
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",
         epilog=GATE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="A task regresses when the candidate is worse than the baseline by more than --max-drop in "
-        "the metric AND the paired test is significant at --alpha after correction over all tasks.",
+        description="A task regresses when the candidate is worse than the baseline by more than --tolerance in "
+        "the metric AND the paired test is significant at --alpha after correction over all tasks; it passes when "
+        "it does not and the test could detect the tolerance (minimum detectable effect within it, or a CI that "
+        "excludes a larger drop); otherwise it is inconclusive.",
     )
     gate.add_argument("--baseline", required=True, type=Path, action="append", metavar="RUN",
                       help="baseline run folder or output folder (repeatable)")
     gate.add_argument("--candidate", required=True, type=Path, action="append", metavar="RUN",
                       help="candidate run folder or output folder (repeatable)")
-    gate.add_argument("--max-drop", type=float, default=0.0,
-                      help="allowed drop in metric units, e.g. 0.01 = one point of accuracy (default 0)")
+    gate.add_argument("--tolerance", metavar="T",
+                      help="allowed drop: absolute in metric units (0.01 = one point of accuracy) or relative to the "
+                      "baseline's value (3%%); default 0")
+    gate.add_argument("--max-drop", metavar="T", help="the same as an absolute --tolerance (the older name)")
+    gate.add_argument("--inconclusive-ok", action="store_true",
+                      help="exit 0 instead of 3 when no check regresses but some cannot detect the tolerance")
     _test_arguments(gate)
     gate.set_defaults(func=_cmd_gate)
 
@@ -112,6 +121,8 @@ def _test_arguments(parser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument("--power", type=float, default=0.8,
+                        help="power at which the minimum detectable effect (MDE) is computed (default 0.8)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -130,7 +141,10 @@ def _options(args):
     _check_alpha_resamples(args)
     if args.seed < 0 or args.seed > 2**32 - 1:
         raise MetabenchError(f"--seed {args.seed}: must be between 0 and {2**32 - 1}")
-    return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+    if not 0 < args.power < 1:
+        raise MetabenchError(f"--power {args.power}: must lie strictly between 0 and 1, e.g. 0.8")
+    return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed,
+                   alpha=args.alpha, power=args.power)
 
 
 #: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
@@ -176,7 +190,7 @@ def _cmd_compare(args) -> int:
                           "groups": groups, "notes": notes}, indent=2))
     else:
         print(format_comparisons(comparisons, notes, correction=args.correction, alpha=args.alpha,
-                                 confidence=args.confidence))
+                                 confidence=args.confidence, power=args.power))
         if groups:
             print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
                   + group_comparison_table(groups))
@@ -276,11 +290,22 @@ def _artifacts(args, runs) -> int:
 
 
 def _cmd_gate(args) -> int:
-    from .gate import format_report, gate
+    from .gate import Tolerance, format_report, gate
     from .runs import find_runs
 
+    from ..errors import MetabenchError
+
+    if args.tolerance is not None and args.max_drop is not None:
+        raise MetabenchError("--tolerance and --max-drop are the same setting: give one",
+                             hint="--tolerance 0.01 (absolute) or --tolerance 2% (relative to the baseline)")
+    if args.max_drop is not None and args.max_drop.strip().endswith("%"):
+        raise MetabenchError(f"--max-drop {args.max_drop!r} is absolute: write --tolerance {args.max_drop} for a "
+                             "relative tolerance")
+    tolerance = Tolerance.parse(args.tolerance or args.max_drop or "0",
+                                "--tolerance" if args.tolerance is not None else "--max-drop")
     report = gate(_registry(), find_runs(args.baseline), find_runs(args.candidate), metrics=args.metric,
-                  max_drop=args.max_drop, alpha=args.alpha, correction=args.correction, options=_options(args))
+                  tolerance=tolerance, alpha=args.alpha, correction=args.correction, options=_options(args),
+                  inconclusive_ok=args.inconclusive_ok)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:

@@ -11,7 +11,10 @@ Which test (unless ``--test`` names one):
 4. otherwise no paired test is possible (e.g. in-vocabulary F1 of single-seed runs), and the row says so.
 
 Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
-test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Tests are looked up
+test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Every comparison also
+carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would find with 80 %
+power at ``alpha``, analytic for McNemar (from the observed discordance) and the paired t-test (from the
+spread of the per-seed differences), from the spread of the bootstrap deltas otherwise. Tests are looked up
 in the registry (``metabench_register_tests``) and fed according to what each registration says it
 consumes, so a plugin's test works with ``--test`` like a built-in one.
 """
@@ -28,6 +31,7 @@ import numpy as np
 from ..errors import MetabenchError
 from ..registry import Registry
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
+from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
 from .align import AlignmentError, describe, pair
 from .decompose import ItemMetric, item_metrics
 from .runs import Run, by_task
@@ -38,12 +42,15 @@ CORRECTIONS = {"holm": ("Holm", holm), "bh": ("Benjamini-Hochberg", benjamini_ho
 
 @dataclass(frozen=True)
 class Options:
-    """How tests run: a forced test name, CI level and the resampling settings (seeded: reruns agree)."""
+    """How tests run: a forced test name, CI level, the resampling settings (seeded: reruns agree) and the
+    level and power at which the minimum detectable effect is computed."""
 
     test: str | None = None
     confidence: float = 0.95
     n_resamples: int = 10_000
     seed: int = 0
+    alpha: float = 0.05
+    power: float = 0.8
 
 
 @dataclass
@@ -68,6 +75,8 @@ class Comparison:
     ci_low: float | None = None
     ci_high: float | None = None
     ci_method: str = ""
+    mde: float | None = None
+    mde_method: str = ""
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -163,6 +172,7 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
             hint="`metabench compare --gap` tests subsets of different items; `metabench ls tests` lists the tests",
         )
     pvalue = _finite(result.pvalue)
+    boot = result if getattr(result, "std_error", None) is not None else None
     if hasattr(result, "ci_low"):
         ci = (result.ci_low, result.ci_high, f"{entry.name} {options.confidence:.0%}")
     elif item_a is not None and item_b is not None:
@@ -171,9 +181,25 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         ci = (boot.ci_low, boot.ci_high, f"bootstrap {options.confidence:.0%}")
     else:
         ci = (None, None, "")
+    power = _power(consumes, comparison, a, b, item_a, item_b, boot, options)
     notes = comparison.notes + ([result.note] if getattr(result, "note", None) else [])
     return replace(comparison, test=entry.name, pvalue=pvalue, ci_low=_finite(ci[0]), ci_high=_finite(ci[1]),
-                   ci_method=ci[2], notes=notes)
+                   ci_method=ci[2], notes=notes, mde=None if power is None else _finite(power.mde),
+                   mde_method="" if power is None else power.method)
+
+
+def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b, boot,
+           options: Options) -> PowerResult | None:
+    """The minimum detectable effect of the test that ran (see the module docstring), None if unknown."""
+    level = {"alpha": options.alpha, "power": options.power}
+    if consumes == "seeds":
+        differences = np.subtract(b.per_seed(comparison.metric), a.per_seed(comparison.metric))
+        return paired_t_mde(len(differences), float(np.std(differences, ddof=1)), **level)
+    if consumes == "correctness":
+        return mcnemar_mde(comparison.n_items, discordance(item_a.correct, item_b.correct), **level)
+    if boot is not None and math.isfinite(boot.std_error):
+        return normal_mde(boot.std_error, comparison.n_items, method="bootstrap standard error", **level)
+    return None
 
 
 def _call(fn, *args, **kwargs):
@@ -266,6 +292,10 @@ def format_ci(low: float | None, high: float | None) -> str:
     return "—" if low is None else f"[{low:+.4f}, {high:+.4f}]"
 
 
+def format_mde(mde: float | None) -> str:
+    return "—" if mde is None else f"±{mde:.4f}"
+
+
 def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
     rows = []
     for c in comparisons:
@@ -274,21 +304,22 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         rows.append([
             c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate,
             f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
-            c.test or "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
+            format_mde(c.mde), c.test or "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
         ])
     return rows
 
 
 def format_comparisons(comparisons: list[Comparison], notes: list[str], *, correction: str, alpha: float,
-                       confidence: float) -> str:
+                       confidence: float, power: float = 0.8) -> str:
     from tabulate import tabulate
 
     name = CORRECTIONS[correction][0]
-    headers = ["task", "metric", "baseline", "candidate", "A", "B", "Δ (B−A)", f"{confidence:.0%} CI", "test", "p",
-               f"p ({name})"]
+    headers = ["task", "metric", "baseline", "candidate", "A", "B", "Δ (B−A)", f"{confidence:.0%} CI", "MDE", "test",
+               "p", f"p ({name})"]
     lines = [tabulate(comparison_rows(comparisons, alpha), headers=headers, disable_numparse=True), ""]
     lines.append(f"Δ = candidate − baseline; {correction_phrase(correction, len(comparisons))}; "
-                 f"* = significant at alpha {alpha}.")
+                 f"* = significant at alpha {alpha}; MDE = the smallest |Δ| the test detects with {power:.0%} power at "
+                 f"alpha {alpha} (unadjusted).")
     for c in comparisons:
         lines.extend(f"note: {c.task} {c.metric} {c.candidate}: {n}" for n in c.notes)
     lines.extend(f"not compared: {n}" for n in notes)

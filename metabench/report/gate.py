@@ -1,60 +1,148 @@
-"""The CI gate: does a candidate regress on any task compared with a stored baseline?
+"""The CI gate: does a candidate regress on any task compared with a stored baseline? Three answers.
 
-A task regresses when the candidate is worse than the baseline by more than ``max_drop`` (in the units of
-the metric, respecting ``higher_is_better``) *and* the paired test (chosen as in `compare`) is significant
-at ``alpha`` after correcting over every gated task and metric. Either condition alone is not enough: a
-large drop on a tiny test set may be noise, and a significant drop of 0.1 points may be acceptable.
+A check (one task and metric) is a **regression** when the candidate is worse than the baseline by more than
+the tolerance (absolute in metric units, or relative to the baseline's value; respecting ``higher_is_better``)
+*and* the paired test (chosen as in `compare`) is significant at ``alpha`` after correcting over every gated
+task and metric. Either condition alone is not enough: a large drop on a tiny test set may be noise, and a
+significant drop of 0.1 points may be acceptable.
 
-Exit codes (``metabench gate``): 0 no regression, 1 at least one regression, 2 unusable input (missing
-files, run files that fail their schema, runs that do not pair, a baseline task the candidate lacks, a metric
-no paired test can check) or any internal error: CI reads 1 as "regression", so a crash is never 1.
+A check that is not a regression **passes** only when the data could have shown one: the test's minimum
+detectable effect (at 80 % power and the level the correction demands of a single check, alpha / m for m
+checks) is within the tolerance, or the CI already excludes any drop beyond it. Otherwise it is
+**inconclusive**: with these items (or seeds) the test cannot detect the tolerance that was set, so
+"no significant drop" would be a statement about the test, not about the checkpoint.
+
+Exit codes (``metabench gate``): 0 every check passes, 1 at least one regression, 3 no regression but
+at least one inconclusive check (0 with ``--inconclusive-ok``), 2 unusable input (missing files, run files
+that fail their schema, runs that do not pair, a baseline task the candidate lacks, a metric no paired test
+can check) or any internal error: CI reads 1 as "regression", so a crash is never 1.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from ..errors import MetabenchError
 from ..registry import Registry
 from .compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
 from .runs import Run, by_task
 
-REGRESSION = "REGRESSION"
-_SLACK = 1e-12  # a drop equal to max_drop is allowed, whatever the floating-point rounding
+REGRESSION, PASS, INCONCLUSIVE = "regression", "pass", "inconclusive"
+#: exit status of a gate with no regression but an inconclusive check (documented in docs/reporting.md)
+EXIT_INCONCLUSIVE = 3
+_SLACK = 1e-12  # a drop equal to the tolerance is allowed, whatever the floating-point rounding
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How much worse the candidate may be: ``value`` in metric units, or a share of the baseline's value."""
+
+    value: float
+    relative: bool = False
+
+    @classmethod
+    def parse(cls, text: str, option: str = "--tolerance") -> Tolerance:
+        """``0.01`` (absolute, metric units) or ``2%`` (relative to the baseline's value)."""
+        relative = text.strip().endswith("%")
+        try:
+            value = float(text.strip().rstrip("%")) / (100 if relative else 1)
+        except ValueError:
+            value = math.nan
+        if not value >= 0:  # also refuses NaN
+            raise MetabenchError(
+                f"{option} {text!r}: must be a number of 0 or more, absolute in metric units (0.01 = one point) "
+                "or relative with % (2% = 2 % of the baseline's value)", hint=f"e.g. {option} 0.01 or {option} 2%"
+            )
+        return cls(value, relative)
+
+    def of(self, baseline_value: float) -> float:
+        """The tolerance in metric units for a check whose baseline scored ``baseline_value``."""
+        return self.value * abs(baseline_value) if self.relative else self.value
+
+    def __str__(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One check's answer: ``status`` (regression, pass or inconclusive), ``label`` (what was seen) and the
+    tolerance in metric units it was held to."""
+
+    status: str
+    label: str
+    tolerance: float
 
 
 @dataclass
 class GateReport:
     comparisons: list[Comparison]
-    verdicts: list[str]
+    verdicts: list[Verdict]
     notes: list[str]
-    max_drop: float
+    tolerance: Tolerance
     alpha: float
     correction: str
+    inconclusive_ok: bool = False
+
+    def with_status(self, status: str) -> list[Comparison]:
+        return [c for c, v in zip(self.comparisons, self.verdicts) if v.status == status]
 
     @property
     def regressions(self) -> list[Comparison]:
-        return [c for c, v in zip(self.comparisons, self.verdicts) if v == REGRESSION]
+        return self.with_status(REGRESSION)
+
+    @property
+    def inconclusive(self) -> list[Comparison]:
+        return self.with_status(INCONCLUSIVE)
+
+    @property
+    def outcome(self) -> str:
+        if self.regressions:
+            return REGRESSION
+        return INCONCLUSIVE if self.inconclusive else PASS
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.regressions else 0
+        if self.regressions:
+            return 1
+        return EXIT_INCONCLUSIVE if self.inconclusive and not self.inconclusive_ok else 0
 
     def as_dict(self) -> dict:
         return {
-            "passed": not self.regressions, "max_drop": self.max_drop, "alpha": self.alpha,
-            "correction": self.correction, "notes": self.notes,
-            "comparisons": [dict(c.as_dict(), verdict=v) for c, v in zip(self.comparisons, self.verdicts)],
+            "passed": self.exit_code == 0, "outcome": self.outcome, "exit_code": self.exit_code,
+            "tolerance": str(self.tolerance), "alpha": self.alpha, "correction": self.correction,
+            "inconclusive_ok": self.inconclusive_ok, "notes": self.notes,
+            "comparisons": [dict(c.as_dict(), verdict=v.label, status=v.status, tolerance=v.tolerance)
+                            for c, v in zip(self.comparisons, self.verdicts)],
         }
 
 
-def verdict(comparison: Comparison, max_drop: float, alpha: float) -> str:
-    significant = comparison.p_adjusted is not None and comparison.p_adjusted <= alpha
-    if comparison.drop <= 0:
-        return "better" if significant and comparison.drop < 0 else "no drop"
-    if not significant:
-        return "worse, not significant"
-    return "worse, within --max-drop" if comparison.drop <= max_drop + _SLACK else REGRESSION
+def verdict(comparison: Comparison, tolerance: float, alpha: float) -> Verdict:
+    """Regression, pass or inconclusive (rules in the module docstring); ``tolerance`` in metric units."""
+    c = comparison
+    significant = c.p_adjusted is not None and c.p_adjusted <= alpha
+    if c.drop <= 0:
+        label = "better" if significant and c.drop < 0 else "no drop"
+    elif not significant:
+        label = "worse, not significant"
+    elif c.drop > tolerance + _SLACK:
+        return Verdict(REGRESSION, "REGRESSION", tolerance)
+    else:
+        label = "worse, within tolerance"
+    if _rules_out(c, tolerance):
+        return Verdict(PASS, label, tolerance)
+    mde = "unknown" if c.mde is None else f"{c.mde:.4g}"
+    return Verdict(INCONCLUSIVE, f"{label}; INCONCLUSIVE: MDE {mde} > tolerance {tolerance:.4g}", tolerance)
+
+
+def _rules_out(c: Comparison, tolerance: float) -> bool:
+    """Could the data have shown a drop beyond ``tolerance``, or do they exclude one?"""
+    if c.mde is not None and c.mde <= tolerance + _SLACK:
+        return True
+    if c.ci_low is None:
+        return False
+    worst_drop = -c.ci_low if c.higher_is_better else c.ci_high
+    return worst_drop <= tolerance + _SLACK
 
 
 def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
@@ -72,11 +160,10 @@ def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
 
 def gate(
     registry: Registry, baseline: list[Run], candidate: list[Run], *, metrics: list[str] | None = None,
-    max_drop: float = 0.0, alpha: float = 0.05, correction: str = "holm", options: Options = Options(),
+    tolerance: Tolerance = Tolerance(0.0), alpha: float = 0.05, correction: str = "holm",
+    options: Options = Options(), inconclusive_ok: bool = False,
 ) -> GateReport:
     """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name)."""
-    if not max_drop >= 0:  # also refuses NaN
-        raise MetabenchError(f"--max-drop {max_drop}: must be 0 or more (in metric units, e.g. 0.01 = one point)")
     if not 0 < alpha < 1:
         raise MetabenchError(f"--alpha {alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
     base, cand = _one_per_task(baseline, "--baseline"), _one_per_task(candidate, "--candidate")
@@ -88,6 +175,9 @@ def gate(
             hint="evaluate the candidate on the baseline's tasks, or pass the baseline runs of the tasks to gate",
         )
     notes = [f"task '{task}' has no baseline run: not gated" for task in cand if task not in base]
+    checks = len(base) * len(metrics or [None])
+    # a single check must reach alpha / m under Holm or BH (their first step): the MDE is computed there
+    options = replace(options, alpha=alpha if correction == "none" else alpha / checks)
     comparisons = []
     for task, run in base.items():
         for metric in metrics or [run.primary_metric]:
@@ -99,26 +189,43 @@ def gate(
                 )
             comparisons.append(comparison)
     adjust(comparisons, correction)
-    verdicts = [verdict(c, max_drop, alpha) for c in comparisons]
-    return GateReport(comparisons, verdicts, notes, max_drop, alpha, correction)
+    verdicts = [verdict(c, tolerance.of(c.baseline_value), alpha) for c in comparisons]
+    return GateReport(comparisons, verdicts, notes, tolerance, alpha, correction, inconclusive_ok)
 
 
 def format_report(report: GateReport, confidence: float) -> str:
     from tabulate import tabulate
 
-    rows = [row[:2] + row[4:] + [v] for row, v in zip(comparison_rows(report.comparisons, report.alpha), report.verdicts)]
-    headers = ["task", "metric", "baseline", "candidate", "Δ", f"{confidence:.0%} CI", "test", "p", "p adj", "verdict"]
+    rows = [row[:2] + row[4:] + [v.label]
+            for row, v in zip(comparison_rows(report.comparisons, report.alpha), report.verdicts)]
+    headers = ["task", "metric", "baseline", "candidate", "Δ", f"{confidence:.0%} CI", "MDE", "test", "p", "p adj",
+               "verdict"]
     lines = [tabulate(rows, headers=headers, disable_numparse=True), ""]
     lines.append(f"Δ = candidate − baseline; {correction_phrase(report.correction, len(report.comparisons))}; "
-                 f"regression = worse by more than {report.max_drop:g} and p adj ≤ {report.alpha:g}.")
+                 f"regression = worse by more than the tolerance ({report.tolerance}) and p adj ≤ {report.alpha:g}; "
+                 "MDE = the smallest |Δ| the test detects at --power, at the level one check must reach.")
     lines.extend(f"note: {n}" for n in report.notes)
-    if report.regressions:
-        lines.append(f"gate: FAIL, {len(report.regressions)} regression(s):")
-        lines.extend(
-            f"  {c.task} {c.metric}: {c.baseline_value:.4f} -> {c.candidate_value:.4f} (drop {c.drop:.4f} > "
-            f"{report.max_drop:g}, {c.test} p adj {c.p_adjusted:.4g})"
-            for c in report.regressions
-        )
-    else:
-        lines.append(f"gate: PASS, no significant regression beyond {report.max_drop:g} on {len(report.comparisons)} check(s)")
+    lines.append(summary_line(report))
+    lines.extend(f"  {detail_line(c, v)}" for c, v in zip(report.comparisons, report.verdicts) if v.status != PASS)
     return "\n".join(lines)
+
+
+def summary_line(report: GateReport) -> str:
+    """The verdict of the whole gate in one line."""
+    checks = len(report.comparisons)
+    if report.regressions:
+        return f"gate: FAIL, {len(report.regressions)} regression(s) in {checks} check(s):"
+    if report.inconclusive:
+        suffix = " (--inconclusive-ok: passing)" if report.inconclusive_ok else ""
+        return (f"gate: INCONCLUSIVE, {len(report.inconclusive)} of {checks} check(s) cannot detect a drop of "
+                f"{report.tolerance} with these items{suffix}:")
+    return f"gate: PASS, no regression beyond {report.tolerance} on {checks} check(s)"
+
+
+def detail_line(c: Comparison, v: Verdict) -> str:
+    """One check in a sentence: values, drop, tolerance, test, adjusted p and MDE (also the JUnit message)."""
+    p = "—" if c.p_adjusted is None else f"{c.p_adjusted:.4g}"
+    mde = "—" if c.mde is None else f"{c.mde:.4f}"
+    ci = "—" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
+    return (f"{c.task} {c.metric}: {c.baseline_value:.4f} -> {c.candidate_value:.4f} (drop {c.drop:.4f}, tolerance "
+            f"{v.tolerance:.4g}; Δ {c.delta:+.4f}, CI {ci}, {c.test} p adj {p}, MDE {mde}): {v.label}")

@@ -14,6 +14,7 @@ from metabench.metrics.tagging import f1_from_counts
 from metabench.report.align import AlignmentError, pair
 from metabench.report.compare import Options, adjust, compare_pair, compare_runs
 from metabench.report.runs import find_runs, load_run
+from metabench.stats.power import mcnemar_mde, normal_mde, paired_t_mde
 from metabench.store import read_results, read_samples, write_run
 
 FAST = Options(n_resamples=2000)
@@ -41,6 +42,7 @@ def test_mcnemar_on_constructed_pair_matches_stats(report_registry, toy_runs, co
     assert comparison.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
     assert comparison.delta == pytest.approx(-7 / 40)
     assert comparison.ci_low < comparison.delta < comparison.ci_high  # paired bootstrap CI of the accuracy difference
+    assert comparison.mde == pytest.approx(mcnemar_mde(40, 11 / 40).mde) and "Connor" in comparison.mde_method
 
 
 def test_mcnemar_chi2_variant_and_forced_tests(report_registry, make_run, tmp_path):
@@ -53,6 +55,7 @@ def test_mcnemar_chi2_variant_and_forced_tests(report_registry, make_run, tmp_pa
     boot = compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="bootstrap", n_resamples=3000, seed=4))
     expected = stats.paired_bootstrap(a, b, n_resamples=3000, seed=4)
     assert (boot.pvalue, boot.ci_low, boot.ci_high) == pytest.approx((expected.pvalue, expected.ci_low, expected.ci_high))
+    assert boot.mde == pytest.approx(normal_mde(expected.std_error, 40).mde)  # from the spread of the resampled deltas
     with pytest.raises(MetabenchError, match="independent item sets"):
         compare_pair(report_registry, run_a, run_b, "accuracy", Options(test="fisher"))
     with pytest.raises(MetabenchError, match="unknown test 'mcnemr'.*did you mean 'mcnemar'"):
@@ -118,6 +121,8 @@ def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registr
     assert comparison.test == "paired_t"
     assert (comparison.pvalue, comparison.ci_low, comparison.ci_high) == pytest.approx(
         (expected.pvalue, expected.ci_low, expected.ci_high))
+    differences = np.subtract(b.per_seed("macro_f1"), a.per_seed("macro_f1"))
+    assert comparison.mde == pytest.approx(paired_t_mde(2, np.std(differences, ddof=1)).mde)
     wilcoxon = compare_pair(report_registry, a, b, "macro_f1", Options(test="wilcoxon", n_resamples=500))
     assert wilcoxon.pvalue == stats.wilcoxon(a.per_seed("macro_f1"), b.per_seed("macro_f1")).pvalue
     assert wilcoxon.ci_method.startswith("bootstrap")  # Wilcoxon has no interval: the items' bootstrap gives one
