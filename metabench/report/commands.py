@@ -82,6 +82,10 @@ def add_commands(subparsers) -> None:
     gate.add_argument("--max-drop", metavar="T", help="the same as an absolute --tolerance (the older name)")
     gate.add_argument("--inconclusive-ok", action="store_true",
                       help="exit 0 instead of 3 when no check regresses but some cannot detect the tolerance")
+    gate.add_argument("--junit", type=Path, metavar="FILE",
+                      help="also write the checks as JUnit XML (one testcase per task × metric; needs metabench[ci])")
+    gate.add_argument("--summary", type=Path, metavar="FILE",
+                      help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file")
     _test_arguments(gate)
     gate.set_defaults(func=_cmd_gate)
 
@@ -310,7 +314,25 @@ def _cmd_gate(args) -> int:
         print(json.dumps(report.as_dict(), indent=2))
     else:
         print(format_report(report, args.confidence))
+    _gate_outputs(args, report)
     return report.exit_code
+
+
+def _gate_outputs(args, report) -> None:
+    """The CI-native outputs: JUnit XML, the Markdown summary and, inside GitHub Actions, annotations."""
+    from .annotations import annotations, in_github_actions
+
+    if args.junit:
+        from .junit import write_junit
+
+        write_junit(report, args.junit)
+    if args.summary:
+        from .step_summary import write_summary
+
+        write_summary(report, args.summary, args.confidence)
+    if in_github_actions():
+        for line in annotations(report):
+            print(line)
 
 
 def _cmd_leaderboard_build(args) -> int:
