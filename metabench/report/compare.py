@@ -197,7 +197,8 @@ def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b
         return paired_t_mde(len(differences), float(np.std(differences, ddof=1)), **level)
     if consumes == "correctness":
         return mcnemar_mde(comparison.n_items, discordance(item_a.correct, item_b.correct), **level)
-    if boot is not None and math.isfinite(boot.std_error):
+    # resamples that all agree (identical outputs, a metric constant on these items) say nothing about power
+    if boot is not None and math.isfinite(boot.std_error) and boot.std_error > 0:
         return normal_mde(boot.std_error, comparison.n_items, method="bootstrap standard error", **level)
     return None
 
