@@ -1,7 +1,8 @@
 """GitHub Actions workflow commands for the gate: ``::error`` per regression, ``::warning`` per inconclusive check.
 
 Printed only when ``GITHUB_ACTIONS=true`` (set by the runner), so the lines appear as annotations on the
-run and the pull request instead of cluttering a terminal. Values are escaped as the runner requires
+run and the pull request instead of cluttering a terminal; on stderr, which the runner reads as well, so that
+stdout stays the report (``--json`` output remains parseable). Values are escaped as the runner requires
 (``%``, CR and LF in messages; also ``:`` and ``,`` in properties).
 """
 

@@ -330,9 +330,9 @@ def _gate_outputs(args, report) -> None:
         from .step_summary import write_summary
 
         write_summary(report, args.summary, args.confidence)
-    if in_github_actions():
+    if in_github_actions():  # on stderr, which the runner also reads: stdout stays the report (or its JSON)
         for line in annotations(report):
-            print(line)
+            print(line, file=sys.stderr)
 
 
 def _cmd_leaderboard_build(args) -> int:

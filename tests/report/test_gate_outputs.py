@@ -58,7 +58,8 @@ def test_junit_summary_and_annotations(case, cli, pair, tmp_path, monkeypatch):
     assert "| task | metric | baseline | candidate | Δ | 95% CI | MDE |" in text
     assert "| toy_cls | accuracy | 0.7250 | 0.5750 | -0.1500 | [" in text
 
-    commands = [line for line in out.splitlines() if line.startswith("::")]
+    assert not any(line.startswith("::") for line in out.splitlines())  # stdout stays the report
+    commands = [line for line in err.splitlines() if line.startswith("::")]
     if annotation is None:
         assert commands == []
     else:
@@ -70,9 +71,9 @@ def test_summary_appends_and_annotations_only_in_github_actions(cli, pair, tmp_p
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
-    code, out, _ = cli("gate", "--baseline", pair[0], "--candidate", pair[1], "--tolerance", "0.1",
-                       "--resamples", "500", "--summary", summary)
-    assert code == 1 and "::error" not in out
+    code, out, err = cli("gate", "--baseline", pair[0], "--candidate", pair[1], "--tolerance", "0.1",
+                         "--resamples", "500", "--summary", summary)
+    assert code == 1 and "::error" not in out + err
     text = summary.read_text()
     assert text.startswith("earlier step\n### metabench gate: FAIL: regression")
 
