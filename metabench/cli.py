@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -303,6 +304,7 @@ def _cmd_schema(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _robust_output()
     if "--strict" in argv[: argv.index("--") if "--" in argv else len(argv)]:
         argv.remove("--strict")
         return _strict(argv)
@@ -329,6 +331,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if args.command == "gate" else 141  # a gate whose verdict was not delivered has not passed
     except Exception as exc:  # noqa: BLE001 - a bug must not exit 1, which means "a job failed" or "regression"
         return _internal_error(exc)
+
+
+def _robust_output() -> None:
+    """Messages name what the user gave, which may hold bytes that are not UTF-8 (a file name in another
+    encoding arrives as lone surrogates): they are printed escaped instead of failing the print. Deprecations of
+    the plugin API are shown (Python hides DeprecationWarning outside __main__), so plugin authors see them."""
+    import warnings
+
+    from .errors import PluginAPIDeprecationWarning
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+            stream.reconfigure(errors="backslashreplace")
+    warnings.filterwarnings("default", category=PluginAPIDeprecationWarning)
 
 
 def _detach_stdout() -> None:

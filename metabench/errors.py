@@ -70,6 +70,12 @@ class UnsupportedError(AdapterError):
         self.reason = reason
 
 
+class PluginAPIDeprecationWarning(DeprecationWarning):
+    """A plugin uses a form of the plugin API that still works but will be removed (docs/plugins.md, change
+    log). A subclass of ``DeprecationWarning`` so that the command line can show it to plugin authors while
+    Python hides other libraries' deprecations."""
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """A ' (did you mean 'x'?)' suffix naming the closest valid choice, or '' when nothing is close."""
     close = difflib.get_close_matches(name, sorted(set(choices)), n=1, cutoff=0.6)

@@ -13,7 +13,9 @@ hooks below. Ship it under the ``metabench`` entry-point group::
     [project.entry-points.metabench]
     my_plugin = "my_package.plugin"
 
-Bump ``HOOKSPEC_VERSION`` on any incompatible change to these signatures.
+``HOOKSPEC_VERSION`` is the plugin API's version: these hooks and the classes a plugin subclasses (``Adapter``,
+``Kind``). Bump it on any incompatible change, keep the old form working with a ``PluginAPIDeprecationWarning``
+for at least one minor version, and add a line to the change log in docs/plugins.md (a test checks both agree).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Protocol
 import pluggy
 
 PROJECT = "metabench"
-HOOKSPEC_VERSION = 1
+HOOKSPEC_VERSION = 2
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)

@@ -1,4 +1,4 @@
-"""Limits on untrusted text: task YAML files and the Jinja prompt templates in them.
+"""Limits on untrusted input: task YAML files, the Jinja prompt templates in them, and every file read from a user.
 
 Task files come from plugins and from users' folders, so they are input, not code: a YAML alias bomb must not
 expand without bound, and a template must not allocate gigabytes or loop for ever. Each limit is generous for
@@ -42,4 +42,9 @@ YAML_DEPTH = Limit("YAML nesting depth", "METABENCH_MAX_YAML_DEPTH", 50, "levels
 TEMPLATE_CHARS = Limit("template output", "METABENCH_MAX_TEMPLATE_CHARS", 1_000_000, "characters")
 TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S", 2.0, "seconds")
 
-ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS)
+#: Run files, phi tables, manifests and every other file a command reads from a user (``bounded_read.py``): the
+#: largest committed samples.jsonl is under 3 MB, so the default leaves two orders of magnitude of room while a
+#: symlink to a huge file cannot take the machine's memory.
+INPUT_BYTES = Limit("size of a file read from a user", "METABENCH_MAX_INPUT_BYTES", 256_000_000, "bytes")
+
+ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS, INPUT_BYTES)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import sys
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -104,9 +105,9 @@ def _distribution_version(ep: metadata.EntryPoint) -> str:
     return dist.version if dist is not None else "unknown"
 
 
-def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, str | None]]:
-    """(name, version, module-or-None, error-or-None) for every plugin that should load."""
-    found: list[tuple[str, str, object | None, str | None]] = []
+def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, tuple[str, str] | None]]:
+    """(name, version, module-or-None, (error, fix)-or-None) for every plugin that should load."""
+    found: list[tuple[str, str, object | None, tuple[str, str] | None]] = []
     for module_name in BUILTIN_PLUGINS:
         if module_name in disabled:
             continue
@@ -116,8 +117,16 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
             continue
         try:
             found.append((module_name, "unknown", importlib.import_module(module_name), None))
+        except ModuleNotFoundError as exc:
+            if exc.name and (module_name + ".").startswith(exc.name + "."):  # itself, not a module it imports
+                found.append((module_name, "unknown", None, (
+                    f"METABENCH_PLUGIN_MODULES names '{module_name}', which is not importable",
+                    "make it importable: install its package, or add the folder holding it to PYTHONPATH "
+                    f"(PYTHONPATH=/path/to/src); or remove it from METABENCH_PLUGIN_MODULES")))
+            else:
+                found.append((module_name, "unknown", None, _import_failed(module_name, exc)))
         except Exception as exc:  # noqa: BLE001 - reported like a broken entry point
-            found.append((module_name, "unknown", None, f"import failed: {type(exc).__name__}: {exc}"))
+            found.append((module_name, "unknown", None, _import_failed(module_name, exc)))
     allowed = _env_list("METABENCH_LOAD_PLUGINS")
     for ep in sorted(metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
         if ep.name in disabled or (allowed is not None and ep.name not in allowed):
@@ -126,8 +135,32 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
         try:
             found.append((ep.name, version, ep.load(), None))
         except Exception as exc:  # noqa: BLE001 - any failure of third-party code is reported, not fatal
-            found.append((ep.name, version, None, f"import failed: {type(exc).__name__}: {exc}"))
+            found.append((ep.name, version, None, _import_failed(ep.name, exc)))
     return found
+
+
+def _import_failed(name: str, exc: Exception) -> tuple[str, str]:
+    return f"import failed: {type(exc).__name__}: {exc}", _disable(name)
+
+
+def _first_of_each(plugins: list[tuple]) -> list[tuple]:
+    """Each plugin once. One module can be found twice (installed, and named in METABENCH_PLUGIN_MODULES as
+    the docs' development path suggests; or through a stale ``*.egg-info`` beside the installed package), and
+    pluggy refuses a second registration of a module or a name: the first is kept, one warning names the other."""
+    kept, names, modules = [], set(), {}
+    for plugin in plugins:
+        name, _, module, _ = plugin
+        first = modules.get(id(module)) if module is not None else None
+        if name in names or first is not None:
+            print(f"metabench: warning: plugin '{name}' is found twice (also as '{first or name}'); it is loaded once. "
+                  "hint: uninstall one copy, remove a stale *.egg-info, or drop it from METABENCH_PLUGIN_MODULES",
+                  file=sys.stderr)
+            continue
+        names.add(name)
+        if module is not None:
+            modules[id(module)] = name
+        kept.append(plugin)
+    return kept
 
 
 def load(extra_plugins: tuple[object, ...] = (), *, strict: bool | None = None) -> Registry:
@@ -144,11 +177,12 @@ def load(extra_plugins: tuple[object, ...] = (), *, strict: bool | None = None) 
     for obj in extra_plugins:
         name = getattr(obj, "__name__", type(obj).__name__)
         plugins.append((name, getattr(obj, "__version__", "unknown"), obj, None))
+    plugins = _first_of_each(plugins)
 
     for name, version, module, error in plugins:
         record = {"name": name, "version": version, "hooks": [], "status": "ok"}
         registry.plugins.append(record)
-        problem = (Problem(name, _source_of(module) if module else name, error, _disable(name)) if error
+        problem = (Problem(name, _source_of(module) if module else name, *error) if error
                    else _misspelt_hook(module, name))
         if problem is not None:
             _quarantine(registry, record, problem)

@@ -36,6 +36,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
+from .connections import RAY_CONNECT, probe, split_host_port
 from .errors import MetabenchError
 from .job_groups import batches, model_family
 from .registry import Registry
@@ -85,6 +86,7 @@ def start(address: str | None, workers: int | None) -> None:
     common = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
               "runtime_env": {"env_vars": env_vars}}
     if address:
+        _reachable(address)
         # A cluster on this machine's loopback (`ray start --head --node-ip-address 127.0.0.1`): the driver
         # must say it is on 127.0.0.1 too, or it looks for a raylet on the outward address and waits forever.
         local = address.rpartition(":")[0] in ("127.0.0.1", "localhost")
@@ -94,6 +96,17 @@ def start(address: str | None, workers: int | None) -> None:
         os.environ.setdefault("RAY_prestart_worker_first_driver", "0")
         ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, _node_ip_address="127.0.0.1",
                  object_store_memory=256 * 1024**2, **common)
+
+
+def _reachable(address: str) -> None:
+    """``ray.init`` on an address where no cluster listens retries for ever: probe it first, within
+    ``METABENCH_RAY_CONNECT_TIMEOUT_S``. ``auto`` (the cluster this machine's ``ray start`` recorded) is Ray's own."""
+    if address == "auto":
+        return
+    host, port = split_host_port(address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
+    probe(host, port, limit=RAY_CONNECT, what="a Ray cluster (--ray-address)",
+          fix="start one there (`ray start --head --port PORT`) or correct --ray-address; without --ray-address "
+              "metabench starts a local Ray")
 
 
 def launch(registry: Registry, jobs: list[Job], options) -> list:

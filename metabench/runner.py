@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 from . import job_memo
 from .cache import AnswerCache, cache_root, item_key, job_key
 from .config.index import LoadedTask, TaskIndex
+from .connections import split_host_port
 from .data.hashing import hashing_seconds
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
 from .jobs import Job, RunOptions, TaskData, build_kind, prepare
@@ -92,6 +93,8 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
 
 
 LAUNCHERS = ("auto", "serial", "processes", "ray")
+#: More worker processes than this is a typo (``--workers 10000``), not a machine: each one loads the plugins.
+MAX_WORKERS = 1024
 
 
 def check_options(options: RunOptions) -> None:
@@ -106,6 +109,11 @@ def check_options(options: RunOptions) -> None:
     if options.workers is not None and options.launcher not in ("processes", "ray"):
         raise MetabenchError("--workers only applies to --launcher processes or ray",
                              hint="add --launcher processes (this machine's cores) or ray, or leave it out")
+    if options.workers is not None and not 1 <= options.workers <= MAX_WORKERS:
+        raise MetabenchError(f"--workers {options.workers}: must be between 1 and {MAX_WORKERS}",
+                             hint="leave --workers out to use every CPU, or give a count, e.g. --workers 2")
+    if options.ray_address and options.ray_address != "auto":
+        split_host_port(options.ray_address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
 
 
 def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:

@@ -40,7 +40,9 @@ from itertools import repeat
 from pathlib import Path
 
 from . import __version__
-from .errors import MetabenchError, RunFileError
+from .bounded_read import read_bytes, read_text
+from .errors import ExplainedError, MetabenchError, RunFileError
+from .safe_paths import inside
 
 SCHEMA_VERSION = 1
 RESULTS = "results.json"
@@ -92,7 +94,10 @@ def check_writable(folder: Path) -> None:
 
 
 def check_run_dir(run_dir: Path) -> None:
-    """Fail before any work when the run's folder (or its task folder) exists as something other than a folder."""
+    """Fail before any work when the run's folder (or its task folder) exists as something other than a folder,
+    or leads out of the output folder ``OUTPUT/<task>/<name>`` through a symlink (its writes and its deletes of
+    stale copies would land elsewhere)."""
+    inside(run_dir.parent.parent, run_dir, action="write a run into")
     for path in (run_dir.parent, run_dir):
         if path.exists() and not path.is_dir():
             raise MetabenchError(f"{path}: exists and is not a folder, so the run cannot be written there",
@@ -267,8 +272,8 @@ def _check_replaceable(run_dir: Path, digest: str, overwrite: bool) -> None:
     if not entries:
         return
     try:
-        old = json.loads((run_dir / RESULTS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        old = json.loads(read_text(run_dir / RESULTS))
+    except (OSError, ValueError, ExplainedError):
         old = None
     if isinstance(old, dict) and old.get(DIGEST) == digest and set(entries) <= {RESULTS, SAMPLES}:
         return  # the same answers: replacing it loses nothing
@@ -305,7 +310,7 @@ def run_folders(root: Path) -> list[Path]:
 def read_results(run_dir: Path) -> dict:
     path = resolve(run_dir) / RESULTS if not run_dir.is_file() else run_dir
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        data = json.loads(read_text(path, error=RunFileError), parse_constant=_refuse_constant)
     except FileNotFoundError:
         raise RunFileError(f"{path}: no results file here", hint="pass a run folder written by `metabench run`") from None
     except IsADirectoryError:
@@ -389,7 +394,7 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     results = results if results is not None else read_results(folder)
     path = folder / SAMPLES
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, error=RunFileError)
     except FileNotFoundError:
         raise RunFileError(f"{path}: missing: results.json has no samples.jsonl beside it",
                              hint="paired tests need the per-item samples; copy the whole run folder") from None

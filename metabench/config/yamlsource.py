@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from .. import limits
+from ..bounded_read import read_text
 from ..errors import ConfigError
 
 KeyPath = tuple
@@ -66,6 +67,8 @@ def _parse(path: Path) -> Located:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
+        if "nesting depth" in problem:  # libyaml's own cap (1000 levels), met before the event stream reaches ours
+            raise _too_deep(f"{path}:{mark.line + 1}" if mark else str(path)) from None
         raise ConfigError(f"{where}: invalid YAML: {problem}", hint="check indentation and quoting") from None
     located = Located(data=None)
     budget = _Budget(int(limits.YAML_NODES.value), int(limits.YAML_DEPTH.value))
@@ -75,14 +78,8 @@ def _parse(path: Path) -> Located:
 
 
 def _read(path: Path) -> str:
-    cap = int(limits.YAML_BYTES.value)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(cap + 1)
-        if len(data) > cap:
-            raise ConfigError(f"{path}: larger than {cap:,} bytes, the limit for a task file",
-                              hint=f"a task file is a few KiB; if this one really is larger, raise {limits.YAML_BYTES.env}")
-        return data.decode("utf-8")
+        return read_text(path, error=ConfigError, limit=limits.YAML_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except IsADirectoryError:
@@ -101,10 +98,14 @@ def _check_nesting(text: str, path: Path) -> None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > cap:
-                raise ConfigError(f"{path}:{event.start_mark.line + 1}: nested more than {cap} levels deep",
-                                  hint=f"flatten the structure, or raise {limits.YAML_DEPTH.env}")
+                raise _too_deep(f"{path}:{event.start_mark.line + 1}")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
+
+
+def _too_deep(where: str) -> ConfigError:
+    cap = int(limits.YAML_DEPTH.value)
+    return ConfigError(f"{where}: nested more than {cap} levels deep", hint=f"flatten the structure, or raise {limits.YAML_DEPTH.env}")
 
 
 class _Budget:

@@ -31,6 +31,7 @@ import urllib.request
 from pathlib import Path
 
 from .. import __version__
+from ..connections import DOWNLOAD
 from ..errors import DataError
 from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
@@ -84,7 +85,7 @@ def download_file(
             "laid out like shared/data",
         )
     retries = int(_env_number("METABENCH_DOWNLOAD_RETRIES", 3)) if retries is None else retries
-    timeout = _env_number("METABENCH_DOWNLOAD_TIMEOUT", 15.0) if timeout is None else timeout
+    timeout = DOWNLOAD.value if timeout is None else timeout
     # the mirror serves the stored (possibly gzipped) form; upstream serves plain bytes we may have to gzip
     gzip_on_write = declared.compressed == "gzip" and not from_mirror
     dest = Path(dest)

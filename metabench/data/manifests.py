@@ -25,6 +25,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..bounded_read import read_text
 from ..errors import DataError
 from .spec import DataFile
 
@@ -94,7 +95,7 @@ def read_manifest(path: Path) -> dict[str, DataFile]:
     """The files a manifest lists, by path, as ``DataFile`` objects ready for a ``DatasetSpec``."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path, error=DataError))
     except FileNotFoundError:
         raise DataError(f"data manifest '{path}' is missing",
                         hint=f"write it with `metabench data manifest {path.parent}`") from None

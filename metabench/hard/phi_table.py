@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from ..bounded_read import read_text
 from ..errors import MetabenchError
 
 TABLE_FILE = "hard_phi.json"
@@ -71,7 +72,7 @@ def load_table(path: Path) -> dict:
     """A table from its file or its folder; a clear error for anything else."""
     file = path / TABLE_FILE if path.is_dir() else path
     try:
-        table = json.loads(file.read_text(encoding="utf-8"))
+        table = json.loads(read_text(file))
     except FileNotFoundError:
         raise MetabenchError(f"{file}: no phi table here",
                              hint="write one with: metabench hard vua-phi --model M --save leaderboard/runs") from None
@@ -80,7 +81,7 @@ def load_table(path: Path) -> dict:
     if not isinstance(table, dict) or table.get("format") != FORMAT or not isinstance(table.get("phi"), dict):
         raise MetabenchError(f"{file}: not a phi table (expected \"format\": \"{FORMAT}\" and a \"phi\" mapping)",
                              hint="write one with: metabench hard vua-phi --model M --save leaderboard/runs")
-    bad = [k for k, v in table["phi"].items() if not isinstance(v, (int, float)) or not 0 <= v <= 1]
+    bad = [k for k, v in table["phi"].items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1]
     if bad:
         raise MetabenchError(f"{file}: phi of item {bad[0]!r} is {table['phi'][bad[0]]!r}, not a number in [0, 1]")
     table["path"] = str(file)

@@ -24,6 +24,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bounded_read import read_text
 from ..cache import cache_root
 from ..errors import AdapterError
 
@@ -260,8 +261,8 @@ def folder_fingerprint(folder: Path) -> str:
 
 def read_config(folder: Path) -> dict:
     try:
-        return json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        return json.loads(read_text(folder / "config.json", error=AdapterError))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise AdapterError(f"{folder / 'config.json'}: cannot read the model config ({exc})") from None
 
 

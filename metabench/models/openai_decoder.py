@@ -80,6 +80,7 @@ class OpenAIDecoder(LMEvalDecoder):
     def _load(self):
         from lm_eval.models.openai_completions import LocalChatCompletion, LocalCompletionsAPI
 
+        self._check_reachable()
         env = self.key_env
         base = LocalChatCompletion if self.api == "chat" else LocalCompletionsAPI
 
@@ -113,6 +114,17 @@ class OpenAIDecoder(LMEvalDecoder):
         self._facts.update({"model": self.args["model"], "base_url": self.url, "api": self.api,
                             "api_key_env": self.key_env})
         return lm
+
+    def _check_reachable(self) -> None:
+        """A server that is down would cost ``max_retries`` times ``timeout`` per request before failing: one
+        connection under ``METABENCH_SERVER_CONNECT_TIMEOUT_S`` first (metabench.connections)."""
+        from ..connections import SERVER_CONNECT, probe, split_host_port
+
+        default = 443 if self.url.startswith("https:") else 80
+        host, port = split_host_port(self.url, option="--model openai:base_url=", example="http://127.0.0.1:8000/v1",
+                                     default_port=default)
+        probe(host, port, limit=SERVER_CONNECT, what=f"the OpenAI-compatible server ({self.url})",
+              fix="start the server, or point --model openai:base_url=... at a running one")
 
     def rank(self, requests: list[RankRequest]) -> list[list]:
         from lm_eval.api.instance import Instance

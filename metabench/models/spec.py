@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import MetabenchError, unknown
+from ..errors import MetabenchError, PluginAPIDeprecationWarning, unknown
 from ..registry import Registry
 from .base import Adapter, AdapterSettings
 
@@ -28,27 +28,45 @@ class ModelSpec:
 
 
 def parse_model_spec(text: str) -> ModelSpec:
+    _check_text(text)
     name, _, rest = text.partition(":")
     if not name:
         raise MetabenchError(f"--model '{text}': empty adapter name", hint="e.g. --model majority or --model hf:minilm-l6")
     args: dict[str, str] = {}
     for index, part in enumerate(p for p in rest.split(",") if p.strip()) if rest else ():
         key, eq, value = part.partition("=")
+        key = key.strip()
         if not eq:
             if index:
                 raise MetabenchError(
                     f"--model '{text}': '{part}' is not key=value",
                     hint="only the first argument may be given without a key",
                 )
-            args["_positional"] = key.strip()
+            args["_positional"] = key
+        elif key in args:
+            raise MetabenchError(f"--model '{text}': argument '{key}' is given twice ({args[key]!r} and {value.strip()!r})",
+                                 hint=f"give '{key}' once")
         else:
-            args[key.strip()] = value.strip()
+            args[key] = value.strip()
     return ModelSpec(text, name, args)
+
+
+def _check_text(text: str) -> None:
+    """A spec becomes a folder name and JSON text: bytes that are not UTF-8 (a model folder named in another
+    encoding reaches Python as lone surrogates) would fail only when the run is written, after the work."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        shown = text.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+        raise MetabenchError(
+            f"--model '{shown}': character {exc.start + 1} is not UTF-8 text (a file name in another encoding?)",
+            hint="rename the model folder to a UTF-8 name, or link it under one (ln -s OLD new_name)") from None
 
 
 def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings | None = None) -> Adapter:
     """The adapter for ``--model``, built with what it needs: its arguments, the registry (to resolve
-    registered names) and the run-wide settings. Nothing is set on the adapter after it is built."""
+    registered names) and the run-wide settings. Nothing is set on the adapter after it is built, except on an
+    adapter of plugin API 1, which takes its arguments alone (deprecated)."""
     if not registry.has("model", spec.name):
         raise unknown("model", spec.name, registry.names("model"), where=f"--model {spec.text}")
     cls = registry.resolve("model", spec.name)
@@ -60,24 +78,40 @@ def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings
                 f"--model {spec.text}: '{spec.name}' takes no positional argument (got '{value}')",
                 hint=f"write it as key=value; its arguments are: {', '.join(cls.allowed_args) or '(none)'}",
             )
+        if cls.positional_arg in args:
+            raise MetabenchError(
+                f"--model {spec.text}: '{value}' and {cls.positional_arg}={args[cls.positional_arg]} both give "
+                f"'{cls.positional_arg}'", hint=f"give '{cls.positional_arg}' once")
         args[cls.positional_arg] = value
-    _check_signature(cls, spec)
-    return cls(args, registry=registry, settings=settings or AdapterSettings())
+    if _takes_registry_and_settings(cls):
+        return cls(args, registry=registry, settings=settings or AdapterSettings())
+    return _build_old_style(cls, args, spec, registry, settings or AdapterSettings())
 
 
-def _check_signature(cls, spec: ModelSpec) -> None:
-    """An adapter whose ``__init__`` cannot take ``registry=`` and ``settings=`` is named, not a TypeError."""
+def _takes_registry_and_settings(cls) -> bool:
     import inspect
 
     try:
         parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
-        return
+        return True
     takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    if not takes_all and not {"registry", "settings"} <= set(parameters):
-        raise MetabenchError(
-            f"--model {spec.text}: adapter class {cls.__module__}.{cls.__qualname__} takes no registry= and "
-            "settings= arguments, which metabench builds every adapter with",
-            hint="write its __init__ as `def __init__(self, args, *, registry=None, settings=None)` and pass both "
-                 "to super().__init__ (docs/plugins.md, Adapters)",
-        )
+    return takes_all or {"registry", "settings"} <= set(parameters)
+
+
+def _build_old_style(cls, args: dict, spec: ModelSpec, registry: Registry, settings: AdapterSettings) -> Adapter:
+    """An adapter written before plugin API 2 (``__init__(self, args)``) still works, for at least one minor
+    version: it is built with its arguments alone, then given the registry and the settings, with a
+    deprecation warning naming the class and the fix (docs/plugins.md, change log)."""
+    import warnings
+
+    warnings.warn(
+        f"--model {spec.text}: adapter class {cls.__module__}.{cls.__qualname__} takes no registry= and settings= "
+        "arguments (plugin API 1); metabench sets them after building it, until it drops API 1. Write its __init__ "
+        "as `def __init__(self, args, *, registry=None, settings=None)` and pass both to super().__init__ "
+        "(docs/plugins.md, change log)", PluginAPIDeprecationWarning, stacklevel=3)
+    adapter = cls(args)
+    adapter.registry = registry
+    adapter.use_cache = settings.use_cache
+    adapter.progress = settings.progress
+    return adapter

@@ -101,6 +101,8 @@ def add_commands(subparsers) -> None:
                        help="multiple-comparison correction within each task (default holm)")
     build.add_argument("--alpha", type=float, default=0.05, help="significance level of the marks (default 0.05)")
     build.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    build.add_argument("--force", action="store_true",
+                       help="replace files in the output folder that metabench did not write (default: refuse)")
     build.set_defaults(func=_cmd_leaderboard_build)
 
     report = subparsers.add_parser("report", help="generate the results tables in docs/ from committed runs")
@@ -340,7 +342,7 @@ def _cmd_leaderboard_build(args) -> int:
 
     _check_alpha_resamples(args)
     written = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
-                         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples)
+                         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force)
     for path in written:
         print(path)
     print(f"leaderboard: {len(written)} file(s) written to {args.output_dir}", file=sys.stderr)

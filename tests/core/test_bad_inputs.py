@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import check as _check, cli, good_run as _good_run, registry  # noqa: F401 - cli, registry: fixtures
 from metabench import plugins
 from metabench.cli import main
 from metabench.hookspecs import hookimpl
-from metabench.store import write_run
 
 GOOD = """\
 task: bad_input_task
@@ -45,43 +45,6 @@ protocol:
   decoder:
     template: TEMPLATE
 """
-
-
-@pytest.fixture(scope="module")
-def registry():
-    import toy_plugin
-
-    return plugins.load(extra_plugins=(toy_plugin,), strict=False)
-
-
-@pytest.fixture
-def cli(registry, monkeypatch, capsys, tmp_path):
-    """``metabench ARGS`` in-process on the toy registry, in a scratch folder: (exit code, stdout + stderr)."""
-    import toy_plugin
-
-    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
-    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
-    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin")
-    monkeypatch.delenv("METABENCH_STRICT", raising=False)
-    monkeypatch.chdir(tmp_path)
-
-    def invoke(*args) -> tuple[int, str]:
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:  # argparse usage errors
-            code = exc.code
-        captured = capsys.readouterr()
-        text = captured.out + captured.err
-        assert "Traceback" not in text, text
-        return code, text
-
-    return invoke
-
-
-def _check(text: str, needles: tuple[str, ...]) -> None:
-    for needle in needles:
-        assert needle in text, f"{needle!r} not in:\n{text}"
 
 
 # ------------------------------------------------------------------------------------------- task files
@@ -223,24 +186,6 @@ REPORT_OPTIONS = [
     ("compare-nowhere", ["compare", "nowhere"], 2, ("nowhere: no such file or folder", "pass run folders")),
     ("compare-empty-folder", ["compare", "empty"], 2, ("empty: no runs here", "--output-dir")),
 ]
-
-
-def _good_run(path: Path, n: int = 20, seed_values=(0,), prediction="yes") -> Path:
-    samples = [{"id": f"i{i}", "seed": s, "gold": "yes", "prediction": prediction if i % 3 else "no",
-                "scores": {"correct": float(bool(i % 3) and prediction == "yes")}} for s in seed_values for i in range(n)]
-    accuracy = sum(r["scores"]["correct"] for r in samples if r["seed"] == seed_values[0]) / n
-    results = {
-        "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
-        "task": {"name": "syn", "version": 1, "config_hash": "c" * 64, "kind": "classification", "dataset": "syn",
-                 "primary_metric": "accuracy", "source": "", "plugin": "tests",
-                 "config": {"metrics": ["accuracy"], "labels": {"names": ["yes", "no"], "positive": "yes"}}},
-        "data": {"files": {}}, "model": {"spec": path.name, "adapter": "m", "family": "baseline", "args": {}},
-        "seeds": list(seed_values), "limit": None, "n_items": n, "higher_is_better": {"accuracy": True},
-        "metrics": {"per_seed": {str(s): {"accuracy": accuracy} for s in seed_values},
-                    "aggregate": {"accuracy": {"mean": accuracy, "std": 0.0, "n": len(seed_values)}}},
-    }
-    write_run(path, results, samples)
-    return path
 
 
 @pytest.mark.parametrize("name, args, code, needles", REPORT_OPTIONS, ids=[c[0] for c in REPORT_OPTIONS])
@@ -396,7 +341,8 @@ PLUGINS = [
     ("name-clash", {"metabench_register_models": _clash}, "model 'majority' is registered twice", "rename one of them"),
     ("bad-register-call", {"metabench_register_models": _bad_call}, "called register(42, None)", 'register("name"'),
     ("missing-task-folder", {"metabench_register_tasks": _missing_folder}, "registered task folder '/no/such/folder'", "absolute folder path"),
-    ("import-fails", None, "import failed: ModuleNotFoundError", "METABENCH_DISABLE_PLUGINS=bad_input_plugin_import-fails"),
+    ("import-fails", None, "METABENCH_PLUGIN_MODULES names 'bad_input_plugin_import-fails', which is not importable",
+     "add the folder holding it to PYTHONPATH"),
 ]
 
 

@@ -75,13 +75,15 @@ def test_a_task_name_in_two_plugins_names_both_plugins(tmp_path):
         TaskIndex(registry)
 
 
-def test_an_adapter_without_registry_and_settings_arguments_is_named_not_a_type_error():
-    from metabench.errors import MetabenchError
-    from metabench.models.base import Adapter
+def test_an_adapter_of_plugin_api_1_still_builds_with_a_deprecation_warning():
+    """Adapters written as ``__init__(self, args)`` before adapters received registry= and settings=."""
+    from metabench.errors import PluginAPIDeprecationWarning
+    from metabench.models.base import Adapter, AdapterSettings
     from metabench.models.spec import build_adapter, parse_model_spec
 
     class OldStyle(Adapter):
         name = "old-style"
+        allowed_args = ("k",)
 
         def __init__(self, args):
             super().__init__(args)
@@ -92,6 +94,9 @@ def test_an_adapter_without_registry_and_settings_arguments_is_named_not_a_type_
             register("old-style", OldStyle)
 
     registry = plugins.load(extra_plugins=(Plugin(),))
-    with pytest.raises(MetabenchError, match=r"--model old-style: adapter class .*OldStyle takes no registry= and settings="):
-        build_adapter(parse_model_spec("old-style"), registry)
+    with pytest.warns(PluginAPIDeprecationWarning, match=r"--model old-style:k=1: adapter class .*OldStyle takes no "
+                      r"registry= and settings= arguments \(plugin API 1\).*docs/plugins.md"):
+        adapter = build_adapter(parse_model_spec("old-style:k=1"), registry, AdapterSettings(use_cache=False, progress=False))
+    assert isinstance(adapter, OldStyle) and adapter.args == {"k": "1"} and adapter.registry is registry
+    assert (adapter.use_cache, adapter.progress) == (False, False)
     assert build_adapter(parse_model_spec("majority"), registry).registry is registry

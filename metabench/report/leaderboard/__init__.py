@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
+from ... import safe_paths
+from ...bounded_read import read_text
 from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
@@ -21,8 +25,14 @@ from .board import build_board
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
                title: str = "metabench leaderboard", correction: str = "holm", alpha: float = 0.05,
-               n_resamples: int = 10_000) -> list[Path]:
-    """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``."""
+               n_resamples: int = 10_000, force: bool = False) -> list[Path]:
+    """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``.
+
+    The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
+    through :mod:`metabench.safe_paths` (nothing lands or is deleted outside ``out_dir``, whatever symlinks
+    or listed names say), and only after every target was checked: a file there that the last build did not
+    write (the user's own ``index.html``) is refused, unless ``force``.
+    """
     names = formats or registry.names("reporter")
     if not names:
         raise MetabenchError("no leaderboard reporters are registered",
@@ -37,12 +47,41 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     out_dir.mkdir(parents=True, exist_ok=True)
     _relative_run_paths(board, out_dir)
     before = _generated(out_dir)
-    written = [path for write in writers for path in write(board, out_dir)]
-    now = {p.resolve().relative_to(out_dir.resolve()).as_posix() for p in written}
-    for stale in sorted(before - now):  # a task or model that is gone leaves no page behind
-        (out_dir / stale).unlink(missing_ok=True)
-    (out_dir / MANIFEST).write_text(json.dumps(sorted(now), indent=0) + "\n", encoding="utf-8")
-    return written
+    staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
+    try:
+        staged = {_staged_name(path, staging, name): path
+                  for name, write in zip(names, writers) for path in write(board, staging)}
+        for name in staged:  # every target checked before the first file moves
+            safe_paths.inside(out_dir, out_dir / name, action="write")
+        _refuse_foreign(out_dir, set(staged) - before, force)
+        for name in sorted(staged):
+            safe_paths.replace_file(out_dir, staged[name], out_dir / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    for stale in sorted(before - set(staged)):  # a task or model that is gone leaves no page behind
+        safe_paths.remove_file(out_dir, out_dir / stale)
+    safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(staged), indent=0) + "\n")
+    return [out_dir / name for name in sorted(staged)]
+
+
+def _staged_name(path: Path, staging: Path, reporter: str) -> str:
+    """A reporter's file as a name relative to the output folder; a reporter writing elsewhere is refused."""
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(staging) or real == staging or not real.is_file():
+        raise MetabenchError(f"reporter '{reporter}' returned {path}, which is not a file it wrote in the output folder",
+                             hint="a reporter writes files below the out_dir it is given and returns their paths")
+    return real.relative_to(staging).as_posix()
+
+
+def _refuse_foreign(out_dir: Path, new: set[str], force: bool) -> None:
+    """Files already in the output folder that the last build did not write are the user's: not replaced."""
+    foreign = sorted(name for name in new if os.path.lexists(out_dir / name))
+    if foreign and not force:
+        raise MetabenchError(
+            f"-o {out_dir}: holds {len(foreign)} file(s) metabench did not write, which the build would replace "
+            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''})",
+            hint="choose an empty or a metabench-built folder, or pass --force to replace them",
+        )
 
 
 def _tables_only(path: Path) -> bool:
@@ -65,8 +104,8 @@ def _generated(out_dir: Path) -> set[str]:
     manifest = out_dir / MANIFEST
     if manifest.is_file():
         try:
-            names = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            names = json.loads(read_text(manifest))
+        except (OSError, ValueError, MetabenchError):
             names = []
         return {n for n in names if isinstance(n, str) and not n.startswith(("/", "..")) and "/../" not in n}
     return {page.relative_to(out_dir).as_posix() for folder in ("tasks", "models")

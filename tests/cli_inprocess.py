@@ -1,0 +1,67 @@
+"""The metabench command run in-process on the toy registry, and a synthetic run folder: shared by the
+bad-input suites (tests/core/test_bad_inputs.py, tests/core/test_hostile_inputs.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from metabench import plugins
+from metabench.cli import main
+from metabench.store import write_run
+
+
+@pytest.fixture(scope="module")
+def registry():
+    import toy_plugin
+
+    return plugins.load(extra_plugins=(toy_plugin,), strict=False)
+
+
+@pytest.fixture
+def cli(registry, monkeypatch, capsys, tmp_path):
+    """``metabench ARGS`` in-process on the toy registry, in a scratch folder: (exit code, stdout + stderr)."""
+    import toy_plugin
+
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin")
+    monkeypatch.delenv("METABENCH_STRICT", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+    def invoke(*args) -> tuple[int, str]:
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse usage errors
+            code = exc.code
+        captured = capsys.readouterr()
+        text = captured.out + captured.err
+        assert "Traceback" not in text, text
+        return code, text
+
+    return invoke
+
+
+def check(text: str, needles: tuple[str, ...]) -> None:
+    for needle in needles:
+        assert needle in text, f"{needle!r} not in:\n{text}"
+
+
+def good_run(path: Path, n: int = 20, seed_values=(0,), prediction="yes") -> Path:
+    samples = [{"id": f"i{i}", "seed": s, "gold": "yes", "prediction": prediction if i % 3 else "no",
+                "scores": {"correct": float(bool(i % 3) and prediction == "yes")}} for s in seed_values for i in range(n)]
+    accuracy = sum(r["scores"]["correct"] for r in samples if r["seed"] == seed_values[0]) / n
+    results = {
+        "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
+        "task": {"name": "syn", "version": 1, "config_hash": "c" * 64, "kind": "classification", "dataset": "syn",
+                 "primary_metric": "accuracy", "source": "", "plugin": "tests",
+                 "config": {"metrics": ["accuracy"], "labels": {"names": ["yes", "no"], "positive": "yes"}}},
+        "data": {"files": {}}, "model": {"spec": path.name, "adapter": "m", "family": "baseline", "args": {}},
+        "seeds": list(seed_values), "limit": None, "n_items": n, "higher_is_better": {"accuracy": True},
+        "metrics": {"per_seed": {str(s): {"accuracy": accuracy} for s in seed_values},
+                    "aggregate": {"accuracy": {"mean": accuracy, "std": 0.0, "n": len(seed_values)}}},
+    }
+    write_run(path, results, samples)
+    return path
