@@ -10,6 +10,10 @@ Which test (unless ``--test`` names one):
    over seeds): a paired bootstrap over items (see `decompose`), also when the runs' seeds differ;
 4. otherwise no paired test is possible (e.g. in-vocabulary F1 of single-seed runs), and the row says so.
 
+Each comparison says which test ran and why (``reason``). When both runs have two or more seeds, their seed
+distributions are also compared by almost stochastic order (`metabench.stats.seed_order`, Dror et al.
+2019), which needs neither paired nor equally many seeds: ``aso`` holds eps_min both ways.
+
 Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
 test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Every comparison also
 carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would find with 80 %
@@ -77,6 +81,8 @@ class Comparison:
     ci_method: str = ""
     mde: float | None = None
     mde_method: str = ""
+    reason: str = ""
+    aso: dict | None = None
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -105,7 +111,10 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
         baseline_value=value_a, candidate_value=value_b, delta=value_b - value_a,
         n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds},
     )
+    if len(a.seeds) >= 2 and len(b.seeds) >= 2:
+        comparison.aso = _seed_order(a, b, metric, options)
     name = options.test or choose_test(a, b, item_a, item_b)
+    comparison.reason = "forced by --test" if options.test else REASONS.get(name, "")
     if name is None:
         comparison.notes.append(
             f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not share 2+ seeds "
@@ -115,6 +124,27 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     if len(a.seeds) >= 2 and len(b.seeds) >= 2 and a.seeds != b.seeds and not options.test:
         comparison.notes.append(f"seeds differ ({a.seeds} vs {b.seeds}): items paired, each run averaged over its seeds")
     return _run_test(registry.get("test", name, where="--test"), comparison, a, b, item_a, item_b, options)
+
+
+#: why `choose_test` picked each test, as `compare` prints it
+REASONS = {
+    "paired_t": "both runs have the same 2+ seeds: seed-to-seed variation is the noise that matters",
+    "mcnemar": "a proportion of correct items at one seed: exact, uses only the items the runs disagree on",
+    "bootstrap": "a corpus metric rebuilt from per-item records (or seeds that differ): resampling items recomputes it",
+}
+
+
+def _seed_order(a: Run, b: Run, metric: str, options: Options) -> dict | None:
+    """Almost stochastic order of the two runs' per-seed values (higher is better after the sign flip)."""
+    from ..stats.seed_order import THRESHOLD, almost_stochastic_order
+
+    values_a, values_b = a.per_seed(metric), b.per_seed(metric)
+    if None in values_a or None in values_b:
+        return None
+    sign = 1.0 if a.higher_is_better(metric) else -1.0
+    result = almost_stochastic_order([sign * v for v in values_a], [sign * v for v in values_b],
+                                     confidence=options.confidence, seed=options.seed)
+    return dict(result.as_dict(), threshold=THRESHOLD)
 
 
 def choose_test(a: Run, b: Run, item_a: ItemMetric | None, item_b: ItemMetric | None) -> str | None:
@@ -293,6 +323,19 @@ def format_ci(low: float | None, high: float | None) -> str:
     return "—" if low is None else f"[{low:+.4f}, {high:+.4f}]"
 
 
+def aso_phrase(aso: dict) -> str:
+    """ASO in words: eps_min both ways and what they allow one to claim (Dror et al. 2019's threshold)."""
+    eps, reverse, threshold = aso["eps_min"], aso["eps_min_reverse"], aso["threshold"]
+    if eps < threshold:
+        verdict = "the candidate is almost stochastically better"
+    elif reverse < threshold:
+        verdict = "the baseline is almost stochastically better"
+    else:
+        verdict = "neither seed distribution almost dominates the other"
+    return (f"almost stochastic order over {aso['n_a']} vs {aso['n_b']} seeds: eps_min(candidate better) = {eps:.3f}, "
+            f"eps_min(baseline better) = {reverse:.3f}; {verdict} (threshold {threshold})")
+
+
 def format_mde(mde: float | None) -> str:
     return "—" if mde is None else f"±{mde:.4f}"
 
@@ -321,7 +364,11 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
     lines.append(f"Δ = candidate − baseline; {correction_phrase(correction, len(comparisons))}; "
                  f"* = significant at alpha {alpha}; MDE = the smallest |Δ| the test detects with {power:.0%} power at "
                  f"alpha {alpha} (unadjusted).")
+    reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
+    lines.extend(f"test {name}: {reason}" for name, reason in reasons.items())
     for c in comparisons:
+        if c.aso:
+            lines.append(f"seeds {c.task} {c.metric} {c.candidate}: {aso_phrase(c.aso)}")
         lines.extend(f"note: {c.task} {c.metric} {c.candidate}: {n}" for n in c.notes)
     lines.extend(f"not compared: {n}" for n in notes)
     return "\n".join(lines)

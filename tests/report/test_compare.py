@@ -15,6 +15,7 @@ from metabench.report.align import AlignmentError, pair
 from metabench.report.compare import Options, adjust, compare_pair, compare_runs
 from metabench.report.runs import find_runs, load_run
 from metabench.stats.power import mcnemar_mde, normal_mde, paired_t_mde
+from metabench.stats.seed_order import almost_stochastic_order
 from metabench.store import read_results, read_samples, write_run
 
 FAST = Options(n_resamples=2000)
@@ -123,6 +124,9 @@ def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registr
         (expected.pvalue, expected.ci_low, expected.ci_high))
     differences = np.subtract(b.per_seed("macro_f1"), a.per_seed("macro_f1"))
     assert comparison.mde == pytest.approx(paired_t_mde(2, np.std(differences, ddof=1)).mde)
+    assert comparison.reason.startswith("both runs have the same 2+ seeds")
+    order = almost_stochastic_order(a.per_seed("macro_f1"), b.per_seed("macro_f1"))
+    assert (comparison.aso["eps_min"], comparison.aso["eps_min_reverse"]) == (order.eps_min, order.eps_min_reverse)
     wilcoxon = compare_pair(report_registry, a, b, "macro_f1", Options(test="wilcoxon", n_resamples=500))
     assert wilcoxon.pvalue == stats.wilcoxon(a.per_seed("macro_f1"), b.per_seed("macro_f1")).pvalue
     assert wilcoxon.ci_method.startswith("bootstrap")  # Wilcoxon has no interval: the items' bootstrap gives one
@@ -203,6 +207,11 @@ def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
                          "--metric", "accuracy", "--metric", "macro_f1", "--resamples", "500")
     assert code == 0, err
     assert "mcnemar" in out and "p (Holm)" in out and "over 2 comparison(s) by Holm" in out
+    assert "MDE" in out and "test mcnemar: a proportion of correct items at one seed" in out
+    code, out, _ = cli("compare", toy_runs / "toy_cls" / "random", toy_runs / "toy_cls" / "random_strategy=prior",
+                       "--resamples", "500")
+    assert code == 0 and "test paired_t: both runs have the same 2+ seeds" in out
+    assert "almost stochastic order over 2 vs 2 seeds: eps_min(candidate better) = " in out
     code, out, _ = cli("compare", toy_runs, "--baseline", "majority", "--json", "--correction", "bh", "--resamples", "500")
     payload = json.loads(out)
     assert code == 0 and payload["correction"] == "bh" and len(payload["comparisons"]) == 6
