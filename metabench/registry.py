@@ -103,6 +103,10 @@ class Registry:
             )
         bucket[entry.name] = entry
 
+    def replace(self, entry: Entry) -> None:
+        """Put an entry in place of the one of the same name (a task's `datasets` source whose files changed)."""
+        self._entries[entry.category][entry.name] = entry
+
     def names(self, category: str) -> list[str]:
         return sorted(self._entries[category])
 

@@ -32,6 +32,7 @@ from .cache import AnswerCache, cache_root, item_key, job_key
 from .config.index import LoadedTask, TaskIndex
 from .connections import split_host_port
 from .data.hashing import hashing_seconds
+from .data.hf_source import register as register_source
 from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
 from .jobs import Job, RunOptions, TaskData, build_kind, prepare
 from .models.base import Adapter
@@ -253,6 +254,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     """
     phases, hashed = Phases(), hashing_seconds()
     task, spec, options = job.task, job.model, job.options
+    register_source(registry, task.config, task.raw, task.plugin, task.plugin_version)  # a spawned worker's too
     adapter = build_adapter(spec, registry, options.adapter_settings)
     seeds = _seeds(task, adapter, options)
     kind = build_kind(registry, task)
@@ -477,6 +479,12 @@ def _process_facts(registry) -> dict:
     }
 
 
+#: Config parts a run's record leaves out: the search, as the config hash does; `hf_dataset` when unset, so
+#: the records of tasks on registered datasets stay as they were before the key existed.
+_UNRECORDED_HF = {"protocol": {"encoder": {"search"}}}
+_UNRECORDED = {**_UNRECORDED_HF, "hf_dataset": True}
+
+
 def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings) -> dict:
     task, spec, options = job.task, job.model, job.options
     config = task.config
@@ -498,7 +506,7 @@ def _results(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timin
             "source": config.metadata.source,
             "plugin": task.plugin,
             # protocol.encoder.search left out as from the config hash: a search that ran is in model.info
-            "config": config.model_dump(mode="json", exclude={"protocol": {"encoder": {"search"}}}),
+            "config": config.model_dump(mode="json", exclude=_UNRECORDED if config.hf_dataset is None else _UNRECORDED_HF),
             **task_facts(registry, task),
         },
         "data": {

@@ -18,7 +18,8 @@ ROLES = ("test", "train", "validation", "fewshot")
 
 def datasets_used(registry, config) -> list[dict]:
     """Every dataset any split role reads, with its roles, licence and citation (cross-domain and
-    SICK-trained tasks use two). A dataset this registry does not know is credited with empty fields."""
+    SICK-trained tasks use two), and for a `datasets` source its path, revision and fingerprints. A dataset
+    this registry does not know is credited with empty fields."""
     roles: dict[str, list[str]] = {}
     for role in ROLES:
         for value in split_values(getattr(config.splits, role)):
@@ -31,8 +32,13 @@ def datasets_used(registry, config) -> list[dict]:
             spec = registry.get("dataset", name).target
         except MetabenchError:
             spec = None
-        out.append({"name": name, "roles": used_as, "licence": getattr(spec, "licence", "") or "",
-                    "citation": getattr(spec, "citation", "") or ""})
+        entry = {"name": name, "roles": used_as, "licence": getattr(spec, "licence", "") or "",
+                 "citation": getattr(spec, "citation", "") or ""}
+        source = getattr(spec, "source", None)
+        if source is not None:  # a datasets source: what it was and which commit and fingerprints were read
+            entry["source"] = {k: source[k] for k in ("path", "name", "revision", "requested_revision",
+                                                      "data_files", "fingerprints")}
+        out.append(entry)
     return out
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import ConfigError, did_you_mean
+from ..data.hf_source import register as register_source
+from ..errors import ConfigError, DataError, did_you_mean
 from ..registry import Problem, Registry
 from .loader import RawConfig, config_hash, parse, read_raw
 from .yamlsource import load_located
@@ -172,6 +173,7 @@ class TaskIndex:
         if name not in self.tasks:
             self._expand(name, ())  # raises the did-you-mean error
         task = self.tasks[name]
+        register_source(self.registry, task.config, task.raw, task.plugin, task.plugin_version)
         check_task(task.config, task.raw, self.registry)
         task.groups = self.mean_groups(name)
         return task
@@ -228,10 +230,11 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
                 continue
             parsed = parse(raw)
             if isinstance(parsed, TaskConfig):
+                register_source(registry, parsed, raw)
                 check_task(parsed, raw, registry)
             else:
                 check_group(parsed, raw)
             results.append((path, None))
-        except ConfigError as exc:
+        except (ConfigError, DataError) as exc:
             results.append((path, str(exc)))
     return results

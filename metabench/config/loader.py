@@ -171,8 +171,9 @@ def _inner_model(annotation: object) -> object:
 def config_hash(config: TaskConfig) -> str:
     """sha256 of the canonical JSON of everything that affects results (tags excluded)."""
     payload = config.model_dump(mode="json", exclude=set(_UNHASHED))
-    if payload.get("views") is None:  # expanded or view-less tasks hash as before the key existed
-        payload.pop("views", None)
+    for key in ("views", "hf_dataset"):  # tasks without them hash as before the keys existed
+        if payload.get(key) is None:
+            payload.pop(key, None)
     encoder = (payload.get("protocol") or {}).get("encoder")
     if encoder is not None:
         # Opt-in: only a model that switches the search on reads it, and that model's answer keys carry the

@@ -246,6 +246,41 @@ class Metadata(Strict):
         return [self.paper_view] if isinstance(self.paper_view, PaperViewCell) else list(self.paper_view)
 
 
+DataFiles = Union[str, list[str], dict[str, Union[str, list[str]]]]
+
+
+class HFDataset(Strict):
+    """A Hugging Face ``datasets`` source read in place of a registered dataset (lm-eval's ``dataset_path``,
+    ``dataset_name`` and ``dataset_kwargs.data_files``). The task's splits name the source's splits, and the
+    task's `dataset` becomes ``hf.<task>``. Local files are hashed like a manifest's, so a changed file
+    changes every cache key; a Hub source must pin a commit (docs/plugins.md, "Your data is already a
+    `datasets` dataset")."""
+
+    path: str = Field(
+        min_length=1,
+        description="a Hub id (org/name); a local folder, written with ./, ../ or / and relative to the file "
+        "that sets it (a `save_to_disk` folder, or a folder of data files); or a packaged builder (json, "
+        "parquet, csv, arrow, text) reading `data_files`",
+    )
+    name: str | None = Field(None, min_length=1, description="the config name (datasets' `name`)")
+    revision: str | None = Field(
+        None,
+        description="Hub only: the commit sha (40 hex digits) the run reads; `main` follows the branch knowingly "
+        "(the commit read is recorded); local sources are pinned by their files' hashes and take none",
+    )
+    data_files: DataFiles | None = Field(
+        None,
+        description="files per split ({train: a.jsonl, test: b.jsonl}; a file or list alone is split train; "
+        "globs allowed): relative to the file that sets them for a builder, inside the folder or repo otherwise",
+    )
+    columns: dict[str, str] = Field(
+        min_length=1,
+        description="item field: column. text + label make a TextItem (also spans, target_index, lemma, pos, "
+        "group), words + tags a TaggedSentence, premise + hypothesis + label an NLIPair; id (default "
+        "<split>:<row>) and language for all; class-label columns give their names; other columns go to `meta`",
+    )
+
+
 class TaskConfig(Strict):
     """One task: a protocol on one dataset slice."""
 
@@ -253,7 +288,10 @@ class TaskConfig(Strict):
     tag: list[Name] = Field(default_factory=list, description="tags for selection with --tasks TAG")
     kind: str = Field(description="registered kind (tagging, classification, ...)")
     kind_args: dict = Field(default_factory=dict, description="kind-specific settings, checked by the kind")
-    dataset: str = Field(description="registered dataset name")
+    dataset: str = Field(description="registered dataset name (with `hf_dataset`: left out, it is hf.<task>)")
+    hf_dataset: HFDataset | None = Field(
+        None, description="read the data with Hugging Face `datasets` instead of a registered dataset"
+    )
     dataset_args: dict = Field(default_factory=dict, description="loader arguments (checked by the dataset)")
     splits: Splits = Field(description="role → split")
     labels: Labels = Field(default_factory=Labels, description="label space")
@@ -268,6 +306,16 @@ class TaskConfig(Strict):
         "per view, named <task>@<view> (default = <PME>-marked text, pme_only = the expression alone, masked = "
         "the expression replaced by kind_args.mask); the bare name selects them all",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hf_dataset_name(cls, data):
+        """A `datasets` source is the task's own dataset, named after the task (unique, machine-independent)."""
+        if isinstance(data, dict) and data.get("hf_dataset") is not None:
+            if "dataset" in data:
+                raise ValueError("give `dataset` (a registered dataset) or `hf_dataset` (a datasets source), not both")
+            data = {**data, "dataset": f"hf.{data.get('task')}"}
+        return data
 
     def metric_specs(self) -> list[MetricSpec]:
         return [m if isinstance(m, MetricSpec) else MetricSpec(name=m) for m in self.metrics]

@@ -80,6 +80,8 @@ def key(spec, split: str, args: dict, *, part: str = "") -> str:
         "loader": spec.loader,
         "source": _source_hash(spec.loader.partition(":")[0]),
     }
+    if spec.source is not None:  # a datasets source: its revision, config and columns shape the items
+        payload["source"] = {k: v for k, v in spec.source.items() if k != "where"}
     if part:
         payload["part"] = part
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()

@@ -51,6 +51,9 @@ class DatasetSpec:
     ``load_split`` stores no copy of each split's items, only a marker that the slice was loaded. Meant for
     datasets whose splits are all cut from one whole: the Boisson datasets (``artifacts/derived.py``) store
     each pool once with its folds, where a copy per (regime, fold, split) held every item about 15 times.
+
+    ``source``: set for a task's Hugging Face ``datasets`` source (``data/hf_source.py``): path, config,
+    revision, columns and fingerprints, which key the parsed items beside the files and go into the run.
     """
 
     name: str
@@ -64,6 +67,7 @@ class DatasetSpec:
     counts: dict = field(default_factory=dict)
     root: str = ""
     caches_items: bool = False
+    source: dict | None = None
 
     def loader_function(self):
         """The function the lazy ``loader`` target names (its module is imported on first use)."""

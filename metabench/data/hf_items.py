@@ -1,0 +1,192 @@
+"""The loader of ``hf_dataset`` sources: one split read with ``datasets``, its rows made into typed items.
+
+The task's ``columns`` map item fields to columns; the fields given choose the item type (:data:`TYPES`).
+Class-label columns (``ClassLabel``, or a sequence of them for tags) give their names, as a task's labels
+are names. A row that does not fit (a missing value, words and tags of different lengths) is a DataError
+naming the task file, the split and the row, never a skipped row. ``datasets`` is imported here only, when a
+split is actually parsed (the parsed-item cache serves later runs without it).
+"""
+
+from __future__ import annotations
+
+from ..cache import cache_root
+from ..errors import DataError, did_you_mean
+from .items import NLIPair, TaggedSentence, TextItem
+
+#: Item type -> (fields that choose it, optional fields).
+TYPES = {
+    TaggedSentence: (("words", "tags"), ("id", "language")),
+    NLIPair: (("premise", "hypothesis", "label"), ("id", "language", "genre")),
+    TextItem: (("text", "label"), ("id", "spans", "target_index", "lemma", "pos", "group", "language")),
+}
+FIELDS = tuple(dict.fromkeys(f for required, optional in TYPES.values() for f in (*required, *optional)))
+
+
+def item_type(columns: dict) -> type:
+    """The item type a ``columns`` mapping makes (ValueError saying what is missing or unknown)."""
+    unknown = [f for f in columns if f not in FIELDS]
+    if unknown:
+        raise ValueError(f"unknown item field '{unknown[0]}'{did_you_mean(unknown[0], FIELDS)}")
+    for cls, (required, optional) in TYPES.items():
+        if all(f in columns for f in required):
+            extra = [f for f in columns if f not in (*required, *optional)]
+            if extra:
+                raise ValueError(f"field '{extra[0]}' is not one of {cls.__name__}'s ({', '.join((*required, *optional))})")
+            return cls
+    shapes = "; ".join(f"{' + '.join(required)} ({cls.__name__})" for cls, (required, _) in TYPES.items())
+    raise ValueError(f"fields {', '.join(columns)} make no item: give {shapes}")
+
+
+def load(ctx, split: str) -> list:
+    """Items of one split of the context's ``datasets`` source (every file of the spec verified first)."""
+    spec = ctx.spec
+    for declared in spec.files:
+        ctx.path(declared.path)
+    dataset = _open(spec, split)
+    return to_items(dataset, spec.source["columns"], split, f"{spec.source['where']}: hf_dataset '{spec.source['path']}'")
+
+
+def _open(spec, split: str):
+    """The split as a ``datasets.Dataset``: ``load_from_disk`` for a save_to_disk folder, else ``load_dataset``
+    with metabench's own cache folder."""
+    import datasets  # noqa: PLC0415 - heavy, and only for tasks that read a datasets source
+
+    source, root = spec.source, spec.root
+    was_on = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        if source["place"] == "local" and any(f.path in ("dataset_dict.json", "state.json") for f in spec.files):
+            loaded = datasets.load_from_disk(root)
+            if isinstance(loaded, datasets.Dataset):
+                loaded = datasets.DatasetDict({spec.splits[0]: loaded})
+            if split not in loaded:
+                raise _unknown_split(source, split, list(loaded))
+            return loaded[split]
+        path = source["path"] if source["place"] == "builder" else root
+        data_files = _absolute(root, source["data_files"])
+        try:
+            return datasets.load_dataset(path, source["name"], data_files=data_files, split=split,
+                                         cache_dir=str(cache_root() / "hf-datasets"))
+        except ValueError as exc:
+            if "Unknown split" in str(exc):
+                raise _unknown_split(source, split, _splits_in(str(exc))) from None
+            raise DataError(f"{source['where']}: hf_dataset '{source['path']}': {exc}") from None
+    finally:
+        if was_on:
+            datasets.enable_progress_bars()
+
+
+def _absolute(root: str, data_files):
+    """``data_files`` made absolute under the source's folder (``datasets`` resolves them against its cwd)."""
+    if data_files is None:
+        return None
+    if isinstance(data_files, str):
+        return f"{root}/{data_files}"
+    if isinstance(data_files, list):
+        return [f"{root}/{f}" for f in data_files]
+    return {split: _absolute(root, files) for split, files in data_files.items()}
+
+
+def _splits_in(message: str) -> list[str]:
+    """The split names a ``datasets`` 'Unknown split' message lists (``Should be one of ['train', 'test']``)."""
+    import ast  # noqa: PLC0415
+
+    start = message.find("[")
+    try:
+        return [str(s) for s in ast.literal_eval(message[start: message.index("]", start) + 1])]
+    except (ValueError, SyntaxError):
+        return []
+
+
+def _unknown_split(source: dict, split: str, known: list[str]) -> DataError:
+    return DataError(
+        f"{source['where']}: hf_dataset '{source['path']}' has no split '{split}'{did_you_mean(split, known)}",
+        hint=f"its splits are: {', '.join(known) or '(unknown)'}; the task's splits name them",
+    )
+
+
+def to_items(dataset, columns: dict, split: str, where: str) -> list:
+    """Rows to items: mapped columns to fields (class labels to names), the other columns to ``meta``."""
+    cls = item_type(columns)
+    names = list(dataset.column_names)
+    for item_field, column in columns.items():
+        if column not in names:
+            raise DataError(f"{where}: columns.{item_field}: split '{split}' has no column '{column}'"
+                            f"{did_you_mean(column, names)}", hint=f"its columns are: {', '.join(names)}")
+    for item_field, column in columns.items():
+        _check_feature(dataset.features[column], item_field, column, where)
+    decode = {column: _decoder(dataset.features[column]) for column in columns.values()}
+    rest = [c for c in names if c not in columns.values()]
+    table = dataset.to_dict()
+    items = []
+    for row in range(dataset.num_rows):
+        values = {f: decode[c](table[c][row]) for f, c in columns.items()}
+        try:
+            items.append(_item(cls, values, split, row, {c: table[c][row] for c in rest}))
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"{where}: split '{split}' row {row}: {exc}") from None
+    return items
+
+
+def _check_feature(feature, item_field: str, column: str, where: str) -> None:
+    """A column's type fits its field: one value for a text field, a sequence of values for words and tags.
+    ``datasets`` reads a json column of mixed types as ``Json``, rows JSON-encoded: text no model should see."""
+    kind = type(feature).__name__
+    inner = type(getattr(feature, "feature", None)).__name__
+    if item_field in ("words", "tags"):
+        fits = kind in ("Sequence", "List", "LargeList") and inner in ("Value", "ClassLabel")
+    else:
+        fits = item_field == "spans" or kind in ("Value", "ClassLabel")
+    if not fits:
+        shape = "a list of strings" if item_field in ("words", "tags") else "one value per row"
+        raise DataError(f"{where}: columns.{item_field}: column '{column}' holds {feature}, not {shape}",
+                        hint="a json column of mixed types is read as Json: make every row's value the same type")
+
+
+def _decoder(feature):
+    """Class-label ids to names (a ClassLabel, or a sequence of them); anything else as it is."""
+    names = getattr(feature, "names", None)
+    if names is not None and hasattr(feature, "int2str"):
+        return lambda value: feature.int2str(value) if isinstance(value, int) else value
+    inner = getattr(feature, "feature", None)
+    if inner is not None and getattr(inner, "names", None) is not None:
+        return lambda values: None if values is None else [inner.int2str(v) if isinstance(v, int) else v for v in values]
+    return lambda value: value
+
+
+def _item(cls, values: dict, split: str, row: int, meta: dict):
+    """One item from its field values, each checked for the type the item holds."""
+    missing = [f for f, v in values.items() if v is None and f not in ("spans", "target_index")]
+    if missing:
+        raise ValueError(f"{missing[0]} is empty")
+    fields = {f: v for f, v in values.items() if f not in ("id", "spans", "words", "tags", "target_index")}
+    for name, value in fields.items():
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise TypeError(f"{name} is a {type(value).__name__}, not text")
+        fields[name] = str(value)
+    item_id = str(values.get("id", f"{split}:{row}"))
+    if cls is TaggedSentence:
+        words, tags = _strings(values["words"], "words"), _strings(values["tags"], "tags")
+        if len(words) != len(tags):
+            raise ValueError(f"{len(words)} words but {len(tags)} tags")
+        return TaggedSentence(id=item_id, words=words, tags=tags, meta=meta, **fields)
+    if cls is TextItem:
+        if values.get("spans") is not None:
+            fields["spans"] = _spans(values["spans"])
+        if values.get("target_index") is not None:
+            fields["target_index"] = int(values["target_index"])
+    return cls(id=item_id, meta=meta, **fields)
+
+
+def _strings(value, name: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a list of strings, not {value!r:.60}")
+    return tuple(value)
+
+
+def _spans(value) -> tuple[tuple[int, int], ...]:
+    """Character spans: [start, end] or a list of them."""
+    pairs = [value] if len(value) == 2 and all(isinstance(v, int) for v in value) else value
+    if not all(isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(v, int) for v in p) for p in pairs):
+        raise TypeError(f"spans must be [start, end] or a list of them, not {value!r:.60}")
+    return tuple((int(a), int(b)) for a, b in pairs)

@@ -1,0 +1,230 @@
+"""A task's ``hf_dataset``: a Hugging Face ``datasets`` source turned into a :class:`DatasetSpec`.
+
+Built-in datasets pin every file in a manifest. A source that already is a ``datasets`` dataset (a Hub repo,
+a ``save_to_disk`` folder, json/parquet/csv files) gets the same treatment without one: its files are listed
+and hashed when the task is loaded (stamped like mirror files, so an unchanged file is not read again), and
+the spec built from them is registered as the task's dataset, ``hf.<task>``. From there it loads, caches and
+verifies as any dataset: the parsed-item cache and the job memo key on the files' hashes and the source
+(revision, config, columns), the answer cache on the files read, and a changed file changes all three.
+
+A Hub source must pin a commit: ``revision: main`` follows the branch knowingly, and the commit it resolved
+to is recorded. Hub files are fetched with ``huggingface_hub`` into ``$METABENCH_CACHE_DIR/hf-hub``; offline
+(``HF_DATASETS_OFFLINE``/``HF_HUB_OFFLINE``/``METABENCH_ALLOW_DOWNLOAD=0``) a source missing there is an
+error naming the command that fetches it. Nothing here imports ``datasets`` (the loader, ``hf_items.py``,
+does): listing and validating tasks stay light.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from ..cache import cache_root
+from ..errors import ConfigError, DataError, did_you_mean
+from ..registry import Entry
+from .hf_items import FIELDS, item_type
+from .resolve import download_allowed, stamped_sha256
+from .spec import DataFile, DatasetSpec
+
+#: ``datasets``' packaged builders that read local ``data_files``.
+BUILDERS = ("json", "parquet", "csv", "arrow", "text")
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+LOADER = "metabench.data.hf_items:load"
+
+
+def place(path: str) -> str:
+    """Where a source lives: ``local`` (written ./, ../ or /), ``builder`` (json, parquet...) or ``hub``."""
+    if path.startswith(("./", "../", "/")) or path in (".", ".."):
+        return "local"
+    return "builder" if path in BUILDERS else "hub"
+
+
+def hub_cache() -> Path:
+    """Where Hub sources are fetched to (``huggingface_hub``'s cache layout), beside the other caches."""
+    return cache_root() / "hf-hub"
+
+
+def offline() -> bool:
+    """Whether a Hub source may be fetched: not when HF or metabench says the network is off."""
+    off = any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+              for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"))
+    return off or not download_allowed()
+
+
+def register(registry, config, raw, plugin: str = "", version: str = "") -> DatasetSpec | None:
+    """Check a task's ``hf_dataset`` and register its spec as the task's dataset (None for other tasks).
+
+    Called where a task is loaded (``TaskIndex.load``, ``metabench validate``) and where a job runs, since a
+    spawned worker's registry holds only what plugins registered. Files are re-listed each time, so a file
+    changed since the last call gets a new spec (the entry is replaced)."""
+    if config.hf_dataset is None:
+        return None
+    check(config, raw)
+    spec = build_spec(config, raw)
+    entry = Entry("dataset", spec.name, spec, plugin or f"task {config.task}", version, spec.description)
+    if registry.has("dataset", spec.name) and getattr(registry.get("dataset", spec.name).target, "source", None):
+        registry.replace(entry)
+    else:
+        registry.add(entry)
+    return spec
+
+
+def check(config, raw) -> None:
+    """What a source must say, checked before anything is read, with the file:line of the key at fault."""
+    source = config.hf_dataset
+    where = raw.where("hf_dataset", "revision") if source.revision is not None else raw.where("hf_dataset")
+    kind = place(source.path)
+    if kind == "hub":
+        if not HUB_ID.match(source.path):
+            raise ConfigError(
+                f"{raw.where('hf_dataset', 'path')}: hf_dataset.path '{source.path}' is neither a Hub id (org/name) "
+                f"nor a local path{did_you_mean(source.path, BUILDERS)}",
+                hint="write local folders with ./, ../ or /; packaged builders are " + ", ".join(BUILDERS),
+            )
+        if source.revision is None or not (COMMIT.match(source.revision) or source.revision == "main"):
+            got = "no revision" if source.revision is None else f"revision '{source.revision}'"
+            raise ConfigError(
+                f"{where}: hf_dataset '{source.path}' is a Hub source with {got}: its data could change under "
+                "the same task, and cached answers would mix versions",
+                hint="pin the commit (revision: <40-hex sha>, from the repo's history on the Hub), or write "
+                "revision: main to follow the branch knowingly",
+            )
+    elif source.revision is not None:
+        raise ConfigError(
+            f"{where}: hf_dataset.revision is for Hub sources; '{source.path}' is {kind} and is pinned by its "
+            "files' hashes", hint="remove revision",
+        )
+    if kind == "builder" and source.data_files is None:
+        raise ConfigError(
+            f"{raw.where('hf_dataset')}: hf_dataset.path '{source.path}' is a packaged builder: it reads data_files",
+            hint="add data_files, e.g. {train: train.jsonl, test: test.jsonl} (relative to this file)",
+        )
+    try:
+        item_type(source.columns)
+    except ValueError as exc:
+        raise ConfigError(f"{raw.where('hf_dataset', 'columns')}: hf_dataset.columns: {exc}",
+                          hint=f"item fields: {', '.join(FIELDS)}") from None
+    if kind == "local" and not _base(raw).joinpath(source.path).exists():
+        raise ConfigError(
+            f"{raw.where('hf_dataset', 'path')}: hf_dataset.path '{source.path}' does not exist "
+            f"(looked for {(_base(raw) / source.path).resolve()})",
+            hint="local paths are relative to the file that sets them; write the folder with save_to_disk first",
+        )
+
+
+def build_spec(config, raw) -> DatasetSpec:
+    """The spec of a checked source: its files hashed, its splits where the source lists them."""
+    source = config.hf_dataset
+    kind = place(source.path)
+    revision = None
+    if kind == "hub":
+        root = fetch(source.path, source.revision, raw.where("hf_dataset", "path"))
+        revision = root.name  # the snapshot folder is the commit, also for revision: main
+        data_files = source.data_files
+    elif kind == "builder":
+        root, data_files = _base(raw), source.data_files
+    else:
+        root, data_files = (_base(raw) / source.path).resolve(), source.data_files
+    relpaths = _matched(root, data_files, raw) if data_files is not None else _all_files(root)
+    if not relpaths:
+        raise DataError(f"{raw.where('hf_dataset')}: hf_dataset '{source.path}' has no files in {root}")
+    files = tuple(DataFile(path=rel, sha256=stamped_sha256(root / rel)) for rel in relpaths)
+    splits, fingerprints = _splits(root, data_files, kind, relpaths)
+    return DatasetSpec(
+        name=config.dataset, files=files, loader=LOADER, splits=splits or _named_splits(config), root=str(root),
+        description=f"datasets source {source.path}" + (f" ({source.name})" if source.name else ""),
+        source={
+            "path": source.path, "place": kind, "name": source.name, "revision": revision,
+            "requested_revision": source.revision, "data_files": data_files, "columns": dict(source.columns),
+            "fingerprints": fingerprints, "where": raw.where("hf_dataset"),
+        },
+    )
+
+
+def fetch(repo: str, revision: str, where: str) -> Path:
+    """The local snapshot of a Hub dataset at a revision: from metabench's Hub cache, fetched when allowed."""
+    from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for Hub sources
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled  # noqa: PLC0415
+
+    is_offline = offline()
+    try:
+        return Path(snapshot_download(repo, repo_type="dataset", revision=revision, cache_dir=hub_cache(),
+                                      local_files_only=is_offline))
+    except (LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, OSError) as exc:
+        command = f"hf download {repo} --repo-type dataset --revision {revision} --cache-dir {hub_cache()}"
+        why = ("is not in the local cache and the network is off (HF_DATASETS_OFFLINE / HF_HUB_OFFLINE / "
+               "METABENCH_ALLOW_DOWNLOAD=0)" if is_offline else f"could not be fetched: {exc}")
+        raise DataError(
+            f"{where}: hf_dataset '{repo}' at revision {revision} {why}",
+            hint=f"fetch it on a machine with the network: `{command}`, then copy that folder to the same place "
+            "here (under $METABENCH_CACHE_DIR/hf-hub)",
+        ) from None
+
+
+def _base(raw) -> Path:
+    """The folder of the file that set ``hf_dataset.path`` (a shared ``_base.yaml`` may set it)."""
+    hit = raw.located.lines.get(("hf_dataset", "path"))
+    return Path(hit[0]).parent if hit else Path(raw.path).parent
+
+
+def _all_files(root: Path) -> list[str]:
+    """Every file of a folder source (hidden files and folders left out), or the file a path names."""
+    if root.is_file():
+        return [root.name]
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+
+
+def _matched(root: Path, data_files, raw) -> list[str]:
+    """The files ``data_files`` names under ``root`` (globs expanded); one matching nothing is an error."""
+    patterns = [data_files] if isinstance(data_files, str) else list(data_files) if isinstance(data_files, list) else [
+        p for value in data_files.values() for p in ([value] if isinstance(value, str) else value)]
+    found: list[str] = []
+    for pattern in patterns:
+        hits = sorted(str(p.relative_to(root)) for p in root.glob(pattern) if p.is_file())
+        if not hits:
+            raise DataError(f"{raw.where('hf_dataset', 'data_files')}: hf_dataset.data_files '{pattern}' matches no "
+                            f"file under {root}", hint="data_files are relative to the file that sets them")
+        found.extend(h for h in hits if h not in found)
+    return found
+
+
+def _splits(root: Path, data_files, kind: str, relpaths: list[str]) -> tuple[tuple[str, ...], dict]:
+    """(splits, datasets fingerprint per split) where the source says so without loading: a save_to_disk
+    folder (dataset_dict.json, state.json) or a data_files mapping. Empty splits: unknown until loaded."""
+    if isinstance(data_files, dict):
+        return tuple(data_files), {}
+    if data_files is not None:
+        return ("train",), {}  # datasets' name for files given without splits
+    if kind == "local" and "dataset_dict.json" in relpaths:
+        splits = tuple(json.loads((root / "dataset_dict.json").read_text(encoding="utf-8"))["splits"])
+        return splits, {s: _fingerprint(root / s / "state.json") for s in splits}
+    if kind == "local" and "state.json" in relpaths:
+        state = json.loads((root / "state.json").read_text(encoding="utf-8"))
+        split = state.get("_split") or "train"
+        return (split,), {split: state.get("_fingerprint")}
+    return (), {}
+
+
+def _fingerprint(state: Path) -> str | None:
+    try:
+        return json.loads(state.read_text(encoding="utf-8")).get("_fingerprint")
+    except (OSError, ValueError):
+        return None
+
+
+def _named_splits(config) -> tuple[str, ...]:
+    """The splits a task names from its own source, for a source that lists none before loading (a Hub
+    repo, a folder of data files): an unknown one is an error when it is loaded."""
+    names: list[str] = []
+    for role in ("train", "validation", "test", "fewshot"):
+        value = getattr(config.splits, role)
+        for one in value if isinstance(value, list) else [value] if value is not None else []:
+            own = isinstance(one, str) or getattr(one, "dataset", None) in (None, config.dataset)
+            split = one if isinstance(one, str) else one.split
+            if own and split not in names:
+                names.append(split)
+    return tuple(names)

@@ -1,0 +1,295 @@
+"""Hugging Face `datasets` sources (a task's `hf_dataset`), offline, on data built here with `datasets`.
+
+End to end a classification task on json files and a tagging task on a save_to_disk folder (metrics checked
+against scikit-learn and seqeval), a changed file invalidating every cache, the refusals of an unpinned Hub
+source, the offline error naming the fetch command, and the schema's file:line errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import types
+from pathlib import Path
+
+import pytest
+
+datasets = pytest.importorskip("datasets")
+
+from metabench import plugins  # noqa: E402
+from metabench.config.index import TaskIndex, validate_paths  # noqa: E402
+from metabench.data import itemcache  # noqa: E402
+from metabench.errors import ConfigError, DataError  # noqa: E402
+from metabench.hookspecs import hookimpl  # noqa: E402
+from metabench.runner import RunOptions, run  # noqa: E402
+from metabench.store import read_results, read_samples  # noqa: E402
+
+TAGS = ["O", "B-METAPHOR", "I-METAPHOR"]
+CLS_TASK = """
+task: hf_cls
+kind: classification
+hf_dataset:
+  path: json
+  data_files: {train: data/train.jsonl, test: data/test.jsonl}
+  columns: {id: uid, text: sentence, label: label}
+splits: {train: train, test: test}
+labels: {names: [literal, metaphorical], positive: metaphorical}
+metrics: [accuracy, {name: f1, args: {positive: metaphorical}}]
+"""
+TAG_TASK = """
+task: hf_tag
+kind: tagging
+hf_dataset:
+  path: ./tagged
+  columns: {words: tokens, tags: tags}
+splits: {train: train, test: test}
+labels: {scheme: BIO, positive: METAPHOR, names: [O, B-METAPHOR, I-METAPHOR]}
+metrics: [span_f1, token_f1]
+"""
+
+
+def _plugin(tasks: Path) -> types.ModuleType:
+    module = types.ModuleType("hf_tasks_plugin")
+    module.metabench_register_tasks = hookimpl(lambda register: register(str(tasks)))
+    return module
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    """A task folder of its own and a fresh cache."""
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    tasks = tmp_path / "tasks"
+    (tasks / "data").mkdir(parents=True)
+    return tasks
+
+
+def _registry(tasks: Path):
+    return plugins.load(extra_plugins=(_plugin(tasks),))
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _cls_rows(prefix: str, n: int) -> list[dict]:
+    return [{"uid": f"{prefix}-{i}", "sentence": f"sentence {i} of {prefix}", "topic": i % 2,
+             "label": "metaphorical" if i % 3 == 0 else "literal"} for i in range(n)]
+
+
+def _run(tasks: Path, task: str, model: str = "majority"):
+    (outcome,) = run(_registry(tasks), task, [model], RunOptions(output_dir=tasks.parent / "runs", progress=False))
+    assert outcome.status == "ok", outcome.message
+    return outcome
+
+
+def test_classification_from_json_files_end_to_end(folder):
+    from sklearn.metrics import accuracy_score, f1_score
+
+    train, test = _cls_rows("train", 30), _cls_rows("test", 12)
+    _write_jsonl(folder / "data" / "train.jsonl", train)
+    _write_jsonl(folder / "data" / "test.jsonl", test)
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+
+    outcome = _run(folder, "hf_cls")
+    results, samples = read_results(outcome.run_dir), read_samples(outcome.run_dir)
+    golds, preds = [s["gold"] for s in samples], [s["prediction"] for s in samples]
+    assert [s["id"] for s in samples] == [r["uid"] for r in test]
+    assert golds == [r["label"] for r in test]
+    assert set(preds) == {"literal"}  # the training majority (20 of 30)
+    aggregate = results["metrics"]["aggregate"]
+    assert aggregate["accuracy"]["mean"] == pytest.approx(accuracy_score(golds, preds))
+    assert aggregate["f1"]["mean"] == pytest.approx(f1_score(golds, preds, pos_label="metaphorical", zero_division=0))
+    assert results["task"]["dataset"] == "hf.hf_cls"
+    assert results["data"]["files"] == {
+        f"hf.hf_cls:data/{name}.jsonl": hashlib.sha256((folder / "data" / f"{name}.jsonl").read_bytes()).hexdigest()
+        for name in ("train", "test")}
+    (used,) = results["task"]["datasets"]
+    assert used["source"]["path"] == "json" and used["source"]["revision"] is None
+    assert results["task"]["config"]["hf_dataset"]["columns"] == {"id": "uid", "text": "sentence", "label": "label"}
+
+
+def _tagged_folder(path: Path) -> datasets.DatasetDict:
+    features = datasets.Features({"tokens": datasets.Sequence(datasets.Value("string")),
+                                  "tags": datasets.Sequence(datasets.ClassLabel(names=TAGS)), "genre": datasets.Value("string")})
+
+    def rows(n, shift):
+        out = {"tokens": [], "tags": [], "genre": []}
+        for i in range(n):
+            words = ["the", "storm", "of", "words", "hit", "him"][: 3 + (i + shift) % 4]
+            tags = [1 if w in ("storm", "hit") else 0 for w in words]
+            if i % 4 == 0 and len(words) > 3:
+                tags[3] = 2  # "of storm" ... an I- tag after an O: seqeval reads it as a span start
+            out["tokens"].append(words)
+            out["tags"].append(tags)
+            out["genre"].append("news" if i % 2 else "fiction")
+        return out
+
+    built = datasets.DatasetDict({"train": datasets.Dataset.from_dict(rows(16, 0), features=features),
+                                  "test": datasets.Dataset.from_dict(rows(9, 1), features=features)})
+    built.save_to_disk(str(path))
+    return built
+
+
+def test_tagging_from_a_save_to_disk_folder_end_to_end(folder):
+    from seqeval.metrics import f1_score
+
+    built = _tagged_folder(folder / "tagged")
+    (folder / "hf_tag.yaml").write_text(TAG_TASK, encoding="utf-8")
+
+    outcome = _run(folder, "hf_tag")
+    results, samples = read_results(outcome.run_dir), read_samples(outcome.run_dir)
+    golds = [list(s["gold"]) for s in samples]
+    assert golds == [[TAGS[t] for t in tags] for tags in built["test"]["tags"]]  # class ids read as names
+    preds = [list(s["prediction"]) for s in samples]
+    assert results["metrics"]["aggregate"]["span_f1"]["mean"] == pytest.approx(f1_score(golds, preds))
+    assert [s["id"] for s in samples] == [f"test:{i}" for i in range(9)]
+    source = results["task"]["datasets"][0]["source"]
+    assert source["fingerprints"] == {"train": built["train"]._fingerprint, "test": built["test"]._fingerprint}
+    assert "hf.hf_tag:dataset_dict.json" in results["data"]["files"]
+    assert any(name.endswith(".arrow") for name in results["data"]["files"])
+
+
+def test_a_changed_file_invalidates_the_item_cache_the_memo_and_the_answers(folder):
+    test = _cls_rows("test", 12)
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
+    _write_jsonl(folder / "data" / "test.jsonl", test)
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    first = read_results(_run(folder, "hf_cls", "lookup").run_dir)
+    again = read_results(_run(folder, "hf_cls", "lookup").run_dir)
+    assert again["timings"]["cached_items"] == again["n_items"]  # unchanged: served from the caches
+
+    for row in test:  # every test label flipped: the same ids, other golds
+        row["label"] = "literal" if row["label"] == "metaphorical" else "metaphorical"
+    _write_jsonl(folder / "data" / "test.jsonl", test)
+    registry = _registry(folder)
+    task = TaskIndex(registry).load("hf_cls")
+    (outcome,) = run(registry, "hf_cls", ["lookup"], RunOptions(output_dir=folder.parent / "changed", progress=False))
+    changed = read_results(outcome.run_dir)
+    key = "hf.hf_cls:data/test.jsonl"
+    assert changed["data"]["files"][key] == hashlib.sha256((folder / "data" / "test.jsonl").read_bytes()).hexdigest()
+    assert changed["data"]["files"][key] != first["data"]["files"][key]
+    assert changed["timings"]["cached_items"] == 0
+    flipped = 1 - first["metrics"]["aggregate"]["accuracy"]["mean"]
+    assert changed["metrics"]["aggregate"]["accuracy"]["mean"] == pytest.approx(flipped)
+    spec = registry.resolve("dataset", task.config.dataset)
+    assert itemcache.get(itemcache.key(spec, "test", {})) is not None  # the new file's items, under a new key
+
+
+@pytest.mark.parametrize("revision, said", [(None, "no revision"), ("v1.0", "revision 'v1.0'"),
+                                            ("1a2b3c4", "revision '1a2b3c4'")])
+def test_an_unpinned_hub_source_is_refused_with_file_and_line(folder, revision, said):
+    pin = "" if revision is None else f"\n  revision: {revision}"
+    (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}",
+        f"  path: someone/metaphors{pin}"), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        TaskIndex(_registry(folder)).load("hub")
+    line = 6 if revision is not None else 4
+    assert f"{folder / 'hub.yaml'}:{line}: hf_dataset 'someone/metaphors' is a Hub source with {said}" in caught.value.message
+    assert "revision: main" in caught.value.hint and "40-hex" in caught.value.hint
+
+
+@pytest.mark.parametrize("revision", ["main", "0123456789abcdef0123456789abcdef01234567"])
+def test_offline_a_hub_source_missing_from_the_cache_names_the_command_that_fetches_it(folder, monkeypatch, revision):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}",
+        f"  path: someone/metaphors\n  revision: {revision}"), encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        TaskIndex(_registry(folder)).load("hub")
+    message = caught.value.message
+    assert f"hf_dataset 'someone/metaphors' at revision {revision} is not in the local cache" in message
+    assert str(folder / "hub.yaml") in message
+    assert f"hf download someone/metaphors --repo-type dataset --revision {revision} --cache-dir" in caught.value.hint
+
+
+def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder, monkeypatch):
+    """What `hf download --cache-dir` leaves (snapshots/<commit>/ and refs/main) is read without the network."""
+    from metabench.data.hf_source import hub_cache
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = hub_cache() / "datasets--someone--metaphors"
+    snapshot = repo / "snapshots" / commit
+    (snapshot / "data").mkdir(parents=True)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    _write_jsonl(snapshot / "data" / "train.jsonl", _cls_rows("train", 30))
+    _write_jsonl(snapshot / "data" / "test.jsonl", _cls_rows("test", 12))
+    (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
+        "  path: json\n", "  path: someone/metaphors\n  revision: main\n"), encoding="utf-8")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+
+    results = read_results(_run(folder, "hub").run_dir)
+    source = results["task"]["datasets"][0]["source"]
+    assert (source["revision"], source["requested_revision"]) == (commit, "main")
+    assert set(results["data"]["files"]) == {"hf.hub:data/train.jsonl", "hf.hub:data/test.jsonl"}
+    assert results["n_items"] == 12
+
+
+@pytest.mark.parametrize("hf_dataset, where, expected", [
+    ("{path: json, data_files: data/x.jsonl, columns: {text: s, lable: l}}", 4,
+     "hf_dataset.columns: unknown item field 'lable' (did you mean 'label'?)"),
+    ("{path: json, data_files: data/x.jsonl, columns: {words: w}}", 4, "make no item: give words + tags"),
+    ("{path: json, columns: {text: s, label: l}}", 4, "packaged builder: it reads data_files"),
+    ("{path: ./nowhere, columns: {text: s, label: l}}", 4, "hf_dataset.path './nowhere' does not exist"),
+    ("{path: ./data, revision: main, columns: {text: s, label: l}}", 4, "hf_dataset.revision is for Hub sources"),
+    ("{path: 'not a hub id', revision: main, columns: {text: s, label: l}}", 4, "is neither a Hub id"),
+    ("{path: json, data_files: data/x.jsonl, columns: {text: s, label: l}, revison: x}", 4, "unknown key 'hf_dataset.revison' (did you mean 'revision'?)"),
+])
+def test_hf_dataset_mistakes_are_errors_with_file_and_line(folder, hf_dataset, where, expected):
+    text = CLS_TASK.split("hf_dataset:")[0] + f"hf_dataset: {hf_dataset}\n" + CLS_TASK.split("label: label}\n")[1]
+    (folder / "bad.yaml").write_text(text, encoding="utf-8")
+    ((path, error),) = validate_paths([folder / "bad.yaml"], _registry(folder))
+    assert error is not None and expected in error, error
+    assert f"{folder / 'bad.yaml'}:{where}" in error
+
+
+def test_dataset_and_hf_dataset_together_are_refused(folder):
+    (folder / "both.yaml").write_text(CLS_TASK.replace("kind: classification", "kind: classification\ndataset: toy"),
+                                      encoding="utf-8")
+    ((_path, error),) = validate_paths([folder / "both.yaml"], _registry(folder))
+    assert "give `dataset` (a registered dataset) or `hf_dataset` (a datasets source), not both" in error
+
+
+def test_a_split_the_source_lacks_is_an_error_naming_its_splits(folder):
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 3))
+    _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 3))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK.replace("test: test}\nlabels", "test: tset}\nlabels"), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        TaskIndex(_registry(folder)).load("hf_cls")
+    assert "dataset 'hf.hf_cls' has no split 'tset' (did you mean 'test'?)" in caught.value.message
+    assert f"{folder / 'hf_cls.yaml'}:" in caught.value.message
+
+
+def _failed_message(tasks: Path, task: str) -> str:
+    (outcome,) = run(_registry(tasks), task, ["majority"], RunOptions(output_dir=tasks.parent / "runs", progress=False))
+    assert outcome.status == "failed"
+    return outcome.message
+
+
+def test_a_column_of_mixed_types_is_an_error_naming_the_column(folder):
+    for split in ("train", "test"):  # in one split only, datasets JSON-encodes the whole column as strings
+        rows = _cls_rows(split, 4)
+        rows[2]["sentence"] = ["not", "text"]
+        _write_jsonl(folder / "data" / f"{split}.jsonl", rows)
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    message = _failed_message(folder, "hf_cls")
+    assert f"{folder / 'hf_cls.yaml'}:4: hf_dataset 'json': columns.text: column 'sentence' holds Json" in message
+
+
+def test_a_row_that_does_not_fit_names_the_split_and_row(folder):
+    rows = [{"w": ["a", "storm"], "t": ["O", "B-METAPHOR"]}, {"w": ["a", "b", "c"], "t": ["O", "O"]}]
+    _write_jsonl(folder / "data" / "test.jsonl", rows)
+    _write_jsonl(folder / "data" / "train.jsonl", rows[:1])
+    (folder / "hf_tag.yaml").write_text(TAG_TASK.replace(
+        "  path: ./tagged\n  columns: {words: tokens, tags: tags}",
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}\n  columns: {words: w, tags: t}"),
+        encoding="utf-8")
+    assert "hf_dataset 'json': split 'test' row 1: 3 words but 2 tags" in _failed_message(folder, "hf_tag")
+
+
+def test_tasks_on_registered_datasets_record_no_hf_dataset(toy_registry, tmp_path):
+    (outcome,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
+    results = read_results(outcome.run_dir)
+    assert "hf_dataset" not in results["task"]["config"]
+    assert all("source" not in d for d in results["task"]["datasets"])
