@@ -293,3 +293,37 @@ def test_tasks_on_registered_datasets_record_no_hf_dataset(toy_registry, tmp_pat
     results = read_results(outcome.run_dir)
     assert "hf_dataset" not in results["task"]["config"]
     assert all("source" not in d for d in results["task"]["datasets"])
+
+
+def _module(path: Path) -> types.ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_example_runs_with_majority(tmp_path, monkeypatch):
+    """examples/hf-datasets as its README says: write the folder, load the plugin, run majority."""
+    import shutil
+
+    from sklearn.metrics import accuracy_score
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    example = Path(__file__).parents[2] / "examples" / "hf-datasets"
+    copy = tmp_path / "hf-datasets"
+    shutil.copytree(example, copy, ignore=shutil.ignore_patterns("data"))
+    make_folder = _module(copy / "make_folder.py")
+    make_folder.write(copy / "data" / "metaphor_sentences")
+    registry = plugins.load(extra_plugins=(_module(copy / "hf_example_plugin.py"),))
+
+    (outcome,) = run(registry, "hf_example_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "ok", outcome.message
+    train = [make_folder.LABELS[label] for _, label in make_folder.SENTENCES["train"]]
+    golds = [make_folder.LABELS[label] for _, label in make_folder.SENTENCES["test"]]
+    majority = max(sorted(set(train)), key=train.count)
+    samples = read_samples(outcome.run_dir)
+    assert [s["gold"] for s in samples] == golds and {s["prediction"] for s in samples} == {majority}
+    accuracy = read_results(outcome.run_dir)["metrics"]["aggregate"]["accuracy"]["mean"]
+    assert accuracy == pytest.approx(accuracy_score(golds, [majority] * len(golds)))
