@@ -327,3 +327,36 @@ def test_the_example_runs_with_majority(tmp_path, monkeypatch):
     assert [s["gold"] for s in samples] == golds and {s["prediction"] for s in samples} == {majority}
     accuracy = read_results(outcome.run_dir)["metrics"]["aggregate"]["accuracy"]["mean"]
     assert accuracy == pytest.approx(accuracy_score(golds, [majority] * len(golds)))
+
+
+def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkeypatch):
+    """A spawned worker's registry holds only what plugins register: it builds the task's spec from the job."""
+    import os
+    import sys
+
+    from metabench import process_launcher
+    from launcher_runs import ok_runs
+
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
+    _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 12))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    (folder / "hf_tag.yaml").write_text(TAG_TASK, encoding="utf-8")
+    _tagged_folder(folder / "tagged")
+    (tmp_path / "hf_spawn_plugin.py").write_text(
+        "from metabench.hookspecs import hookimpl\n\n\n@hookimpl\ndef metabench_register_tasks(register):\n"
+        f"    register({str(folder)!r})\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "hf_spawn_plugin")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), *sys.path]))
+    monkeypatch.setattr(process_launcher.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+
+    def launch(name, launcher):
+        monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / f"{name}-cache"))
+        options = RunOptions(output_dir=tmp_path / name, progress=False, launcher=launcher,
+                             workers=2 if launcher == "processes" else None)
+        return run(plugins.load(), "hf_cls,hf_tag", ["majority", "lookup"], options,
+                   launch=None if launcher == "serial" else process_launcher.launch)
+
+    spawned, serial = launch("spawned", "processes"), launch("serial", "serial")
+    assert [o.status for o in spawned] == ["ok"] * 4, [o.message for o in spawned]
+    assert ok_runs(spawned) == ok_runs(serial)
