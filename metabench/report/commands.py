@@ -127,6 +127,9 @@ def _test_arguments(parser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument("--unit", choices=["item", "token"], default="item",
+                        help="resampling unit of item-level tests: the item (a sentence for tagging tasks; default) "
+                        "or, for token_* metrics, the token, which ignores that a sentence's tokens move together")
     parser.add_argument("--power", type=float, default=0.8,
                         help="power at which the minimum detectable effect (MDE) is computed (default 0.8)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -150,7 +153,7 @@ def _options(args):
     if not 0 < args.power < 1:
         raise MetabenchError(f"--power {args.power}: must lie strictly between 0 and 1, e.g. 0.8")
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed,
-                   alpha=args.alpha, power=args.power)
+                   alpha=args.alpha, power=args.power, unit=args.unit)
 
 
 #: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).

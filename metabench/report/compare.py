@@ -37,7 +37,7 @@ from ..registry import Registry
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
 from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
 from .align import AlignmentError, describe, pair
-from .decompose import ItemMetric, item_metrics
+from .decompose import ItemMetric, item_metrics, token_units
 from .runs import Run, by_task
 
 #: --correction value -> (name shown in tables, adjustment function or None)
@@ -55,6 +55,7 @@ class Options:
     seed: int = 0
     alpha: float = 0.05
     power: float = 0.8
+    unit: str = "item"
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Comparison:
     mde: float | None = None
     mde_method: str = ""
     reason: str = ""
+    unit: str = ""
     aso: dict | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -104,12 +106,19 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
                 hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
             )
     item_a, item_b = item_metrics(aligned, metric, registry)
+    unit = "sentences" if a.results["task"].get("kind") == "tagging" else "items"
+    if options.unit == "token":
+        tokens = token_units(aligned, metric)
+        if tokens is None:
+            raise MetabenchError(f"--unit token resamples words, but {metric} of task '{a.task}' is not a token_* "
+                                 "metric of a tagging task", hint="drop --unit, or compare a token_* metric")
+        (item_a, item_b), unit = tokens, "tokens"
     value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
         baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
         baseline_value=value_a, candidate_value=value_b, delta=value_b - value_a,
-        n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds},
+        n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds}, unit=unit,
     )
     if len(a.seeds) >= 2 and len(b.seeds) >= 2:
         comparison.aso = _seed_order(a, b, metric, options)
@@ -203,19 +212,20 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         )
     pvalue = _finite(result.pvalue)
     boot = result if getattr(result, "std_error", None) is not None else None
+    unit = "seeds" if consumes == "seeds" else comparison.unit  # what the test paired or resampled
     if hasattr(result, "ci_low"):
-        ci = (result.ci_low, result.ci_high, f"{entry.name} {options.confidence:.0%}")
+        ci = (result.ci_low, result.ci_high, f"{entry.name} {options.confidence:.0%} over {unit}")
     elif item_a is not None and item_b is not None:
         boot = paired_bootstrap(item_a.records, item_b.records, item_a.metric, n_resamples=options.n_resamples,
                                 seed=options.seed, confidence=options.confidence)
-        ci = (boot.ci_low, boot.ci_high, f"bootstrap {options.confidence:.0%}")
+        ci = (boot.ci_low, boot.ci_high, f"bootstrap {options.confidence:.0%} over {comparison.unit}")
     else:
         ci = (None, None, "")
     power = _power(consumes, comparison, a, b, item_a, item_b, boot, options)
     notes = comparison.notes + ([result.note] if getattr(result, "note", None) else [])
     return replace(comparison, test=entry.name, pvalue=pvalue, ci_low=_finite(ci[0]), ci_high=_finite(ci[1]),
                    ci_method=ci[2], notes=notes, mde=None if power is None else _finite(power.mde),
-                   mde_method="" if power is None else power.method)
+                   mde_method="" if power is None else power.method, unit=unit)
 
 
 def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b, boot,
@@ -348,7 +358,7 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         rows.append([
             c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate,
             f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
-            format_mde(c.mde), c.test or "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
+            format_mde(c.mde), f"{c.test} ({c.unit})" if c.test else "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
         ])
     return rows
 

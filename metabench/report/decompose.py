@@ -19,6 +19,12 @@ baseline, n..2n-1 for the candidate), and the metric sums the counts of the draw
 matrix product. A bootstrap thus never copies count rows (ten times faster on thousands of items), and a
 randomisation test that exchanges items between the runs still finds each item's own counts.
 
+The resampling unit is the item: a sentence for tagging tasks, whose tokens are not independent (one
+sentence's words share a topic, a register and an annotator's reading), so their counts move together.
+`token_units` gives the same metrics with every token as a unit instead, which is what a naive token-level
+bootstrap does; `metabench compare --unit token` shows it beside the sentence-level default to make the
+clustering visible (its interval is narrower, and too narrow).
+
 With several seeds the metric is the mean over seeds of the per-seed metric, the same items resampled for
 every seed, so it reproduces results.json's ``aggregate.mean``; that is checked, so samples that do not
 belong to their results.json are caught. Metrics needing context the samples do not hold (in/out-of-
@@ -36,6 +42,7 @@ import numpy as np
 from ..errors import MetabenchError
 from ..metrics._common import prf
 from ..metrics.decomposition import contribution_keys, decomposition_of
+from ..metrics.tagging import parse_tag
 from .align import Pair
 from .runs import Run
 
@@ -111,6 +118,53 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
                 hint="copy both files of one run, or rerun it",
             )
     return built[0], built[1]
+
+
+def token_units(aligned: Pair, metric: str) -> tuple[ItemMetric, ItemMetric] | None:
+    """``token_*`` precision/recall/F1 of both runs with each token (word) as a resampling unit, or None for
+    other metrics. Per token: (tp, fp, fn) of the positive type, summed back to each sentence's stored counts
+    (checked, so the token table is the same metric, only cut finer)."""
+    match = _COUNTS.match(metric)
+    if not match or match[1] != "token" or not _has_tags(aligned):
+        return None
+    tables = [_token_table(run, rows, metric) for run, rows in ((aligned.a, aligned.rows_a), (aligned.b, aligned.rows_b))]
+    if tables[0].shape[0] != tables[1].shape[0]:
+        raise MetabenchError(f"task '{aligned.a.task}': the runs' predictions have different numbers of words")
+    return tuple(_positional(*(_Counts(t, match[2], fixed_labels=True) for t in tables)))
+
+
+def _has_tags(aligned: Pair) -> bool:
+    first = aligned.rows_a[0][0]
+    return isinstance(first.get("gold"), list) and isinstance(first.get("prediction"), list)
+
+
+def _token_table(run: Run, rows, metric: str) -> np.ndarray:
+    """tokens × seeds × 1 × (tp, fp, fn), tokens in item order then word order."""
+    positive = (metric_args(run, metric) or {}).get("positive", run.results["task"]["config"]["labels"].get("positive"))
+    seen: dict = {}
+
+    def hit(tag) -> bool:
+        key = (tag.__class__, tag)
+        if key not in seen:
+            prefix, type_ = parse_tag(tag, positive)
+            seen[key] = prefix != "O" and type_ == positive
+        return seen[key]
+
+    per_seed = []
+    for j in range(len(rows[0])):
+        tallies = []
+        for item in rows:
+            row = item[j]
+            words = [(hit(g), hit(p)) for g, p in zip(row["gold"], row["prediction"])]
+            counts = [(int(g and p), int(p and not g), int(g and not p)) for g, p in words]
+            stored = tuple(row["scores"].get(f"token_{c}") for c in ("tp", "fp", "fn"))
+            if None not in stored and tuple(map(sum, zip(*counts, (0, 0, 0)))) != tuple(int(v) for v in stored):
+                raise MetabenchError(
+                    f"{run.path}: item {row['id']!r}: the token counts of its tags differ from the stored "
+                    f"token_tp/fp/fn {stored}", hint="copy both files of one run, or rerun it")
+            tallies.extend(counts)
+        per_seed.append(tallies)
+    return np.array(per_seed, dtype=float).transpose(1, 0, 2)[:, :, None, :]
 
 
 def _labels(aligned: Pair) -> list | None:

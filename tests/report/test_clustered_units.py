@@ -1,0 +1,106 @@
+"""Sentence-clustered resampling of token metrics, against a cluster bootstrap written here from scratch.
+
+The fixture makes the clustering visible: the candidate gets whole sentences right or wrong (its errors come
+in sentences, as a model's do when a topic or register throws it), so resampling tokens as if independent
+gives a much narrower interval than resampling sentences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metabench.errors import MetabenchError
+from metabench.report.compare import Options, compare_pair
+from metabench.report.runs import load_run
+from metabench.store import write_run
+
+N_SENTENCES, WORDS = 100, 20
+
+
+def _gold(i: int) -> list[str]:
+    return ["B-METAPHOR" if (i + w) % 3 == 0 else "O" for w in range(WORDS)]
+
+
+def _tally(gold: list[str], pred: list[str]) -> tuple[int, int, int]:
+    g = np.array([t != "O" for t in gold])
+    p = np.array([t != "O" for t in pred])
+    return int((g & p).sum()), int((p & ~g).sum()), int((g & ~p).sum())
+
+
+def _f1(tp, fp, fn) -> float:
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def _write(path, model: str, predictions: list[list[str]]):
+    samples, totals = [], np.zeros(3)
+    for i, pred in enumerate(predictions):
+        gold = _gold(i)
+        tp, fp, fn = _tally(gold, pred)
+        totals += (tp, fp, fn)
+        samples.append({"id": f"s{i}", "seed": 0, "gold": gold, "prediction": pred,
+                        "scores": {"token_tp": float(tp), "token_fp": float(fp), "token_fn": float(fn)}})
+    value = _f1(*totals)
+    results = {
+        "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
+        "task": {"name": "syn_tag", "version": 1, "config_hash": "t" * 64, "kind": "tagging", "dataset": "syn",
+                 "primary_metric": "token_f1", "source": "synthetic", "plugin": "tests",
+                 "config": {"metrics": ["token_f1"], "labels": {"names": ["O", "B-METAPHOR"], "positive": "METAPHOR"}}},
+        "data": {"files": {"syn:test.tsv": "0" * 64}},
+        "model": {"spec": model, "adapter": model, "family": "baseline", "args": {}, "fingerprint": model, "info": {}},
+        "seeds": [0], "limit": None, "n_items": len(predictions), "higher_is_better": {"token_f1": True},
+        "metrics": {"per_seed": {"0": {"token_f1": value}},
+                    "aggregate": {"token_f1": {"mean": value, "std": 0.0, "n": 1}}},
+    }
+    write_run(path, results, samples)
+    return load_run(path)
+
+
+@pytest.fixture
+def clustered_pair(tmp_path):
+    rng = np.random.default_rng(7)
+    golds = [_gold(i) for i in range(N_SENTENCES)]
+    # baseline: an independent 20 % of words flipped; candidate: 30 % of whole sentences all-O, the rest perfect
+    baseline = [[("O" if t != "O" else "B-METAPHOR") if rng.random() < 0.2 else t for t in g] for g in golds]
+    candidate = [["O"] * WORDS if rng.random() < 0.3 else list(g) for g in golds]
+    return _write(tmp_path / "a", "a", baseline), _write(tmp_path / "b", "b", candidate)
+
+
+def _cluster_bootstrap(a, b, units: str, n_resamples: int, seed: int, confidence=0.95):
+    """Percentile CI of F1(B) - F1(A), drawing sentences or tokens with replacement (independent of metabench)."""
+    def table(run):
+        rows = sorted(run.samples, key=lambda r: int(r["id"][1:]))
+        if units == "sentences":
+            return np.array([_tally(r["gold"], r["prediction"]) for r in rows], dtype=float)
+        return np.array([_tally([g], [p]) for r in rows for g, p in zip(r["gold"], r["prediction"])], dtype=float)
+
+    ta, tb = table(a), table(b)
+    rng = np.random.default_rng(seed)
+    deltas = []
+    for _ in range(n_resamples):
+        draw = rng.integers(0, len(ta), len(ta))
+        deltas.append(_f1(*tb[draw].sum(axis=0)) - _f1(*ta[draw].sum(axis=0)))
+    tail = (1 - confidence) / 2
+    return np.quantile(deltas, [tail, 1 - tail])
+
+
+def test_sentence_clustering_widens_the_interval_and_matches_a_plain_cluster_bootstrap(report_registry, clustered_pair):
+    a, b = clustered_pair
+    sentences = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=1))
+    tokens = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=1, unit="token"))
+    assert (sentences.unit, tokens.unit) == ("sentences", "tokens")
+    assert sentences.ci_method == "bootstrap 95% over sentences" and tokens.ci_method == "bootstrap 95% over tokens"
+    assert sentences.delta == pytest.approx(tokens.delta)  # the same metric, cut finer
+    width = {c.unit: c.ci_high - c.ci_low for c in (sentences, tokens)}
+    assert width["sentences"] > 1.5 * width["tokens"]
+    assert sentences.mde > 1.5 * tokens.mde
+    for comparison, units in ((sentences, "sentences"), (tokens, "tokens")):
+        low, high = _cluster_bootstrap(a, b, units, 3000, seed=11)
+        tolerance = 0.08 * (high - low)  # two Monte Carlo estimates of one interval
+        assert (comparison.ci_low, comparison.ci_high) == pytest.approx((low, high), abs=tolerance)
+
+
+def test_token_unit_is_refused_for_other_metrics(report_registry, toy_runs):
+    a, b = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "lookup")
+    with pytest.raises(MetabenchError, match="--unit token resamples words"):
+        compare_pair(report_registry, a, b, "accuracy", Options(n_resamples=100, unit="token"))
