@@ -39,37 +39,42 @@ def base_spec(name: str) -> DatasetSpec:
     return next(s for s in module.specs() if s.name == name)
 
 
-def read_slice(ctx, dataset: str, split: str, args: tuple, labels: dict[str, str]) -> list:
+def read_slice(ctx, dataset: str, split: str, args: tuple, labels: dict[str, str], base_args: dict | None = None) -> list:
     """One base slice, labels mapped to metaphor/literal: from the base's parsed-item cache entry (the one its
-    own tasks read and write), its files recorded in ``ctx`` (which declares them) as if read here."""
-    loaded = load_spec(base_spec(dataset), split, dict(args), ctx.data_dir)
+    own tasks read and write), its files recorded in ``ctx`` (which declares them) as if read here. Of
+    ``base_args`` (the derived dataset's pass-through arguments) the slice gets those its dataset takes."""
+    spec = base_spec(dataset)
+    passed = {k: v for k, v in (base_args or {}).items() if k in spec.args}
+    loaded = load_spec(spec, split, {**dict(args), **passed}, ctx.data_dir)
     for relpath in loaded.files:
         ctx.path(relpath)
     items = loaded.items
     return [dataclasses.replace(i, label=labels[i.label]) if getattr(i, "label", None) in labels else i for i in items]
 
 
-def pool(ctx, recipe: Recipe, seed: int = 0) -> tuple[list, list]:
+def pool(ctx, recipe: Recipe, seed: int = 0, base_args: dict | None = None) -> tuple[list, list]:
     """(kept, dropped): the recipe's pooled items, deduplicated when the paper does (A.1, A.4); for a sampled
     recipe, the sample of its token-level sentences drawn with ``seed`` (artifact-controlled, or its control)."""
+    base_args = {k: v[0] for k, v in recipe.base_args.items()} | (base_args or {})
     if recipe.sample_from:
-        sentences = [s for ds, split, args in recipe.sample_from for s in read_slice(ctx, ds, split, args, {})]
+        sentences = [s for ds, split, args in recipe.sample_from for s in read_slice(ctx, ds, split, args, {}, base_args)]
         return to_items(sentences, sample(sentences, seed, SAMPLINGS[recipe.sampling])[0], PREFIX + recipe.name), []
-    items = [item for ds, split, args in recipe.pool for item in read_slice(ctx, ds, split, args, recipe.labels)]
+    items = [item for ds, split, args in recipe.pool
+             for item in read_slice(ctx, ds, split, args, recipe.labels, base_args)]
     return deduplicate(items, dedup_key) if recipe.dedup else (items, [])
 
 
-def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0):
+def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0, **base_args):
     recipe = RECIPES[ctx.spec.name[len(PREFIX):]]
     if regime not in recipe.regimes:
         raise DataError(f"dataset '{ctx.spec.name}' has no regime '{regime}'", hint=f"its regimes: {', '.join(recipe.regimes)}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise DataError(f"dataset '{ctx.spec.name}': seed must be a non-negative integer, got {seed!r}")
+    base_args = {k: v[0] for k, v in recipe.base_args.items()} | base_args
     if regime == "original":
-        if split == "all":
-            return [i for slices in recipe.original.values() for s in slices for i in read_slice(ctx, *s, recipe.labels)]
-        return [i for s in recipe.original.get(split, ()) for i in read_slice(ctx, *s, recipe.labels)]
-    entry = _pooled(ctx, recipe, seed)
+        slices = [s for part in recipe.original.values() for s in part] if split == "all" else recipe.original.get(split, ())
+        return [i for s in slices for i in read_slice(ctx, *s, recipe.labels, base_args)]
+    entry = _pooled(ctx, recipe, seed, base_args)
     items = entry.items
     if split == "all":
         return list(items)
@@ -98,22 +103,22 @@ _POOLS: OrderedDict[tuple, _Pool] = OrderedDict()
 _POOLS_KEPT = 4
 
 
-def _pooled(ctx, recipe: Recipe, seed: int) -> _Pool:
+def _pooled(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
     """The recipe's pool, built once for all the splits, regimes and folds drawn from it (a task loads three
     splits, and a dataset has up to a dozen regime × fold tasks), and kept in the parsed-item cache under the
     dataset's manifest, sources and seed, and in this process for the next few loads (tasks run in name
     order, so a dataset's tasks come together). Either way every file the pool was read from is resolved and
     verified again, so a changed or missing file fails as on a build and results.json lists the same files."""
-    memo = (ctx.spec.name, seed, str(ctx.data_dir))
+    memo = (ctx.spec.name, seed, tuple(sorted(base_args.items())), str(ctx.data_dir))
     entry = _POOLS.get(memo)
     if entry is None:
-        stored = itemcache.key(ctx.spec, "all", {"seed": seed}, part="pool")
+        stored = itemcache.key(ctx.spec, "all", {"seed": seed, **base_args}, part="pool")
         entry = itemcache.read(stored)
         if not isinstance(entry, _Pool):  # absent, unreadable or foreign: build it (once, if several processes miss it)
             with itemcache.building(stored):
                 entry = itemcache.read(stored)
                 if not isinstance(entry, _Pool):
-                    entry = _build(ctx, recipe, seed)
+                    entry = _build(ctx, recipe, seed, base_args)
                     itemcache.write(stored, entry)
     _POOLS[memo] = entry
     _POOLS.move_to_end(memo)
@@ -124,8 +129,8 @@ def _pooled(ctx, recipe: Recipe, seed: int) -> _Pool:
     return entry
 
 
-def _build(ctx, recipe: Recipe, seed: int) -> _Pool:
-    items, _ = pool(ctx, recipe, seed)
+def _build(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
+    items, _ = pool(ctx, recipe, seed, base_args)
     folds = {}
     for regime in recipe.regimes:
         if regime != "original":
@@ -149,7 +154,7 @@ def specs() -> list[DatasetSpec]:
                 files=files,
                 loader="metabench.artifacts.derived:load",
                 splits=SPLITS,
-                args={"regime": recipe.regimes, "fold": FOLDS, "seed": None},
+                args={"regime": recipe.regimes, "fold": FOLDS, "seed": None, **recipe.base_args},
                 licence="; ".join(dict.fromkeys(b.licence for b in bases)),
                 caches_items=True,
                 citation=" ".join(dict.fromkeys(b.citation for b in bases)),

@@ -113,6 +113,20 @@ def test_deduplication_counts(pool):
     assert len(pool("tsv_an", "original")) == 1963  # the original split is not deduplicated
 
 
+def test_trofi_label_sources(registry, pool):
+    """labels=cluster (the Boisson default) gives the paper's Table 1 share and Maj: 2,097 / 3,642 = 57.6 %;
+    labels=human (Gao et al.'s, the trofi_cv tasks' labels) is the switch; the folds do not depend on it."""
+    cluster = [i.label for i in pool("trofi")]
+    assert cluster.count("metaphor") == 2097 and round(100 * 2097 / len(cluster), 1) == 57.6
+    human = load_split(registry, "boisson_trofi", "test", {"regime": "random", "fold": 0, "labels": "human"}).items
+    default = load_split(registry, "boisson_trofi", "test", {"regime": "random", "fold": 0}).items
+    assert [i.id for i in human] == [i.id for i in default] and [i.label for i in human] != [i.label for i in default]
+    svo = load_split(registry, "boisson_tsv_svo", "train", {"regime": "original"}).items
+    assert sum(i.label == "metaphor" for i in svo) == 2145  # TroFi's 3,737 with their cluster labels
+    with pytest.raises(MetabenchError, match="labels"):
+        load_split(registry, "boisson_trofi", "test", {"regime": "random", "labels": "gold"})
+
+
 def test_jank_labels_and_original_split(registry, pool):
     labels = [i.label for i in pool("jank")]
     assert labels.count("metaphor") == 120 and labels.count("literal") == 240  # Table 1: 33 % metaphor

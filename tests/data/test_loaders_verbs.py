@@ -66,6 +66,27 @@ def test_gao_csv_errors_name_file_and_line(tmp_path):
         ctx.load("all")
 
 
+def test_trofi_cluster_labels_and_mismatch(tmp_path):
+    """labels=cluster reads TroFi's clusters (N non-literal, L literal) from TroFi_annotated.csv, row by row
+    with Gao et al.'s file; a row that is not the same sentence's is an error naming both files' lines."""
+    (tmp_path / "trofi").mkdir()
+    (tmp_path / "trofi/TroFi_formatted_all3737.csv").write_text(
+        "verb,sentence,verb_idx,label\nabsorb,He absorbed it .,1,0\nabsorb,It absorbed him .,1,1\n")
+    annotated = tmp_path / "trofi/raw_TroFi_annotated.csv"
+    annotated.write_text("verb,sentence,human_label,cluster_label\n"
+                         "absorb,He absorbed it .,literal,N\nabsorb,It absorbed him .,metaphorical,L\n")
+    ctx = fixture_ctx(spec(trofi, "trofi"), tmp_path)
+    assert [i.label for i in ctx.load("all")] == ["literal", "metaphor"]  # human, the default
+    clustered = ctx.load("all", labels="cluster")
+    assert [i.label for i in clustered] == ["metaphor", "literal"]
+    assert [i.id for i in clustered] == [i.id for i in ctx.load("all")]
+    annotated.write_text("verb,sentence,human_label,cluster_label\n"
+                         "absorb,He absorbed it .,literal,N\nattack,It absorbed him .,metaphorical,L\n")
+    ctx = fixture_ctx(spec(trofi, "trofi"), tmp_path)
+    with pytest.raises(DataError, match=r"raw_TroFi_annotated.csv:3: row does not match trofi/TroFi_formatted_all3737.csv:3"):
+        ctx.load("all", labels="cluster")
+
+
 def test_melbert_fold_tsv():
     ctx = fixture_ctx(spec(moh, "moh_x_10fold"), FIXTURES)
     test, train = ctx.load("test", fold=0), ctx.load("train", fold=0)
