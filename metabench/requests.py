@@ -29,7 +29,9 @@ class ClassifyRequest:
     """Label a text (optionally a text pair). Answer: one of ``labels``.
 
     ``expression``: the lexical identity (lemma or string) of the item's target expression, for
-    expression-level tasks; the expression-keyed ``lookup`` memorises labels by it.
+    expression-level tasks; the expression-keyed ``lookup`` memorises labels by it. None where the input
+    does not show the expression (no marked target, or a view that hides it, ``masked``): a request never
+    carries what its view hides.
     """
 
     text: str

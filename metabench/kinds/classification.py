@@ -93,8 +93,11 @@ class Classification(Kind):
         text, pair = self._seen(item)
         if self.args.marker != "pme":
             return ClassifyRequest(text=text, labels=self._labels, text_pair=pair)
+        # A request carries what its view shows and nothing it hides: the masked view hides the expression,
+        # so its requests carry no expression key (an expression-keyed lookup is then skipped, not scored).
+        shown = self.args.view != "masked"
         return ClassifyRequest(text=text, labels=self._labels, text_pair=pair,
-                               expression=expression_key(item, getattr(item, self.args.text_field)))
+                               expression=expression_key(item, getattr(item, self.args.text_field)) if shown else None)
 
     def _seen(self, item) -> tuple[str, str | None]:
         """(text, second text) as the model sees them: the view rendered, the PME marked."""

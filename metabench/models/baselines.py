@@ -9,6 +9,8 @@
   majority — the lexical-memorisation baseline that exposes construction artifacts. ``key=expression``
   keys on the item's target expression instead (its lemma or string, on expression-level tasks): the
   majority label of the same PME in training, whatever the context (Boisson et al.'s artifact baseline).
+  Where the input hides the expression (the ``masked`` view) the job is skipped with that reason: a
+  baseline, like a model, reads only what the view shows.
 
 None of them can generate text: they say so for generation tasks, which are skipped. ``majority``, ``lookup``
 and ``random:strategy=prior`` learn from the training split, so tasks without one (the MUNCH judgement tasks,
@@ -22,7 +24,7 @@ import hashlib
 import random
 from collections import Counter, defaultdict
 
-from ..errors import AdapterError
+from ..errors import AdapterError, UnsupportedError
 from ..requests import ChoiceRequest, ClassifyRequest, TagRequest, Training
 from .base import Adapter, AdapterSettings
 
@@ -111,10 +113,12 @@ class Lookup(_TrainedBaseline):
         if self.key_by == "input":
             return request.key
         expression = getattr(request, "expression", None)
-        if expression is None:
-            raise AdapterError(
-                "model 'lookup:key=expression' needs requests that carry the target expression, and this task's do not",
-                hint="use it on classification tasks with kind_args.marker: pme, or use plain lookup",
+        if expression is None:  # a skip, not a failure: the input does not show what this model keys on
+            raise UnsupportedError(
+                "model 'lookup:key=expression' keys on the target expression, and this task's input does not show "
+                "it (a task without kind_args.marker: pme, or a view that hides it, such as masked)",
+                hint="use plain lookup, which keys on the input the view shows",
+                reason="the input hides the target expression",
             )
         return expression
 
