@@ -126,6 +126,8 @@ FAMILIES: dict[str, list[Rule]] = {
              "boisson_construction_artifacts/cardiff_metaphors_and_analogies/SAT_star/", "datasets/SAT*/"),
         Rule("boisson_construction_artifacts/tsv_tsvetkov2014/test_sets/*.txt", TSVETKOV,
              "boisson_construction_artifacts/tsv_tsvetkov2014/test_sets/", "input/"),
+        Rule("boisson_construction_artifacts/tsv_tsvetkov2014/test_sets/*.xlsx", TSVETKOV,
+             "boisson_construction_artifacts/tsv_tsvetkov2014/test_sets/", "input/"),
         Rule("boisson_construction_artifacts/tsv_tsvetkov2014/train_adj_noun/*.txt", TSVETKOV,
              "boisson_construction_artifacts/tsv_tsvetkov2014/train_adj_noun/", "resources/AdjN/"),
     ],

@@ -112,8 +112,9 @@ RECIPES = {
             original={"train": (("trofi", "all", ()),), "test": (("tsv_svo", "test", ()),)},
             base_args={"labels": ("cluster", "human")},
             note=(
-                "Original split only (Table 2): train = TroFi (3,737, as Tsvetkov et al.), test = the 222 SVO "
-                "triples, whose 'sentence' is the subject verb object triple."
+                "Original split only (Table 2): train = TroFi (3,737, as Tsvetkov et al.; labels: cluster by "
+                "default, as boisson_trofi), test = the 222 SVO sentences of Tsvetkov et al.'s "
+                "Datasets_ACL2014.xlsx, PME = the verb in the sentence."
             ),
         ),
         Recipe(

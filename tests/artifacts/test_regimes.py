@@ -127,6 +127,18 @@ def test_trofi_label_sources(registry, pool):
         load_split(registry, "boisson_trofi", "test", {"regime": "random", "labels": "gold"})
 
 
+def test_tsv_svo_tests_on_the_222_sentences_with_the_verb_as_pme(registry):
+    test = load_split(registry, "boisson_tsv_svo", "test", {"regime": "original"}).items
+    assert len(test) == 222 and sum(i.label == "metaphor" for i in test) == 111
+    first = test[0]
+    assert first.text == "The twentieth century saw intensive development of new technologies"
+    (start, end), = first.spans
+    assert first.text[start:end] == "saw" and first.lemma == "see"  # an irregular form, found through verb.exc
+    assert sum(i.text.endswith((".", "!", "?")) for i in test) > 200  # sentences, not bare triples
+    triples = load_split(registry, "tsv_svo", "test", {"form": "triple"}).items
+    assert len(triples) == 222 and triples[0].text == "conversation turn subject"
+
+
 def test_jank_labels_and_original_split(registry, pool):
     labels = [i.label for i in pool("jank")]
     assert labels.count("metaphor") == 120 and labels.count("literal") == 240  # Table 1: 33 % metaphor

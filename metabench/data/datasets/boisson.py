@@ -5,7 +5,10 @@ lexical splits were not found; the Cardiff files carry a frozen 5-fold assignmen
 
 - ``tsv_an``: adjective–noun phrases, train (884 metaphor + 879 literal) / test (100 + 100). The PME is the
   adjective (target_index 0); meta adjective/noun.
-- ``tsv_svo``: subject–verb–object triples, test only (111 + 111); the PME is the verb (target_index 1).
+- ``tsv_svo``: Tsvetkov et al.'s SVO test set, test only (111 + 111). Argument ``form``: ``sentence`` (default)
+  = the 222 English sentences of ``Datasets_ACL2014.xlsx`` (sheets MET_SVO_EN / LIT_SVO_EN), which the paper
+  tests on, the PME being the verb as it occurs in the sentence; ``triple`` = the bare ``subject verb object``
+  lines of ``svo_mets.txt`` / ``svo_nonmets.txt`` (target_index 1).
 - ``cardillo``: 512 "A is a B" sentences (256 metaphor / 256 literal) with figurativeness ratings; the span
   is the PME (vehicle), group = the PME word shared by a literal/metaphor pair.
 - ``cardillo_choice``: the 260 Cardillo pairs as 2-way choices (which sentence is the metaphor).
@@ -19,6 +22,8 @@ items the release's ``5-folds`` field assigns to train/validation/test in that f
 """
 
 from __future__ import annotations
+
+import re
 
 from ...errors import DataError
 from ..readers import read_jsonl, read_table
@@ -38,6 +43,10 @@ TSV_AN = {
     "test": ((f"{TSV}/test_sets/an_mets.txt", MET), (f"{TSV}/test_sets/an_nonmets.txt", LIT)),
 }
 TSV_SVO = {"test": ((f"{TSV}/test_sets/svo_mets.txt", MET), (f"{TSV}/test_sets/svo_nonmets.txt", LIT))}
+SVO_SENTENCES = f"{TSV}/test_sets/Datasets_ACL2014.xlsx"
+SVO_SHEETS = (("MET_SVO_EN.txt", MET, "svo_sentences_met"), ("LIT_SVO_EN", LIT, "svo_sentences_lit"))
+SVO_FORMS = ("sentence", "triple")
+VERB_EXCEPTIONS = "wordnet/dict/verb.exc"  # WordNet's irregular verb forms (arose -> arise), to find the verb
 FOLDS = tuple(range(5))
 CV_SPLITS = ("all", "train", "dev", "test")
 _FOLD_VALUE = {"train": "train", "dev": "validation", "test": "test"}
@@ -106,8 +115,62 @@ def load_tsv_an(ctx, split: str):
     return _phrases(ctx, split, TSV_AN, "tsv_an", 0, ("adjective", "noun"))
 
 
-def load_tsv_svo(ctx, split: str):
-    return _phrases(ctx, split, TSV_SVO, "tsv_svo", 1, ("subject", "verb", "object"))
+def load_tsv_svo(ctx, split: str, form: str = "sentence"):
+    if form == "triple":
+        return _phrases(ctx, split, TSV_SVO, "tsv_svo", 1, ("subject", "verb", "object"))
+    if split not in TSV_SVO:
+        raise bad_split("tsv_svo", split, TSV_SVO)
+    from ..items import TextItem  # noqa: PLC0415
+    from ..readers import read_xlsx  # noqa: PLC0415
+
+    irregular = _verb_exceptions(ctx)
+    items = []
+    for sheet, label, prefix in SVO_SHEETS:
+        for index, (line, row) in enumerate(read_xlsx(ctx.path(SVO_SENTENCES), sheet)):
+            where = f"{SVO_SENTENCES}:{sheet}:{line}"
+            text, verb = str(row.get("sentence") or ""), str(row.get("verb") or "").strip().lower()
+            start, end = _verb_span(text, verb, irregular, where)
+            items.append(TextItem(
+                id=f"{prefix}:{index}", text=text, label=label, spans=((start, end),),
+                target_index=len(text[:start].split()), lemma=verb, pos="VERB", source="tsv_svo",
+                meta={"subject": row.get("subject"), "verb": verb, "object": row.get("object"), "sheet": sheet,
+                      "line": line, "judges": [row[k] for k in row if str(k).startswith("Judge")]},
+            ))
+    check_unique_ids(items, "tsv_svo test")
+    return items
+
+
+def _verb_exceptions(ctx) -> dict[str, set[str]]:
+    """inflected form -> its lemmas, from WordNet's verb.exc (``arose arise``)."""
+    out: dict[str, set[str]] = {}
+    with open(ctx.path(VERB_EXCEPTIONS), encoding=ctx.encoding(VERB_EXCEPTIONS)) as handle:
+        for line in handle:
+            form, *lemmas = line.split()
+            out.setdefault(form, set()).update(lemmas)
+    return out
+
+
+def _inflections(lemma: str) -> set[str]:
+    """The regular forms of an English verb (approach -> approaches, approached, approaching)."""
+    forms = {lemma, lemma + "s", lemma + "es", lemma + "ed", lemma + "d", lemma + "ing"}
+    if lemma.endswith("e"):
+        forms |= {lemma[:-1] + "ing", lemma[:-1] + "ed"}
+    if lemma.endswith("y"):
+        forms |= {lemma[:-1] + "ied", lemma[:-1] + "ies"}
+    if re.search(r"[^aeiou][aeiou][bcdfgklmnprstvz]$", lemma):  # stop -> stopped, stopping
+        forms |= {lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing"}
+    return forms
+
+
+def _verb_span(text: str, verb: str, irregular: dict, where: str) -> tuple[int, int]:
+    """The character span of the one word of ``text`` that is a form of ``verb``; none or several is an error."""
+    regular = _inflections(verb)
+    hits = [m.span() for m in re.finditer(r"[\w’'-]+", text)
+            if m.group().lower() in regular or verb in irregular.get(m.group().lower(), ())]
+    if len(hits) != 1:
+        raise DataError(f"{where}: {'no' if not hits else len(hits)} form(s) of the verb {verb!r} in {text!r}",
+                        hint="the PME is the sentence's one occurrence of the row's verb")
+    return hits[0]
 
 
 def verify_tsv_an(ctx):
@@ -124,9 +187,10 @@ def verify_tsv_an(ctx):
 
 
 def verify_tsv_svo(ctx):
-    test = ctx.load("test")
+    test, triples = ctx.load("test"), ctx.load("test", form="triple")
     return [
-        result("test (metaphor, literal)", {LIT: 111, MET: 111}, label_counts(test)),
+        result("test sentences (metaphor, literal)", {LIT: 111, MET: 111}, label_counts(test)),
+        result("test triples (form=triple: metaphor, literal)", {LIT: 111, MET: 111}, label_counts(triples)),
         result("Boisson Table 1 TSV_V test", 222, len(test)),
     ]
 
@@ -365,14 +429,17 @@ def specs():
         ),
         DatasetSpec(
             name="tsv_svo",
-            files=files(FAMILY, *(p for pairs in TSV_SVO.values() for p, _ in pairs)),
+            files=files(FAMILY, SVO_SENTENCES, *(p for pairs in TSV_SVO.values() for p, _ in pairs))
+            + files("wordnet", VERB_EXCEPTIONS),
             loader=f"{module}:load_tsv_svo",
             splits=tuple(TSV_SVO),
+            args={"form": SVO_FORMS},
             licence="ODbL (ytsvetko/metaphor LICENSE.md)",
             citation=CITE_TSV,
             description=(
-                "Tsvetkov et al. subject-verb-object metaphor triples, test only (111 metaphor + 111 literal); "
-                "target_index 1 = the verb. (Tsvetkov et al. train on TroFi: see `trofi`.)"
+                "Tsvetkov et al. SVO metaphor test set (111 metaphor + 111 literal): form=sentence (default) the "
+                "222 English sentences of Datasets_ACL2014.xlsx, PME = the verb in the sentence; form=triple the "
+                "bare subject-verb-object lines, target_index 1. (Tsvetkov et al. train on TroFi: see `trofi`.)"
             ),
             counts={"items": {"test": 222}, "verify": f"{module}:verify_tsv_svo"},
         ),
