@@ -89,6 +89,26 @@ def add_commands(subparsers) -> None:
     _test_arguments(gate)
     gate.set_defaults(func=_cmd_gate)
 
+    power = subparsers.add_parser(
+        "power", help="the smallest change a task can detect, planned from a baseline's runs",
+        description="Minimum detectable effect (80%% power) of a paired comparison on TASK (or an aggregate: mean "
+        "group such as moh_x_cv), from the spread of the baseline's metric over its items (bootstrap) under assumed "
+        "correlations of the two models' per-item results, and McNemar's for accuracy.",
+        epilog="example:\n  metabench power moh_x_cv --baseline runs/ --model random      (every fold's run of one model)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    power.add_argument("target", metavar="TASK", help="a task or an aggregate: mean group (its members' runs)")
+    power.add_argument("--baseline", required=True, type=Path, action="append", metavar="RUN",
+                       help="the baseline's run folders or an output folder (repeatable)")
+    power.add_argument("--model", metavar="MODEL", help="the baseline model, when --baseline holds runs of several")
+    power.add_argument("--metric", help="metric to plan for (default: the task's primary)")
+    power.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    power.add_argument("--power", type=float, default=0.8, help="power (default 0.8)")
+    power.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    power.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    power.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    power.set_defaults(func=_cmd_power)
+
     board = subparsers.add_parser("leaderboard", help="build the static leaderboard from stored runs")
     board_sub = board.add_subparsers(dest="leaderboard_command", metavar="ACTION", required=True)
     build = board_sub.add_parser("build", help="write leaderboard.md, leaderboard.json and the HTML site")
@@ -338,6 +358,23 @@ def _gate_outputs(args, report) -> None:
     if in_github_actions():  # on stderr, which the runner also reads: stdout stays the report (or its JSON)
         for line in annotations(report):
             print(line, file=sys.stderr)
+
+
+def _cmd_power(args) -> int:
+    from ..errors import MetabenchError
+    from .power_plan import format_plan, plan
+    from .runs import find_runs
+
+    _check_alpha_resamples(args)
+    if not 0 < args.power < 1:
+        raise MetabenchError(f"--power {args.power}: must lie strictly between 0 and 1, e.g. 0.8")
+    runs = find_runs(args.baseline)
+    if args.model is not None:
+        runs = [r for r in runs if args.model in (r.model, r.path.name)]
+    result = plan(_registry(), runs, args.target, metric=args.metric, alpha=args.alpha,
+                  power=args.power, n_resamples=args.resamples, seed=args.seed)
+    print(json.dumps(result.as_dict(), indent=2) if args.json else format_plan(result))
+    return 0
 
 
 def _cmd_leaderboard_build(args) -> int:

@@ -125,6 +125,24 @@ def normal_mde(std_error: float, n: int, *, alpha: float = 0.05, power: float = 
                        method=method, nuisance=float(std_error))
 
 
+def bootstrap_std_error(items, metric="mean", *, n_resamples: int = 2000, seed: int = 0) -> float:
+    """The standard deviation of ``metric`` over bootstrap resamples of one system's items: the spread a
+    planned paired comparison inherits from each side (``metric`` and ``items`` as in `paired_bootstrap`)."""
+    from metabench.stats.paired import _evaluate, _index_blocks, _is_mean, _selector
+
+    n = len(items)
+    rng = np.random.default_rng(validation.seed(seed))
+    n_resamples = validation.n_resamples(n_resamples)
+    if _is_mean(metric):
+        values = validation.score_vector(items, "items")
+        resampled = np.concatenate([values[block].mean(axis=1) for block in _index_blocks(rng, n, n_resamples)])
+    else:
+        take = _selector(items)
+        resampled = np.array([_evaluate(metric, take(indices), "items")
+                              for block in _index_blocks(rng, n, n_resamples) for indices in block])
+    return float(np.std(resampled, ddof=1))
+
+
 def discordance(correct_a, correct_b) -> float:
     """The share of items on which exactly one of two systems is right."""
     a = validation.correctness_vector(correct_a, "correct_a")
