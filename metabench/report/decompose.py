@@ -13,6 +13,9 @@ this module finds per-item records and one function of a set of records that giv
   the metric itself, the labels seen in gold or predictions) from one-vs-rest counts of gold and prediction.
 - any metric that declares a per-item decomposition (:mod:`metabench.metrics.decomposition`, e.g. a plugin's):
   the per-item contributions the runner stored (``<metric>#<j>`` scores) and the metric's own ``combine``.
+- failing all of these, any registered metric ``f(golds, preds, **args)``: the function itself, called on each
+  resample's gold answers and predictions from samples.jsonl (`_recomputed`), kept when it reproduces
+  results.json.
 
 For count metrics the records are the items' *positions* in a count table of the pair (0..n-1 for the
 baseline, n..2n-1 for the candidate), and the metric sums the counts of the drawn positions with one
@@ -104,9 +107,12 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
     found = (_build(aligned.a, aligned.rows_a, metric, labels, declared),
              _build(aligned.b, aligned.rows_b, metric, labels, declared))
     if None in found:
-        return None, None
-    raw, exact = [f[0] for f in found], found[0][1]
-    built = _positional(*raw) if isinstance(raw[0], _Counts) else raw
+        built, exact = _recomputed(aligned, metric, registry), False
+        if built is None:
+            return None, None
+    else:
+        raw, exact = [f[0] for f in found], found[0][1]
+        built = _positional(*raw) if isinstance(raw[0], _Counts) else raw
     for run, item in zip((aligned.a, aligned.b), built):
         stored = (run.aggregate(metric) or {}).get("mean")
         if stored is not None and abs(item.value - stored) > _TOLERANCE:
@@ -118,6 +124,47 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
                 hint="copy both files of one run, or rerun it",
             )
     return built[0], built[1]
+
+
+def _recomputed(aligned: Pair, metric: str, registry) -> list[ItemMetric] | None:
+    """The last resort for a metric of the form ``f(golds, preds, **args)``: call the registered function itself
+    on each resample's gold answers and predictions (mean over seeds), as the samples hold both. Slower than a
+    decomposition (one call per resample), but it needs nothing from the metric's author; a metric that needs
+    more than (gold, prediction), or whose kind scored parsed outputs, fails to reproduce results.json and gets
+    no reading. Records are positions, as for count metrics (see the module docstring)."""
+    if registry is None or "[" in metric or not registry.has("metric", metric):
+        return None
+    args = [metric_args(run, metric) for run in (aligned.a, aligned.b)]
+    if None in args or args[0] != args[1]:
+        return None
+    fn = registry.resolve("metric", metric)
+    n = len(aligned.ids)
+    # answers[side][seed] = (golds, predictions) over the items in pair order
+    answers = [[([item[j]["gold"] for item in rows], [item[j]["prediction"] for item in rows]) for j in range(len(rows[0]))]
+               for rows in (aligned.rows_a, aligned.rows_b)]
+    same_layout = len(answers[0]) == len(answers[1])
+
+    def value(positions: np.ndarray) -> float:
+        if same_layout:  # positions of either run, or of both when a test exchanges items
+            sides, local = positions >= n, positions % n
+            seeds = [[(answers[int(s)][j][0][i], answers[int(s)][j][1][i]) for s, i in zip(sides, local)]
+                     for j in range(len(answers[0]))]
+        else:  # other seeds: only a bootstrap, drawing from one run at a time
+            side = int(positions[0] >= n)
+            seeds = [[(g[i], p[i]) for i in positions - side * n] for g, p in answers[side]]
+        total = 0.0
+        for pairs in seeds:
+            golds, preds = zip(*pairs)
+            total += float(fn(list(golds), list(preds), **args[0]))
+        return total / len(seeds)
+
+    positions = (np.arange(n), np.arange(n, 2 * n))
+    try:
+        values = [value(p) for p in positions]
+    except Exception:  # noqa: BLE001 - a metric needing more than (gold, prediction) raises here: no reading
+        return None
+    return [ItemMetric(p, value, v, None, (len(answers[side]), "recomputed"))
+            for side, (p, v) in enumerate(zip(positions, values))]
 
 
 def token_units(aligned: Pair, metric: str) -> tuple[ItemMetric, ItemMetric] | None:
