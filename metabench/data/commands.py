@@ -35,7 +35,10 @@ def add_commands(subparsers) -> None:
     pull.add_argument("names", nargs="+", metavar="NAME")
     pull.add_argument("--force", action="store_true", help="download again even if a verified copy exists")
     check = verb("verify", cmd_verify, "hash every file and recompute the counts the papers print")
-    check.add_argument("names", nargs="*", metavar="NAME", help="datasets to check (default: all)")
+    check.add_argument("names", nargs="*", metavar="NAME", help="datasets to check (default: all, or those of --tasks)")
+    check.add_argument("--tasks", metavar="SELECTION",
+                       help="also the datasets these tasks read (names, globs, tags, groups), their `hf_dataset` "
+                       "sources included: a source's files, and the rows per split its card or dataset_info declares")
     check.add_argument("--files", action="store_true", help="list every file, not only the failing ones")
     check.add_argument("--no-counts", action="store_true", help="only check the files' hashes")
     stats = verb("stats", cmd_stats, "Meta4XNLI-style corpus tables for a tagging or NLI dataset")
@@ -67,7 +70,20 @@ def _specs(names=None) -> list:
     registry = default_registry()
     if not names:
         return [entry.target for entry in registry.entries("dataset")]
-    return [registry.get("dataset", name).target for name in names]
+    return [registry.get("dataset", name).target for name in dict.fromkeys(names)]
+
+
+def _task_datasets(selection: str | None) -> list[str]:
+    """The datasets a --tasks selection reads; loading the tasks registers their `datasets` sources."""
+    if not selection:
+        return []
+    from ..config.index import TaskIndex  # noqa: PLC0415
+    from ..plugins import default_registry  # noqa: PLC0415
+    from ..task_facts import datasets_used  # noqa: PLC0415
+
+    registry = default_registry()
+    index = TaskIndex(registry)
+    return [used["name"] for name in index.select(selection) for used in datasets_used(registry, index.load(name).config)]
 
 
 def table(rows: list[dict] | list[list], headers="keys") -> str:
@@ -153,7 +169,7 @@ def cmd_verify(args) -> int:
 
     summary, details = [], []
     all_ok = True
-    for spec in _specs(args.names):
+    for spec in _specs([*args.names, *_task_datasets(args.tasks)]):
         report = verify_dataset(spec, _data_dir(args), counts=not args.no_counts)
         all_ok &= report.ok
         bad_files = [f for f in report.files if not f.ok]

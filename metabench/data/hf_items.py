@@ -46,6 +46,16 @@ def load(ctx, split: str) -> list:
     return to_items(dataset, spec.source["columns"], split, f"{spec.source['where']}: hf_dataset '{spec.source['path']}'")
 
 
+def verify(ctx) -> list:
+    """``metabench data verify``'s check of a source: every split it lists read whole, each row an item (a
+    column or row that does not fit fails the check with its message). Rows its card declares are
+    ``counts["items"]``, checked beside."""
+    from .verify import expect  # noqa: PLC0415 - verify imports the loaders' context, not the reverse
+
+    return [expect(f"rows read as items {split}", _open(ctx.spec, split).num_rows, len(ctx.load(split)))
+            for split in ctx.spec.splits]
+
+
 def _open(spec, split: str):
     """The split as a ``datasets.Dataset``: ``load_from_disk`` for a save_to_disk folder, else ``load_dataset``
     with metabench's own cache folder."""

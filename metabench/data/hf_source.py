@@ -129,13 +129,19 @@ def build_spec(config, raw) -> DatasetSpec:
     else:
         root, data_files = (_base(raw) / source.path).resolve(), source.data_files
     relpaths = _matched(root, data_files, raw) if data_files is not None else _all_files(root)
+    if kind != "builder" and "README.md" not in relpaths and (root / "README.md").is_file():
+        relpaths.append("README.md")  # the dataset card: its configs shape what load_dataset reads
     if not relpaths:
         raise DataError(f"{raw.where('hf_dataset')}: hf_dataset '{source.path}' has no files in {root}")
     files = tuple(DataFile(path=rel, sha256=stamped_sha256(root / rel)) for rel in relpaths)
     splits, fingerprints = _splits(root, data_files, kind, relpaths)
+    card = _card(root, relpaths, source.name)
+    counts = {s: n for s, n in card.get("splits", {}).items() if s in splits or not splits}
     return DatasetSpec(
         name=config.dataset, files=files, loader=LOADER, splits=splits or _named_splits(config), root=str(root),
         description=f"datasets source {source.path}" + (f" ({source.name})" if source.name else ""),
+        licence=card.get("license", ""), citation=card.get("citation", ""),
+        counts={"verify": "metabench.data.hf_items:verify", **({"items": counts} if counts else {})},
         source={
             "path": source.path, "place": kind, "name": source.name, "revision": revision,
             "requested_revision": source.revision, "data_files": data_files, "columns": dict(source.columns),
@@ -207,6 +213,50 @@ def _splits(root: Path, data_files, kind: str, relpaths: list[str]) -> tuple[tup
         split = state.get("_split") or "train"
         return (split,), {split: state.get("_fingerprint")}
     return (), {}
+
+
+def _card(root: Path, relpaths: list[str], config_name: str | None) -> dict:
+    """What the source says about itself: licence, citation and rows per split (``splits``), from a Hub
+    dataset card's YAML header (README.md) or a save_to_disk folder's dataset_info.json. The row counts become
+    the spec's ``counts``, which ``metabench data verify`` recomputes through the loader."""
+    out: dict = {}
+    if "README.md" in relpaths:
+        out = _card_header((root / "README.md").read_text(encoding="utf-8", errors="replace"), config_name)
+    for info_path in [r for r in relpaths if r.endswith("dataset_info.json")]:
+        try:
+            info = json.loads((root / info_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        out.setdefault("license", info.get("license") or "")
+        out.setdefault("citation", info.get("citation") or "")
+        for name, split in (info.get("splits") or {}).items():
+            if isinstance(split, dict) and isinstance(split.get("num_examples"), int):
+                out.setdefault("splits", {})[name] = split["num_examples"]
+    return {k: v for k, v in out.items() if v}
+
+
+def _card_header(text: str, config_name: str | None) -> dict:
+    """licence, citation and split sizes from a dataset card's YAML header (``dataset_info`` is one mapping,
+    or a list with one per ``config_name``)."""
+    import yaml  # noqa: PLC0415
+
+    if not text.startswith("---"):
+        return {}
+    try:
+        header = yaml.safe_load(text[3:].split("\n---", 1)[0]) or {}
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(header, dict):
+        return {}
+    licence = header.get("license")
+    out: dict = {"license": ", ".join(licence) if isinstance(licence, list) else str(licence or "")}
+    infos = header.get("dataset_info")
+    infos = infos if isinstance(infos, list) else [infos] if isinstance(infos, dict) else []
+    wanted = [i for i in infos if isinstance(i, dict) and i.get("config_name", "default") == (config_name or "default")]
+    for info in wanted[:1]:
+        out["splits"] = {split["name"]: split["num_examples"] for split in info.get("splits") or []
+                         if isinstance(split, dict) and isinstance(split.get("num_examples"), int)}
+    return out
 
 
 def _fingerprint(state: Path) -> str | None:

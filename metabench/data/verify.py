@@ -80,8 +80,11 @@ class DatasetReport:
         return self.files_ok and all(c.ok for c in self.checks)
 
 
-def check_file(declared, data_dir: Path | None = None) -> FileStatus:
-    found = locate(declared, data_dir)
+def check_file(declared, data_dir: Path | None = None, root: str = "") -> FileStatus:
+    """A declared file's hash; ``root`` is a spec's own folder (a plugin's package, a task's datasets
+    source), where its files are read and nowhere else."""
+    local = Path(root) / declared.path if root else None
+    found = (("folder", local) if local.is_file() else None) if local is not None else locate(declared, data_dir)
     if found is None:
         return FileStatus(declared.path, "missing", expected=declared.sha256)
     where, path = found
@@ -97,7 +100,7 @@ def check_file(declared, data_dir: Path | None = None) -> FileStatus:
 
 def verify_dataset(spec: DatasetSpec, data_dir: Path | None = None, *, counts: bool = True) -> DatasetReport:
     """Hash every file of a dataset, then (if all are fine) run its count checks. Never downloads."""
-    report = DatasetReport(spec.name, [check_file(f, data_dir) for f in spec.files])
+    report = DatasetReport(spec.name, [check_file(f, data_dir, spec.root) for f in spec.files])
     if not counts:
         report.skipped = "counts not requested"
     elif not report.files_ok:

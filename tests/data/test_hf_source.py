@@ -203,27 +203,65 @@ def test_offline_a_hub_source_missing_from_the_cache_names_the_command_that_fetc
     assert f"hf download someone/metaphors --repo-type dataset --revision {revision} --cache-dir" in caught.value.hint
 
 
-def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder, monkeypatch):
-    """What `hf download --cache-dir` leaves (snapshots/<commit>/ and refs/main) is read without the network."""
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+CARD = """---
+license: cc-by-4.0
+dataset_info:
+  splits:
+  - name: train
+    num_examples: 30
+  - name: test
+    num_examples: {test}
+---
+# someone/metaphors
+"""
+
+
+def _hub_snapshot(folder: Path, test_rows: int = 12) -> Path:
+    """What `hf download --cache-dir` leaves (snapshots/<commit>/, refs/main) and a task reading it at main."""
     from metabench.data.hf_source import hub_cache
 
-    commit = "0123456789abcdef0123456789abcdef01234567"
     repo = hub_cache() / "datasets--someone--metaphors"
-    snapshot = repo / "snapshots" / commit
-    (snapshot / "data").mkdir(parents=True)
-    (repo / "refs").mkdir()
-    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    snapshot = repo / "snapshots" / COMMIT
+    (snapshot / "data").mkdir(parents=True, exist_ok=True)
+    (repo / "refs").mkdir(exist_ok=True)
+    (repo / "refs" / "main").write_text(COMMIT, encoding="utf-8")
     _write_jsonl(snapshot / "data" / "train.jsonl", _cls_rows("train", 30))
     _write_jsonl(snapshot / "data" / "test.jsonl", _cls_rows("test", 12))
+    (snapshot / "README.md").write_text(CARD.replace("{test}", str(test_rows)), encoding="utf-8")
     (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
         "  path: json\n", "  path: someone/metaphors\n  revision: main\n"), encoding="utf-8")
+    return snapshot
+
+
+def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder, monkeypatch):
+    _hub_snapshot(folder)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 
     results = read_results(_run(folder, "hub").run_dir)
-    source = results["task"]["datasets"][0]["source"]
-    assert (source["revision"], source["requested_revision"]) == (commit, "main")
-    assert set(results["data"]["files"]) == {"hf.hub:data/train.jsonl", "hf.hub:data/test.jsonl"}
+    (used,) = results["task"]["datasets"]
+    assert (used["source"]["revision"], used["source"]["requested_revision"]) == (COMMIT, "main")
+    assert used["licence"] == "cc-by-4.0"  # from the dataset card, as a manifest dataset's spec gives it
+    assert set(results["data"]["files"]) == {"hf.hub:data/train.jsonl", "hf.hub:data/test.jsonl", "hf.hub:README.md"}
     assert results["n_items"] == 12
+
+
+def test_data_verify_checks_a_sources_files_and_the_rows_its_card_declares(folder, monkeypatch, capsys):
+    from metabench.cli import main
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    registry = _registry(folder)
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    _hub_snapshot(folder)
+    assert main(["data", "verify", "--tasks", "hub"]) == 0
+    out = capsys.readouterr().out
+    assert "hf.hub" in out and "3/3 ok" in out and "4/4 ok" in out and "all datasets verified" in out
+    assert "rows read as items test" in out
+
+    _hub_snapshot(folder, test_rows=13)  # the card says 13 test rows, the loader reads 12
+    assert main(["data", "verify", "--tasks", "hub"]) == 1
+    out = capsys.readouterr().out
+    assert "items test" in out and "13" in out and "verification FAILED" in out
 
 
 @pytest.mark.parametrize("hf_dataset, where, expected", [
@@ -286,6 +324,21 @@ def test_a_row_that_does_not_fit_names_the_split_and_row(folder):
         "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}\n  columns: {words: w, tags: t}"),
         encoding="utf-8")
     assert "hf_dataset 'json': split 'test' row 1: 3 words but 2 tags" in _failed_message(folder, "hf_tag")
+
+
+def test_data_verify_reads_every_row_and_names_one_that_does_not_fit(folder, monkeypatch, capsys):
+    from metabench.cli import main
+
+    _write_jsonl(folder / "data" / "tags.jsonl", [{"w": ["a", "b", "c"], "t": ["O", "O"]}])
+    (folder / "hf_tag.yaml").write_text(TAG_TASK.replace(
+        "  path: ./tagged\n  columns: {words: tokens, tags: tags}",
+        "  path: json\n  data_files: {train: data/tags.jsonl, test: data/tags.jsonl}\n  columns: {words: w, tags: t}"),
+        encoding="utf-8")
+    registry = _registry(folder)
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    assert main(["data", "verify", "--tasks", "hf_tag"]) == 1
+    out = capsys.readouterr().out
+    assert "split 'train' row 0: 3 words but 2 tags" in out and "verification FAILED" in out
 
 
 def test_tasks_on_registered_datasets_record_no_hf_dataset(toy_registry, tmp_path):

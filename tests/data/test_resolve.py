@@ -161,7 +161,7 @@ def test_verify_broken_checker_is_a_failed_check(tmp_path):
 
 
 def _verify_args(tmp_path, **extra):
-    base = {"names": [], "files": False, "no_counts": False, "data_dir": tmp_path / "m"}
+    base = {"names": [], "tasks": None, "files": False, "no_counts": False, "data_dir": tmp_path / "m"}
     return argparse.Namespace(**{**base, **extra})
 
 
