@@ -4,10 +4,13 @@ For every *cell* — a task declaring ``views`` (``<task>@<view>``), or a k-fold
 (``<group>@<view>`` with ``aggregate: mean``) — and every model, the cell's value per view is the mean over
 folds of macro-F1 (Boisson et al.'s Table 3), and the relative gap is (view − default) / default. The best
 incomplete view (``pme_only`` or ``masked``) is compared with ``default`` by a paired bootstrap on macro-F1
-over the same test items (the folds' test items pooled; first seed). The cell is flagged **gameable** when
-that view is not significantly worse than default at ``alpha`` (two-sided p ≥ alpha, or it is better) or
-reaches at least ``ratio`` (90 %) of default's macro-F1. Model-free baselines are not flagged. Only folds run in every compared view count; a
-cell with fewer folds than its group says so (``folds``).
+over the same test items (the folds' test items pooled; first seed). The cell is flagged **gameable** by
+the paper's own wording: the incomplete view is "competitive" when it loses less than ``loss`` (5 %) of
+default's macro-F1, relatively (construction_artifacts.md §4, C1/C3/C5). Two stricter or looser readings
+are computed beside it and named in every row, so a reader sees which rule fired: *not significantly
+worse* (two-sided bootstrap p ≥ ``alpha``, or better) and *≥ ``ratio`` (90 %) of default*. Model-free
+baselines are not flagged. Only folds run in every compared view count; a cell with fewer folds than its
+group says so (``folds``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from collections import defaultdict
 from .views import VIEWS
 
 INCOMPLETE = tuple(v for v in VIEWS if v != "default")
+#: the flag's rule (the paper's "competitive") first, then the alternatives shown beside it
+RULES = ("loses < 5 %", "not significantly worse", "≥ 90 % of default")
 
 
 def cells(index) -> dict[str, dict[str, list[str]]]:
@@ -59,7 +64,8 @@ def _records(runs: list, positive: str):
     return out
 
 
-def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, n_resamples: int = 2000, seed: int = 0) -> list[dict]:
+def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: float = 0.05, n_resamples: int = 2000,
+           seed: int = 0) -> list[dict]:
     """One row per (cell, model) that has default and at least one incomplete view."""
     import numpy as np  # noqa: PLC0415
 
@@ -90,6 +96,7 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, n_resa
                                     n_resamples=n_resamples, seed=seed)
             worse = test.pvalue < alpha and test.delta < 0
             share = values[best] / values["default"] if values["default"] else float("nan")
+            rules = dict(zip(RULES, (share - 1 > -loss, not worse, share >= ratio)))
             rows.append({
                 "cell": cell, "model": model, "folds": f"{len(common)}/{len(views['default'])}",
                 "values": values,
@@ -97,9 +104,8 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, n_resa
                 "best_view": best, "share_of_default": share,
                 "bootstrap": {"delta": test.delta, "ci_low": test.ci_low, "ci_high": test.ci_high,
                               "pvalue": test.pvalue, "n_items": test.n_items},
-                "gameable": (not worse) or share >= ratio,
-                "why": ("not significantly worse" if not worse else "") + (" and " if not worse and share >= ratio else "")
-                       + (f"≥ {ratio:.0%} of default" if share >= ratio else ""),
+                "gameable": rules[RULES[0]], "rules": rules,
+                "why": "; ".join(name for name, fired in rules.items() if fired) or "no rule fired",
             })
     return rows
 
@@ -108,14 +114,15 @@ def format_rows(rows: list[dict]) -> str:
     """A text table for `metabench compare --artifacts`."""
     if not rows:
         return "gameability: no runs of tasks with views (default plus pme_only or masked) for one model"
-    header = ["cell", "model", "folds", "default", "pme_only", "masked", "best", "Δ (95% CI)", "p", "gameable"]
+    header = ["cell", "model", "folds", "default", "pme_only", "masked", "best", "Δ (95% CI)", "p", "gameable (< 5 % loss)",
+              "rules that fired"]
     lines = []
     for r in rows:
         v, rel, b = r["values"], r["relative"], r["bootstrap"]
         cell = lambda view: "—" if view not in v else f"{100 * v[view]:.2f}" + (f" ({100 * rel[view]:+.1f}%)" if view in rel else "")  # noqa: E731
         lines.append([r["cell"], r["model"], r["folds"], cell("default"), cell("pme_only"), cell("masked"), r["best_view"],
                       f"{100 * b['delta']:+.2f} [{100 * b['ci_low']:+.2f}, {100 * b['ci_high']:+.2f}]", f"{b['pvalue']:.3g}",
-                      ("YES: " + r["why"]) if r["gameable"] else "no"])
+                      "YES" if r["gameable"] else "no", r["why"]])
     widths = [max(len(str(x)) for x in col) for col in zip(header, *lines)]
     fmt = lambda row: "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip()  # noqa: E731
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, lines)])

@@ -59,6 +59,26 @@ def test_clearly_worse_view_is_not_gameable(registry, runs):
     assert row["best_view"] == "pme_only" and row["bootstrap"]["pvalue"] < 0.05 and not row["gameable"]
 
 
+def test_the_flag_is_the_papers_five_percent_rule_and_the_alternatives_are_named(registry):
+    """A view 7 % below Def on few items: not significantly worse and ≥ 90 % of Def, yet not 'competitive' in
+    the paper's words (it loses more than 5 %), so not flagged; 3 % below: flagged."""
+    golds = ["metaphor", "literal"] * 20
+    rows = {}
+    for shortfall in (1, 3):  # wrong answers the masked view adds out of 40
+        masked = list(golds)
+        for i in range(shortfall):
+            masked[i] = "literal" if masked[i] == "metaphor" else "metaphor"
+        runs = [_run("boisson_card_n_random_f0@default", "m", golds, golds),
+                _run("boisson_card_n_random_f0@masked", "m", golds, masked)]
+        row, = assess(TaskIndex(registry), runs, n_resamples=500)
+        rows[shortfall] = row
+    small, large = rows[1], rows[3]
+    assert 0.05 < 1 - large["share_of_default"] < 0.10 and not large["gameable"]
+    assert large["rules"] == {"loses < 5 %": False, "not significantly worse": True, "≥ 90 % of default": True}
+    assert large["why"] == "not significantly worse; ≥ 90 % of default"
+    assert 1 - small["share_of_default"] < 0.05 and small["gameable"] and small["rules"]["loses < 5 %"]
+
+
 def test_partial_folds_are_marked(registry, runs):
     kept = [r for r in runs if "_f0@" in r.task or r.task.endswith("@default")]
     row = assess(TaskIndex(registry), kept, n_resamples=200)[0]
