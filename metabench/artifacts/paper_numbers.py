@@ -55,3 +55,25 @@ TABLE_5 = {
     "VUAC_ST2": (82.6, 88.3, 83.3, 84.2, 68.8, 53.2, 56.1, 60.0, 36.3, 41.7, 64.1, 43.2, 47.9),
     "VUAC_BO": (53.4, 82.2, 65.5, 73.0, 80.7, 64.9, 71.5, 87.7, 77.0, 82.1, 84.1, 77.0, 76.5),
 }
+
+
+#: Printed values are rounded to 0.1, which moves the harmonic mean of P and R by about 0.1 at most: an F1 more
+#: than this above it cannot be a rounding of a consistent cell.
+F1_TOLERANCE = 0.5
+F1_MARK = "†"
+F1_NOTE = (f"{F1_MARK}: the paper's metaphor-class F1 exceeds the harmonic mean of its own P and R (by more than "
+           f"rounding allows, {F1_TOLERANCE} points), which no F1 can (for a fold mean, the mean F1 is at most the "
+           "harmonic mean of the mean P and R); the cell contradicts itself and is not a reproduction target "
+           "(construction_artifacts.md §7)")
+
+
+def inconsistent_f1(row: tuple) -> list[int]:
+    """Positions, in a Table 4/5 row (Maj | Acc ×3 | P ×3 | R ×3 | F1 ×3), of the F1 cells that cannot follow
+    from the same view's P and R: F1 ≤ 2PR / (P + R) holds for every test set, and for fold means by the
+    concavity of the harmonic mean."""
+    out = []
+    for view in range(3):
+        p, r, f1 = row[4 + view], row[7 + view], row[10 + view]
+        if f1 > (2 * p * r / (p + r) if p + r else 0.0) + F1_TOLERANCE:
+            out.append(10 + view)
+    return out

@@ -127,7 +127,10 @@ def _metrics_table(table: PaperTable, index, runs) -> dict:
         members = _members(table, row, bound, cell_map)
         tasks.update(t for column in members for t in column)
         if row[0] in numbers:
-            out_rows.append(_row(row, paper.MODEL, "paper", [f"{v:.1f}" for v in numbers[row[0]]]))
+            printed = numbers[row[0]]
+            marked = paper.inconsistent_f1(printed)
+            out_rows.append(_row(row, paper.MODEL, "paper",
+                                 [f"{v:.1f}" + (paper.F1_MARK if i in marked else "") for i, v in enumerate(printed)]))
         for model in models:
             values = [_cell(by_key, column, model, table.metrics[name]) for name, column in zip(table.columns, members)]
             if all(v is None for v in values):
@@ -140,7 +143,10 @@ def _metrics_table(table: PaperTable, index, runs) -> dict:
             fold_majority = _cell(by_key, members[maj], model, "majority_accuracy")
             out_rows.append(_row(row, FOLD_MAJORITY, "metabench",
                                  [_text(fold_majority) if i == maj else "—" for i in range(len(values))]))
-    return _table(table, out_rows, tasks, cell_map, by_key, models)
+    out = _table(table, out_rows, tasks, cell_map, by_key, models)
+    if any(paper.inconsistent_f1(numbers[row[0]]) for row in table.rows if row[0] in numbers):
+        out["notes"].append(paper.F1_NOTE)
+    return out
 
 
 def _table(table: PaperTable, rows: list[dict], tasks: set, cell_map: dict, by_key: dict, models: list[str]) -> dict:

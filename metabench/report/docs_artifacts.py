@@ -183,3 +183,18 @@ def _bound(context):
     from ..artifacts.tables import bound_cells  # noqa: PLC0415
 
     return bound_cells(context.index)
+
+
+def paper_f1_table(context) -> list[str]:
+    """The paper's Table 4/5 cells whose F1 does not follow from their own P and R (computed, not listed)."""
+    from ..artifacts import paper_numbers as printed  # noqa: PLC0415
+
+    rows = []
+    for number, table in (("Table 4", printed.TABLE_4), ("Table 5", printed.TABLE_5)):
+        for dataset, values in table.items():
+            for position in printed.inconsistent_f1(values):
+                view = position - 10
+                p, r = values[4 + view], values[7 + view]
+                rows.append([number, dataset, ("Def", "PME", "Masked")[view], f"{p:.1f}", f"{r:.1f}",
+                             f"{values[position]:.1f}{printed.F1_MARK}", f"{2 * p * r / (p + r):.1f}"])
+    return markdown(["table", "dataset", "view", "P", "R", "F1 as printed", "harmonic mean of P and R"], rows)

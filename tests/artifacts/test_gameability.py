@@ -106,6 +106,22 @@ def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(regi
     assert rows[FOLD_MAJORITY][1:] == ["—"] * (len(rows["m"]) - 1)
 
 
+def test_the_four_self_contradicting_paper_cells_are_found_and_marked(registry):
+    """construction_artifacts.md §7: F1 above the harmonic mean of P and R in Table 4 JANK/MOH PME, Table 5
+    MOH Masked and VUAC_BO PME; every other printed cell is consistent within rounding."""
+    from metabench.artifacts import paper_numbers as printed
+
+    found = {(name, dataset, position - 10) for name, table in (("T4", printed.TABLE_4), ("T5", printed.TABLE_5))
+             for dataset, values in table.items() for position in printed.inconsistent_f1(values)}
+    assert found == {("T4", "JANK", 1), ("T4", "MOH", 1), ("T5", "MOH", 2), ("T5", "VUAC_BO", 1)}
+    runs = [_run("boisson_jank_random_f0@default", "m", ["metaphor", "literal"], ["metaphor", "literal"])]
+    runs[0].results["metrics"]["aggregate"]["accuracy"] = {"mean": 1.0}
+    table = next(t for t in boisson_tables(TaskIndex(registry), runs) if t["key"] == "boisson_table_4")
+    paper = next(r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["JANK"])
+    assert paper["cells"][11] == "45.1†" and paper["cells"][10] == "76.5"
+    assert any(note.startswith("†") for note in table["notes"])
+
+
 def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
     """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
     only unbound row is TroFi's original split, which the mirror lacks."""
