@@ -31,6 +31,13 @@ def test_board_ranks_tests_against_the_best_and_names_the_correction(site):
     entries = {e["model"]: e for e in tag["entries"]}
     assert entries["lookup"]["rank"] == 1 and entries["lookup"]["vs_best"] is None
     assert entries["majority"]["vs_best"]["test"] == "bootstrap" and entries["majority"]["vs_best"]["significant"]
+    # lookup scores 1 on every resample and majority 0: no spread, so no MDE; random's differ by resample
+    assert entries["majority"]["vs_best"]["mde"] is None
+    assert entries["random"]["vs_best"]["unit"] == "sentences" and entries["random"]["vs_best"]["mde"] > 0
+    page = (site / "tasks" / "toy_tag.html").read_text()
+    assert ">MDE</button>" in page and f"±{entries['random']['vs_best']['mde']:.4f}" in page
+    assert "bootstrap (sentences)" in page
+    assert "| rank | model | span_f1 | n | seeds | Δ vs best | CI | MDE | test |" in (site / "leaderboard.md").read_text()
     assert entries["random"]["metrics"]["span_f1"]["n"] == 2 and len(entries["random"]["per_seed"]) == 2
     cls = {e["model"]: e for e in tasks["toy_cls"]["entries"]}
     tied = [cls[m] for m in (HOSTILE, "lookup", "majority")]  # equal accuracy: shared rank, McNemar p = 1

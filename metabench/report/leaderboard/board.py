@@ -156,6 +156,7 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
     for entry, c in comparisons:
         entry["vs_best"] = {
             "test": c.test, "delta": c.delta, "ci_low": c.ci_low, "ci_high": c.ci_high, "ci_method": c.ci_method,
+            "mde": c.mde, "unit": c.unit,
             "pvalue": c.pvalue, "p_adjusted": c.p_adjusted, "notes": c.notes,
             "significant": c.p_adjusted is not None and c.p_adjusted <= alpha and c.drop > 0,
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..compare import format_ci, format_p
+from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
 
@@ -109,9 +109,10 @@ def render(board: dict) -> str:
             rows.append([
                 e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), e["n_items"],
                 len(e["seeds"]), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
-                format_ci(v.get("ci_low"), v.get("ci_high")), v.get("test") or MISSING, format_p(v.get("p_adjusted")),
+                format_ci(v.get("ci_low"), v.get("ci_high")), format_mde(v.get("mde")), v.get("test") or MISSING,
+                format_p(v.get("p_adjusted")),
             ])
-        out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "test",
+        out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
 
     if board["gaps"]["rows"]:
