@@ -16,8 +16,8 @@ distributions are also compared by almost stochastic order (`metabench.stats.see
 
 Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
 test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Every comparison also
-carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would find with 80 %
-power at ``alpha``, analytic for McNemar (from the observed discordance) and the paired t-test (from the
+carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would find with
+``power`` (80 %) at ``alpha``, analytic for McNemar (from the observed discordance) and the paired t-test (from the
 spread of the per-seed differences), from the spread of the bootstrap deltas otherwise. Tests are looked up
 in the registry (``metabench_register_tests``) and fed according to what each registration says it
 consumes, so a plugin's test works with ``--test`` like a built-in one.
@@ -358,7 +358,8 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         rows.append([
             c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate,
             f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
-            format_mde(c.mde), f"{c.test} ({c.unit})" if c.test else "—", format_p(c.pvalue), format_p(c.p_adjusted) + (" *" if significant else ""),
+            format_mde(c.mde), f"{c.test} ({c.unit})" if c.test else "—", format_p(c.pvalue),
+            format_p(c.p_adjusted) + (" *" if significant else ""),
         ])
     return rows
 
@@ -372,10 +373,10 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
                "p", f"p ({name})"]
     lines = [tabulate(comparison_rows(comparisons, alpha), headers=headers, disable_numparse=True), ""]
     lines.append(f"Δ = candidate − baseline; {correction_phrase(correction, len(comparisons))}; "
-                 f"* = significant at alpha {alpha}; MDE = the smallest |Δ| the test detects with {power:.0%} power at "
-                 f"alpha {alpha} (unadjusted).")
+                 f"* = significant at alpha {alpha}; MDE = the smallest |Δ| the test detects with {power:.0%} power "
+                 f"at alpha {alpha} (unadjusted).")
     reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
-    lines.extend(f"test {name}: {reason}" for name, reason in reasons.items())
+    lines.extend(f"test {test}: {reason}" for test, reason in reasons.items())
     for c in comparisons:
         if c.aso:
             lines.append(f"seeds {c.task} {c.metric} {c.candidate}: {aso_phrase(c.aso)}")

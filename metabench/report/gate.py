@@ -21,6 +21,7 @@ can check) or any internal error: CI reads 1 as "regression", so a crash is neve
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 
 from ..errors import MetabenchError
@@ -161,9 +162,15 @@ def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
 def gate(
     registry: Registry, baseline: list[Run], candidate: list[Run], *, metrics: list[str] | None = None,
     tolerance: Tolerance = Tolerance(0.0), alpha: float = 0.05, correction: str = "holm",
-    options: Options = Options(), inconclusive_ok: bool = False,
+    options: Options = Options(), inconclusive_ok: bool = False, max_drop: float | None = None,
 ) -> GateReport:
-    """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name)."""
+    """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name).
+
+    ``max_drop`` is the older keyword for an absolute tolerance; it still works, with a DeprecationWarning.
+    """
+    if max_drop is not None:
+        warnings.warn("gate(max_drop=X) is deprecated: pass tolerance=Tolerance(X)", DeprecationWarning, stacklevel=2)
+        tolerance = Tolerance.parse(str(max_drop), "--max-drop")
     if not 0 < alpha < 1:
         raise MetabenchError(f"--alpha {alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
     base, cand = _one_per_task(baseline, "--baseline"), _one_per_task(candidate, "--candidate")
