@@ -39,8 +39,8 @@ from .models.base import Adapter
 from .models.spec import build_adapter, parse_model_spec
 from .registry import Registry
 from .requests import Training
-from .store import (SCHEMA_VERSION, check_run_dir, check_writable, environment, metabench_info, run_name, samples_text,
-                    sync, write_run)
+from .store import (SCHEMA_VERSION, check_run_dir, check_writable, environment, golds_sha256, metabench_info, run_name,
+                    samples_text, sync, write_run)
 from .task_facts import task_facts
 from .timings import Phases
 
@@ -307,6 +307,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     lines = samples_text(samples).encode("utf-8")
     results = _results(registry, job, adapter, data, seeds, per_seed, timings)
+    results["data"]["splits"]["test"]["golds_sha256"] = golds_sha256(zip(ids, golds))
     results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
     memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
     if memo is not None:

@@ -136,6 +136,15 @@ def samples_text(samples: list[dict]) -> str:
     return "\n".join(map("".join, map(_ENCODE_LINE, samples, repeat(0)))) + "\n"
 
 
+def golds_sha256(pairs) -> str:
+    """sha256 of a test split's (item id, gold answer) pairs, sorted by id: recorded in results.json at run
+    time (``data.splits.test.golds_sha256``) so a reporter can tell, from the run files alone, that the golds
+    in samples.jsonl are the ones the dataset gave (golds are encoded as sample lines encode them)."""
+    encode = json.JSONEncoder(**_SAMPLE_OPTIONS).encode
+    lines = sorted(f"{item_id}\t{encode(gold)}" for item_id, gold in pairs)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
 def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
               started: float | None = None, durable: bool = True) -> None:
     """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).

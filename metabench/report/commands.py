@@ -61,6 +61,8 @@ def add_commands(subparsers) -> None:
                       "and `hard vua-phi`); also breaks down runs of hard_mi tasks")
     hard.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
     hard.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
+    compare.add_argument("--verbose", action="store_true",
+                         help="list every run or task not compared with its reason (default: one count line per reason)")
     _test_arguments(compare)
     compare.set_defaults(func=_cmd_compare)
 
@@ -219,7 +221,8 @@ def _cmd_compare(args) -> int:
                           "groups": groups, "notes": notes}, indent=2))
     else:
         print(format_comparisons(comparisons, notes, correction=args.correction, alpha=args.alpha,
-                                 confidence=args.confidence, power=args.power))
+                                 confidence=args.confidence, power=args.power,
+                                 verbose=args.verbose or len(notes) <= 1))
         if groups:
             print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
                   + group_comparison_table(groups))
@@ -381,12 +384,17 @@ def _cmd_leaderboard_build(args) -> int:
     from .leaderboard import build_site
 
     _check_alpha_resamples(args)
-    written = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
-                         correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force)
-    for path in written:
+    built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
+                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force)
+    for path in built.written:
         print(path)
-    print(f"leaderboard: {len(written)} file(s) written to {args.output_dir}", file=sys.stderr)
-    return 0
+    print(f"leaderboard: {len(built.written)} file(s) written to {args.output_dir}", file=sys.stderr)
+    for rejected in built.rejected:
+        print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}", file=sys.stderr)
+    if built.rejected:
+        print(f"leaderboard: {len(built.rejected)} run(s) rejected by verification and left out (exit status 1)",
+              file=sys.stderr)
+    return 1 if built.rejected else 0
 
 
 def _cmd_report_docs(args) -> int:

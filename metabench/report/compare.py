@@ -277,29 +277,48 @@ def reference_run(group: list[Run], baseline: str | None) -> Run:
     )
 
 
+class NotCompared(str):
+    """One line saying what was not compared and why; ``reason`` names the kind of reason, so a folder's
+    summary prints one count line per reason (the lines themselves with ``--verbose``)."""
+
+    reason: str
+
+    def __new__(cls, text: str, reason: str) -> "NotCompared":
+        line = super().__new__(cls, text)
+        line.reason = reason
+        return line
+
+
 def compare_runs(
     registry: Registry, runs: list[Run], *, metrics: list[str] | None = None, baseline: str | None = None,
     options: Options = Options(),
-) -> tuple[list[Comparison], list[str]]:
+) -> tuple[list[Comparison], list[NotCompared]]:
     """Every run of a task against the task's baseline run, for each metric (default: the primary).
 
-    Pairs what it can: a task that cannot be compared (one run, no run of the ``--baseline`` model, runs over
-    different items, a metric it lacks) becomes one note with the reason, and the other tasks are still
-    compared. Raises only when nothing at all could be paired. Returns the comparisons and the notes.
+    Runs are verified first (:mod:`verify`); a run that fails is not compared and becomes a note. Pairs what
+    it can: a task that cannot be compared (one run, no run of the ``--baseline`` model, runs over different
+    items, a metric it lacks) becomes one note with the reason, and the other tasks are still compared.
+    Raises only when nothing at all could be paired. Returns the comparisons and the notes.
     """
-    comparisons, notes = [], []
+    from .verify import verify_runs
+
+    runs, rejected, _ = verify_runs(registry, runs)
+    notes = [NotCompared(f"task '{v.run.task}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",
+                         "rejected by verification (the run's files disagree with each other)") for v in rejected]
+    comparisons = []
     for task, group in by_task(runs).items():
         if len(group) < 2:
-            notes.append(f"task '{task}': a single run ({group[0].model}), nothing to compare it with")
+            notes.append(NotCompared(f"task '{task}': a single run ({group[0].model}), nothing to compare it with",
+                                     "a single run of the task"))
             continue
         try:
             reference = reference_run(group, baseline)
         except MetabenchError as exc:
-            notes.append(exc.message)
+            notes.append(NotCompared(exc.message, "no run of the --baseline model"))
             continue
         for metric in metrics or [reference.primary_metric]:
             if reference.aggregate(metric) is None:
-                notes.append(f"task '{task}': no metric '{metric}'")
+                notes.append(NotCompared(f"task '{task}': no metric '{metric}'", "the metric is not reported"))
                 continue
             for run in group:
                 if run is reference:
@@ -307,7 +326,10 @@ def compare_runs(
                 try:
                     comparisons.append(compare_pair(registry, reference, run, metric, options))
                 except MetabenchError as exc:
-                    notes.append(f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}")
+                    notes.append(NotCompared(
+                        f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}",
+                        "runs over other items, config or data" if isinstance(exc, AlignmentError)
+                        else "no value or test for the metric"))
     if not comparisons:
         raise MetabenchError(
             "nothing could be paired:\n  " + "\n  ".join(notes),
@@ -365,7 +387,9 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
 
 
 def format_comparisons(comparisons: list[Comparison], notes: list[str], *, correction: str, alpha: float,
-                       confidence: float, power: float = 0.8) -> str:
+                       confidence: float, power: float = 0.8, verbose: bool = True) -> str:
+    """The table, its legend and notes, then what was not compared: every line (``verbose``), or one count
+    line per reason, so a folder of hundreds of runs still opens on its table."""
     from tabulate import tabulate
 
     name = CORRECTIONS[correction][0]
@@ -381,5 +405,14 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
         if c.aso:
             lines.append(f"seeds {c.task} {c.metric} {c.candidate}: {aso_phrase(c.aso)}")
         lines.extend(f"note: {c.task} {c.metric} {c.candidate}: {n}" for n in c.notes)
-    lines.extend(f"not compared: {n}" for n in notes)
+    if verbose:
+        lines.extend(f"not compared: {n}" for n in notes)
+        return "\n".join(lines)
+    counts: dict[str, int] = {}
+    for note in notes:
+        reason = getattr(note, "reason", "other")
+        counts[reason] = counts.get(reason, 0) + 1
+    lines.extend(f"not compared: {count} × {reason}" for reason, count in counts.items())
+    if counts:
+        lines.append("(--verbose lists each one)")
     return "\n".join(lines)

@@ -102,7 +102,7 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
     into labels before scoring, and then the samples' predictions are not the metric's input. ``registry``
     resolves the ``combine`` of metrics that declare a decomposition (without it, they have no reading).
     """
-    labels = _labels(aligned) if metric in _LABEL_METRICS else None
+    labels = _labels(aligned.rows_a, aligned.rows_b) if metric in _LABEL_METRICS else None
     declared = _declared(registry, metric)
     found = (_build(aligned.a, aligned.rows_a, metric, labels, declared),
              _build(aligned.b, aligned.rows_b, metric, labels, declared))
@@ -214,11 +214,29 @@ def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     return np.array(per_seed, dtype=float).transpose(1, 0, 2)[:, :, None, :]
 
 
-def _labels(aligned: Pair) -> list | None:
-    """Every gold and predicted answer of the pair, in first-seen order; None if answers are not single labels
-    (tag sequences, rankings)."""
-    answers = [r[key] for rows in (aligned.rows_a, aligned.rows_b) for item in rows for r in item
-               for key in ("gold", "prediction")]
+def seed_values(run: Run, rows, metric: str, registry=None) -> tuple[list[float], bool] | None:
+    """``metric`` at each seed of one run, rebuilt from its samples (``rows`` as `align.item_rows` gives them,
+    in the run's item order), and whether the reading is exact (see `item_metrics`); None when the samples
+    cannot give it. What the leaderboard's verification compares with results.json's per-seed values."""
+    declared = _declared(registry, metric)
+    values, exact = [], True
+    for seed in range(len(run.seeds)):
+        one = [(item[seed],) for item in rows]
+        found = _build(run, one, metric, _labels(one) if metric in _LABEL_METRICS else None, declared)
+        if found is None:
+            return None
+        built, exact = found[0], exact and found[1]
+        if isinstance(built, _Counts):
+            values.append(_score(built.table.sum(axis=0), built.stat, built.fixed_labels))
+        else:
+            values.append(built.value)
+    return values, exact
+
+
+def _labels(*row_sets) -> list | None:
+    """Every gold and predicted answer of these rows (a pair's two runs, or one seed of a run), in first-seen
+    order; None if answers are not single labels (tag sequences, rankings)."""
+    answers = [r[key] for rows in row_sets for item in rows for r in item for key in ("gold", "prediction")]
     if not all(isinstance(v, (str, int, float, bool)) or v is None for v in answers):
         return None
     return list(dict.fromkeys(answers))

@@ -159,6 +159,18 @@ def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
     return out
 
 
+def _verified(registry: Registry, runs: list[Run]) -> None:
+    """A gate on a run whose files disagree would pass or fail on a false number: unusable input (exit 2)."""
+    from .verify import verify_runs
+
+    _, rejected, _ = verify_runs(registry, runs)
+    if rejected:
+        raise MetabenchError(
+            "run(s) rejected by verification: " + "; ".join(f"{v.run.path}: {'; '.join(v.problems)}" for v in rejected),
+            hint="re-run the evaluation (answers are cached), or restore the run's files",
+        )
+
+
 def gate(
     registry: Registry, baseline: list[Run], candidate: list[Run], *, metrics: list[str] | None = None,
     tolerance: Tolerance = Tolerance(0.0), alpha: float = 0.05, correction: str = "holm",
@@ -173,6 +185,7 @@ def gate(
         tolerance = Tolerance.parse(str(max_drop), "--max-drop")
     if not 0 < alpha < 1:
         raise MetabenchError(f"--alpha {alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
+    _verified(registry, baseline + candidate)
     base, cand = _one_per_task(baseline, "--baseline"), _one_per_task(candidate, "--candidate")
     missing = [task for task in base if task not in cand]
     if missing:

@@ -271,6 +271,10 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     assert code == 0, err
     table = out.split("\n\n")[0]
     assert table.count("toy_cls") == 1 and "toy_tag" not in table  # one comparison: full lookup vs majority
+    counted = [line for line in out.splitlines() if line.startswith("not compared: ")]
+    assert counted == ["not compared: 1 × runs over other items, config or data",
+                       "not compared: 1 × a single run of the task"], out
+    code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200", "--verbose")
     skipped = [line for line in out.splitlines() if line.startswith("not compared: ")]
     assert len(skipped) == 2, out
     assert any("toy_cls" in line and "item id(s)" in line for line in skipped)  # the --limit 30 run

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ... import safe_paths
@@ -23,9 +24,18 @@ from ..runs import find_runs
 from .board import build_board
 
 
+@dataclass(frozen=True)
+class Built:
+    """What a build wrote, and the runs it rejected (verification failed): ``metabench leaderboard build``
+    exits 1 when there are any, so a CI job notices a forged or damaged run even though the site was built."""
+
+    written: list[Path]
+    rejected: list[dict]
+
+
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
                title: str = "metabench leaderboard", correction: str = "holm", alpha: float = 0.05,
-               n_resamples: int = 10_000, force: bool = False) -> list[Path]:
+               n_resamples: int = 10_000, force: bool = False) -> Built:
     """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``.
 
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
@@ -45,7 +55,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
-    _relative_run_paths(board, out_dir)
+    _relative_run_paths(board, out_dir, run_paths)
     before = _generated(out_dir)
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
@@ -61,7 +71,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     for stale in sorted(before - set(staged)):  # a task or model that is gone leaves no page behind
         safe_paths.remove_file(out_dir, out_dir / stale)
     safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(staged), indent=0) + "\n")
-    return [out_dir / name for name in sorted(staged)]
+    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"])
 
 
 def _staged_name(path: Path, staging: Path, reporter: str) -> str:
@@ -112,15 +122,31 @@ def _generated(out_dir: Path) -> set[str]:
             for page in (out_dir / folder).glob("*.html") if _LEGACY_MARK in page.read_text(encoding="utf-8", errors="replace")}
 
 
-def _relative_run_paths(board: dict, out_dir: Path) -> None:
-    """Run folders as paths relative to the output folder: the published files name no local directories."""
+def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> None:
+    """Run folders as paths relative to the output folder (rejected runs: to the runs folder they were found
+    in), also inside messages: the published files name no local directories."""
     def relative(path: str) -> str:
         return Path(os.path.relpath(Path(path).resolve(), out_dir.resolve())).as_posix()
 
+    roots = [p.resolve() for p in run_paths if p.is_dir()]
+
+    def in_runs_folder(path: str) -> str:
+        folder = Path(path).resolve()
+        root = next((r for r in roots if folder.is_relative_to(r) and folder != r), folder.parent)
+        return folder.relative_to(root).as_posix()
+
+    for rejected in board.get("rejected_runs", []):
+        shown = in_runs_folder(rejected["run"])
+        rejected["reasons"] = [r.replace(rejected["run"], shown) for r in rejected["reasons"]]
+        rejected["run"] = shown
     for task in board.get("tasks", []):
+        shown = {e["run"]: relative(e["run"]) for e in task.get("entries", []) if "run" in e}
         for entry in task.get("entries", []):
+            error = (entry.get("vs_best") or {}).get("error")
+            for local, published in shown.items() if error else ():
+                error = entry["vs_best"]["error"] = error.replace(local, published)
             if "run" in entry:
-                entry["run"] = relative(entry["run"])
+                entry["run"] = shown[entry["run"]]
     for ignored in board.get("ignored_runs", []):
         if "run" in ignored:
             ignored["run"] = relative(ignored["run"])

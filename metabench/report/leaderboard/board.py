@@ -35,6 +35,8 @@ from ..metaphor_effects import control_rows, paired_rows
 from ..paper_views import FILLED_VIEWS, Cells, fill
 from ...artifacts.tables import artifact_report
 from ..runs import Run, by_task
+from ..trivial import RULE, assess
+from ..verify import CHECKS, Verdict, verify_runs
 
 SCHEMA_VERSION = 2
 
@@ -113,7 +115,7 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
     return out
 
 
-def _entry(run: Run, metric: str, item_set: int) -> dict:
+def _entry(run: Run, metric: str, item_set: int, verdict: Verdict | None = None) -> dict:
     aggregate = run.results["metrics"]["aggregate"]
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return {
@@ -121,7 +123,7 @@ def _entry(run: Run, metric: str, item_set: int) -> dict:
         "n_items": run.n_items, "partial": run.partial, "item_set": item_set,
         "metrics": {n: aggregate.get(n, {"mean": None, "std": None, "n": 0}) for n in names},
         "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
-        "vs_best": None,
+        "vs_best": None, "verified": verdict.summary() if verdict is not None else None,
     }
 
 
@@ -134,15 +136,18 @@ def _item_sets(group: list[Run]) -> list[list[Run]]:
 
 
 def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item_set: int, correction: str,
-            alpha: float, options: Options) -> list[dict]:
-    """Entries of one item set, ranked, each tested against the set's best run."""
+            alpha: float, options: Options, verdicts: dict[int, Verdict]) -> list[dict]:
+    """Entries of one item set, ranked, each tested against the set's best run and against the task's best
+    trivial baseline (`trivial`); the ★ goes to the best run that is neither constant nor ≈ chance."""
 
     def sort_key(run: Run):
         mean = (run.aggregate(metric) or {}).get("mean")
         return (mean is None, -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
     ordered = sorted(runs, key=sort_key)
-    entries = [_entry(run, metric, item_set) for run in ordered]
+    entries = [_entry(run, metric, item_set, verdicts.get(id(run))) for run in ordered]
+    for run, entry in zip(ordered, entries):
+        entry["marks"] = assess(registry, run, options, alpha)
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
@@ -161,18 +166,20 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
             "significant": c.p_adjusted is not None and c.p_adjusted <= alpha and c.drop > 0,
         }
     _rank(entries, metric)
+    crowned = min((e["rank"] for e in entries if e["marks"]["eligible"]), default=None)
     for entry in entries:
-        entry["star"] = item_set == 0 and entry["rank"] == 1
+        entry["star"] = item_set == 0 and entry["marks"]["eligible"] and entry["rank"] == crowned
     return entries
 
 
-def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options) -> dict:
+def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
+          verdicts: dict[int, Verdict]) -> dict:
     first = group[0]
     metric = first.primary_metric
     higher = first.higher_is_better(metric)
     sets = _item_sets(group)
     entries = [e for index, runs in enumerate(sets)
-               for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options)]
+               for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options, verdicts)]
     item_sets = [{"n_items": runs[0].n_items, "partial": runs[0].partial, "models": len(runs),
                   "label": (f"first {runs[0].n_items} test items (runs with --limit)" if runs[0].partial
                             else f"all {runs[0].n_items} test items")} for runs in sets]
@@ -206,7 +213,7 @@ def _models(tasks: list[dict]) -> list[dict]:
                 "task": task["name"], "task_slug": task["slug"], "metric": task["primary_metric"],
                 "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"], "star": entry["star"],
                 "n_models": sum(e["item_set"] == entry["item_set"] for e in task["entries"]), "vs_best": entry["vs_best"],
-                "n_items": entry["n_items"], "partial": entry["partial"],
+                "n_items": entry["n_items"], "partial": entry["partial"], "marks": entry["marks"],
             })
     return sorted(models.values(), key=lambda m: m["name"])
 
@@ -223,6 +230,7 @@ def _families(tasks: list[dict], groups: list[dict]) -> list[dict]:
     for row in groups:
         rows.setdefault(row["group"], []).append(row)
     member_of = {m: name for name, g in rows.items() for m in g[0]["member_tasks"] if m in by_name}
+    marks = {(t["name"], e["model"]): e["marks"] for t in tasks for e in t["entries"] if e["item_set"] == 0}
     out = []
     for key, (title, _) in FAMILIES.items():
         names = [t["name"] for t in tasks if t["family"] == key]
@@ -233,26 +241,39 @@ def _families(tasks: list[dict], groups: list[dict]) -> list[dict]:
                 columns.append({"type": "task", "name": name})
             elif group not in shown:
                 shown.add(group)
-                columns.append(_group_column(group, rows[group], by_name[name]["higher_is_better"]))
+                columns.append(_group_column(group, rows[group], by_name[name]["higher_is_better"], marks))
         if names:
             out.append({"key": key, "title": title, "tasks": names, "columns": columns})
     return out
 
 
-def _group_column(name: str, rows: list[dict], higher: bool) -> dict:
-    """A group's overview column: each model's group mean, with heat and ★ among the models that completed it."""
+def _group_column(name: str, rows: list[dict], higher: bool, marks: dict[tuple, dict]) -> dict:
+    """A group's overview column: each model's group mean, with heat and ★ among the models that completed it.
+
+    A model's cell may hold the ★ only if none of its member runs is constant and fewer than half of them are
+    ≈ chance: folds are small (MOH-X: 64 items), so one fold not beating the trivial baseline significantly
+    says little, but a model at chance on most folds is at chance."""
     metric = rows[0]["primary_metric"]
     means = {r["model"]: r["aggregate"][metric] for r in rows if r["aggregate"].get(metric, {}).get("mean") is not None}
     values = [a["mean"] for a in means.values()]
-    best = (max(values) if higher else min(values)) if values else None
+    eligible = {model for model in means if _group_eligible([marks.get((t, model)) for t in rows[0]["member_tasks"]])}
+    ranked = [means[m]["mean"] for m in eligible]
+    best = (max(ranked) if higher else min(ranked)) if ranked else None
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     cells = {}
     for model, agg in means.items():
         share = 1.0 if high == low else (agg["mean"] - low) / (high - low)
         heat = (share if higher else 1.0 - share) if len(values) > 1 else None
-        cells[model] = {"value": agg, "star": agg["mean"] == best, "heat": heat}
+        cells[model] = {"value": agg, "star": model in eligible and agg["mean"] == best, "heat": heat,
+                        "eligible": model in eligible}
     return {"type": "group", "name": name, "metric": metric, "members": rows[0]["members"],
             "n_items": rows[0]["n_items"], "cells": cells}
+
+
+def _group_eligible(marks: list[dict | None]) -> bool:
+    found = [m for m in marks if m is not None]
+    at_chance = sum(m["trivial"]["chance"] is True for m in found)
+    return bool(found) and not any(m["constant"] for m in found) and at_chance * 2 < len(found)
 
 
 def _heat(tasks: list[dict]) -> None:
@@ -322,8 +343,10 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
                 alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = ()) -> dict:
     """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
     phi tables found beside them (hardness breakdowns)."""
+    runs, rejected, verdicts = verify_runs(registry, runs)
     runs, ignored = latest_runs(runs)
-    tasks = [_task(registry, name, group, correction, alpha, options) for name, group in sorted(by_task(runs).items())]
+    tasks = [_task(registry, name, group, correction, alpha, options, verdicts)
+             for name, group in sorted(by_task(runs).items())]
     _heat(tasks)
     models = _models(tasks)
     complete = [r for r in runs if not r.partial]
@@ -335,7 +358,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
-        "latest_run": max(r.results["created"] for r in runs),
+        "latest_run": max((r.results["created"] for r in runs), default=None),
         "metabench": __version__,
         "correction": {"method": correction, "name": CORRECTIONS[correction][0]},
         "alpha": alpha,
@@ -343,6 +366,10 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "n_runs": len(runs),
         "n_partial_runs": len(runs) - len(complete),
         "ignored_runs": ignored,
+        "rejected_runs": [{"task": v.run.results.get("task", {}).get("name"), "model": v.run.model, "run": str(v.run.path),
+                           "reasons": v.problems} for v in rejected],
+        "verification": CHECKS,
+        "marks_rule": RULE,
         "families": _families(tasks, groups),
         "tasks": tasks,
         "models": models,

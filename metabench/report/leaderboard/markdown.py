@@ -31,10 +31,15 @@ def _table(headers: list, rows: list[list]) -> list[str]:
 
 def _mark(entry: dict) -> str:
     if entry["partial"]:
-        return f" ◐ n={entry['n_items']}"
-    if entry["star"]:
-        return " ★"
-    return " ▼" if (entry["vs_best"] or {}).get("significant") else ""
+        mark = f" ◐ n={entry['n_items']}"
+    elif entry["star"]:
+        mark = " ★"
+    else:
+        mark = " ▼" if (entry["vs_best"] or {}).get("significant") else ""
+    marks = entry.get("marks") or {}
+    if marks.get("constant"):
+        return mark + " (constant)"
+    return mark + (" (≈ chance)" if (marks.get("trivial") or {}).get("chance") else "")
 
 
 def _cell(entry: dict | None, metric: str) -> str:
@@ -88,6 +93,8 @@ def render(board: dict) -> str:
         f"significantly worse than the best of the same items ({correction}-adjusted p ≤ {board['alpha']} within the "
         "task; paired test on the shared items); ◐ n=N: a partial run (--limit) over the first N test items, ranked "
         "only against runs over the same items and left out of the paper tables. Values: mean over seeds.", "",
+        f"Degenerate runs (α = {board['alpha']}): {board['marks_rule']}", "",
+        f"Verification: {board['verification']}", "",
         "## Overview", "",
     ]
     out += _overview(board)
@@ -114,6 +121,14 @@ def render(board: dict) -> str:
             ])
         out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
+
+    out += ["## Rejected runs", ""]
+    if board["rejected_runs"]:
+        out += ["Not ranked anywhere: these runs failed verification (paths relative to the runs folder).", ""]
+        out += _table(["run", "task", "model", "why"],
+                      [[r["run"], r["task"], r["model"], "; ".join(r["reasons"])] for r in board["rejected_runs"]])
+    else:
+        out += ["None: every run passed verification.", ""]
 
     if board["gaps"]["rows"]:
         out += ["## Metaphor gaps", "",

@@ -1,0 +1,150 @@
+"""Degenerate runs named, not crowned: constant predictors, and runs no better than a trivial baseline.
+
+A run that answers one label for every item, or one that is only as good as answering one label, can top a
+task where every model is weak (a lookup that predicts "literal" everywhere scores F1 0.000 and was the
+only run of its fold). Two marks keep such runs from the ★:
+
+- **constant**: at every seed, one answer for at least ``CONSTANT_SHARE`` of the items (single-label
+  answers), or no positive span in any item (tag sequences: an empty span set everywhere);
+- **≈ chance**: not significantly better than the task's best trivial baseline. The baselines are
+  computed here, on the run's own items and golds: every constant answer (each gold label, the majority
+  among them; for tag sequences all words outside a span, and all words a one-word span of the positive
+  type), scored as the task's kind scores them. The best of them by the primary metric is tested against
+  the run with the paired test `compare` would choose (McNemar's exact test for accuracy at one seed, else
+  a paired bootstrap over items), two-sided at ``alpha``; the run is ≈ chance unless it is better with
+  p ≤ alpha. A run not above the baseline's value is ≈ chance without a test.
+
+Where the samples cannot rebuild the primary metric for the baseline (a kind that parses raw text), the
+test is not made and the row says so; the constant mark does not need it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+
+from ..errors import MetabenchError
+from ..metrics.tagging import DEFAULT_POSITIVE, sentence_counts, spans
+from .align import item_rows
+from .compare import Options, compare_pair
+from .decompose import seed_values
+from .runs import Run
+
+#: One answer for at least this share of a seed's items makes the seed constant.
+CONSTANT_SHARE = 0.99
+
+RULE = (f"constant: one answer for ≥ {CONSTANT_SHARE:.0%} of the items at every seed (tag sequences: no predicted "
+        "span anywhere); ≈ chance: not significantly better than the best constant answer on the same items and "
+        "golds (every gold label, the majority among them; for tag sequences no span or every word a span), by "
+        "the paired test compare chooses (McNemar at one seed, else a paired bootstrap over items), two-sided "
+        "p ≤ α. Neither mark can hold the ★.")
+
+
+def _is_sequence(answer) -> bool:
+    return isinstance(answer, list) and all(isinstance(t, str) for t in answer)
+
+
+def _positive(run: Run) -> str:
+    return (run.results["task"].get("config", {}).get("labels") or {}).get("positive") or DEFAULT_POSITIVE
+
+
+def constant(run: Run) -> dict:
+    """Whether the run's answers are constant at every seed, with the answer and its share at each seed."""
+    by_seed: dict[int, list] = {}
+    for row in run.samples:
+        by_seed.setdefault(row["seed"], []).append(row["prediction"])
+    seeds = []
+    for seed, answers in by_seed.items():
+        if answers and all(_is_sequence(a) for a in answers):
+            positive = _positive(run)
+            empty = sum(not spans(a, positive) for a in answers)
+            seeds.append({"seed": seed, "answer": "no span", "share": empty / len(answers),
+                          "constant": empty == len(answers)})
+            continue
+        answer, count = Counter(json.dumps(a, sort_keys=True) for a in answers).most_common(1)[0]
+        share = count / len(answers)
+        seeds.append({"seed": seed, "answer": json.loads(answer), "share": share, "constant": share >= CONSTANT_SHARE})
+    return {"constant": bool(seeds) and all(s["constant"] for s in seeds), "seeds": seeds}
+
+
+def _candidates(run: Run, golds: list) -> list[tuple[str, object]]:
+    """(name, answer maker) of every constant answer: a function of the gold (tag sequences need its length)."""
+    if golds and all(_is_sequence(g) for g in golds):
+        positive = _positive(run)
+        return [("no span", lambda gold: ["O"] * len(gold)),
+                (f"every word a {positive} span", lambda gold: [f"B-{positive}"] * len(gold))]
+    counts = Counter(json.dumps(g, sort_keys=True) for g in golds)
+    ordered = [json.loads(k) for k, _ in counts.most_common()]
+    return [(("majority " if i == 0 else "constant ") + json.dumps(label, ensure_ascii=False), lambda _, lab=label: lab)
+            for i, label in enumerate(ordered)]
+
+
+def _scores(run: Run, gold, answer, keys) -> dict:
+    """The per-item scores the kind would give a constant answer, for the keys the run's samples hold."""
+    scores = {}
+    if "correct" in keys:
+        scores["correct"] = float(gold == answer)
+    if "span_tp" in keys or "token_tp" in keys:
+        span, token = sentence_counts(gold, answer, _positive(run))
+        scores.update({f"span_{k}": float(v) for k, v in span.items()})
+        scores.update({f"token_{k}": float(v) for k, v in token.items()})
+    return scores
+
+
+def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
+    """A run answering ``make(gold)`` for every item of ``run`` at its first seed (in memory, never written);
+    None when the samples cannot rebuild the primary metric for it."""
+    seed, keys = run.seeds[0], set(rows[0][0]["scores"])
+    samples = []
+    for item in rows:
+        gold = item[0]["gold"]
+        answer = make(gold)
+        samples.append({"id": item[0]["id"], "seed": seed, "gold": gold, "prediction": answer,
+                        "scores": _scores(run, gold, answer, keys)})
+    results = {**run.results, "seeds": [seed], "model": {**run.results["model"], "spec": f"trivial: {name}"},
+               "metrics": {"per_seed": {}, "aggregate": {}}}
+    baseline = Run(run.path / f"<{name}>", results, samples)
+    metric = run.primary_metric
+    rebuilt = seed_values(baseline, [(s,) for s in samples], metric, registry)
+    if rebuilt is None:
+        return None
+    value = rebuilt[0][0]
+    results["metrics"] = {"per_seed": {str(seed): {metric: value}},
+                          "aggregate": {metric: {"mean": value, "std": 0.0, "n": 1}}}
+    return baseline
+
+
+def chance(registry, run: Run, options: Options, alpha: float) -> dict:
+    """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
+    False (significantly better) or None (no test possible), with the baseline, its value and the test."""
+    metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
+    rows = list(item_rows(run).values())
+    found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
+             if (b := trivial_run(registry, run, name, make, rows)) is not None]
+    if not found:
+        return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
+    best = max(found, key=lambda b: b.aggregate(metric)["mean"] * (1 if higher else -1))
+    value, mine = best.aggregate(metric)["mean"], (run.aggregate(metric) or {}).get("mean")
+    out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
+    if mine is None:
+        return {**out, "chance": None, "note": f"the run has no {metric}"}
+    if (mine <= value) if higher else (mine >= value):
+        return {**out, "chance": True, "note": "not above the trivial baseline"}
+    try:
+        comparison = compare_pair(registry, best, run, metric, replace(options, test=None))
+    except MetabenchError as exc:
+        return {**out, "chance": None, "note": f"no test: {exc.message}"}
+    if comparison.pvalue is None:
+        return {**out, "chance": None, "note": "; ".join(comparison.notes) or "no paired test applies"}
+    better = comparison.pvalue <= alpha and comparison.drop < 0
+    return {**out, "test": comparison.test, "pvalue": comparison.pvalue, "chance": not better,
+            "note": "" if better else f"not significantly better ({comparison.test}, p = {comparison.pvalue:.3g})"}
+
+
+def assess(registry, run: Run, options: Options, alpha: float) -> dict:
+    """Both marks of one run (module docstring), for the board; ``eligible``: it may hold the ★."""
+    const = constant(run)
+    vs_trivial = chance(registry, run, options, alpha)
+    return {"constant": const["constant"], "constant_seeds": const["seeds"], "trivial": vs_trivial,
+            "eligible": not const["constant"] and vs_trivial["chance"] is not True}
