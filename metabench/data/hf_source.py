@@ -107,11 +107,13 @@ def check(config, raw) -> None:
     except ValueError as exc:
         raise ConfigError(f"{raw.where('hf_dataset', 'columns')}: hf_dataset.columns: {exc}",
                           hint=f"item fields: {', '.join(FIELDS)}") from None
-    if kind == "local" and not _base(raw).joinpath(source.path).exists():
+    local = (_base(raw) / source.path).resolve()
+    if kind == "local" and not local.is_dir():
+        what = "is a file, not a folder" if local.exists() else f"does not exist (looked for {local})"
         raise ConfigError(
-            f"{raw.where('hf_dataset', 'path')}: hf_dataset.path '{source.path}' does not exist "
-            f"(looked for {(_base(raw) / source.path).resolve()})",
-            hint="local paths are relative to the file that sets them; write the folder with save_to_disk first",
+            f"{raw.where('hf_dataset', 'path')}: hf_dataset.path '{source.path}' {what}",
+            hint="a local source is a folder (save_to_disk, or data files), relative to the file that sets it; "
+            "for files alone write path: json (parquet, csv...) with data_files",
         )
 
 
@@ -151,23 +153,35 @@ def build_spec(config, raw) -> DatasetSpec:
 
 
 def fetch(repo: str, revision: str, where: str) -> Path:
-    """The local snapshot of a Hub dataset at a revision: from metabench's Hub cache, fetched when allowed."""
+    """The local snapshot of a Hub dataset at a revision: from metabench's Hub cache, fetched when allowed.
+
+    Once per process (a task loads once per job): a pinned commit is looked for in the cache before the Hub
+    is asked; ``main`` asks the Hub where the branch is, unless the network is off."""
+    key = (repo, revision, str(hub_cache()))
+    if key in _SNAPSHOTS:
+        return _SNAPSHOTS[key]
     from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for Hub sources
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled  # noqa: PLC0415
 
-    is_offline = offline()
-    try:
-        return Path(snapshot_download(repo, repo_type="dataset", revision=revision, cache_dir=hub_cache(),
-                                      local_files_only=is_offline))
-    except (LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, OSError) as exc:
-        command = f"hf download {repo} --repo-type dataset --revision {revision} --cache-dir {hub_cache()}"
-        why = ("is not in the local cache and the network is off (HF_DATASETS_OFFLINE / HF_HUB_OFFLINE / "
-               "METABENCH_ALLOW_DOWNLOAD=0)" if is_offline else f"could not be fetched: {exc}")
-        raise DataError(
-            f"{where}: hf_dataset '{repo}' at revision {revision} {why}",
-            hint=f"fetch it on a machine with the network: `{command}`, then copy that folder to the same place "
-            "here (under $METABENCH_CACHE_DIR/hf-hub)",
-        ) from None
+    is_offline, error = offline(), None
+    for local in (True,) if is_offline else (False,) if revision == "main" else (True, False):
+        try:
+            _SNAPSHOTS[key] = Path(snapshot_download(repo, repo_type="dataset", revision=revision,
+                                                     cache_dir=hub_cache(), local_files_only=local))
+            return _SNAPSHOTS[key]
+        except (LocalEntryNotFoundError, OfflineModeIsEnabled, HfHubHTTPError, OSError) as exc:
+            error = exc
+    command = f"hf download {repo} --repo-type dataset --revision {revision} --cache-dir {hub_cache()}"
+    why = ("is not in the local cache and the network is off (HF_DATASETS_OFFLINE / HF_HUB_OFFLINE / "
+           "METABENCH_ALLOW_DOWNLOAD=0)" if is_offline else f"could not be fetched: {error}")
+    raise DataError(
+        f"{where}: hf_dataset '{repo}' at revision {revision} {why}",
+        hint=f"fetch it on a machine with the network: `{command}`, then copy that folder to the same place here "
+        "(under $METABENCH_CACHE_DIR/hf-hub)",
+    )
+
+
+_SNAPSHOTS: dict[tuple[str, str, str], Path] = {}
 
 
 def _base(raw) -> Path:

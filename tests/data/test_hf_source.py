@@ -264,12 +264,64 @@ def test_data_verify_checks_a_sources_files_and_the_rows_its_card_declares(folde
     assert "items test" in out and "13" in out and "verification FAILED" in out
 
 
+def test_a_pinned_commit_in_the_cache_is_read_without_asking_the_hub(folder, monkeypatch):
+    """Online, a pinned snapshot already fetched is looked up locally, once per process, never downloaded."""
+    import huggingface_hub
+
+    from metabench.data import hf_source
+
+    _hub_snapshot(folder)
+    (folder / "hub.yaml").write_text((folder / "hub.yaml").read_text().replace("revision: main", f"revision: {COMMIT}"))
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
+        monkeypatch.setenv(name, "0")
+    monkeypatch.setenv("METABENCH_ALLOW_DOWNLOAD", "1")
+    asked, real = [], huggingface_hub.snapshot_download
+    monkeypatch.setattr(huggingface_hub, "snapshot_download",
+                        lambda *a, **kw: asked.append(kw["local_files_only"]) or real(*a, **kw))
+    monkeypatch.setattr(hf_source, "_SNAPSHOTS", {})
+    registry = _registry(folder)
+    TaskIndex(registry).load("hub")
+    TaskIndex(registry).load("hub")
+    assert asked == [True]
+    assert registry.resolve("dataset", "hf.hub").source["revision"] == COMMIT
+
+
+def test_parquet_files_in_a_local_folder(folder):
+    from sklearn.metrics import accuracy_score
+
+    (folder / "pq").mkdir()
+    for split, n in (("train", 30), ("test", 12)):
+        datasets.Dataset.from_list(_cls_rows(split, n)).to_parquet(str(folder / "pq" / f"{split}.parquet"))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK.replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}",
+        "  path: ./pq\n  data_files: {train: train.parquet, test: test.parquet}"), encoding="utf-8")
+    outcome = _run(folder, "hf_cls")
+    samples = read_samples(outcome.run_dir)
+    golds, preds = [s["gold"] for s in samples], [s["prediction"] for s in samples]
+    assert golds == [r["label"] for r in _cls_rows("test", 12)]
+    assert read_results(outcome.run_dir)["metrics"]["aggregate"]["accuracy"]["mean"] == pytest.approx(
+        accuracy_score(golds, preds))
+
+
+def test_a_folder_of_data_files_names_its_splits_when_one_is_missing(folder):
+    """Without data_files datasets finds the splits from the file names, so a missing one shows at loading."""
+    (folder / "files").mkdir()
+    _write_jsonl(folder / "files" / "train.jsonl", _cls_rows("train", 6))
+    _write_jsonl(folder / "files" / "test.jsonl", _cls_rows("test", 4))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK.replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}", "  path: ./files").replace(
+        "{train: train, test: test}", "{train: train, test: validation}"), encoding="utf-8")
+    message = _failed_message(folder, "hf_cls")
+    assert "hf_dataset './files' has no split 'validation'" in message and "train, test" in message
+
+
 @pytest.mark.parametrize("hf_dataset, where, expected", [
     ("{path: json, data_files: data/x.jsonl, columns: {text: s, lable: l}}", 4,
      "hf_dataset.columns: unknown item field 'lable' (did you mean 'label'?)"),
     ("{path: json, data_files: data/x.jsonl, columns: {words: w}}", 4, "make no item: give words + tags"),
     ("{path: json, columns: {text: s, label: l}}", 4, "packaged builder: it reads data_files"),
     ("{path: ./nowhere, columns: {text: s, label: l}}", 4, "hf_dataset.path './nowhere' does not exist"),
+    ("{path: ./bad.yaml, columns: {text: s, label: l}}", 4, "hf_dataset.path './bad.yaml' is a file, not a folder"),
     ("{path: ./data, revision: main, columns: {text: s, label: l}}", 4, "hf_dataset.revision is for Hub sources"),
     ("{path: 'not a hub id', revision: main, columns: {text: s, label: l}}", 4, "is neither a Hub id"),
     ("{path: json, data_files: data/x.jsonl, columns: {text: s, label: l}, revison: x}", 4, "unknown key 'hf_dataset.revison' (did you mean 'revision'?)"),
