@@ -465,3 +465,26 @@ def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkey
     spawned, serial = launch("spawned", "processes"), launch("serial", "serial")
     assert [o.status for o in spawned] == ["ok"] * 4, [o.message for o in spawned]
     assert ok_runs(spawned) == ok_runs(serial)
+
+
+def test_listing_and_validating_a_source_task_import_no_datasets(folder, tmp_path):
+    """`datasets` is imported only when a split is parsed: `ls` and `validate` of a source task stay light."""
+    import os
+    import subprocess
+    import sys
+
+    (folder / "tagged").mkdir()
+    (folder / "tagged" / "dataset_dict.json").write_text('{"splits": ["train", "test"]}', encoding="utf-8")
+    (folder / "hf_tag.yaml").write_text(TAG_TASK, encoding="utf-8")
+    (tmp_path / "hf_light_plugin.py").write_text(
+        "from metabench.hookspecs import hookimpl\n\n\n@hookimpl\ndef metabench_register_tasks(register):\n"
+        f"    register({str(folder)!r})\n", encoding="utf-8")
+    code = ("import sys; from metabench.cli import main; main(['ls', 'tasks']); main(['validate', sys.argv[1]]); "
+            "print('HEAVY=' + ','.join(m for m in ('datasets', 'huggingface_hub', 'pyarrow', 'torch') if m in sys.modules))")
+    env = {**os.environ, "METABENCH_PLUGIN_MODULES": "hf_light_plugin",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    out = subprocess.run([sys.executable, "-c", code, str(folder / "hf_tag.yaml")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "hf_tag" in out.stdout and "1 valid" in out.stdout
+    assert out.stdout.strip().endswith("HEAVY="), out.stdout
