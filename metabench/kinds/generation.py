@@ -34,8 +34,9 @@ TAG_PARSERS = ("word_list", "marked")
 
 class GenerationArgs(PromptedArgs):
     mode: Literal["generate", "rank"] = Field("generate", description="free generation, or next-token ranking (MUNCH)")
-    parser: Literal["label", "letter", "word", "word_list", "marked", "raw"] = Field(
-        "label", description="how an answer is read off the generated text"
+    parser: Literal["label", "label_token", "letter", "word", "word_list", "marked", "raw"] = Field(
+        "label", description="how an answer is read off the generated text (label: the first label word anywhere, "
+        "lenient; label_token: the first whitespace token that is a label, the metaphorLLM authors' map_labels)"
     )
     gold_field: str = Field("label", description="item attribute holding the gold (unless the preparer gives it)")
     label_map: dict[str, str] = Field(default_factory=dict, description="raw gold label -> task label")
@@ -56,7 +57,7 @@ class Generation(PromptedMixin, Kind):
     def check_config(cls, config, raw) -> None:
         cls.check_prompt(config, raw)
         args = GenerationArgs.model_validate(config.kind_args)
-        if args.parser == "label" and args.mode == "generate" and not config.labels.names:
+        if args.parser in ("label", "label_token") and args.mode == "generate" and not config.labels.names:
             raise ConfigError(
                 f"{raw.where('labels')}: the label parser needs `labels.names`",
                 hint="e.g. labels: {names: [entailment, neutral, contradiction]}",
@@ -125,6 +126,8 @@ class Generation(PromptedMixin, Kind):
         positive = self.config.labels.positive or "METAPHOR"
         if args.parser == "label":
             return parsers.parse_label(text, self.config.labels.names, args.aliases)
+        if args.parser == "label_token":
+            return parsers.parse_label_token(text, self.config.labels.names, args.aliases)
         if args.parser == "letter":
             return parsers.parse_letter(text, args.letters)
         if args.parser == "word":

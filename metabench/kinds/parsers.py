@@ -9,6 +9,10 @@ records ``parse_ok`` per item and logs the item id.
   (``"Entailment."``, ``"‘neutral’"``, ``"The answer is contradiction"``). A first word that is an
   unambiguous prefix of one label of at least 4 characters also counts (``"entail"``: outputs are cut at 5
   tokens in Meta4XNLI), with status ``prefix``.
+- ``label_token``: the paraphrase-control paper's own reading (``map_labels`` in metaphorLLM's
+  ``zero_shot/zero_shot.py``): the output lower-cased and split on whitespace, each token stripped of ``.``
+  and ``,`` at its ends, and the first token that *is* a label (or alias) is the answer; anything else is
+  the authors' ``unk`` (``"Entailment:"``, ``"'entailment'"`` and prefixes are not read).
 - ``letter``: an option letter at the start (``"A"``, ``" (B)"``, ``"Option C"``), after ``answer``/``option``
   later on, or else the first standalone capital letter among the choices.
 - ``word``: the first word (letters and digits, inner hyphens and apostrophes kept).
@@ -98,6 +102,21 @@ def parse_label(text: str, labels, aliases: dict[str, str] | None = None) -> Par
         hits = {label for name, label in names.items() if name.startswith(first)}
         if len(hits) == 1:
             return Parsed(hits.pop(), True, "prefix")
+    return Parsed(INVALID, False, "no_label")
+
+
+def parse_label_token(text: str, labels, aliases: dict[str, str] | None = None) -> Parsed:
+    """The first whitespace token that is a label or alias once '.' and ',' are stripped from its ends (the
+    authors' map_labels); no such token is ``invalid`` (their ``unk``)."""
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(INVALID, False, "empty")
+    names = {str(label).lower(): str(label) for label in labels}
+    for alias, label in (aliases or {}).items():
+        names.setdefault(str(alias).lower(), str(label))
+    for token in text[:_MAX_CHARS].lower().split():
+        label = names.get(token.strip(".,"))
+        if label is not None:
+            return Parsed(label, True, "ok")
     return Parsed(INVALID, False, "no_label")
 
 

@@ -92,3 +92,19 @@ def test_every_paraphrase_joins_exactly_one_original_with_its_label(name):
         side = llm_paraphrases.ORIGINALS[name][1]
         kept = ("hypothesis",) if side == ("premise",) else ("premise",) if side == ("hypothesis",) else ()
         assert all(getattr(i, s) == getattr(originals[i.id], s) for i in items for s in kept)
+
+
+@pytest.mark.parametrize("field", [
+    '"If we can\'t make the right choice have power," as Pascal stated, we could stop.',  # the Meta4XNLI row
+    'plain text with "quotes" inside', '"fully quoted"', '"a ""doubled"" quote" and more', 'x',
+])
+def test_a_field_is_read_as_the_authors_pandas_reads_it(tmp_path, field):
+    """The paraphrase files are read as metaphorLLM's zero_shot.py reads them (pandas.read_csv, sep='\\t')."""
+    import pandas as pd
+
+    from metabench.data.datasets.llm_paraphrases import as_pandas_reads
+
+    path = tmp_path / "f.tsv"
+    path.write_text(f"premise\thypothesis\n{field}\tx\n", encoding="utf-8")
+    expected = pd.read_csv(path, sep="\t", keep_default_na=False)["premise"][0]
+    assert as_pandas_reads(field) == expected

@@ -35,6 +35,8 @@ def test_label_parser_reads_answers(text, expected):
 def test_label_parser_marks_unreadable_outputs_invalid(text):
     parsed = parse_label(text, NLI, ALIASES)
     assert parsed.value == INVALID and not parsed.ok
+    strict = parsers.parse_label_token(text, NLI, ALIASES)  # never raises either
+    assert strict.value == INVALID and not strict.ok
 
 
 def test_label_prefix_must_be_unambiguous():
@@ -128,3 +130,25 @@ def test_word_list_ignores_a_copied_sentence():
     assert not parsed.ok and set(parsed.value) == {"O"}
     parsed = parse_word_list(" ".join(WORDS) + ", bright", WORDS)
     assert parsed.value.count("B-METAPHOR") == 1 and parsed.status == "partial"
+
+
+@pytest.mark.parametrize(("text", "authors", "lenient"), [
+    ("entailment", "entailment", "entailment"),
+    ("Entailment.", "entailment", "entailment"),
+    ("Other, because", "not_entailment", "not_entailment"),
+    ("The answer is other", "not_entailment", "not_entailment"),
+    ("Entailment:", "invalid", "entailment"),  # ':' is not stripped by map_labels
+    ("'entailment'", "invalid", "entailment"),  # nor are quotes
+    ("entail", "invalid", "entailment"),  # no prefixes
+    ("Other. Entailment", "not_entailment", "not_entailment"),  # the first label token wins
+    ("", "invalid", "invalid"),
+])
+def test_label_token_is_the_paraphrase_authors_map_labels(text, authors, lenient):
+    """metaphorLLM's zero_shot.py map_labels: lower-case, split on whitespace, strip '.' and ',' from each token,
+    the first token in label_mapping (here the labels and their aliases) is the answer, else 'unk'."""
+    from metabench.kinds.parsers import parse_label_token
+
+    labels, aliases = ("entailment", "not_entailment"), {"other": "not_entailment"}
+    parsed = parse_label_token(text, labels, aliases)
+    assert parsed.value == authors and parsed.ok == (authors != "invalid")
+    assert parse_label(text, labels, aliases).value == lenient

@@ -108,6 +108,25 @@ def load(ctx, split: str, set: str = "impli", variant: str = "original"):  # noq
     return items
 
 
+def as_pandas_reads(field: str) -> str:
+    """A TSV field as pandas' C parser reads it with the default quoting: a field that starts with '"' is
+    quoted up to the next lone '"' ('""' inside is one quote), and what follows the closing quote is kept as
+    is; any other field is literal."""
+    if not field.startswith('"'):
+        return field
+    out, i = [], 1
+    while i < len(field):
+        if field[i] == '"':
+            if field[i + 1:i + 2] == '"':
+                out.append('"')
+                i += 2
+                continue
+            return "".join(out) + field[i + 1:]
+        out.append(field[i])
+        i += 1
+    return "".join(out)
+
+
 def _paraphrases(ctx, name: str, variant: str, originals, ids, item_type) -> list:
     """The paraphrase file's rows as items carrying the id of the original each one joins (by text)."""
     waiting: dict[tuple, deque] = defaultdict(deque)
@@ -116,10 +135,13 @@ def _paraphrases(ctx, name: str, variant: str, originals, ids, item_type) -> lis
     relpath = paraphrase_path(name, variant)
     sides = ORIGINALS[name][1]
     items = []
-    # The paraphrase files were written without CSV quoting (a premise may start with a bare '"'), the
-    # originals by pandas with quoting: each is read the way it was written.
+    # Read as the authors' zero_shot.py reads every file (pandas read_csv, sep="\t", default quoting): the
+    # paraphrase files were written without CSV quoting, so a field that starts with a bare '"' (one
+    # Meta4XNLI Command-R premise: '"If we can't ... have power," as Pascal ...') loses that quote pair there,
+    # and the models were prompted with the text pandas gave.
     rows = read_table(ctx.path(relpath), encoding=ctx.encoding(relpath), delimiter="\t", quotechar=None)
-    for line, row in rows:
+    for line, raw in rows:
+        row = {key: as_pandas_reads(value) for key, value in raw.items()}
         where = f"{relpath}:{line}"
         label = _label(row["gold_label"], where)
         premise = row["original_premise"] if "premise" in sides else row["premise"]
