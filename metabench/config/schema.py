@@ -7,6 +7,7 @@ setting. Registered names (kind, dataset, metrics...) are checked against the re
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -227,6 +228,30 @@ class PaperViewCell(Strict):
         return [self.column] if isinstance(self.column, str) else list(self.column)
 
 
+class Cluster(Strict):
+    """Items that are not independent (the sentences of one document), resampled together by paired tests.
+
+    Read by the reporter from the run's recorded config; it does not change results, so it is not hashed
+    (metadata is not) and runs made before a task declared it pair with runs made after.
+    """
+
+    name: str = Field(description="what one cluster is, as reports print it (plural), e.g. documents")
+    id_pattern: str = Field(
+        description="a regular expression whose one group, searched in each item id, names the item's cluster, "
+        "e.g. '^(.+)_[0-9]+$' for VUA ids '<text id>_<sentence index>'"
+    )
+
+    @model_validator(mode="after")
+    def _one_group(self):
+        try:
+            groups = re.compile(self.id_pattern).groups
+        except re.error as exc:
+            raise ValueError(f"id_pattern {self.id_pattern!r} is not a regular expression: {exc}") from None
+        if groups != 1:
+            raise ValueError(f"id_pattern {self.id_pattern!r} has {groups} groups; give exactly one (the cluster)")
+        return self
+
+
 class Metadata(Strict):
     """Provenance. Changing `version` changes the config hash (and invalidates cached answers)."""
 
@@ -238,6 +263,9 @@ class Metadata(Strict):
     )
     paper_view: PaperViewCell | list[PaperViewCell] | None = Field(
         None, description="the paper-table cell(s) this task fills on the leaderboard (one binding or a list)"
+    )
+    cluster: Cluster | None = Field(
+        None, description="items paired tests resample together (e.g. a document's sentences); default: each item"
     )
 
     def paper_views(self) -> list[PaperViewCell]:

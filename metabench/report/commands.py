@@ -149,8 +149,9 @@ def _test_arguments(parser) -> None:
     parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
     parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    parser.add_argument("--unit", choices=["item", "token"], default="item",
-                        help="resampling unit of item-level tests: the item (a sentence for tagging tasks; default) "
+    parser.add_argument("--unit", choices=["auto", "item", "token"], default="auto",
+                        help="resampling unit of item-level tests: the clusters the task declares (metadata.cluster, "
+                        "e.g. documents), else the item (auto, the default); the item (a sentence for tagging tasks); "
                         "or, for token_* metrics, the token, which ignores that a sentence's tokens move together")
     parser.add_argument("--power", type=float, default=0.8,
                         help="power at which the minimum detectable effect (MDE) is computed (default 0.8)")

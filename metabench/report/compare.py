@@ -37,6 +37,7 @@ from ..registry import Registry
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
 from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
 from .align import AlignmentError, describe, pair
+from .clusters import cluster_members, clustered, declared
 from .decompose import ItemMetric, item_metrics, token_units
 from .runs import Run, by_task
 
@@ -55,7 +56,7 @@ class Options:
     seed: int = 0
     alpha: float = 0.05
     power: float = 0.8
-    unit: str = "item"
+    unit: str = "auto"
 
 
 @dataclass
@@ -105,14 +106,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
                 f"{describe(run)} has no value for metric '{metric}'",
                 hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
             )
-    item_a, item_b = item_metrics(aligned, metric, registry)
-    unit = "sentences" if a.results["task"].get("kind") == "tagging" else "items"
-    if options.unit == "token":
-        tokens = token_units(aligned, metric)
-        if tokens is None:
-            raise MetabenchError(f"--unit token resamples words, but {metric} of task '{a.task}' is not a token_* "
-                                 "metric of a tagging task", hint="drop --unit, or compare a token_* metric")
-        (item_a, item_b), unit = tokens, "tokens"
+    item_a, item_b, unit = _resampling_unit(aligned, metric, registry, options.unit)
     value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
@@ -124,6 +118,9 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
         comparison.aso = _seed_order(a, b, metric, options)
     name = options.test or choose_test(a, b, item_a, item_b)
     comparison.reason = "forced by --test" if options.test else REASONS.get(name, "")
+    if name == "bootstrap" and unit not in ("items", "sentences", "tokens") and not options.test:
+        comparison.reason = (f"the task resamples its {unit} whole (metadata.cluster): their items are not "
+                             "independent, so McNemar's test does not apply")
     if name is None:
         comparison.notes.append(
             f"no paired test: {metric} cannot be rebuilt from per-item samples and the runs do not share 2+ seeds "
@@ -133,6 +130,24 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     if len(a.seeds) >= 2 and len(b.seeds) >= 2 and a.seeds != b.seeds and not options.test:
         comparison.notes.append(f"seeds differ ({a.seeds} vs {b.seeds}): items paired, each run averaged over its seeds")
     return _run_test(registry.get("test", name, where="--test"), comparison, a, b, item_a, item_b, options)
+
+
+def _resampling_unit(aligned, metric: str, registry: Registry, unit: str) -> tuple:
+    """Per-unit readings of the metric for both runs and the unit's name: the task's declared clusters
+    (``auto``, the default), each item (a sentence for tagging tasks), or each token (``token``)."""
+    a = aligned.a
+    item_a, item_b = item_metrics(aligned, metric, registry)
+    if unit == "token":
+        tokens = token_units(aligned, metric)
+        if tokens is None:
+            raise MetabenchError(f"--unit token resamples words, but {metric} of task '{a.task}' is not a token_* "
+                                 "metric of a tagging task", hint="drop --unit, or compare a token_* metric")
+        return (*tokens, "tokens")
+    spec = declared(a) or declared(aligned.b)
+    if unit == "auto" and spec and item_a is not None:
+        members = cluster_members(aligned.ids, spec, a.task)
+        return clustered(item_a, members), clustered(item_b, members), spec["name"]
+    return item_a, item_b, "sentences" if a.results["task"].get("kind") == "tagging" else "items"
 
 
 #: why `choose_test` picked each test, as `compare` prints it

@@ -32,20 +32,21 @@ def _f1(tp, fp, fn) -> float:
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
-def _write(path, model: str, predictions: list[list[str]]):
+def _write(path, model: str, predictions: list[list[str]], ids=None, cluster=None):
     samples, totals = [], np.zeros(3)
     for i, pred in enumerate(predictions):
         gold = _gold(i)
         tp, fp, fn = _tally(gold, pred)
         totals += (tp, fp, fn)
-        samples.append({"id": f"s{i}", "seed": 0, "gold": gold, "prediction": pred,
+        samples.append({"id": ids[i] if ids else f"s{i}", "seed": 0, "gold": gold, "prediction": pred,
                         "scores": {"token_tp": float(tp), "token_fp": float(fp), "token_fn": float(fn)}})
     value = _f1(*totals)
     results = {
         "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
         "task": {"name": "syn_tag", "version": 1, "config_hash": "t" * 64, "kind": "tagging", "dataset": "syn",
                  "primary_metric": "token_f1", "source": "synthetic", "plugin": "tests",
-                 "config": {"metrics": ["token_f1"], "labels": {"names": ["O", "B-METAPHOR"], "positive": "METAPHOR"}}},
+                 "config": {"metrics": ["token_f1"], "labels": {"names": ["O", "B-METAPHOR"], "positive": "METAPHOR"},
+                            "metadata": {"cluster": cluster} if cluster else {}}},
         "data": {"files": {"syn:test.tsv": "0" * 64}},
         "model": {"spec": model, "adapter": model, "family": "baseline", "args": {}, "fingerprint": model, "info": {}},
         "seeds": [0], "limit": None, "n_items": len(predictions), "higher_is_better": {"token_f1": True},
@@ -67,9 +68,16 @@ def clustered_pair(tmp_path):
 
 
 def _cluster_bootstrap(a, b, units: str, n_resamples: int, seed: int, confidence=0.95):
-    """Percentile CI of F1(B) - F1(A), drawing sentences or tokens with replacement (independent of metabench)."""
+    """Percentile CI of F1(B) - F1(A), drawing documents, sentences or tokens with replacement (independent of
+    metabench: documents are the id's part before '_')."""
     def table(run):
-        rows = sorted(run.samples, key=lambda r: int(r["id"][1:]))
+        rows = sorted(run.samples, key=lambda r: r["id"])
+        if units == "documents":
+            totals: dict = {}
+            for r in rows:
+                doc = r["id"].split("_")[0]
+                totals[doc] = totals.get(doc, np.zeros(3)) + _tally(r["gold"], r["prediction"])
+            return np.array([totals[d] for d in sorted(totals)])
         if units == "sentences":
             return np.array([_tally(r["gold"], r["prediction"]) for r in rows], dtype=float)
         return np.array([_tally([g], [p]) for r in rows for g, p in zip(r["gold"], r["prediction"])], dtype=float)
@@ -104,3 +112,66 @@ def test_token_unit_is_refused_for_other_metrics(report_registry, toy_runs):
     a, b = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "lookup")
     with pytest.raises(MetabenchError, match="--unit token resamples words"):
         compare_pair(report_registry, a, b, "accuracy", Options(n_resamples=100, unit="token"))
+
+
+DOCS = {"name": "documents", "id_pattern": "^(doc[0-9]+)_[0-9]+$"}
+
+
+@pytest.fixture
+def documents_pair(tmp_path):
+    """20 documents of 6 sentences; the candidate fails whole documents (a genre it cannot read)."""
+    rng = np.random.default_rng(3)
+    ids = [f"doc{d}_{s}" for d in range(20) for s in range(6)]
+    golds = [_gold(i) for i in range(len(ids))]
+    failed = {d for d in range(20) if rng.random() < 0.3}
+    baseline = [[("O" if t != "O" else "B-METAPHOR") if rng.random() < 0.2 else t for t in g] for g in golds]
+    candidate = [["O"] * WORDS if int(i.split("_")[0][3:]) in failed else list(g) for i, g in zip(ids, golds)]
+    return (_write(tmp_path / "a", "a", baseline, ids, DOCS), _write(tmp_path / "b", "b", candidate, ids, DOCS))
+
+
+def test_declared_documents_are_resampled_whole(report_registry, documents_pair):
+    a, b = documents_pair
+    documents = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=2))
+    sentences = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=2, unit="item"))
+    assert (documents.unit, sentences.unit) == ("documents", "sentences")
+    assert documents.ci_method == "bootstrap 95% over documents" and "metadata.cluster" in documents.reason
+    assert documents.ci_high - documents.ci_low > 1.5 * (sentences.ci_high - sentences.ci_low)
+    for comparison, units in ((documents, "documents"), (sentences, "sentences")):
+        low, high = _cluster_bootstrap(a, b, units, 3000, seed=13)
+        assert (comparison.ci_low, comparison.ci_high) == pytest.approx((low, high), abs=0.08 * (high - low))
+
+
+def test_accuracy_over_declared_clusters_is_not_tested_by_mcnemar(report_registry, make_run, tmp_path):
+    import json
+
+    ids = [f"doc{d}_{s}" for d in range(10) for s in range(4)]
+    a = make_run(tmp_path / "a", model="a", correct={0: [1] * 30 + [0] * 10}, ids=ids)
+    b = make_run(tmp_path / "b", model="b", correct={0: [1] * 20 + [0] * 20}, ids=ids)
+    for path in (a, b):
+        results = json.loads((path / "results.json").read_text())
+        results["task"]["config"]["metadata"] = {"cluster": DOCS}
+        (path / "results.json").write_text(json.dumps(results))
+    comparison = compare_pair(report_registry, load_run(a), load_run(b), "accuracy", Options(n_resamples=500))
+    assert comparison.test == "bootstrap" and comparison.unit == "documents"
+    assert comparison.delta == pytest.approx(-0.25)
+
+
+def test_an_id_outside_the_pattern_is_named(report_registry, documents_pair, tmp_path):
+    a, b = documents_pair
+    bad = {"name": "documents", "id_pattern": "^(chapter[0-9]+)_"}
+    moved = _write(tmp_path / "c", "c", [r["prediction"] for r in sorted(a.samples, key=lambda r: r["id"])],
+                   sorted(r["id"] for r in a.samples), bad)
+    with pytest.raises(MetabenchError, match=r"item id 'doc0_0' does not match metadata.cluster.id_pattern"):
+        compare_pair(report_registry, moved, b, "token_f1", Options(n_resamples=100))
+
+
+def test_the_schema_checks_the_pattern():
+    from pydantic import ValidationError
+
+    from metabench.config.schema import Cluster
+
+    assert Cluster(name="documents", id_pattern="^(.+)_[0-9]+$").name == "documents"
+    with pytest.raises(ValidationError, match="has 0 groups; give exactly one"):
+        Cluster(name="documents", id_pattern="^doc")
+    with pytest.raises(ValidationError, match="is not a regular expression"):
+        Cluster(name="documents", id_pattern="(")
