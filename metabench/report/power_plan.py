@@ -4,8 +4,9 @@ Before gating a checkpoint on a task, or claiming a gain on it, one should know 
 (Card et al. 2020). Given the baseline's run of a task (or of every member of an ``aggregate: mean`` group,
 e.g. the ten MOH-X folds), the plan is:
 
-* the spread of the baseline's metric over its items, by bootstrap (any metric, F1 included; a group's
-  metric is the mean of its members', so its standard error is sqrt(sum SE_k^2) / K);
+* the spread of the baseline's metric over its items, by bootstrap (any metric, F1 included; the task's
+  declared clusters, e.g. documents, resampled whole; a group's metric is the mean of its members', so its
+  standard error is sqrt(sum SE_k^2) / K);
 * a paired comparison with a candidate as good as the baseline has Var(delta) = 2 (1 - rho) SE^2, rho being
   the correlation of the two models' per-item results (0: independent errors, the pessimistic planning
   case; fine-tuned variants of one model are typically strongly correlated); the MDE is
@@ -25,6 +26,7 @@ from ..errors import MetabenchError
 from ..registry import Registry
 from ..stats.power import bootstrap_std_error, mcnemar_mde, normal_mde
 from .align import pair
+from .clusters import cluster_members, clustered, declared
 from .decompose import item_metrics
 from .runs import Run, by_task
 
@@ -45,6 +47,7 @@ class PowerPlan:
     std_error: float
     alpha: float
     power: float
+    unit: str = "items"
     rows: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -80,14 +83,18 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     """The MDE plan of ``target`` (rules in the module docstring)."""
     members = _select(runs, target)
     metric = metric or members[0].primary_metric
-    errors, values, correct = [], [], []
+    errors, values, correct, unit = [], [], [], "items"
     for run in members:
         if (run.aggregate(metric) or {}).get("mean") is None:
             raise MetabenchError(f"{run.path} has no value for metric '{metric}'")
-        item, _ = item_metrics(pair(run, run), metric, registry)
+        aligned = pair(run, run)
+        item, _ = item_metrics(aligned, metric, registry)
         if item is None:
             raise MetabenchError(f"task '{run.task}': {metric} cannot be rebuilt from the samples, so its spread over "
                                  "items is unknown", hint="plan on a metric with per-item samples (--metric)")
+        spec = declared(run)
+        if spec:  # the task's clusters (documents) are what a comparison would resample
+            item, unit = clustered(item, cluster_members(aligned.ids, spec, run.task)), spec["name"]
         errors.append(bootstrap_std_error(item.records, item.metric, n_resamples=n_resamples, seed=seed))
         values.append(item.value)
         correct.append(item.correct)
@@ -95,7 +102,7 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     std_error = math.sqrt(sum(e * e for e in errors)) / k
     n_items = sum(r.n_items for r in members)
     result = PowerPlan(target, metric, members[0].model, [r.task for r in members], n_items, sum(values) / k,
-                       std_error, alpha, power)
+                       std_error, alpha, power, unit)
     for rho in correlations:
         mde = normal_mde(math.sqrt(2 * (1 - rho)) * std_error, n_items, alpha=alpha, power=power).mde
         result.rows.append({"assumption": f"per-item correlation {rho:g}", "mde": mde,
@@ -114,7 +121,7 @@ def format_plan(p: PowerPlan) -> str:
 
     where = p.target if p.tasks == [p.target] else f"{p.target} (mean of {len(p.tasks)} tasks)"
     lines = [f"{where}: {p.metric} of {p.model} = {p.value:.4f} over {p.n_items} items; bootstrap standard error "
-             f"{p.std_error:.4f}", ""]
+             f"{p.std_error:.4f} (resampling {p.unit})", ""]
     lines.append(tabulate([[r["assumption"], f"±{r['mde']:.4f}", r["method"]] for r in p.rows],
                           headers=["candidate vs baseline", "MDE", "from"], disable_numparse=True))
     best = p.rows[0]["mde"]

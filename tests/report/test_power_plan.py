@@ -59,3 +59,16 @@ def test_a_group_plans_over_all_its_members(report_registry, make_run, tmp_path,
     assert code == 2 and "'folds' averages 3 tasks, but --baseline has no run of fold2" in err
     code, _, err = cli("power", "nothing", "--baseline", tmp_path / "runs")
     assert code == 2 and "no run of task or group 'nothing'" in err
+
+
+def test_declared_clusters_are_planned_whole(report_registry, make_run, tmp_path):
+    ids = [f"doc{d}_{s}" for d in range(30) for s in range(10)]
+    correct = [1 if d % 3 else 0 for d in range(30) for _ in range(10)]  # whole documents right or wrong
+    path = make_run(tmp_path / "syn" / "m", correct={0: correct}, ids=ids)
+    results = json.loads((path / "results.json").read_text())
+    results["task"]["config"]["metadata"] = {"cluster": {"name": "documents", "id_pattern": "^(doc[0-9]+)_"}}
+    (path / "results.json").write_text(json.dumps(results))
+    result = plan(report_registry, find_runs([tmp_path]), "syn", n_resamples=4000)
+    assert result.unit == "documents" and len(result.rows) == 3  # no McNemar row: items are not independent
+    p = 20 / 30
+    assert result.std_error == pytest.approx(math.sqrt(p * (1 - p) / 30), rel=0.06)  # 30 documents, not 300 items
