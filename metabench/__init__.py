@@ -1,10 +1,23 @@
 """metabench: a plugin-based benchmark suite for metaphor processing in language models.
 
-Plugins decorate their hook functions with ``metabench.hookimpl`` (see ``metabench.hookspecs``).
+Plugins decorate their hook functions with ``metabench.hookimpl`` (see ``metabench.hookspecs``). Scripts call
+``metabench.evaluate`` and ``metabench.compare`` (docs/python-api.md), which are loaded on first use, so
+``import metabench`` stays as light as the hook markers.
 """
 
 __version__ = "0.1.0"
 
 from .hookspecs import hookimpl  # noqa: E402 - after __version__, which hookspecs' users read
 
-__all__ = ["__version__", "hookimpl"]
+#: The Python API (metabench/api.py), imported when first asked for.
+_API = ("evaluate", "compare", "Evaluation", "TaskResult", "MetricValue", "ComparisonReport")
+
+__all__ = ["__version__", "hookimpl", *_API]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'metabench' has no attribute {name!r}")

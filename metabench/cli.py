@@ -6,7 +6,6 @@ Start-up stays light: nothing here imports torch or transformers; subcommands im
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import io
 import os
@@ -65,23 +64,26 @@ def _build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="evaluate models on tasks (the default command)", epilog=EXAMPLES,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("-t", "--tasks", required=True, help="task names, globs, tags or groups, comma-separated; 'all'")
-    run.add_argument("-m", "--model", action="append", required=True, metavar="ADAPTER[:ARGS]",
+    run.add_argument("--config", type=Path, metavar="RUN.YAML",
+                     help="read the run's settings from a YAML file (examples/run.yaml); flags given here override it")
+    run.add_argument("-t", "--tasks", help="task names, globs, tags or groups, comma-separated; 'all'")
+    run.add_argument("-m", "--model", action="append", metavar="ADAPTER[:ARGS]",
                      help="model adapter and arguments, e.g. majority, constant:label=O, hf:minilm-l6; repeatable")
     run.add_argument("--seeds", help="seed count (5) or list (0,1,2); default: the task's protocol")
     run.add_argument("--limit", type=int, help="evaluate only the first N test items (for quick checks)")
-    run.add_argument("-o", "--output-dir", type=Path, default=Path("runs"), help="where run folders go (default ./runs)")
+    run.add_argument("-o", "--output-dir", type=Path, help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
-    run.add_argument("--no-cache", action="store_true", help="neither read nor write the per-item answer cache")
-    run.add_argument("--launcher", choices=("auto", "serial", "processes", "ray"), default="auto",
+    run.add_argument("--no-cache", action="store_true", default=None,
+                     help="neither read nor write the per-item answer cache")
+    run.add_argument("--launcher", choices=("auto", "serial", "processes", "ray"),
                      help="auto (default): processes for a run of baselines on a machine with several CPUs, else "
                      "serial; serial: jobs one after another here; processes: jobs on this machine's cores; "
                      "ray: jobs on a Ray cluster (docs/scaling.md)")
     run.add_argument("--ray-address", help="with --launcher ray: join this cluster (HOST:PORT) instead of a local Ray")
     run.add_argument("--workers", type=int, help="with --launcher processes: worker processes; with ray and no "
                      "--ray-address: CPUs of the local Ray (default: all CPUs), so at most this many jobs at once")
-    run.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    run.add_argument("--overwrite", action="store_true",
+    run.add_argument("--no-progress", action="store_true", default=None, help="hide progress bars")
+    run.add_argument("--overwrite", action="store_true", default=None,
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
     run.set_defaults(func=_cmd_run)
 
@@ -117,28 +119,11 @@ def _registry():
 
 
 def _cmd_run(args) -> int:
+    from .api import evaluate
     from .report.summary import count_line, skip_lines, summary_table
-    from .runner import RunOptions, run
 
-    options = RunOptions(
-        output_dir=args.output_dir,
-        seeds=_parse_seeds(args.seeds),
-        limit=args.limit,
-        data_dir=args.data_dir,
-        use_cache=not args.no_cache,
-        progress=not args.no_progress,
-        launcher=args.launcher,
-        ray_address=args.ray_address,
-        workers=args.workers,
-        overwrite=args.overwrite,
-    )
-    launch = None
-    if args.launcher == "ray":
-        from .ray_launcher import launch  # ray is an optional dependency: imported only when asked for
-    elif args.launcher in ("auto", "processes"):
-        from .process_launcher import launch
-    with _library_bars(shown=not args.no_progress):
-        outcomes = run(_registry(), args.tasks, args.model, options, launch=launch)
+    evaluation = evaluate(**_run_arguments(args))
+    outcomes = evaluation.outcomes
     if any(o.status != "skipped" for o in outcomes):
         print(summary_table(outcomes))
     _print_group_means(outcomes)
@@ -148,28 +133,26 @@ def _cmd_run(args) -> int:
         if outcome.status == "failed":
             print(f"\nfailed: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
     print(f"\n{count_line(outcomes)}")
-    return 1 if any(o.status == "failed" for o in outcomes) else 0
+    return 1 if evaluation.failed else 0
 
 
-@contextlib.contextmanager
-def _library_bars(shown: bool):
-    """--no-progress also for the libraries' own bars (transformers' weight loading, hub downloads, lm-eval):
-    they read these switches when first imported, which has not happened yet (the CLI imports them lazily).
-    The environment is restored afterwards, so an in-process caller (a test) is not left silenced."""
-    keys = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")
-    saved = {key: os.environ.get(key) for key in keys}
-    if not shown:
-        os.environ.update(dict.fromkeys(keys, "1"))
-        if "transformers" in sys.modules:
-            sys.modules["transformers"].utils.logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+def _run_arguments(args) -> dict:
+    """:func:`metabench.evaluate`'s arguments: the --config file's, then every flag given on top of them."""
+    from .config.run_config import read_run_config
+
+    given = read_run_config(args.config) if args.config else {}
+    flags = {"tasks": args.tasks, "models": args.model, "seeds": _parse_seeds(args.seeds), "limit": args.limit,
+             "output_dir": args.output_dir, "data_dir": args.data_dir, "launcher": args.launcher,
+             "ray_address": args.ray_address, "workers": args.workers, "overwrite": args.overwrite,
+             "use_cache": None if args.no_cache is None else not args.no_cache,
+             "progress": None if args.no_progress is None else not args.no_progress}
+    given.update({key: value for key, value in flags.items() if value is not None})
+    missing = [flag for key, flag in (("tasks", "--tasks"), ("models", "--model")) if key not in given]
+    if missing:
+        where = f" or in {args.config}" if args.config else " (or a --config file setting them)"
+        raise MetabenchError(f"{' and '.join(missing)} required{where}",
+                             hint="e.g. metabench run --tasks m4x_det_en_mono --model majority, or --config examples/run.yaml")
+    return given
 
 
 def _print_group_means(outcomes) -> None:
@@ -182,9 +165,10 @@ def _print_group_means(outcomes) -> None:
         print(group_table(rows))
 
 
-def _parse_seeds(text: str | None) -> list[int] | None:
-    """``--seeds 5`` (a count: 0..4) or ``--seeds 0,2`` (a list); the same bounds as a task file's seeds."""
-    from .config.schema import MAX_SEED, MAX_SEEDS
+def _parse_seeds(text: str | None) -> int | list[int] | None:
+    """``--seeds 5`` (a count: 0..4) or ``--seeds 0,2`` (a list), checked as :func:`metabench.evaluate` checks
+    its ``seeds``."""
+    from .api import seed_list
 
     if text is None:
         return None
@@ -194,20 +178,9 @@ def _parse_seeds(text: str | None) -> list[int] | None:
         raise MetabenchError(f"--seeds '{text}': expected a count (5) or a list (0,1,2)") from None
     if not values:
         raise MetabenchError(f"--seeds '{text}': names no seed", hint="e.g. --seeds 3 or --seeds 0,1,2")
-    if len(values) == 1 and "," not in text:
-        if not 1 <= values[0] <= MAX_SEEDS:
-            raise MetabenchError(f"--seeds {text}: a seed count must be between 1 and {MAX_SEEDS}",
-                                 hint="for seed 0 alone write --seeds 0,")
-        return list(range(values[0]))
-    bad = [v for v in values if not 0 <= v <= MAX_SEED]
-    if bad:
-        raise MetabenchError(f"--seeds {text}: seed {bad[0]} is out of range", hint=f"seeds are 0 to {MAX_SEED}")
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise MetabenchError(f"--seeds {text}: seed(s) {repeated} listed twice", hint="each seed runs once; list distinct seeds")
-    if len(values) > MAX_SEEDS:
-        raise MetabenchError(f"--seeds: {len(values)} seeds, at most {MAX_SEEDS}")
-    return values
+    seeds = values[0] if len(values) == 1 and "," not in text else values
+    seed_list(seeds, where="--seeds")
+    return seeds
 
 
 def _cmd_ls(args) -> int:

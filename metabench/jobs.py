@@ -45,6 +45,12 @@ class RunOptions:
     workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
 
+    def __post_init__(self):
+        """Paths may be given as strings (a script's ``RunOptions(output_dir="out")``)."""
+        self.output_dir = Path(self.output_dir)
+        if self.data_dir is not None:
+            self.data_dir = Path(self.data_dir)
+
     @property
     def adapter_settings(self) -> AdapterSettings:
         return AdapterSettings(use_cache=self.use_cache, progress=self.progress)

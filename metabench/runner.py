@@ -33,10 +33,10 @@ from .config.index import LoadedTask, TaskIndex
 from .connections import split_host_port
 from .data.hashing import hashing_seconds
 from .data.hf_source import register as register_source
-from .errors import MetabenchError, NotBuiltError, UnsupportedError, unknown
+from .errors import MetabenchError, NotBuiltError, UnsupportedError
 from .jobs import Job, RunOptions, TaskData, build_kind, prepare
 from .models.base import Adapter
-from .models.spec import build_adapter, parse_model_spec
+from .models.spec import build_adapter, check_model_spec, parse_model_spec
 from .registry import Registry
 from .requests import Training
 from .store import (SCHEMA_VERSION, check_run_dir, check_writable, environment, golds_sha256, metabench_info, run_name,
@@ -88,8 +88,7 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     """The jobs for a --tasks selection and the --model values, validated before anything runs."""
     specs = [parse_model_spec(m) for m in models]
     for spec in specs:
-        if not index.registry.has("model", spec.name):
-            raise unknown("model", spec.name, index.registry.names("model"), where=f"--model {spec.text}")
+        check_model_spec(spec, index.registry)
     return [Job(index.load(name), spec, options) for name in index.select(selection) for spec in specs]
 
 

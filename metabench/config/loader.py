@@ -109,10 +109,12 @@ def parse(raw: RawConfig) -> TaskConfig | GroupConfig:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise _config_error(raw, model, exc) from None
+        raise config_error(raw, model, exc) from None
 
 
-def _config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError) -> ConfigError:
+def config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError, *,
+                 hint: str = "the keys are documented in docs/task-yaml.md (`metabench schema`)") -> ConfigError:
+    """A schema violation as ``file:line: problem`` lines (an unknown key with the closest valid one)."""
     problems = []
     errors = [(tuple(p for p in e["loc"] if not (isinstance(p, str) and _is_union_tag(p))), e) for e in exc.errors()]
     for loc, err in errors:
@@ -134,7 +136,7 @@ def _config_error(raw: RawConfig, model: type[BaseModel], exc: ValidationError) 
         else:
             problems.append(f"{where}: {field}: {err['msg']} (got {err.get('input')!r})")
     unique = list(dict.fromkeys(problems))
-    return ConfigError("\n".join(unique[:5]), hint="the keys are documented in docs/task-yaml.md (`metabench schema`)")
+    return ConfigError("\n".join(unique[:5]), hint=hint)
 
 
 _TYPE_ERRORS = {"int_type", "int_parsing", "list_type", "string_type", "float_type", "dict_type", "model_type"}

@@ -57,19 +57,32 @@ class Adapter:
     cache_answers: ClassVar[bool] = True
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
-        unknown = sorted(set(args) - set(self.allowed_args))
-        if unknown:
-            from ..errors import did_you_mean
-
-            raise AdapterError(
-                f"model '{self.name}' takes no argument '{unknown[0]}'{did_you_mean(unknown[0], self.allowed_args)}",
-                hint=f"its arguments are: {', '.join(self.allowed_args) or '(none)'}",
-            )
+        self.check_args(args)
         self.args = dict(args)
         self.registry = registry
         settings = settings or AdapterSettings()
         self.use_cache = settings.use_cache
         self.progress = settings.progress
+
+    @classmethod
+    def check_args(cls, args: dict[str, str]) -> None:
+        """An argument the adapter does not take is an error naming the closest one it does. Called before any
+        job runs (a misspelt argument is bad usage, not a failed job) and again when the adapter is built."""
+        allowed = cls.accepted_args()
+        unknown = sorted(set(args) - set(allowed))
+        if unknown:
+            from ..errors import did_you_mean
+
+            raise AdapterError(
+                f"model '{cls.name}' takes no argument '{unknown[0]}'{did_you_mean(unknown[0], allowed)}",
+                hint=f"its arguments are: {', '.join(allowed) or '(none)'}",
+            )
+
+    @classmethod
+    def accepted_args(cls) -> tuple[str, ...]:
+        """The argument names :meth:`check_args` accepts: ``allowed_args``, unless the class hands over to
+        others (``hf``)."""
+        return cls.allowed_args
 
     def reads_requests(self, request_type: type | None) -> bool:
         """Whether ``predict`` looks at requests of this type (default: yes; ``None``: a kind that does not

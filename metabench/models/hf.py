@@ -48,6 +48,12 @@ class HFAuto(Adapter):
     positional_arg = "pretrained"
     allowed_args = HFEncoder.allowed_args
 
+    @classmethod
+    def accepted_args(cls) -> tuple[str, ...]:
+        """The encoder's and the decoder's: which of them takes the model is read from its config later (the
+        one built checks its own)."""
+        return tuple(dict.fromkeys(HFEncoder.allowed_args + _decoder_class().allowed_args))
+
     def __new__(cls, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         name = args.get("pretrained")
         if not name:

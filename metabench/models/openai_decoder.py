@@ -44,12 +44,16 @@ class OpenAIDecoder(LMEvalDecoder):
         "max_retries", "timeout", "max_length", "batch_size", "chunk_size", "chat_template",
     )
 
-    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
+    @classmethod
+    def check_args(cls, args: dict[str, str]) -> None:
         if "api_key" in args or "key" in args:
             raise AdapterError(
                 "model 'openai': the API key is never a --model argument (it would be written into results)",
                 hint="export it, e.g. OPENAI_API_KEY=..., or name another variable with api_key_env=MY_KEY_VAR",
             )
+        super().check_args(args)
+
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)
         if not self.args.get("model"):
             raise AdapterError("model 'openai' needs a model name: --model openai:gpt-4o-mini,base_url=...")

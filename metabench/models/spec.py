@@ -67,9 +67,44 @@ def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings
     """The adapter for ``--model``, built with what it needs: its arguments, the registry (to resolve
     registered names) and the run-wide settings. Nothing is set on the adapter after it is built, except on an
     adapter of plugin API 1, which takes its arguments alone (deprecated)."""
+    cls = _adapter_class(spec, registry)
+    args = adapter_args(cls, spec)
+    if _takes_registry_and_settings(cls):
+        return cls(args, registry=registry, settings=settings or AdapterSettings())
+    return _build_old_style(cls, args, spec, registry, settings or AdapterSettings())
+
+
+def check_model_spec(spec: ModelSpec, registry: Registry) -> None:
+    """Mistakes in ``--model`` found before any job runs, so they are bad usage (exit 2), not failed jobs: an
+    unknown adapter, a positional argument it does not take, an argument it does not know. An adapter whose
+    module cannot be imported is left to its jobs, which fail with the reason."""
     if not registry.has("model", spec.name):
-        raise unknown("model", spec.name, registry.names("model"), where=f"--model {spec.text}")
-    cls = registry.resolve("model", spec.name)
+        raise _unknown_model(spec, registry)
+    try:
+        cls = registry.resolve("model", spec.name)
+    except MetabenchError:
+        return
+    adapter_args(cls, spec)
+
+
+def _adapter_class(spec: ModelSpec, registry: Registry) -> type[Adapter]:
+    if not registry.has("model", spec.name):
+        raise _unknown_model(spec, registry)
+    return registry.resolve("model", spec.name)
+
+
+def _unknown_model(spec: ModelSpec, registry: Registry) -> MetabenchError:
+    """'unknown model', or, for a pretrained short name given alone (``--model minilm-l6``), the ``hf:`` form."""
+    if registry.has("pretrained", spec.name) and registry.has("model", "hf"):
+        suggested = f"hf:{spec.text}"
+        return MetabenchError(f"--model {spec.text}: '{spec.name}' is a pretrained model, not an adapter "
+                              f"(did you mean '{suggested}'?)",
+                              hint=f"write --model {suggested}; `metabench ls pretrained` lists the short names")
+    return unknown("model", spec.name, registry.names("model"), where=f"--model {spec.text}")
+
+
+def adapter_args(cls: type[Adapter], spec: ModelSpec) -> dict[str, str]:
+    """The arguments ``cls`` is built with: the positional value under its name, every name checked."""
     args = dict(spec.args)
     if "_positional" in args:
         value = args.pop("_positional")
@@ -83,9 +118,11 @@ def build_adapter(spec: ModelSpec, registry: Registry, settings: AdapterSettings
                 f"--model {spec.text}: '{value}' and {cls.positional_arg}={args[cls.positional_arg]} both give "
                 f"'{cls.positional_arg}'", hint=f"give '{cls.positional_arg}' once")
         args[cls.positional_arg] = value
-    if _takes_registry_and_settings(cls):
-        return cls(args, registry=registry, settings=settings or AdapterSettings())
-    return _build_old_style(cls, args, spec, registry, settings or AdapterSettings())
+    try:
+        cls.check_args(args)
+    except MetabenchError as exc:
+        raise type(exc)(f"--model {spec.text}: {exc.message}", hint=exc.hint) from None
+    return args
 
 
 def _takes_registry_and_settings(cls) -> bool:

@@ -165,37 +165,16 @@ def _registry():
 
 
 def _options(args):
-    from ..errors import MetabenchError
     from .compare import Options
 
-    if not 0 < args.confidence < 1:
-        raise MetabenchError(f"--confidence {args.confidence}: must lie strictly between 0 and 1, e.g. 0.95")
-    _check_alpha_resamples(args)
-    if args.seed < 0 or args.seed > 2**32 - 1:
-        raise MetabenchError(f"--seed {args.seed}: must be between 0 and {2**32 - 1}")
-    if not 0 < args.power < 1:
-        raise MetabenchError(f"--power {args.power}: must lie strictly between 0 and 1, e.g. 0.8")
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed,
                    alpha=args.alpha, power=args.power, unit=args.unit)
 
 
-#: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
-MAX_RESAMPLES = 1_000_000
-
-
-def _check_alpha_resamples(args) -> None:
-    from ..errors import MetabenchError
-
-    if not 0 < args.alpha < 1:  # also refuses NaN
-        raise MetabenchError(f"--alpha {args.alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
-    if not 1 <= args.resamples <= MAX_RESAMPLES:
-        raise MetabenchError(f"--resamples {args.resamples}: must be between 1 and {MAX_RESAMPLES:,}",
-                             hint="the default, 10000, is enough for p-values down to 1e-4")
-
-
 def _cmd_compare(args) -> int:
-    from .compare import adjust, compare_runs, format_comparisons
-    from .groups import compare_groups, group_comparison_table
+    from ..api import compare
+    from .compare import format_comparisons
+    from .groups import group_comparison_table
     from .runs import find_runs
 
     from ..errors import MetabenchError
@@ -213,20 +192,18 @@ def _cmd_compare(args) -> int:
         raise MetabenchError("--controls needs --gap or --paired-variants (a metaphor side and a literal side)")
     if args.artifacts:
         return _artifacts(args, runs)
-    comparisons, notes = compare_runs(_registry(), runs, metrics=args.metric, baseline=args.baseline,
-                                      options=_options(args))
-    adjust(comparisons, args.correction)
-    groups = compare_groups([r.results for r in runs if not r.partial], args.baseline, args.confidence)
+    report = compare(runs, baseline=args.baseline, metrics=args.metric, test=args.test, correction=args.correction,
+                     confidence=args.confidence, resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+                     power=args.power, registry=_registry())
     if args.json:
-        print(json.dumps({"correction": args.correction, "comparisons": [c.as_dict() for c in comparisons],
-                          "groups": groups, "notes": notes}, indent=2))
+        print(json.dumps(report.as_dict(), indent=2))
     else:
-        print(format_comparisons(comparisons, notes, correction=args.correction, alpha=args.alpha,
+        print(format_comparisons(report.comparisons, report.notes, correction=args.correction, alpha=args.alpha,
                                  confidence=args.confidence, power=args.power,
-                                 verbose=args.verbose or len(notes) <= 1))
-        if groups:
+                                 verbose=args.verbose or len(report.notes) <= 1))
+        if report.groups:
             print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
-                  + group_comparison_table(groups))
+                  + group_comparison_table(report.groups))
     return 0
 
 
@@ -384,7 +361,9 @@ def _cmd_power(args) -> int:
 def _cmd_leaderboard_build(args) -> int:
     from .leaderboard import build_site
 
-    _check_alpha_resamples(args)
+    from .compare import Options
+
+    Options(alpha=args.alpha, n_resamples=args.resamples)  # checks them as compare does
     built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force)
     for path in built.written:

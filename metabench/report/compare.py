@@ -41,6 +41,9 @@ from .clusters import cluster_members, clustered, declared
 from .decompose import ItemMetric, item_metrics, token_units
 from .runs import Run, by_task
 
+#: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
+MAX_RESAMPLES = 1_000_000
+
 #: --correction value -> (name shown in tables, adjustment function or None)
 CORRECTIONS = {"holm": ("Holm", holm), "bh": ("Benjamini-Hochberg", benjamini_hochberg), "none": ("none", None)}
 
@@ -57,6 +60,21 @@ class Options:
     alpha: float = 0.05
     power: float = 0.8
     unit: str = "auto"
+
+    def __post_init__(self):
+        """Checked here, so the command line and :func:`metabench.compare` refuse the same values (named by
+        their command-line flags, which the Python keywords mirror)."""
+        if not 0 < self.confidence < 1:  # also refuses NaN
+            raise MetabenchError(f"--confidence {self.confidence}: must lie strictly between 0 and 1, e.g. 0.95")
+        if not 1 <= self.n_resamples <= MAX_RESAMPLES:
+            raise MetabenchError(f"--resamples {self.n_resamples}: must be between 1 and {MAX_RESAMPLES:,}",
+                                 hint="the default, 10000, is enough for p-values down to 1e-4")
+        if not 0 <= self.seed <= 2**32 - 1:
+            raise MetabenchError(f"--seed {self.seed}: must be between 0 and {2**32 - 1}")
+        if not 0 < self.alpha < 1:
+            raise MetabenchError(f"--alpha {self.alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
+        if not 0 < self.power < 1:
+            raise MetabenchError(f"--power {self.power}: must lie strictly between 0 and 1, e.g. 0.8")
 
 
 @dataclass

@@ -151,7 +151,8 @@ PARAMETERS = [
     ("tasks-pattern", ["--tasks", "zzz_*"], 2, ("--tasks: the pattern 'zzz_*' matches no task", "metabench ls tasks")),
     ("model-unknown", ["--model", "majorty"], 2, ("--model majorty: unknown", "did you mean 'majority'")),
     ("model-empty-name", ["--model", ":x=1"], 2, ("--model ':x=1': empty adapter name", "--model majority")),
-    ("model-bad-argument", ["--model", "constant:lable=literal"], 1, ("constant", "lable")),
+    ("model-bad-argument", ["--model", "constant:lable=literal"], 2, ("--model constant:lable=literal: model 'constant' takes no argument 'lable'", "did you mean 'label'")),
+    ("model-pretrained-alone", ["--model", "minilm-l6"], 2, ("'minilm-l6' is a pretrained model", "did you mean 'hf:minilm-l6'")),
 ]
 
 

@@ -1,0 +1,325 @@
+"""The Python API: :func:`evaluate` runs tasks × models, :func:`compare` tests stored runs against each other.
+
+``metabench run`` and ``metabench compare`` call these same functions, so a script and the command line
+get the same validation, the same launchers and the same run folders. Both return typed dataclasses built
+from what the run folders hold (results.json), so a result read back from disk and one just computed look
+alike. Nothing heavy is imported here: torch and transformers load only when a job's model needs them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import MetabenchError
+
+#: What ``tasks``/``models``/``runs`` accept: one value or several.
+Names = str | Sequence[str]
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A metric over a job's seeds: the mean, the sample standard deviation and the number of seeds."""
+
+    mean: float | None
+    std: float | None
+    n: int
+
+    def __str__(self) -> str:
+        from .report.summary import format_metric
+
+        return format_metric({"mean": self.mean, "std": self.std, "n": self.n})
+
+
+@dataclass
+class TaskResult:
+    """One (task, model) job of an evaluation.
+
+    ``status`` is ``ok``, ``skipped`` (the model cannot serve the task: ``reason`` says why) or ``failed``
+    (``message`` says why). For an ok job, ``metrics`` holds mean ± std over the seeds, ``per_seed`` each
+    seed's values, ``run_dir`` the run folder (results.json + samples.jsonl, what ``compare`` reads) and
+    ``partial`` whether only part of the test split was scored (``limit``).
+    """
+
+    task: str
+    model: str
+    status: str
+    run_dir: Path | None = None
+    seeds: list[int] = field(default_factory=list)
+    primary_metric: str | None = None
+    metrics: dict[str, MetricValue] = field(default_factory=dict)
+    per_seed: dict[int, dict[str, float]] = field(default_factory=dict)
+    n_items: int = 0
+    partial: bool = False
+    message: str = ""
+    reason: str = ""
+    hint: str = ""
+    results: dict | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def score(self) -> MetricValue | None:
+        """The task's primary metric (None unless the job is ok)."""
+        return self.metrics.get(self.primary_metric) if self.primary_metric else None
+
+    @classmethod
+    def from_outcome(cls, outcome) -> TaskResult:
+        """From a runner outcome (:class:`metabench.runner.JobOutcome`)."""
+        result = cls(outcome.task, outcome.model, outcome.status, outcome.run_dir, message=outcome.message,
+                     reason=outcome.reason, hint=outcome.hint)
+        if outcome.results is not None:
+            result._fill(outcome.results)
+        return result
+
+    @classmethod
+    def from_run(cls, run) -> TaskResult:
+        """From a stored run (:class:`metabench.report.runs.Run`)."""
+        result = cls(run.task, run.model, "ok", run.path)
+        result._fill(run.results)
+        return result
+
+    def _fill(self, results: dict) -> None:
+        from .report.runs import Run
+
+        run = Run(self.run_dir or Path("."), results)
+        self.results, self.seeds, self.primary_metric, self.n_items = results, run.seeds, run.primary_metric, run.n_items
+        self.partial = run.partial or results.get("limit") is not None
+        self.metrics = {name: MetricValue(a.get("mean"), a.get("std"), a.get("n", 0))
+                        for name, a in results["metrics"]["aggregate"].items() if isinstance(a, dict)}
+        self.per_seed = {int(seed): dict(values) for seed, values in results["metrics"]["per_seed"].items()}
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` returns: one :class:`TaskResult` per (task, model) job, in run order."""
+
+    results: list[TaskResult]
+    outcomes: list = field(default_factory=list, repr=False)  # the runner's own outcomes (the CLI's tables)
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def get(self, task: str, model: str) -> TaskResult:
+        """The result of one job; a clear error naming the jobs there are when it is not one of them."""
+        for result in self.results:
+            if result.task == task and result.model == model:
+                return result
+        jobs = ", ".join(f"({r.task}, {r.model})" for r in self.results[:6]) or "none"
+        raise MetabenchError(f"no job ({task}, {model}) in this evaluation", hint=f"its jobs: {jobs}")
+
+    @property
+    def failed(self) -> list[TaskResult]:
+        return [r for r in self.results if r.status == "failed"]
+
+    @property
+    def run_dirs(self) -> list[Path]:
+        """The run folders written, for :func:`compare`."""
+        return [r.run_dir for r in self.results if r.ok and r.run_dir is not None]
+
+
+def evaluate(
+    tasks: Names,
+    models: Names,
+    *,
+    seeds: int | Sequence[int] | None = None,
+    limit: int | None = None,
+    output_dir: PathLike | None = None,
+    launcher: str = "auto",
+    data_dir: PathLike | None = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    overwrite: bool = False,
+    registry=None,
+) -> Evaluation:
+    """Run ``models`` on ``tasks`` and write a run folder per job, as ``metabench run`` does.
+
+    ``tasks``: names, globs, tags or groups (a list, or one comma-separated string; ``"all"``). ``models``:
+    ``--model`` specs (``"majority"``, ``"hf:minilm-l6"``). ``seeds``: a count (``3`` = seeds 0, 1, 2) or a
+    list; default the task's protocol. ``limit``: the first N test items only (the run is then partial).
+    ``output_dir``: where run folders go (default ``runs``). ``launcher``: ``auto``, ``serial``,
+    ``processes`` or ``ray`` (docs/scaling.md). A job that fails or is skipped does not raise: its
+    :class:`TaskResult` says why; bad usage (an unknown task or model, a bad option) raises
+    :class:`metabench.errors.MetabenchError`.
+    """
+    from .jobs import RunOptions
+    from .runner import run
+
+    options = RunOptions(
+        output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds), limit=limit,
+        data_dir=data_dir,
+        use_cache=use_cache, progress=progress, launcher=launcher, ray_address=ray_address, workers=workers,
+        overwrite=overwrite,
+    )
+    if registry is None:
+        from .plugins import default_registry
+
+        registry = default_registry()
+    with library_bars(shown=progress):
+        outcomes = run(registry, _joined(tasks, "tasks"), _listed(models, "models"), options, launch=_launch(launcher))
+    return Evaluation([TaskResult.from_outcome(o) for o in outcomes], outcomes)
+
+
+def _launch(launcher: str):
+    """The launch function of a launcher name (None: serial, here); ray is imported only when asked for."""
+    if launcher == "ray":
+        from .ray_launcher import launch
+
+        return launch
+    if launcher in ("auto", "processes"):
+        from .process_launcher import launch
+
+        return launch
+    return None
+
+
+def _listed(value: Names, what: str) -> list[str]:
+    values = [value] if isinstance(value, str) else list(value)
+    if not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise MetabenchError(f"{what}: expected a name or a list of names, got {value!r}",
+                             hint="e.g. evaluate('m4x_det_en_mono', ['majority', 'lookup'])")
+    return values
+
+
+def _joined(value: Names, what: str) -> str:
+    return ",".join(_listed(value, what))
+
+
+def seed_list(seeds: int | Sequence[int] | None, where: str = "seeds") -> list[int] | None:
+    """A seed count (``5``: seeds 0..4) or a list of distinct seeds, checked against a task file's bounds.
+
+    ``where`` names the option in errors (the CLI passes ``--seeds``)."""
+    from .config.schema import MAX_SEED, MAX_SEEDS
+
+    if seeds is None:
+        return None
+    if isinstance(seeds, bool) or isinstance(seeds, str) or not isinstance(seeds, (int, Sequence)):
+        raise MetabenchError(f"{where} {seeds!r}: expected a count (5) or a list of seeds ([0, 1, 2])")
+    if isinstance(seeds, int):
+        if not 1 <= seeds <= MAX_SEEDS:
+            raise MetabenchError(f"{where} {seeds}: a seed count must be between 1 and {MAX_SEEDS}",
+                                 hint="for seed 0 alone give a list: seeds=[0], --seeds 0,")
+        return list(range(seeds))
+    values = list(seeds)
+    shown = f"{where} {','.join(map(str, values))}"
+    if not values:
+        raise MetabenchError(f"{where}: the list names no seed", hint="e.g. --seeds 3, --seeds 0,1,2 or seeds=[0, 1, 2]")
+    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED]
+    if bad:
+        raise MetabenchError(f"{shown}: seed {bad[0]!r} is out of range", hint=f"seeds are 0 to {MAX_SEED}")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise MetabenchError(f"{shown}: seed(s) {repeated} listed twice", hint="each seed runs once; list distinct seeds")
+    if len(values) > MAX_SEEDS:
+        raise MetabenchError(f"{where}: {len(values)} seeds, at most {MAX_SEEDS}")
+    return values
+
+
+@contextlib.contextmanager
+def library_bars(shown: bool):
+    """``progress=False`` also for the libraries' own bars (transformers' weight loading, hub downloads,
+    lm-eval): they read these switches when first imported, which has not happened yet (heavy libraries are
+    imported lazily). The environment is restored afterwards, so the caller is not left silenced."""
+    keys = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")
+    saved = {key: os.environ.get(key) for key in keys}
+    if not shown:
+        os.environ.update(dict.fromkeys(keys, "1"))
+        if "transformers" in sys.modules:
+            sys.modules["transformers"].utils.logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@dataclass
+class ComparisonReport:
+    """What :func:`compare` returns: the paired tests (:class:`metabench.report.compare.Comparison`: Δ, test,
+    p, p adjusted by ``correction``, CI), the notes on what could not be paired, and the group means."""
+
+    comparisons: list
+    notes: list[str]
+    correction: str
+    groups: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"correction": self.correction, "comparisons": [c.as_dict() for c in self.comparisons],
+                "groups": self.groups, "notes": self.notes}
+
+
+def compare(
+    runs: PathLike | Evaluation | TaskResult | Iterable,
+    *,
+    baseline: str | None = None,
+    metrics: Names | None = None,
+    test: str | None = None,
+    correction: str = "holm",
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    registry=None,
+) -> ComparisonReport:
+    """Paired significance tests between stored runs of the same task, as ``metabench compare`` does.
+
+    ``runs``: run folders, results.json files or output folders (``str`` or ``Path``), an :class:`Evaluation`
+    or :class:`TaskResult`, or a list of them. Each task's runs are tested against its ``baseline`` run (a
+    model, folder name or path; default the first): McNemar for accuracy, a paired bootstrap for F1, a paired
+    t-test across seeds when both runs have 2+ seeds; ``test`` forces one (``metabench ls tests``).
+    p-values are adjusted over all comparisons (``holm``, ``bh`` or ``none``); each comparison's minimum
+    detectable effect is computed at ``alpha`` and ``power``.
+    """
+    from .report.compare import CORRECTIONS, Options, adjust, compare_runs
+    from .report.groups import compare_groups
+    from .report.runs import find_runs
+
+    if correction not in CORRECTIONS:
+        raise MetabenchError(f"unknown correction {correction!r}", hint=f"corrections: {', '.join(CORRECTIONS)}")
+    options = Options(test=test, confidence=confidence, n_resamples=resamples, seed=seed, alpha=alpha, power=power)
+    if registry is None:
+        from .plugins import default_registry
+
+        registry = default_registry()
+    found = find_runs(run_paths(runs))
+    comparisons, notes = compare_runs(registry, found, metrics=None if metrics is None else _listed(metrics, "metrics"),
+                                      baseline=baseline, options=options)
+    adjust(comparisons, correction)
+    groups = compare_groups([r.results for r in found if not r.partial], baseline, confidence)
+    return ComparisonReport(comparisons, notes, correction, groups)
+
+
+def run_paths(runs) -> list[Path]:
+    """Folders from whatever names runs: a path (str or Path), a result, an evaluation, or a list of them."""
+    if isinstance(runs, (str, os.PathLike)):
+        return [Path(runs)]
+    from .report.runs import Run
+
+    if isinstance(runs, Run):
+        return [runs.path]
+    if isinstance(runs, TaskResult):
+        if runs.run_dir is None:
+            raise MetabenchError(f"({runs.task}, {runs.model}) has no run folder: it {runs.status}",
+                                 hint=runs.message or runs.reason or "compare only jobs that ran")
+        return [runs.run_dir]
+    if isinstance(runs, Evaluation):
+        return runs.run_dirs
+    if isinstance(runs, Iterable):
+        return [path for run in runs for path in run_paths(run)]
+    raise MetabenchError(f"runs: expected run folders (str or Path), an Evaluation or TaskResults, got {type(runs).__name__}")

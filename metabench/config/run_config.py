@@ -1,0 +1,57 @@
+"""Run configs: ``metabench run --config run.yaml``, a run's settings in a file instead of on the command line.
+
+The keys are :func:`metabench.evaluate`'s arguments, under the names of the command-line flags (``tasks``,
+``models``, ``seeds``, ``limit``, ``launcher``, ``output``...; :class:`RunConfig` lists them all). The file is
+read as strictly as a task file: an unknown key is an error naming the file, the line and the closest valid
+key, and a flag given on the command line replaces the file's value. Relative paths (``output``,
+``data_dir``) are relative to the folder the command runs in, as the flags' are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError
+
+from ..errors import ConfigError
+from .loader import RawConfig, config_error
+from .schema import Seeds, Strict
+from .yamlsource import load_located
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class RunConfig(Strict):
+    """One run: what ``metabench run`` would be given as flags."""
+
+    tasks: NonEmpty | list[NonEmpty] = Field(description="task names, globs, tags or groups (`--tasks`)")
+    models: NonEmpty | list[NonEmpty] = Field(description="model specs, e.g. majority, hf:minilm-l6 (`--model`)")
+    seeds: Seeds | None = Field(None, description="a seed count or a list of seeds (`--seeds`); default: the task's")
+    limit: Annotated[int, Field(ge=1)] | None = Field(None, description="only the first N test items (`--limit`)")
+    launcher: Literal["auto", "serial", "processes", "ray"] | None = Field(None, description="`--launcher`")
+    output: NonEmpty | None = Field(None, description="where run folders go (`--output-dir`, default runs)")
+    data_dir: NonEmpty | None = Field(None, description="the data mirror (`--data-dir`)")
+    workers: Annotated[int, Field(ge=1)] | None = Field(None, description="`--workers`")
+    ray_address: NonEmpty | None = Field(None, description="`--ray-address`")
+    cache: bool = Field(True, description="false: neither read nor write the answer cache (`--no-cache`)")
+    progress: bool = Field(True, description="false: no progress bars (`--no-progress`)")
+    overwrite: bool = Field(False, description="replace finished runs whose answers differ (`--overwrite`)")
+
+
+#: RunConfig key -> metabench.evaluate keyword, where they differ.
+_KEYWORDS = {"output": "output_dir", "cache": "use_cache"}
+
+
+def read_run_config(path: Path) -> dict:
+    """The run config at ``path`` as keyword arguments of :func:`metabench.evaluate` (only the keys it sets)."""
+    located = load_located(Path(path))
+    if not isinstance(located.data, dict):
+        raise ConfigError(f"{path}:1: a run config must be a mapping of keys (tasks:, models:, ...)",
+                          hint="see examples/run.yaml")
+    raw = RawConfig(Path(path), located.data, located)
+    try:
+        config = RunConfig.model_validate(located.data)
+    except ValidationError as exc:
+        raise config_error(raw, RunConfig, exc, hint="the keys are listed in docs/python-api.md (Run configs)") from None
+    return {_KEYWORDS.get(key, key): value for key, value in config.model_dump(exclude_unset=True).items()}
