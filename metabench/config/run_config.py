@@ -3,7 +3,8 @@
 The keys are :func:`metabench.evaluate`'s arguments, under the names of the command-line flags (``tasks``,
 ``models``, ``seeds``, ``limit``, ``launcher``, ``output``...; :class:`RunConfig` lists them all). The file is
 read as strictly as a task file: an unknown key is an error naming the file, the line and the closest valid
-key, and a flag given on the command line replaces the file's value. Relative paths (``output``,
+key, and a flag given on the command line replaces the file's value (so a file may leave ``tasks`` or
+``models`` to the command line; a run needs both from one or the other). Relative paths (``output``,
 ``data_dir``) are relative to the folder the command runs in, as the flags' are.
 """
 
@@ -25,8 +26,8 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 class RunConfig(Strict):
     """One run: what ``metabench run`` would be given as flags."""
 
-    tasks: NonEmpty | list[NonEmpty] = Field(description="task names, globs, tags or groups (`--tasks`)")
-    models: NonEmpty | list[NonEmpty] = Field(description="model specs, e.g. majority, hf:minilm-l6 (`--model`)")
+    tasks: NonEmpty | list[NonEmpty] | None = Field(None, description="task names, globs, tags or groups (`--tasks`)")
+    models: NonEmpty | list[NonEmpty] | None = Field(None, description="model specs, e.g. majority (`--model`)")
     seeds: Seeds | None = Field(None, description="a seed count or a list of seeds (`--seeds`); default: the task's")
     limit: Annotated[int, Field(ge=1)] | None = Field(None, description="only the first N test items (`--limit`)")
     launcher: Literal["auto", "serial", "processes", "ray"] | None = Field(None, description="`--launcher`")
