@@ -6,6 +6,7 @@ Start-up stays light: nothing here imports torch or transformers; subcommands im
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import io
 import os
