@@ -342,13 +342,11 @@ def _gate_outputs(args, report) -> None:
 
 
 def _cmd_power(args) -> int:
-    from ..errors import MetabenchError
+    from .compare import Options
     from .power_plan import format_plan, plan
     from .runs import find_runs
 
-    _check_alpha_resamples(args)
-    if not 0 < args.power < 1:
-        raise MetabenchError(f"--power {args.power}: must lie strictly between 0 and 1, e.g. 0.8")
+    Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power)  # checks them as compare does
     runs = find_runs(args.baseline)
     if args.model is not None:
         runs = [r for r in runs if args.model in (r.model, r.path.name)]
