@@ -22,11 +22,12 @@ baseline, n..2n-1 for the candidate), and the metric sums the counts of the draw
 matrix product. A bootstrap thus never copies count rows (ten times faster on thousands of items), and a
 randomisation test that exchanges items between the runs still finds each item's own counts.
 
-The resampling unit is the item: a sentence for tagging tasks, whose tokens are not independent (one
-sentence's words share a topic, a register and an annotator's reading), so their counts move together.
-`token_units` gives the same metrics with every token as a unit instead, which is what a naive token-level
-bootstrap does; `metabench compare --unit token` shows it beside the sentence-level default to make the
-clustering visible (its interval is narrower, and too narrow).
+The records here are per item: a sentence for tagging tasks, whose tokens are not independent (one
+sentence's words share a topic, a register and an annotator's reading), so their counts move together
+(`clusters` groups items further where a task declares clusters, e.g. documents). `token_units` gives the
+same metrics with every token as a unit instead, which is what a naive token-level bootstrap does;
+`metabench compare --unit token` shows it beside the default to make the clustering visible (its interval is
+narrower, and too narrow).
 
 With several seeds the metric is the mean over seeds of the per-seed metric, the same items resampled for
 every seed, so it reproduces results.json's ``aggregate.mean``; that is checked, so samples that do not
@@ -140,8 +141,8 @@ def _recomputed(aligned: Pair, metric: str, registry) -> list[ItemMetric] | None
     fn = registry.resolve("metric", metric)
     n = len(aligned.ids)
     # answers[side][seed] = (golds, predictions) over the items in pair order
-    answers = [[([item[j]["gold"] for item in rows], [item[j]["prediction"] for item in rows]) for j in range(len(rows[0]))]
-               for rows in (aligned.rows_a, aligned.rows_b)]
+    answers = [[([item[j]["gold"] for item in rows], [item[j]["prediction"] for item in rows])
+                for j in range(len(rows[0]))] for rows in (aligned.rows_a, aligned.rows_b)]
     same_layout = len(answers[0]) == len(answers[1])
 
     def value(positions: np.ndarray) -> float:
@@ -174,7 +175,8 @@ def token_units(aligned: Pair, metric: str) -> tuple[ItemMetric, ItemMetric] | N
     match = _COUNTS.match(metric)
     if not match or match[1] != "token" or not _has_tags(aligned):
         return None
-    tables = [_token_table(run, rows, metric) for run, rows in ((aligned.a, aligned.rows_a), (aligned.b, aligned.rows_b))]
+    tables = [_token_table(run, rows, metric)
+              for run, rows in ((aligned.a, aligned.rows_a), (aligned.b, aligned.rows_b))]
     if tables[0].shape[0] != tables[1].shape[0]:
         raise MetabenchError(f"task '{aligned.a.task}': the runs' predictions have different numbers of words")
     return tuple(_positional(*(_Counts(t, match[2], fixed_labels=True) for t in tables)))
@@ -187,7 +189,8 @@ def _has_tags(aligned: Pair) -> bool:
 
 def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     """tokens × seeds × 1 × (tp, fp, fn), tokens in item order then word order."""
-    positive = (metric_args(run, metric) or {}).get("positive", run.results["task"]["config"]["labels"].get("positive"))
+    default = run.results["task"]["config"]["labels"].get("positive")
+    positive = (metric_args(run, metric) or {}).get("positive", default)
     seen: dict = {}
 
     def hit(tag) -> bool:
