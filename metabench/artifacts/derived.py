@@ -28,6 +28,8 @@ from .sampling import SAMPLINGS, sample, to_items
 
 PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
+#: a derived split -> the split of an ``authors`` base dataset (the Cardiff releases call validation "dev")
+AUTHORS_SPLIT = {"train": "train", "validation": "dev", "test": "test", "all": "all"}
 # base dataset -> module of its family (for its spec: files and loader)
 _FAMILY = {"trofi": "trofi", "tsv_an": "boisson", "tsv_svo": "boisson", "cardillo": "boisson",
            "jankowiak": "boisson", "moh_raw": "moh", "magpie": "magpie", "vua_shared_task": "vua", "vua18": "vua",
@@ -71,6 +73,8 @@ def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0, 
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise DataError(f"dataset '{ctx.spec.name}': seed must be a non-negative integer, got {seed!r}")
     base_args = {k: v[0] for k, v in recipe.base_args.items()} | base_args
+    if regime == "authors":  # the release's own folds, read from the base dataset as it ships them
+        return read_slice(ctx, recipe.authors, AUTHORS_SPLIT[split], (("fold", fold),), recipe.labels, base_args)
     if regime == "original":
         slices = [s for part in recipe.original.values() for s in part] if split == "all" else recipe.original.get(split, ())
         return [i for s in slices for i in read_slice(ctx, *s, recipe.labels, base_args)]
@@ -133,7 +137,7 @@ def _build(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
     items, _ = pool(ctx, recipe, seed, base_args)
     folds = {}
     for regime in recipe.regimes:
-        if regime != "original":
+        if regime not in ("original", "authors"):
             key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
             folds[regime] = folding(items, key, dataset=ctx.spec.name, regime=regime, seed=seed)
     return _Pool(items, list(ctx.used), folds)

@@ -51,6 +51,9 @@ class Recipe:
     key_l2: str | None = None
     dedup: bool = False
     sampling: str = "bo"  # for sample_from: "bo" (Boisson's matching) or "random" (its control; sampling.SAMPLINGS)
+    #: a base dataset whose release ships its own 5-fold train/dev/test split (argument ``fold``): the
+    #: ``authors`` regime, beside the hashed random and lexical folds
+    authors: str | None = None
     #: arguments of the derived dataset passed on to every base slice that takes them: name -> allowed values,
     #: the recipe's default first (TroFi's ``labels``: the paper's cluster labels unless a task asks otherwise)
     base_args: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -61,7 +64,7 @@ class Recipe:
         out = ("original",) if self.original else ()
         if self.pool or self.sample_from:
             out += ("random", "lexical") + (("lexical_l2",) if self.key_l2 else ())
-        return out
+        return out + (("authors",) if self.authors else ())
 
     @property
     def bases(self) -> tuple[str, ...]:
@@ -121,7 +124,12 @@ RECIPES = {
             name="card_n",
             paper="CARD_N",
             pool=(("cardillo", "all", ()),),
-            note="Cardillo nominal sentences (512, 50 % metaphor); key = the PME (each appears once literal, once metaphorical).",
+            authors="cardillo",
+            note=(
+                "Cardillo nominal sentences (512, 50 % metaphor); key = the PME (each appears once literal, once "
+                "metaphorical). authors = the Cardiff release's own split (records tagged CARD_N_LEMSPLIT, field "
+                "5-folds: 5 folds of about 70/10/20, vehicle-disjoint), beside the hashed folds."
+            ),
         ),
         Recipe(
             name="jank",

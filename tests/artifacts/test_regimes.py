@@ -16,7 +16,7 @@ from .conftest import ALL
 
 pytestmark = pytest.mark.mirror
 
-CASES = [(n, r) for n in ALL for r in RECIPES[n].regimes if r != "original"]
+CASES = [(n, r) for n in ALL for r in RECIPES[n].regimes if r not in ("original", "authors")]
 
 
 def _key(name: str, regime: str):
@@ -137,6 +137,22 @@ def test_tsv_svo_tests_on_the_222_sentences_with_the_verb_as_pme(registry):
     assert sum(i.text.endswith((".", "!", "?")) for i in test) > 200  # sentences, not bare triples
     triples = load_split(registry, "tsv_svo", "test", {"form": "triple"}).items
     assert len(triples) == 222 and triples[0].text == "conversation turn subject"
+
+
+def test_card_n_authors_regime_is_the_release_split(registry, pool):
+    """The Cardiff release's own folds (CARD_N_LEMSPLIT): a partition of the same 512 items, vehicle-disjoint,
+    about 70/10/20, read from each record's 5-folds field."""
+    ids, tests = {i.id for i in pool("card_n")}, []
+    for fold in FOLDS:
+        parts = {split: load_split(registry, "boisson_card_n", split, {"regime": "authors", "fold": fold}).items
+                 for split in ("train", "validation", "test")}
+        assert set().union(*({i.id for i in p} for p in parts.values())) == ids
+        assert all(i.meta["folds"][fold] == "test" for i in parts["test"])
+        vehicles = {split: {i.group.lower() for i in p} for split, p in parts.items()}
+        assert not vehicles["test"] & (vehicles["train"] | vehicles["validation"])
+        assert len(parts["test"]) / len(ids) == pytest.approx(0.2, abs=0.01)
+        tests.append({i.id for i in parts["test"]})
+    assert set().union(*tests) == ids and sum(map(len, tests)) == len(ids)
 
 
 def test_jank_labels_and_original_split(registry, pool):
