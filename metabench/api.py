@@ -236,7 +236,7 @@ def library_bars(shown: bool):
     saved = {key: os.environ.get(key) for key in keys}
     if not shown:
         os.environ.update(dict.fromkeys(keys, "1"))
-        if "transformers" in sys.modules:
+        if sys.modules.get("transformers") is not None:  # None: blocked, as an import that failed
             sys.modules["transformers"].utils.logging.disable_progress_bar()
     try:
         yield

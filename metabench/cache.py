@@ -40,6 +40,11 @@ def job_key(fingerprint: str, config_hash: str, data_hash: str, seed: int, proto
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def _seal(key: str, record: dict, run_name: str, blob: bytes) -> str:
+    text = json.dumps(record, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    return hashlib.sha256("\x00".join((key, text, run_name)).encode() + b"\x00" + blob).hexdigest()
+
+
 class AnswerCache:
     """A key → JSON answer store. ``AnswerCache(None)`` is a no-op (``--no-cache``)."""
 
@@ -123,15 +128,22 @@ class AnswerCache:
             row = self._db.execute("SELECT record, run_name, samples FROM runs WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
-            return json.loads(row[0]), row[1], zlib.decompress(row[2])
+            sealed = json.loads(row[0])
+            record = sealed.get("record") if isinstance(sealed, dict) else None
+            if not isinstance(record, dict) or sealed.get("sha256") != _seal(key, record, row[1], row[2]):
+                return None  # edited by hand, or written before records were sealed: computed again
+            return record, row[1], zlib.decompress(row[2])
 
     def put_run(self, key: str, record: dict, run_name: str, lines: bytes) -> None:
+        """Remember a finished job. The record is sealed with a digest of everything served back (key, record,
+        folder name, samples): a record edited in the file is not served as the run's numbers."""
         if self._db is None:
             return
+        blob = zlib.compress(lines, 1)
+        sealed = {"record": record, "sha256": _seal(key, record, run_name, blob)}
         with self._guard(), self._db:
             self._db.execute("INSERT OR REPLACE INTO runs (key, record, run_name, samples) VALUES (?, ?, ?, ?)",
-                             (key, json.dumps(record, ensure_ascii=False, allow_nan=False), run_name,
-                              zlib.compress(lines, 1)))
+                             (key, json.dumps(sealed, ensure_ascii=False, allow_nan=False), run_name, blob))
 
     def close(self) -> None:
         if self._db is not None:

@@ -303,6 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `metabench ls tasks | head -1`: the reader left; not an error of ours
         _detach_stdout()
         return 2 if args.command == "gate" else 141  # a gate whose verdict was not delivered has not passed
+    except ImportError as exc:
+        from .extras import missing_extra
+
+        error = missing_extra(exc, f"metabench {args.command}")
+        if error is None:
+            return _internal_error(exc)
+        print(f"metabench: error: {error.message}\n  hint: {error.hint}", file=sys.stderr)
+        return error.exit_code
     except Exception as exc:  # noqa: BLE001 - a bug must not exit 1, which means "a job failed" or "regression"
         return _internal_error(exc)
 

@@ -45,8 +45,13 @@ class DataError(MetabenchError):
 
 
 class NotBuiltError(DataError):
-    """A derived dataset that a separate command builds (e.g. ``metabench hard mine``) is not built yet: a run
-    skips the tasks that read it, with the build command as the hint, rather than failing them."""
+    """A derived dataset that a separate command builds (e.g. ``metabench hard mine``) is not built yet, or
+    cannot be on this installation (its model needs an extra): a run skips the tasks that read it, with the
+    fix as the hint, rather than failing them. ``reason`` is the short cause a run counts its skips by."""
+
+    def __init__(self, message: str, *, hint: str | None = None, reason: str = "dataset not built yet"):
+        super().__init__(message, hint=hint)
+        self.reason = reason
 
 
 class RunFileError(ExplainedError):

@@ -47,4 +47,8 @@ TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S",
 #: symlink to a huge file cannot take the machine's memory.
 INPUT_BYTES = Limit("size of a file read from a user", "METABENCH_MAX_INPUT_BYTES", 256_000_000, "bytes")
 
+#: Training epochs a task file (``protocol.encoder.finetune.epochs``, a search range) or a model argument
+#: (``epochs=``) may ask for: the papers train for 3-20; ``epochs=1e20`` is a typo that would never finish.
+MAX_EPOCHS = 1000
+
 ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS, INPUT_BYTES)

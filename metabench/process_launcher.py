@@ -90,6 +90,8 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     cache_path = str(cache_root() / "answers.sqlite") if use_cache else None
+    if cache_path is not None:  # a damaged cache is one clear error here, not a worker dying at start-up
+        AnswerCache(Path(cache_path)).close()
     for _ in range(MAX_RETRIES + 1):
         queue = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
                           min(workers, len(queue)), outcomes)
@@ -134,12 +136,18 @@ def _start_worker(registry, jobs, cache_path) -> None:
         from .plugins import load  # noqa: PLC0415
 
         registry = load()
-    _WORKER.update(registry=registry, jobs=jobs,
-                   cache=AnswerCache(None if cache_path is None else Path(cache_path)))
+    try:
+        cache = AnswerCache(None if cache_path is None else Path(cache_path))
+    except MetabenchError as exc:  # damaged after the driver checked it: every job says so (an initializer
+        cache = exc                # that raises breaks the pool, which reads as a worker dying)
+    _WORKER.update(registry=registry, jobs=jobs, cache=cache)
 
 
 def _compute(numbers: list[int]) -> list:
     """Per job of the batch: its payload to write, or its outcome (skipped, failed)."""
-    from .runner import compute_batch  # noqa: PLC0415
+    from .runner import JobOutcome, compute_batch  # noqa: PLC0415
 
-    return compute_batch(_WORKER["registry"], [_WORKER["jobs"][n] for n in numbers], _WORKER["cache"])
+    jobs = [_WORKER["jobs"][n] for n in numbers]
+    if isinstance(_WORKER["cache"], MetabenchError):
+        return [JobOutcome(job.task.name, job.model.text, "failed", message=str(_WORKER["cache"])) for job in jobs]
+    return compute_batch(_WORKER["registry"], jobs, _WORKER["cache"])

@@ -129,6 +129,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
     store, cache_path = None, None
     if use_cache and local:
         cache_path = str(cache_root() / "answers.sqlite")
+        AnswerCache(cache_root() / "answers.sqlite").close()  # a damaged cache: one clear error, before any worker
     elif use_cache:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: PLC0415
 

@@ -34,6 +34,7 @@ from .connections import split_host_port
 from .data.hashing import hashing_seconds
 from .data.hf_source import register as register_source
 from .errors import MetabenchError, NotBuiltError, UnsupportedError
+from .extras import missing_extra
 from .jobs import Job, RunOptions, TaskData, build_kind, prepare
 from .models.base import Adapter
 from .models.spec import build_adapter, check_model_spec, parse_model_spec
@@ -207,9 +208,14 @@ def attempt(registry, job: Job, cache) -> JobResult | JobOutcome:
     except UnsupportedError as exc:
         return JobOutcome(task, spec, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
     except NotBuiltError as exc:
-        return JobOutcome(task, spec, "skipped", message=exc.message, reason="dataset not built yet", hint=exc.hint or "")
+        return JobOutcome(task, spec, "skipped", message=exc.message, reason=exc.reason, hint=exc.hint or "")
     except MetabenchError as exc:
         return JobOutcome(task, spec, "failed", message=str(exc))
+    except ImportError as exc:  # an optional package the model needs: a fix to name, not a crash of the run
+        error = missing_extra(exc, f"--model {spec}")
+        if error is None:
+            raise
+        return JobOutcome(task, spec, "failed", message=str(error))
 
 
 def compute_batch(registry, jobs: list[Job], cache) -> list[dict | JobOutcome]:

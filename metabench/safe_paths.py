@@ -60,6 +60,7 @@ def write_text(root: Path, target: Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a published file is readable as any other
         return replace_file(root, Path(tmp), target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -73,3 +74,9 @@ def remove_file(root: Path, target: Path) -> None:
         (parent / target.name).unlink(missing_ok=True)
     except IsADirectoryError:
         pass  # a folder now stands where a generated file was: the user's, so kept
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -12,6 +12,19 @@ from metabench.cli import main
 from metabench.store import write_run
 
 
+#: A valid task file on the toy data; each suite breaks one line of it (line numbers matter to the messages).
+GOOD_TASK = """\
+task: bad_input_task
+kind: classification
+dataset: toy_cls
+splits: {train: train, test: test}
+labels: {names: [literal, metaphorical], positive: metaphorical}
+metrics: [accuracy, macro_f1]
+protocol:
+  baseline: {seeds: 1}
+"""
+
+
 @pytest.fixture(scope="module")
 def registry():
     import toy_plugin

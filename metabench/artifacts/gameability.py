@@ -65,8 +65,9 @@ def _records(runs: list, positive: str):
 
 
 def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: float = 0.05, n_resamples: int = 2000,
-           seed: int = 0) -> list[dict]:
-    """One row per (cell, model) that has default and at least one incomplete view."""
+           seed: int = 0, unassessed: list[str] | None = None) -> list[dict]:
+    """One row per (cell, model) that has default and at least one incomplete view. A (cell, model) with runs
+    that still gives no row (a view missing, folds that do not match) is explained in ``unassessed``."""
     import numpy as np  # noqa: PLC0415
 
     from ..stats.paired import paired_bootstrap  # noqa: PLC0415
@@ -81,10 +82,17 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
         for model in models:
             folds = {v: {t.rpartition("@")[0] for t in members if (t, model) in by_key} for v, members in views.items()}
             present = [v for v in INCOMPLETE if v in views and folds.get(v)]
+            ran = sorted(v for v in views if folds.get(v))
             if not folds.get("default") or not present:
+                if ran and unassessed is not None:
+                    unassessed.append(f"{cell} with {model}: runs of {', '.join(ran)} only; the verdict needs default "
+                                      f"and {' or '.join(v for v in INCOMPLETE if v in views)}")
                 continue
             common = set.intersection(*(folds[v] for v in ("default", *present)))
             if not common:
+                if unassessed is not None:
+                    unassessed.append(f"{cell} with {model}: no fold was run in every view ("
+                                      + "; ".join(f"{v}: {', '.join(sorted(folds[v]))}" for v in ("default", *present)) + ")")
                 continue
             picked = {v: [by_key[(f"{f}@{v}", model)] for f in sorted(common)] for v in ("default", *present)}
             values = {v: statistics.fmean(r.aggregate("macro_f1")["mean"] for r in picked[v]) for v in picked}

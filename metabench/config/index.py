@@ -58,6 +58,23 @@ class TaskIndex:
                     self._add(path, folder, entry)
                 except ConfigError as exc:
                     self._quarantine(path, entry, exc)
+        self._check_groups()
+
+    def _check_groups(self) -> None:
+        """A group naming something that does not exist, or containing itself, is quarantined (with its file)
+        like a broken task file: expanded on every run (mean groups are), it would break them all."""
+        for name in sorted(self.groups):
+            if name not in self.groups or name not in self._group_plugins:
+                continue  # a view group (`<group>@<view>`) stands or falls with its group
+            try:
+                self._expand(name, ())
+            except ConfigError as exc:
+                plugin, path = self._group_plugins[name]
+                for view_group in [g for g in self.groups if g == name or g.startswith(f"{name}@")]:
+                    del self.groups[view_group]
+                entry = next(e for _, e in self.registry.task_dirs() if e.plugin == plugin)
+                self._quarantine(path, entry, ConfigError(f"{path}:1: group '{name}': {exc.message.removeprefix('--tasks: ')}",
+                                                          hint="name existing tasks, tags or groups in `task:`"))
 
     def _add(self, path: Path, folder: Path, entry) -> None:
         raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
@@ -153,7 +170,8 @@ class TaskIndex:
                               hint=problem.fix)
         if part in self.groups:
             if part in seen:
-                raise ConfigError(f"group '{part}' contains itself: {' -> '.join((*seen, part))}")
+                raise ConfigError(f"group '{part}' contains itself: {' -> '.join((*seen, part))}",
+                                  hint="remove one of the groups from the other's `task:` list")
             return [n for member in self.groups[part].task for n in self._expand(member, (*seen, part))]
         if part in self.tags:
             return list(self.tags[part])
@@ -200,7 +218,7 @@ def _declared_name(path: Path) -> str | None:
         data = load_located(path).data
     except ConfigError:
         return None
-    name = data.get("task", data.get("group")) if isinstance(data, dict) else None
+    name = data.get("group", data.get("task")) if isinstance(data, dict) else None  # a group's `task:` lists members
     return name if isinstance(name, str) else None
 
 
@@ -221,7 +239,7 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
             files.extend((p, _task_root(p, registry, path)) for p in sorted(path.rglob("*.yaml")))
         else:
             files.append((path, _task_root(path, registry, path.parent)))
-    results = []
+    results, valid = [], {}
     for path, root in files:
         try:
             raw = read_raw(path, root, also=tuple(f for f, _ in registry.task_dirs()))
@@ -235,6 +253,57 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
             else:
                 check_group(parsed, raw)
             results.append((path, None))
+            valid[path] = parsed
         except (ConfigError, DataError) as exc:
             results.append((path, str(exc)))
-    return results
+    problems = _across_files(valid, TaskIndex(registry)) if valid else {}
+    return [(path, problems.get(path, error)) for path, error in results]
+
+
+def _across_files(valid: dict[Path, TaskConfig | GroupConfig], index: TaskIndex) -> dict[Path, str]:
+    """What no single file shows: a name a registered task or group already holds (a run would quarantine the
+    file), and a group naming nothing that exists or containing itself, among the files and the registered."""
+    def names(config) -> list[str]:
+        own = config.task if isinstance(config, TaskConfig) else config.group
+        return [own, *(f"{own}@{view}" for view in (config.views or ()))]
+
+    def file_of(name: str) -> Path | None:
+        if name in index.tasks:
+            return index.tasks[name].raw.path
+        return index._group_plugins.get(name, (None, None))[1]
+
+    problems: dict[Path, str] = {}
+    declared = {name: path for path, config in valid.items() for name in names(config)}
+    for path, config in valid.items():
+        for name in names(config):
+            other = file_of(name)
+            if other is not None and Path(other).resolve() != path.resolve():
+                problems[path] = (f"{path}:1: the name '{name}' is already used by {Path(other)}; a run would quarantine "
+                                  f"this file\n  hint: rename it (task and group names are unique)")
+                break
+    groups = {n: c.task for p, c in valid.items() if isinstance(c, GroupConfig) for n in names(c)[:1]}
+    known = set(index.tasks) | set(index.groups) | set(index.tags) | set(declared) | {"all"}
+    for name, members in groups.items():
+        path = declared[name]
+        for member in members:
+            globbed = any(ch in member for ch in "*?[") and fnmatch.filter([*index.tasks, *declared], member)
+            if member not in known and not globbed:
+                problems.setdefault(path, f"{path}:1: group '{name}' names '{member}', which is no task, tag or group"
+                                          f"{did_you_mean(member, known)}\n  hint: name existing tasks, tags or groups")
+        cycle = _cycle(name, groups, (), index)
+        if cycle:
+            problems.setdefault(path, f"{path}:1: group '{name}' contains itself: {' -> '.join(cycle)}\n"
+                                      "  hint: remove one of the groups from the other's `task:` list")
+    return problems
+
+
+def _cycle(name: str, groups: dict[str, list[str]], seen: tuple[str, ...], index: TaskIndex) -> tuple[str, ...] | None:
+    """The chain of groups through which ``name`` reaches itself, if it does (files first, then registered)."""
+    if name in seen:
+        return (*seen, name) if name == seen[0] else None
+    members = groups.get(name) or (index.groups[name].task if name in index.groups else [])
+    for member in members:
+        found = _cycle(member, groups, (*seen, name), index)
+        if found:
+            return found
+    return None

@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from ..limits import MAX_EPOCHS
+
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
 #: Input views of expression-level classification (Boisson et al. 2023); see metabench/artifacts/views.py.
 View = Literal["default", "pme_only", "masked"]
@@ -28,9 +30,9 @@ def _distinct(values: list[int]) -> list[int]:
     return values
 
 
-Seeds = Union[
-    Annotated[int, Field(ge=1, le=MAX_SEEDS)],
-    Annotated[list[Annotated[int, Field(ge=0, le=MAX_SEED)]], Field(min_length=1, max_length=MAX_SEEDS),
+Seeds = Union[  # strict: `seeds: true` is not a count of one
+    Annotated[int, Field(strict=True, ge=1, le=MAX_SEEDS)],
+    Annotated[list[Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]], Field(min_length=1, max_length=MAX_SEEDS),
               AfterValidator(_distinct)],
 ]
 
@@ -80,7 +82,7 @@ class Finetune(Strict):
     lr: float = Field(5e-5, gt=0, description="peak learning rate (AdamW)")
     batch_size: int = Field(8, ge=1, description="examples per optimiser step before accumulation")
     grad_accum: int = Field(1, ge=1, description="gradient accumulation steps")
-    epochs: float = Field(4, gt=0, description="training epochs")
+    epochs: float = Field(4, gt=0, le=MAX_EPOCHS, description="training epochs")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay")
     warmup_ratio: float = Field(0.0, ge=0, le=1, description="linear warm-up share of all steps")
     max_length: int = Field(128, ge=8, description="max sub-word tokens per input")
@@ -133,6 +135,23 @@ class SearchSpace(Strict):
     def searched(self) -> dict:
         """The dimensions given, by name."""
         return {name: value for name, value in self if value is not None}
+
+    @model_validator(mode="after")
+    def _within_bounds(self):
+        """Every value a dimension can take obeys the bound of its ``finetune`` key (a batch of 0 examples,
+        a negative learning rate or 10^20 epochs would fail or never end in some trial, after hours)."""
+        for name, value in self.searched().items():
+            low, high, what = _SEARCH_BOUNDS[name]
+            ends = (value.low, value.high) if isinstance(value, SearchRange) else (min(value), max(value))
+            if not (ends[0] > low if what == "above" else ends[0] >= low) or ends[1] > high:
+                raise ValueError(f"{name}: {ends[0]:g}..{ends[1]:g} leaves the allowed values, {what} {low:g} and at "
+                                 f"most {high:g}")
+        return self
+
+
+#: A search dimension's bounds: (lowest, highest, "above" = lowest excluded | "from" = included).
+_SEARCH_BOUNDS = {"lr": (0, 1, "above"), "batch_size": (1, 65536, "from"), "epochs": (1, MAX_EPOCHS, "from"),
+                  "weight_decay": (0, 1e6, "from"), "warmup_ratio": (0, 1, "from"), "seed": (0, MAX_SEED, "from")}
 
 
 class Search(Strict):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import MetabenchError
+
 
 def add_commands(subparsers) -> None:
     hard = subparsers.add_parser(
@@ -51,6 +53,10 @@ def add_commands(subparsers) -> None:
     down.add_argument("runs", nargs="+", metavar="RUN", help="run folders (vua_verb or hard_mi tasks)")
 
 
+#: More torch threads than this is a typo, not a machine.
+MAX_THREADS = 1024
+
+
 def _log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -61,6 +67,9 @@ def _setup(args):
     from .store import parse_mine_settings  # noqa: PLC0415
 
     if args.threads is not None:
+        if not 1 <= args.threads <= MAX_THREADS:
+            raise MetabenchError(f"--threads {args.threads}: must be between 1 and {MAX_THREADS}",
+                                 hint="leave --threads out for torch's default (one per core), or give a count, e.g. --threads 2")
         import torch
 
         torch.set_num_threads(args.threads)

@@ -16,6 +16,7 @@ import json
 from ..data.datasets._common import LIT, MET, bad_split
 from ..data.spec import DatasetSpec
 from ..errors import DataError, NotBuiltError
+from ..extras import MissingExtraError
 
 
 def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
@@ -51,7 +52,11 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     except (TypeError, ValueError):
         raise DataError(f"hard_metaphors: xi={xi!r} is not a number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)") from None
     # A loader gets no registry from the runner; short names (minilm-l6) resolve through the process's one.
-    base = resolve_model(model, default_registry())
+    try:
+        base = resolve_model(model, default_registry())
+    except MissingExtraError as exc:
+        raise NotBuiltError(f"hard_metaphors: HARD({model}) is mined with {model}: {exc.message}", hint=exc.hint,
+                            reason=f"needs metabench[{exc.extra}]") from None
     entry = read_index().get(index_entry(base.fingerprint, SORSettings.parse(sor), parse_mine_settings(mine)))
     folder = build_dir(entry["build"]) if entry else None
     if folder is None or not (folder / "instances.jsonl").is_file():

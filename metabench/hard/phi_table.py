@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from .. import safe_paths
 from ..bounded_read import read_text
 from ..errors import MetabenchError
 
@@ -61,10 +62,11 @@ def make_table(model: str, settings, mine, build: Path, vua_rows: list[dict], co
 
 
 def save_table(table: dict, out_dir: Path) -> Path:
+    """The table under ``out_dir`` (``--save DIR``), never through a symlink out of it (:mod:`metabench.safe_paths`)."""
     folder = out_dir / "hard_phi" / table_name(table["sor_model"], table["sor_changed"], table["mine_changed"])
-    folder.mkdir(parents=True, exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     path = folder / TABLE_FILE
-    path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    safe_paths.write_text(out_dir, path, json.dumps(table, indent=1, sort_keys=True) + "\n")
     return path
 
 

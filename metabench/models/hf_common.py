@@ -27,6 +27,7 @@ from pathlib import Path
 from ..bounded_read import read_text
 from ..cache import cache_root
 from ..errors import AdapterError
+from ..extras import missing_extra
 
 #: Files that define what an encoder computes: hashed into its fingerprint (:func:`folder_fingerprint`).
 FINGERPRINT_PATTERNS = (
@@ -175,7 +176,9 @@ def resolve_pretrained(name: str, registry=None, revision: str | None = None, *,
         return Pretrained(name, None)
     try:
         from huggingface_hub import snapshot_download
-
+    except ImportError as exc:
+        raise missing_extra(exc, f"pretrained={name} (not a local folder or a registered short name: a hub id)") or exc
+    try:
         folder = snapshot_download(name, revision=revision, allow_patterns=[*FINGERPRINT_PATTERNS, "*.py", "*.txt"],
                                    ignore_patterns=["*.msgpack", "*.h5", "*.onnx", "*.ot", "onnx/*", "openvino/*"])
     except Exception as exc:  # noqa: BLE001 - the hub raises many kinds; all mean "cannot get it"
@@ -193,6 +196,12 @@ def _build_registered(registry, name: str) -> Path:
         folder = Path(entry.load()())
     except AdapterError:
         raise
+    except ImportError as exc:
+        error = missing_extra(exc, f"pretrained model '{name}' (plugin '{entry.plugin}')")
+        if error is None:
+            raise AdapterError(f"pretrained model '{name}' could not be built: {type(exc).__name__}: {exc}",
+                               hint=f"the plugin '{entry.plugin}' is broken; reinstall it") from exc
+        raise error from None
     except Exception as exc:  # noqa: BLE001 - a broken builder is reported with the model's and plugin's name
         raise AdapterError(f"pretrained model '{name}' could not be built: {type(exc).__name__}: {exc}",
                            hint=f"the plugin '{entry.plugin}' is broken; reinstall it") from exc

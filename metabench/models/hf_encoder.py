@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AdapterError, UnsupportedError
+from ..limits import MAX_EPOCHS
 from ..requests import ClassifyRequest, TagRequest, Training
 from .alignment import (
     IGNORE,
@@ -184,9 +185,9 @@ class HFEncoder(Adapter):
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
         self.recipe = {name: _parse_float(self.args[name], name, self.name) for name in ("epochs", "lr", "warmup_ratio")
                        if name in self.args}
-        for name in ("epochs", "lr"):
-            if not self.recipe.get(name, 1.0) > 0:  # NaN too
-                raise AdapterError(f"model '{self.name}': {name}={self.args[name]} must be positive")
+        for name, most in (("epochs", MAX_EPOCHS), ("lr", 1.0)):
+            if not 0 < self.recipe.get(name, 1.0) <= most:  # NaN and inf too
+                raise AdapterError(f"model '{self.name}': {name}={self.args[name]} must be positive and at most {most:g}")
         if not 0 <= self.recipe.get("warmup_ratio", 0.0) < 1:
             raise AdapterError(f"model '{self.name}': warmup_ratio={self.args['warmup_ratio']} must lie in [0, 1)")
         # Hyperparameter search (off by default): the task's protocol.encoder.search, trials on search_cpus CPUs.

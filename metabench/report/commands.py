@@ -227,11 +227,16 @@ def _paired_variants(args, runs) -> int:
     from ..errors import MetabenchError
     from .compare import adjust
     from .paired_variants import format_effects, paired_effect, variant_pairs
+    from .runs import one_per_task_and_model
 
     if args.test or args.metric:
         raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
                              "drop --test/--metric")
-    pairs = [(runs[0], runs[1])] if len(runs) == 2 else variant_pairs(runs)
+    if len(runs) == 2:
+        _check_variant_order(*runs)
+        pairs = [(runs[0], runs[1])]
+    else:
+        pairs = variant_pairs(one_per_task_and_model(runs, "--paired-variants"))
     if not pairs:
         raise MetabenchError(
             f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
@@ -242,6 +247,22 @@ def _paired_variants(args, runs) -> int:
     adjust(effects, args.correction)
     _emit(args, "paired_variants", effects, format_effects, _controls(args, pairs, paired=True))
     return 0
+
+
+def _check_variant_order(original, paraphrase) -> None:
+    """Two runs are (original, paraphrase) in that order: a swapped pair flips the effect's sign, one task
+    twice measures nothing."""
+    from ..errors import MetabenchError
+    from .paired_variants import is_variant_of
+
+    if original.task == paraphrase.task:
+        raise MetabenchError(f"--paired-variants: both runs are of task '{original.task}' ({original.path} and "
+                             f"{paraphrase.path}); a paired effect needs an original task and its paraphrase task",
+                             hint="pass the original task's run, then the paraphrase task's run")
+    if is_variant_of(paraphrase.task, original.task):
+        raise MetabenchError(f"--paired-variants: '{original.task}' is the paraphrase of '{paraphrase.task}', so the "
+                             "runs are given the wrong way round (the effect's sign would flip)",
+                             hint=f"pass the original first: metabench compare --paired-variants {paraphrase.path} {original.path}")
 
 
 def _hardness(args, runs) -> int:
@@ -294,8 +315,22 @@ def _artifacts(args, runs) -> int:
     from ..artifacts.gameability import assess, format_rows
     from ..config.index import TaskIndex
 
-    rows = assess(TaskIndex(_registry()), runs, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed)
-    print(json.dumps({"gameability": rows}, indent=2) if args.json else format_rows(rows))
+    from ..errors import MetabenchError
+    from .runs import one_per_task_and_model
+
+    unassessed: list[str] = []
+    rows = assess(TaskIndex(_registry()), one_per_task_and_model(runs, "--artifacts"), alpha=args.alpha,
+                  n_resamples=args.resamples, seed=args.seed, unassessed=unassessed)
+    if not rows:
+        raise MetabenchError(
+            f"--artifacts: no verdict from the {len(runs)} run(s) given"
+            + (": " + "; ".join(unassessed) if unassessed else ": none is a run of a task with views (TASK@default, "
+               "TASK@pme_only, TASK@masked) by a model"),
+            hint="run the same model and folds on TASK@default and at least one of TASK@pme_only, TASK@masked "
+                 "(metabench ls tasks lists them), then pass all those runs")
+    print(json.dumps({"gameability": rows, "unassessed": unassessed}, indent=2) if args.json else format_rows(rows))
+    for line in unassessed:
+        print(f"not assessed: {line}", file=sys.stderr)
     return 0
 
 

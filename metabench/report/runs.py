@@ -119,6 +119,24 @@ def find_runs(paths: list[Path]) -> list[Run]:
     return runs
 
 
+def one_per_task_and_model(runs: list[Run], option: str) -> list[Run]:
+    """``runs`` with one run per (task, model), for reports that pick *the* run of a task and model: two
+    different runs of one pair would leave the choice (and the verdict) to the order of the arguments, so they
+    are refused. The same folder named twice, or two copies of one run (same samples), count once."""
+    kept: dict[tuple[str, str], Run] = {}
+    for run in runs:
+        first = kept.setdefault((run.task, run.model), run)
+        if first is run or first.path.resolve() == run.path.resolve():
+            continue
+        if first.results.get("samples_sha256") != run.results.get("samples_sha256") or first.seeds != run.seeds:
+            raise MetabenchError(
+                f"{option}: two different runs of task '{run.task}' with model '{run.model}': {first.path} and "
+                f"{run.path}; which one counts would depend on the order of the arguments",
+                hint="pass only one of them (name the run folders, or one --output-dir per set of runs)",
+            )
+    return list(kept.values())
+
+
 def by_task(runs: list[Run]) -> dict[str, list[Run]]:
     """Runs grouped by task name, tasks and runs in first-seen order."""
     groups: dict[str, list[Run]] = {}

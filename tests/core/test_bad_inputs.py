@@ -18,21 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from cli_inprocess import GOOD_TASK as GOOD
 from cli_inprocess import check as _check, cli, good_run as _good_run, registry  # noqa: F401 - cli, registry: fixtures
 from metabench import plugins
 from metabench.cli import main
 from metabench.hookspecs import hookimpl
 
-GOOD = """\
-task: bad_input_task
-kind: classification
-dataset: toy_cls
-splits: {train: train, test: test}
-labels: {names: [literal, metaphorical], positive: metaphorical}
-metrics: [accuracy, macro_f1]
-protocol:
-  baseline: {seeds: 1}
-"""
+ENCODER = GOOD.replace("  baseline: {seeds: 1}\n", "  encoder:\n    finetune: {epochs: 3}\n")
+SEARCH = ENCODER + "    search: {metric: accuracy, space: {SPACE}}\n"
 
 PROMPTED = """\
 task: bad_prompt_task
@@ -102,6 +95,16 @@ TASK_FILES = [
     ("template-unsafe", PROMPTED.replace("TEMPLATE", "\"{{ text.__class__.__mro__ }}\""), "{f}:9", "unsafe"),
     ("template-syntax", PROMPTED.replace("TEMPLATE", "\"{{ text \""), "{f}:9: the prompt template does not compile", "Jinja2"),
     ("template-missing", PROMPTED.replace("    template: TEMPLATE\n", "    fewshot: 0\n"), "{f}:7", "needs `protocol.decoder.template`"),
+    # issue 23: nonsense that passed validate
+    ("seeds-true", GOOD.replace("seeds: 1", "seeds: true"), "{f}:8: protocol.baseline.seeds", "Input should be a valid integer"),
+    ("seeds-list-of-bools", GOOD.replace("seeds: 1", "seeds: [true, false]"), "{f}:8: protocol.baseline.seeds", "valid integer"),
+    ("epochs-huge", ENCODER.replace("epochs: 3", "epochs: 1e20"), "{f}:9: protocol.encoder.finetune.epochs", "less than or equal to 1000"),
+    ("epochs-inf", ENCODER.replace("epochs: 3", "epochs: .inf"), "{f}:9: protocol.encoder.finetune.epochs", "less than or equal to 1000"),
+    ("search-batch-zero", SEARCH.replace("SPACE", "batch_size: {low: 0, high: 32}"), "{f}:10", "batch_size: 0..32 leaves the allowed values, from 1"),
+    ("search-batch-choice-zero", SEARCH.replace("SPACE", "batch_size: [0, 8]"), "{f}:10", "batch_size: 0..8 leaves the allowed values"),
+    ("search-lr-negative", SEARCH.replace("SPACE", "lr: {low: -1, high: 0.1}"), "{f}:10", "lr: -1..0.1 leaves the allowed values, above 0"),
+    ("search-epochs-huge", SEARCH.replace("SPACE", "epochs: [1, 100000]"), "{f}:10", "at most 1000"),
+    ("name-of-a-registered-task", GOOD.replace("bad_input_task", "toy_cls"), "{f}:1: the name 'toy_cls' is already used by", "rename it"),
 ]
 
 

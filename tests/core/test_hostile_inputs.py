@@ -205,6 +205,136 @@ def test_model_spec_mistakes(cli, tmp_path, name, spec, problem, fix):
     assert not list((tmp_path / "out").rglob("results.json")) if (tmp_path / "out").exists() else True
 
 
+OPTIONAL = ("torch", "transformers", "huggingface_hub", "ray", "lm_eval", "datasets", "accelerate")
+
+
+@pytest.fixture
+def core_only(monkeypatch):
+    """Only the core installed: every optional package fails to import, the offline-models plugin is absent."""
+    for name in OPTIONAL:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setenv("METABENCH_DISABLE_PLUGINS", "offline_models")
+
+
+def test_core_only_skips_tasks_whose_data_needs_a_model_extra(cli, tmp_path, monkeypatch, core_only):
+    monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
+    code, out = cli("--tasks", "hard_mi_*", "--model", "majority", "-o", tmp_path / "out", "--launcher", "serial",
+                    "--no-progress")
+    assert code == 0 and "skipped (needs metabench[hf]): hard_mi_minilm_l6 with majority" in out, out
+    assert "pip install 'metabench[hf]'" in out and "0 failed" in out
+
+
+@pytest.mark.parametrize("command, needles", [
+    (["--tasks", "toy_cls", "--model", "hf:org/some-model"], ("needs the optional package 'huggingface_hub'", "pip install 'metabench[hf]'")),
+    (["--tasks", "toy_cls", "--model", "majority", "--launcher", "ray"], ("needs the `ray` package", "pip install 'metabench[ray]'")),
+    (["hard", "train", "--model", "hf:minilm-l6", "--threads", "2"], ("needs the optional package 'torch'", "pip install 'metabench[hf]'")),
+])
+def test_a_missing_extra_names_the_extra(cli, tmp_path, core_only, command, needles):
+    code, out = cli(*command, *(["-o", tmp_path / "out", "--no-progress"] if command[0] != "hard" else []))
+    assert code in (1, 2) and "internal error" not in out and all(n in out for n in needles), out
+
+
+@pytest.mark.parametrize("threads", ["0", "-2"])
+def test_hard_threads_out_of_range(cli, threads):
+    code, out = cli("hard", "train", "--model", "hf:minilm-l6", "--threads", threads)
+    assert code == 2 and f"--threads {threads}: must be between 1 and 1024" in out, out
+
+
+# ------------------------------------------------------------- 5. a damaged cache under parallel workers
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_cache_under_the_process_launcher_is_one_clear_error(cli, tmp_path, damage):
+    cache = tmp_path / "cache" / "answers.sqlite"
+    if damage == "truncated":
+        assert cli("--tasks", "toy_*", "--model", "lookup", "-o", tmp_path / "first", "--launcher", "serial")[0] == 0
+        import sqlite3
+
+        sqlite3.connect(cache).execute("PRAGMA wal_checkpoint(TRUNCATE)").close()
+        for extra in cache.parent.glob("answers.sqlite-*"):
+            extra.unlink()
+        cache.write_bytes(cache.read_bytes()[:1500])
+    else:
+        cache.parent.mkdir()
+        cache.write_bytes(os.urandom(4096))
+    code, out = cli("--tasks", "toy_*", "--model", "majority", "--model", "lookup", "--launcher", "processes",
+                    "--workers", "2", "-o", tmp_path / "out", "--no-progress")
+    assert code in (1, 2) and f"{cache}: the answer cache cannot be used" in out and "--no-cache" in out, out
+    assert "worker process died" not in out and "internal error" not in out
+    if damage == "garbage":
+        assert code == 2 and out.count("cannot be used") == 1 and not (tmp_path / "out" / "toy_cls").exists()
+    code, out = cli("--tasks", "toy_*", "--model", "majority", "--launcher", "processes", "--workers", "2",
+                    "-o", tmp_path / "out", "--no-progress", "--no-cache")
+    assert code == 0, out
+
+
+# --------------------------------------------------------------------- 6. conflicting inputs are errors
+
+def _labelled_run(path: Path, task: str, model: str, golds: list[str], preds: list[str], family: str = "encoder") -> Path:
+    """A run folder of ``task`` by ``model`` with these answers (ids shared by every task of one item set)."""
+    from metabench.metrics.classification import macro_f1
+    from metabench.store import write_run
+
+    labels = ["literal", "metaphor"]
+    score = macro_f1(golds, preds, labels=labels)
+    samples = [{"id": f"i{i}", "seed": 0, "gold": g, "prediction": p, "scores": {"correct": float(g == p)}}
+               for i, (g, p) in enumerate(zip(golds, preds))]
+    results = {
+        "schema_version": 1, "created": "2026-01-01T00:00:00+00:00",
+        "task": {"name": task, "primary_metric": "macro_f1", "config": {"labels": {"names": labels, "positive": "metaphor"}}},
+        "model": {"spec": model, "family": family}, "seeds": [0], "n_items": len(golds),
+        "metrics": {"per_seed": {"0": {"macro_f1": score, "accuracy": 0.5}},
+                    "aggregate": {"macro_f1": {"mean": score, "std": 0.0, "n": 1}}},
+    }
+    write_run(path, results, samples)
+    return path
+
+
+GOLDS = ["metaphor", "literal"] * 30
+
+
+def _flip(golds: list[str], every: int) -> list[str]:
+    return [("literal" if g == "metaphor" else "metaphor") if i % every == 0 else g for i, g in enumerate(golds)]
+
+
+def test_artifacts_refuses_two_different_runs_of_one_task_and_model(cli, tmp_path):
+    cell = "boisson_card_n_random_f0"
+    for out, every in (("a", 3), ("b", 7)):
+        _labelled_run(tmp_path / out / f"{cell}@default" / "m", f"{cell}@default", "m", GOLDS, _flip(GOLDS, every))
+    _labelled_run(tmp_path / "a" / f"{cell}@masked" / "m", f"{cell}@masked", "m", GOLDS, _flip(GOLDS, 4))
+    for order in (("a", "b"), ("b", "a")):
+        code, out = cli("compare", "--artifacts", *(tmp_path / o for o in order), "--resamples", "200")
+        assert code == 2 and f"--artifacts: two different runs of task '{cell}@default' with model 'm'" in out, out
+        assert str(tmp_path / "a" / f"{cell}@default" / "m") in out and str(tmp_path / "b" / f"{cell}@default" / "m") in out
+    code, out = cli("compare", "--artifacts", tmp_path / "a", tmp_path / "a" / f"{cell}@masked" / "m", "--resamples", "200")
+    assert code == 0 and "boisson_card_n_random  m      1/5" in out, out  # the same folder named twice is one run
+
+
+@pytest.mark.parametrize("layout, problem", [
+    ({"f0@default": 3, "f1@masked": 4}, "no fold was run in every view (default: boisson_card_n_random_f0; masked: boisson_card_n_random_f1)"),
+    ({"f0@default": 3}, "runs of default only"),
+    ({}, "none is a run of a task with views"),
+])
+def test_artifacts_without_a_verdict_says_why_and_fails(cli, tmp_path, layout, problem):
+    good_run(tmp_path / "runs" / "syn" / "other")
+    for name, every in layout.items():
+        task = f"boisson_card_n_random_{name}"
+        _labelled_run(tmp_path / "runs" / task / "m", task, "m", GOLDS, _flip(GOLDS, every))
+    code, out = cli("compare", "--artifacts", tmp_path / "runs", "--resamples", "200")
+    assert code == 2 and "--artifacts: no verdict from the" in out and problem in out and "TASK@default" in out, out
+
+
+def test_paired_variants_refuses_a_swapped_or_identical_pair(cli, tmp_path):
+    original, paraphrase = "x_original_nli", "x_paraphrase_mistral_nli"
+    a = _labelled_run(tmp_path / "runs" / original / "m", original, "m", GOLDS, _flip(GOLDS, 3))
+    b = _labelled_run(tmp_path / "runs" / paraphrase / "m", paraphrase, "m", GOLDS, _flip(GOLDS, 2))
+    code, out = cli("compare", "--paired-variants", b, a)
+    assert code == 2 and f"'{paraphrase}' is the paraphrase of '{original}'" in out and f"--paired-variants {a} {b}" in out, out
+    code, out = cli("compare", "--paired-variants", a, a)
+    assert code == 2 and f"both runs are of task '{original}'" in out, out
+    code, out = cli("compare", "--paired-variants", a, b, "--resamples", "200")
+    assert code == 0 and original in out, out
+
+
 # --------------------------------------------------------------------------- 7. nonsense is refused
 
 @pytest.mark.parametrize("workers", ["0", "-1", "100000"])
@@ -212,6 +342,67 @@ def test_workers_out_of_range(cli, tmp_path, workers):
     code, out = cli("--tasks", "toy_cls", "--model", "majority", "--launcher", "processes", "--workers", workers,
                     "-o", tmp_path / "out")
     assert code == 2 and f"--workers {workers}: must be between 1 and 1024" in out and "leave --workers out" in out
+
+
+GROUPS = [
+    ("dangling", {"g.yaml": "group: hostile_group\ntask: [toy_cls, toy_clz]\n"},
+     "group 'hostile_group' names 'toy_clz', which is no task, tag or group (did you mean 'toy_cls'?)",
+     "group 'hostile_group': unknown task, tag or group 'toy_clz' (did you mean 'toy_cls'?)"),
+    ("cyclic", {"a.yaml": "group: hostile_a\ntask: [toy_cls, hostile_b]\n", "b.yaml": "group: hostile_b\ntask: [hostile_a]\n"},
+     "contains itself: hostile_a -> hostile_b -> hostile_a", "contains itself: hostile_a -> hostile_b -> hostile_a"),
+]
+
+
+@pytest.mark.parametrize("name, files, problem, when_run", GROUPS, ids=[c[0] for c in GROUPS])
+def test_a_dangling_or_cyclic_group_fails_validate_and_is_quarantined_in_a_run(cli, tmp_path, monkeypatch, name, files,
+                                                                              problem, when_run):
+    folder = tmp_path / "groups"
+    folder.mkdir()
+    for file, text in files.items():
+        (folder / file).write_text(text)
+    code, out = cli("validate", folder)
+    assert code == 1 and problem in out and "valid" in out, out
+    module = types.ModuleType("group_plugin")
+    module.metabench_register_tasks = hookimpl(lambda register: register(str(folder)))
+    monkeypatch.setitem(sys.modules, "group_plugin", module)
+    monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin,group_plugin")
+    monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
+    code, out = cli("--tasks", "toy_cls", "--model", "majority", "-o", tmp_path / "out", "--no-progress")
+    assert code == 0 and "quarantined plugin 'group_plugin'" in out and when_run in out, out  # other runs go on
+    group = next(iter(files.values())).split("\n")[0].removeprefix("group: ")
+    code, out = cli("--tasks", group, "--model", "majority", "-o", tmp_path / "out", "--no-progress")
+    assert code == 2 and f"task '{group}' is quarantined" in out and when_run in out, out
+
+
+def test_model_arguments_out_of_range_are_refused():
+    from metabench.errors import AdapterError
+    from metabench.models.hf_encoder import HFEncoder
+
+    for value in ("1e20", "inf", "nan", "0"):
+        with pytest.raises(AdapterError, match=rf"epochs={value} must be positive and at most 1000"):
+            HFEncoder({"pretrained": "/nowhere", "epochs": value})
+
+
+def test_a_hand_edited_job_memo_record_is_not_served(cli, tmp_path):
+    import sqlite3
+
+    args = ("--tasks", "toy_cls", "--model", "majority", "--launcher", "serial", "--no-progress")
+    from metabench import jobs
+
+    jobs._load_memo.cache_clear()  # slices loaded in this process by earlier tests would skip this cache's item entries
+    for _ in range(2):  # the first run caches the parsed items, which the memo key is made of; the second remembers
+        assert cli(*args, "-o", tmp_path / "first")[0] == 0
+    truth = json.loads((tmp_path / "first" / "toy_cls" / "majority" / "results.json").read_text())["metrics"]
+    db = sqlite3.connect(tmp_path / "cache" / "answers.sqlite")
+    (key, text), = db.execute("SELECT key, record FROM runs").fetchall()
+    sealed = json.loads(text)
+    sealed["record"]["metrics"]["aggregate"]["accuracy"]["mean"] = 0.999
+    db.execute("UPDATE runs SET record = ? WHERE key = ?", (json.dumps(sealed), key))
+    db.commit()
+    db.close()
+    assert cli(*args, "-o", tmp_path / "second")[0] == 0
+    served = json.loads((tmp_path / "second" / "toy_cls" / "majority" / "results.json").read_text())
+    assert served["metrics"] == truth and served["timings"]["cached_items"] == 0  # computed again, not the edit
 
 
 # ------------------------------------------------------------------------ 8. a plugin found twice
