@@ -61,6 +61,9 @@ def add_commands(subparsers) -> None:
                       "and `hard vua-phi`); also breaks down runs of hard_mi tasks")
     hard.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
     hard.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
+    compare.add_argument("--published", action="store_true",
+                         help="also print the published results of other systems on these tasks (never ranked; "
+                         "metabench/report/published_results.yaml), with each of our models beside them")
     compare.add_argument("--verbose", action="store_true",
                          help="list every run or task not compared with its reason (default: one count line per reason)")
     _test_arguments(compare)
@@ -192,19 +195,38 @@ def _cmd_compare(args) -> int:
         raise MetabenchError("--controls needs --gap or --paired-variants (a metaphor side and a literal side)")
     if args.artifacts:
         return _artifacts(args, runs)
-    report = compare(runs, baseline=args.baseline, metrics=args.metric, test=args.test, correction=args.correction,
-                     confidence=args.confidence, resamples=args.resamples, seed=args.seed, alpha=args.alpha,
-                     power=args.power, registry=_registry())
+    try:
+        report = compare(runs, baseline=args.baseline, metrics=args.metric, test=args.test, correction=args.correction,
+                         confidence=args.confidence, resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+                         power=args.power, registry=_registry())
+    except MetabenchError:
+        if not args.published:
+            raise
+        report = None  # nothing pairs, but the published results beside the runs still print
+    published = _published_beside(runs) if args.published else None
     if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
-    else:
+        payload = report.as_dict() if report is not None else {}
+        print(json.dumps({**payload, **({"published": published} if args.published else {})}, indent=2))
+        return 0
+    if report is not None:
         print(format_comparisons(report.comparisons, report.notes, correction=args.correction, alpha=args.alpha,
                                  confidence=args.confidence, power=args.power,
                                  verbose=args.verbose or len(report.notes) <= 1))
         if report.groups:
             print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
                   + group_comparison_table(report.groups))
+    if args.published:
+        from .published import format_beside
+
+        print("\n" + format_beside(published))
     return 0
+
+
+def _published_beside(runs) -> list[dict]:
+    from .groups import group_rows
+    from .published import beside_runs, load_published
+
+    return beside_runs(load_published(), runs, group_rows([r.results for r in runs if not r.partial]))
 
 
 def _gap(args, runs) -> int:

@@ -35,6 +35,7 @@ from ..metaphor_effects import control_rows, paired_rows
 from ..paper_views import FILLED_VIEWS, Cells, fill
 from ...artifacts.tables import artifact_report
 from ..runs import Run, by_task
+from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
 from ..verify import CHECKS, Verdict, verify_runs
 
@@ -173,7 +174,7 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
 
 
 def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
-          verdicts: dict[int, Verdict]) -> dict:
+          verdicts: dict[int, Verdict], published: list[Published]) -> dict:
     first = group[0]
     metric = first.primary_metric
     higher = first.higher_is_better(metric)
@@ -191,7 +192,19 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
         "higher_is_better": higher, "n_items": main[0]["n_items"], "partial": main[0]["partial"],
         "item_sets": item_sets, "best": main[0]["model"], "family": family(task.get("config", {}).get("tag", [])),
         "datasets": _datasets(registry, first), "entries": entries,
+        "published": _published(published, name, first, metric, main),
     }
+
+
+def _published(published: list[Published], name: str, run: Run, metric: str, main: list[dict]) -> list[dict]:
+    """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
+    the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
+    rows = for_task(published, name, [g["name"] for g in run.groups])
+    ours = next((e for e in main if e["star"]), main[0] if main else None)
+    for row in rows:
+        mine = ours["metrics"].get(row["metric"], {}).get("mean") if ours and not row["for_group"] else None
+        row["ours"] = None if mine is None else {"model": ours["model"], "value": mine, "delta": mine - row["fraction"]}
+    return rows
 
 
 def _rank(entries: list[dict], metric: str) -> None:
@@ -270,6 +283,13 @@ def _group_column(name: str, rows: list[dict], higher: bool, marks: dict[tuple, 
             "n_items": rows[0]["n_items"], "cells": cells}
 
 
+def _group_ours(groups: list[dict], entry: Published) -> list[dict]:
+    """Each model's complete group mean beside a published group-level number (e.g. MOH-X 10-fold F1)."""
+    return [{"model": g["model"], "value": g["aggregate"][entry.metric]["mean"],
+             "delta": g["aggregate"][entry.metric]["mean"] - entry.fraction}
+            for g in groups if g["group"] == entry.task and g["aggregate"].get(entry.metric, {}).get("mean") is not None]
+
+
 def _group_eligible(marks: list[dict | None]) -> bool:
     found = [m for m in marks if m is not None]
     at_chance = sum(m["trivial"]["chance"] is True for m in found)
@@ -340,12 +360,14 @@ def _hardness(runs: list[Run], phi_tables: list[dict], confidence: float) -> dic
 
 
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
-                alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = ()) -> dict:
+                alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = (),
+                published: list[Published] | None = None) -> dict:
     """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
     phi tables found beside them (hardness breakdowns)."""
     runs, rejected, verdicts = verify_runs(registry, runs)
     runs, ignored = latest_runs(runs)
-    tasks = [_task(registry, name, group, correction, alpha, options, verdicts)
+    published = load_published() if published is None else published
+    tasks = [_task(registry, name, group, correction, alpha, options, verdicts, published)
              for name, group in sorted(by_task(runs).items())]
     _heat(tasks)
     models = _models(tasks)
@@ -370,6 +392,8 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
                            "reasons": v.problems} for v in rejected],
         "verification": CHECKS,
         "marks_rule": RULE,
+        "published_groups": [{**e.as_dict(), "ours": _group_ours(groups, e)} for e in published
+                             if any(g["group"] == e.task for g in groups)],
         "families": _families(tasks, groups),
         "tasks": tasks,
         "models": models,

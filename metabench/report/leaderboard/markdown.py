@@ -76,6 +76,17 @@ def _overview(board: dict) -> list[str]:
     return out
 
 
+def _published(rows: list[dict]) -> list[str]:
+    def ours(row) -> str:
+        found = row["ours"] if isinstance(row["ours"], list) else [row["ours"]] if row["ours"] else []
+        return "; ".join(f"{o['value']:.4f} ({signed(o['delta'])}, {o['model']})" for o in found) or MISSING
+
+    return _table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
+                  [[r["system"] + (f" (for {r['task']})" if r.get("for_group") else ""), f"{r['fraction']:.4f}",
+                    r["definition"], r["protocol"] + (f": {r['differences']}" if r["differences"] else ""), ours(r),
+                    f"{r['citation']}; {r['source']}"] for r in rows])
+
+
 def _datasets(task: dict) -> list[str]:
     lines = []
     for d in task["datasets"]:
@@ -121,6 +132,13 @@ def render(board: dict) -> str:
             ])
         out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
+        if task.get("published"):
+            out += ["Published, not re-run here (never ranked with the runs above):", ""]
+            out += _published(task["published"])
+
+    if board.get("published_groups"):
+        out += ["## Published results for groups", "", "Published, not re-run here (never ranked):", ""]
+        out += _published(board["published_groups"])
 
     out += ["## Rejected runs", ""]
     if board["rejected_runs"]:
