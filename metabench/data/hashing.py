@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
+import stat
 import time
 from pathlib import Path
 
@@ -35,6 +37,9 @@ def _sha256_of(path: Path, compressed: str) -> str:
     digest = hashlib.sha256()
     opener = gzip.open if compressed == "gzip" else open
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a symlink to /dev/zero or a pipe would be read for ever
+            raise DataError(f"data file '{path}' is not a regular file (a device, pipe or socket)",
+                            hint="restore the file in the mirror, or delete it and run `metabench data pull` again")
         with opener(path, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)

@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import safe_paths
 from ..errors import MetabenchError
 
 UTILS_NAME = "metabench_lmeval_utils"
@@ -124,8 +125,8 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
     index = TaskIndex(registry)
     names = index.select(selection)
     outdir = Path(outdir).resolve()
-    (outdir / "data").mkdir(parents=True, exist_ok=True)
-    (outdir / f"{UTILS_NAME}.py").write_text(UTILS_SOURCE, encoding="utf-8")
+    outdir.mkdir(parents=True, exist_ok=True)  # every file below through safe_paths: no symlink leads out of it
+    safe_paths.write_text(outdir, outdir / f"{UTILS_NAME}.py", UTILS_SOURCE)
     exported, skipped = [], []
     for name in names:
         task = index.load(name)
@@ -140,9 +141,7 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
             yaml_text, rows, out_type, notes = _choice(name, kind, items)
         else:
             yaml_text, rows, out_type, notes = _generation(name, kind, items)
-        with open(data_path, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        safe_paths.write_text(outdir, data_path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
         decoder = config.protocol.decoder
         if decoder is not None and decoder.chat_template:
             notes.append("uses the chat template in metabench: run lm_eval with --apply_chat_template"
@@ -169,7 +168,7 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
             f"  limit: {_q(limit)}\n"
         )
         path = outdir / f"{name}.yaml"
-        path.write_text(header + common + yaml_text + meta, encoding="utf-8")
+        safe_paths.write_text(outdir, path, header + common + yaml_text + meta)
         exported.append(Exported(name, path, len(rows), out_type, notes))
     if not exported:
         raise MetabenchError(
@@ -265,4 +264,4 @@ def _readme(outdir: Path, exported: list[Exported], skipped) -> None:
     lines += [f"| {e.task} | {e.output_type} | {e.items} | {'; '.join(e.notes)} |" for e in exported]
     if skipped:
         lines += ["", "Not exported: " + ", ".join(f"{n} ({why})" for n, why in skipped)]
-    (outdir / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    safe_paths.write_text(outdir, outdir / "README.md", "\n".join(lines) + "\n")

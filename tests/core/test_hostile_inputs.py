@@ -156,6 +156,18 @@ def test_a_task_file_that_is_a_pipe_is_refused_not_waited_on(cli, tmp_path):
     assert code == 1 and f"{folder / 'pipe.yaml'}: not a regular file (a named pipe" in out, out
 
 
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+def test_a_data_file_that_is_a_device_or_a_pipe_is_not_hashed_for_ever(tmp_path, kind):
+    from metabench.data.hashing import sha256_of
+    from metabench.errors import DataError
+
+    target = _hostile_files(tmp_path)[kind]
+    link = tmp_path / "mirror.tsv"
+    link.symlink_to(target)
+    with pytest.raises(DataError, match="is not a regular file"):
+        sha256_of(link)
+
+
 # --------------------------------------------------------------------------------------- 3. no hang
 
 def test_a_dead_ray_address_fails_within_its_timeout(cli, tmp_path, monkeypatch):
