@@ -90,7 +90,7 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     specs = [parse_model_spec(m) for m in models]
     for spec in specs:
         check_model_spec(spec, index.registry)
-    return [Job(index.load(name), spec, options) for name in index.select(selection) for spec in specs]
+    return [Job(index.load(name, defer_data=True), spec, options) for name in index.select(selection) for spec in specs]
 
 
 LAUNCHERS = ("auto", "serial", "processes", "ray")

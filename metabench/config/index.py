@@ -186,12 +186,13 @@ class TaskIndex:
             hint="`metabench ls tasks` lists tasks; `metabench ls groups` lists groups and tags",
         )
 
-    def load(self, name: str) -> LoadedTask:
-        """A task validated against the registry (kind, dataset, metrics...)."""
+    def load(self, name: str, *, defer_data: bool = False) -> LoadedTask:
+        """A task validated against the registry (kind, dataset, metrics...). ``defer_data``: a `datasets`
+        source whose data cannot be had now is left for the task's job to fail on (a run's other jobs go on)."""
         if name not in self.tasks:
             self._expand(name, ())  # raises the did-you-mean error
         task = self.tasks[name]
-        register_source(self.registry, task.config, task.raw, task.plugin, task.plugin_version)
+        register_source(self.registry, task.config, task.raw, task.plugin, task.plugin_version, defer=defer_data)
         check_task(task.config, task.raw, self.registry)
         task.groups = self.mean_groups(name)
         return task

@@ -54,16 +54,24 @@ def offline() -> bool:
     return off or not download_allowed()
 
 
-def register(registry, config, raw, plugin: str = "", version: str = "") -> DatasetSpec | None:
+def register(registry, config, raw, plugin: str = "", version: str = "", *, defer: bool = False) -> DatasetSpec | None:
     """Check a task's ``hf_dataset`` and register its spec as the task's dataset (None for other tasks).
 
     Called where a task is loaded (``TaskIndex.load``, ``metabench validate``) and where a job runs, since a
     spawned worker's registry holds only what plugins registered. Files are re-listed each time, so a file
-    changed since the last call gets a new spec (the entry is replaced)."""
+    changed since the last call gets a new spec (the entry is replaced). ``defer``: data that cannot be had
+    (a Hub source not fetched, a file gone) registers a spec without files, so a run plans the task and its
+    job fails with the reason while the other jobs run; a mistake in the YAML is an error either way."""
     if config.hf_dataset is None:
         return None
     check(config, raw)
-    spec = build_spec(config, raw)
+    try:
+        spec = build_spec(config, raw)
+    except DataError as exc:
+        if not defer:
+            raise
+        spec = DatasetSpec(name=config.dataset, files=(), loader=LOADER, splits=_named_splits(config),
+                           source={"path": config.hf_dataset.path, "unavailable": exc.message})
     entry = Entry("dataset", spec.name, spec, plugin or f"task {config.task}", version, spec.description)
     if registry.has("dataset", spec.name) and getattr(registry.get("dataset", spec.name).target, "source", None):
         registry.replace(entry)
@@ -97,6 +105,11 @@ def check(config, raw) -> None:
             f"{where}: hf_dataset.revision is for Hub sources; '{source.path}' is {kind} and is pinned by its "
             "files' hashes", hint="remove revision",
         )
+    absolute = [p for p in _patterns(source.data_files) if Path(p).is_absolute() or ".." in Path(p).parts]
+    if absolute:
+        raise ConfigError(f"{raw.where('hf_dataset', 'data_files')}: hf_dataset.data_files '{absolute[0]}' leaves "
+                          "the source's folder", hint="make the files' folder the source (path: ../data, data_files: {train: "
+                          "train.jsonl}): data_files are read inside it")
     if kind == "builder" and source.data_files is None:
         raise ConfigError(
             f"{raw.where('hf_dataset')}: hf_dataset.path '{source.path}' is a packaged builder: it reads data_files",
@@ -137,10 +150,11 @@ def build_spec(config, raw) -> DatasetSpec:
         raise DataError(f"{raw.where('hf_dataset')}: hf_dataset '{source.path}' has no files in {root}")
     files = tuple(DataFile(path=rel, sha256=stamped_sha256(root / rel)) for rel in relpaths)
     splits, fingerprints = _splits(root, data_files, kind, relpaths)
+    splits = splits or _named_splits(config)
     card = _card(root, relpaths, source.name)
-    counts = {s: n for s, n in card.get("splits", {}).items() if s in splits or not splits}
+    counts = {s: n for s, n in card.get("splits", {}).items() if s in splits}
     return DatasetSpec(
-        name=config.dataset, files=files, loader=LOADER, splits=splits or _named_splits(config), root=str(root),
+        name=config.dataset, files=files, loader=LOADER, splits=splits, root=str(root),
         description=f"datasets source {source.path}" + (f" ({source.name})" if source.name else ""),
         licence=card.get("license", ""), citation=card.get("citation", ""),
         counts={"verify": "metabench.data.hf_items:verify", **({"items": counts} if counts else {})},
@@ -191,25 +205,32 @@ def _base(raw) -> Path:
 
 
 def _all_files(root: Path) -> list[str]:
-    """Every file of a folder source (hidden files and folders left out), or the file a path names."""
-    if root.is_file():
-        return [root.name]
+    """Every file of a folder source, hidden files and folders (``.git``, ``.cache``) left out."""
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")
                   if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
 def _matched(root: Path, data_files, raw) -> list[str]:
     """The files ``data_files`` names under ``root`` (globs expanded); one matching nothing is an error."""
-    patterns = [data_files] if isinstance(data_files, str) else list(data_files) if isinstance(data_files, list) else [
-        p for value in data_files.values() for p in ([value] if isinstance(value, str) else value)]
     found: list[str] = []
-    for pattern in patterns:
+    for pattern in _patterns(data_files):
         hits = sorted(str(p.relative_to(root)) for p in root.glob(pattern) if p.is_file())
         if not hits:
             raise DataError(f"{raw.where('hf_dataset', 'data_files')}: hf_dataset.data_files '{pattern}' matches no "
-                            f"file under {root}", hint="data_files are relative to the file that sets them")
+                            f"file under {root}", hint=f"data_files are relative to {root}")
         found.extend(h for h in hits if h not in found)
     return found
+
+
+def _patterns(data_files) -> list[str]:
+    """Every file name or glob of a ``data_files`` value (a string, a list, or a mapping of split to either)."""
+    if data_files is None:
+        return []
+    if isinstance(data_files, str):
+        return [data_files]
+    if isinstance(data_files, list):
+        return list(data_files)
+    return [p for value in data_files.values() for p in _patterns(value)]
 
 
 def _splits(root: Path, data_files, kind: str, relpaths: list[str]) -> tuple[tuple[str, ...], dict]:
@@ -274,6 +295,7 @@ def _card_header(text: str, config_name: str | None) -> dict:
 
 
 def _fingerprint(state: Path) -> str | None:
+    """The fingerprint ``datasets`` gave a saved split (its state.json), None where unreadable."""
     try:
         return json.loads(state.read_text(encoding="utf-8")).get("_fingerprint")
     except (OSError, ValueError):

@@ -234,6 +234,20 @@ def _hub_snapshot(folder: Path, test_rows: int = 12) -> Path:
     return snapshot
 
 
+def test_a_run_fails_only_the_job_of_a_source_it_cannot_have(folder, monkeypatch):
+    """Partial results survive: the unfetched Hub source fails its job with the fetch command, the rest run."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
+    _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 12))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
+        "  path: json\n", f"  path: someone/metaphors\n  revision: {COMMIT}\n"), encoding="utf-8")
+    outcomes = run(_registry(folder), "hf_cls,hub", ["majority"], RunOptions(output_dir=folder.parent / "runs", progress=False))
+    assert [(o.task, o.status) for o in outcomes] == [("hf_cls", "ok"), ("hub", "failed")]
+    assert f"at revision {COMMIT} is not in the local cache" in outcomes[1].message
+    assert "hf download someone/metaphors" in outcomes[1].message
+
+
 def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder, monkeypatch):
     _hub_snapshot(folder)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
@@ -322,6 +336,8 @@ def test_a_folder_of_data_files_names_its_splits_when_one_is_missing(folder):
     ("{path: json, columns: {text: s, label: l}}", 4, "packaged builder: it reads data_files"),
     ("{path: ./nowhere, columns: {text: s, label: l}}", 4, "hf_dataset.path './nowhere' does not exist"),
     ("{path: ./bad.yaml, columns: {text: s, label: l}}", 4, "hf_dataset.path './bad.yaml' is a file, not a folder"),
+    ("{path: json, data_files: {test: ../x.jsonl}, columns: {text: s, label: l}}", 4,
+     "hf_dataset.data_files '../x.jsonl' leaves the source's folder"),
     ("{path: ./data, revision: main, columns: {text: s, label: l}}", 4, "hf_dataset.revision is for Hub sources"),
     ("{path: 'not a hub id', revision: main, columns: {text: s, label: l}}", 4, "is neither a Hub id"),
     ("{path: json, data_files: data/x.jsonl, columns: {text: s, label: l}, revison: x}", 4, "unknown key 'hf_dataset.revison' (did you mean 'revision'?)"),
