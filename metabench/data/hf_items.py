@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..cache import cache_root
 from ..errors import DataError, did_you_mean
+from ..extras import missing_extra
 from .items import NLIPair, TaggedSentence, TextItem
 
 #: Item type -> (fields that choose it, optional fields).
@@ -59,9 +60,11 @@ def verify(ctx) -> list:
 def _open(spec, split: str):
     """The split as a ``datasets.Dataset``: ``load_from_disk`` for a save_to_disk folder, else ``load_dataset``
     with metabench's own cache folder."""
-    import datasets  # noqa: PLC0415 - heavy, and only for tasks that read a datasets source
-
     source, root = spec.source, spec.root
+    try:
+        import datasets  # noqa: PLC0415 - heavy, and only for tasks that read a datasets source
+    except ImportError as exc:
+        raise missing_extra(exc, f"{source['where']}: hf_dataset '{source['path']}'") or exc from None
     was_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..cache import cache_root
 from ..errors import ConfigError, DataError, did_you_mean
+from ..extras import missing_extra
 from ..registry import Entry
 from .hf_items import FIELDS, item_type
 from .resolve import download_allowed, stamped_sha256
@@ -174,8 +175,11 @@ def fetch(repo: str, revision: str, where: str) -> Path:
     key = (repo, revision, str(hub_cache()))
     if key in _SNAPSHOTS:
         return _SNAPSHOTS[key]
-    from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for Hub sources
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled  # noqa: PLC0415
+    try:
+        from huggingface_hub import snapshot_download  # noqa: PLC0415 - only for Hub sources
+        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled  # noqa: PLC0415
+    except ImportError as exc:
+        raise missing_extra(exc, f"{where}: hf_dataset '{repo}'") or exc from None
 
     is_offline, error = offline(), None
     for local in (True,) if is_offline else (False,) if revision == "main" else (True, False):

@@ -409,6 +409,18 @@ def test_data_verify_reads_every_row_and_names_one_that_does_not_fit(folder, mon
     assert "split 'train' row 0: 3 words but 2 tags" in out and "verification FAILED" in out
 
 
+def test_without_datasets_installed_the_job_names_the_extra(folder, monkeypatch):
+    import sys
+
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 3))
+    _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 3))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    monkeypatch.setitem(sys.modules, "datasets", None)  # `import datasets` fails as if it were not installed
+    message = _failed_message(folder, "hf_cls")
+    assert f"{folder / 'hf_cls.yaml'}:4: hf_dataset 'json' needs the optional package 'datasets'" in message
+    assert "pip install 'metabench[hf]'" in message
+
+
 def test_tasks_on_registered_datasets_record_no_hf_dataset(toy_registry, tmp_path):
     (outcome,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     results = read_results(outcome.run_dir)
