@@ -1,0 +1,54 @@
+"""The headline runs table (docs/headline-runs.md), generated from committed runs (`metabench report docs`).
+
+One row per task or k-fold group for one model: the primary metric's mean ± std over seeds (a group: the
+unweighted mean of its folds per seed, as `groups.group_rows` computes it), the seeds against the task's
+protocol (fewer is labelled partial), the wall time read from the runs' own ``timings.total_s`` (summed over
+folds), and the published numbers of the same protocol beside it (`published.py`), never typed by hand.
+"""
+
+from __future__ import annotations
+
+from .docs_artifacts import names
+from .docs_blocks import markdown
+from .groups import group_rows
+from .published import load_published
+
+
+def _protocol_seeds(run) -> int | None:
+    encoder = (run.results["task"]["config"].get("protocol") or {}).get(run.results["model"].get("family") or "encoder")
+    seeds = (encoder or {}).get("seeds")
+    return len(seeds) if isinstance(seeds, list) else seeds
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{seconds / 60:.1f} min"
+
+
+def headline_table(context, model: str, tasks: str) -> list[str]:
+    """The model's headline rows (module docstring); a task or group without a complete run says so."""
+    runs = [r for r in context.runs if r.model == model and not r.partial]
+    by_task = {r.task: r for r in sorted(runs, key=lambda r: r.results["created"])}  # the newest run of a task
+    groups = {row["group"]: row for row in group_rows([r.results for r in by_task.values()]) if not row["missing"]}
+    published = load_published()
+    rows = []
+    for name in names(tasks):
+        members = groups[name]["member_tasks"] if name in groups else [name]
+        found = [by_task[m] for m in members if m in by_task]
+        if len(found) < len(members):
+            rows.append([name, "—", "—", "—", "—", "no complete committed run", "—"])
+            continue
+        first = found[0]
+        metric = first.primary_metric
+        value = groups[name]["aggregate"][metric] if name in groups else first.aggregate(metric)
+        protocol = _protocol_seeds(first)
+        seeds = f"{len(first.seeds)} of {protocol}" + (" (partial: seeds)" if protocol and len(first.seeds) < protocol else "")
+        wall = sum(r.results.get("timings", {}).get("total_s", 0.0) for r in found)
+        same = sorted((p for p in published if p.task == name and p.metric == metric and p.protocol == "same"),
+                      key=lambda p: -p.fraction)
+        beside = "; ".join(f"{p.system} {p.fraction:.3f} (Δ {value['mean'] - p.fraction:+.3f})" for p in same) or "—"
+        rows.append([name + (f" ({len(members)} folds)" if name in groups else ""), metric,
+                     f"{value['mean']:.4f} ± {value['std']:.4f}", seeds, f"{sum(r.n_items for r in found):,}",
+                     _duration(wall), beside])
+    return markdown(["task", "metric", "mean ± std over seeds", "seeds", "test items", "wall time (runs' timings)",
+                     "published, same protocol (Δ = ours − published)"], rows)
