@@ -34,6 +34,7 @@ exit status:
   1  some job failed (its message is printed), or `validate` found an invalid file
   2  bad usage: an unknown task or model, a bad argument, unreadable input, or an internal error (a bug:
      one line with its location; never 1, which CI reads as "failed" or, for `gate`, "regression")
+  3  `gate` only: no regression, but a check cannot detect the tolerance with these items (inconclusive)
   130 interrupted
 
 environment:
