@@ -160,13 +160,20 @@ def cmd_fidelity(args) -> int:
     return 0
 
 
-def _phi_tables(build):
+def _instances(build) -> list[dict]:
+    """The build's pool rows (instances.jsonl)."""
+    import json
+
+    return [json.loads(line) for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _phi_tables(build, rows=None):
     """(phi of HARD item ids, phi of VUA-Verb test ids or None before `hard vua-phi`) of one build."""
     import json
 
     from .vua_phi import PHI_FILE  # noqa: PLC0415
 
-    rows = [json.loads(line) for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = _instances(build) if rows is None else rows
     hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
     vua_file = build / PHI_FILE
     vua_phi = ({r["id"]: r["phi"] for r in map(json.loads, vua_file.read_text(encoding="utf-8").splitlines())}
@@ -193,11 +200,12 @@ def cmd_gap(args) -> int:
     from pathlib import Path
 
     from ..report.runs import load_run  # noqa: PLC0415
-    from .gap import format_report, report  # noqa: PLC0415
+    from .gap import format_report, report, sentence_units  # noqa: PLC0415
 
     _, _, _, build = _build(args)
-    hard_phi, vua_phi = _phi_tables(build)
-    data = report(load_run(Path(args.vua_run)), load_run(Path(args.hard_run)), hard_phi, vua_phi)
+    rows = _instances(build)
+    hard_phi, vua_phi = _phi_tables(build, rows)
+    data = report(load_run(Path(args.vua_run)), load_run(Path(args.hard_run)), hard_phi, vua_phi, sentence_units(rows))
     print(format_report(data))
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -39,7 +39,7 @@ def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
     )
 
 
-def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = ""):
+def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = "", unpaired: str = "keep"):
     from .mine import phi_bin, select_hard  # noqa: PLC0415
     from .sor import SORSettings  # noqa: PLC0415
     from ..plugins import default_registry  # noqa: PLC0415
@@ -68,10 +68,11 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     ctx.used[f"hard/{entry['build']}/instances.jsonl"] = hashlib.sha256(data).hexdigest()
     rows = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
     items = []
-    for hard, negative in select_hard(rows, threshold):
+    for hard, negative in select_hard(rows, threshold, unpaired):
         items.append(_item(hard, ident=f"hard:{hard['id']}", label=MET, phi_bin=phi_bin(hard["phi"]), extra={}))
-        items.append(_item(negative, ident=f"lit:{hard['id']}", label=LIT, phi_bin="",
-                           extra={"negative_of": hard["id"]}))
+        if negative is not None:  # a hard metaphor whose verb has no literal instance stands alone
+            items.append(_item(negative, ident=f"lit:{hard['id']}", label=LIT, phi_bin="",
+                               extra={"negative_of": hard["id"]}))
     return items
 
 
@@ -82,7 +83,7 @@ def specs():
             files=(),
             loader="metabench.hard.dataset:load",
             splits=("test",),
-            args={"model": None, "xi": None, "sor": None, "mine": None},
+            args={"model": None, "xi": None, "sor": None, "mine": None, "unpaired": ("keep", "drop")},
             licence="Derived from SemCor 3.0 and the Raganato WSD sets (Princeton WordNet licence) with MOH sense "
                     "labels (no licence stated; NRC terms): check them before redistributing a build.",
             citation=(
@@ -92,8 +93,10 @@ def specs():
             ),
             description=(
                 "HARD(M): MOH-metaphorical verb instances whose overlap phi under model M's sense-only "
-                "representation is below xi, each with its nearest literal instance (1:1). Built per model by "
-                "`metabench hard mine --model M`; args model, xi (0.8; Fig 6: 0.5), sor, mine. Split test."
+                "representation is below xi, each with its nearest literal instance of the same verb (a verb "
+                "without one keeps its hard metaphors alone: unpaired=keep, the authors'; drop for strict 1:1). "
+                "Built per model by `metabench hard mine --model M`; args model, xi (0.8; Fig 6: 0.5), sor, mine, "
+                "unpaired. Split test."
             ),
         )
     ]

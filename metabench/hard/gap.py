@@ -8,7 +8,11 @@ on its own units, which are different items in the two sets (so unpaired):
 - precision: the items predicted metaphor, correct = gold metaphor;
 
 with Welch's two-sided t-test on the 0/1 correctness (scipy ``ttest_ind(equal_var=False)``: the sets differ in
-size and variance) and the pooled two-proportion z-test (:func:`metabench.stats.two_proportion_z`). The gap is
+size and variance) and the pooled two-proportion z-test (:func:`metabench.stats.two_proportion_z`). HARD(M)
+repeats sentences (one literal instance is the nearest negative of several metaphors: 359 negatives were 153
+sentences in the first build), and copies are not independent units: the model sees the same input and gives
+the same answer. So the HARD units are **distinct sentences** (instance ids from the build), each counted
+once, and the report says so (``unit``); counting every copy overstated the precision p-values. The gap is
 HARD minus VUA, so a negative gap means the hard set is harder. Precision on HARD(M) is against adversarially
 near literal negatives, so it is not comparable with VUA precision in kind (the paper says recall is fairer).
 
@@ -55,7 +59,29 @@ def _units(samples: list[dict], positive: str, metric: str) -> np.ndarray:
     return np.array([s["gold"] == positive for s in samples if s["prediction"] == positive], dtype=float)
 
 
+def sentence_units(rows: list[dict]) -> dict[str, str]:
+    """HARD item id -> the pool instance it shows (a hard metaphor itself, a negative its literal instance)."""
+    out = {}
+    for row in rows:
+        out[f"hard:{row['id']}"] = row["id"]
+        if row.get("nearest_literal"):
+            out[f"lit:{row['id']}"] = row["nearest_literal"]
+    return out
+
+
+def distinct(samples: list[dict], unit_of: dict[str, str]) -> list[dict]:
+    """One sample per distinct unit (the first), for samples whose ids ``unit_of`` maps; others kept as they are."""
+    seen, out = set(), []
+    for sample in samples:
+        unit = unit_of.get(sample["id"], sample["id"])
+        if unit not in seen:
+            seen.add(unit)
+            out.append(sample)
+    return out
+
+
 def gap_test(vua_samples: list[dict], hard_samples: list[dict], metric: str, positive: str = "metaphor") -> GapTest:
+    """The unpaired tests on the given samples (pass HARD's through :func:`distinct` to test sentences)."""
     import scipy.stats
 
     from ..stats import two_proportion_z  # noqa: PLC0415
@@ -109,15 +135,20 @@ def one_seed(samples: list[dict], where: str) -> list[dict]:
     return [s for s in samples if s["seed"] == seeds[0]]
 
 
-def report(vua_run, hard_run, hard_phi: dict[str, float | None], vua_phi: dict[str, float | None] | None) -> dict:
-    """The gap of one detector between a VUA-Verb run and a HARD(M) run (first seed of each), with breakdowns."""
+def report(vua_run, hard_run, hard_phi: dict[str, float | None], vua_phi: dict[str, float | None] | None,
+           unit_of: dict[str, str]) -> dict:
+    """The gap of one detector between a VUA-Verb run and a HARD(M) run (first seed of each), with breakdowns;
+    the HARD side of the tests on distinct sentences (``unit_of``: :func:`sentence_units` of the build)."""
     vua = one_seed(vua_run.samples, str(vua_run.path))
     hard = one_seed(hard_run.samples, str(hard_run.path))
+    units = distinct(hard, unit_of)
     out = {
         "detector": hard_run.model,
         "vua_run": {"task": vua_run.task, "model": vua_run.model, "items": len(vua), "seed": vua[0]["seed"]},
-        "hard_run": {"task": hard_run.task, "model": hard_run.model, "items": len(hard), "seed": hard[0]["seed"]},
-        "tests": [asdict(gap_test(vua, hard, m)) for m in ("precision", "recall")],
+        "hard_run": {"task": hard_run.task, "model": hard_run.model, "items": len(hard), "seed": hard[0]["seed"],
+                     "distinct_sentences": len(units)},
+        "unit": "distinct sentences",
+        "tests": [asdict(gap_test(vua, units, m)) for m in ("precision", "recall")],
         "hard_by_phi": [r for r in breakdown(hard, hard_phi) if r["metaphors"]],
         "paper": PAPER,
     }
@@ -132,7 +163,8 @@ def _fmt(value, digits: int = 3) -> str:
 
 def format_report(data: dict) -> str:
     lines = [f"Detector: {data['detector']}  (VUA: {data['vua_run']['task']}, {data['vua_run']['items']} items; "
-             f"HARD: {data['hard_run']['task']}, {data['hard_run']['items']} items)", "",
+             f"HARD: {data['hard_run']['task']}, {data['hard_run']['items']} items; HARD tested on "
+             f"{data.get('unit', 'items')})", "",
              "| metric | VUA-Verb | HARD | gap (HARD − VUA) | Welch t | p (t) | z | p (z) | n VUA / HARD |",
              "|---|---|---|---|---|---|---|---|---|"]
     for t in data["tests"]:

@@ -47,11 +47,18 @@ def mine_word_phi(instances: list[Instance], vectors: np.ndarray, labels: SenseL
     return rows
 
 
-def select_hard(rows: list[dict], xi: float) -> list[tuple[dict, dict]]:
-    """(hard metaphor, literal negative) pairs: metaphorical instances with phi < xi that have a literal to pair."""
+#: what becomes of a hard metaphor whose verb has no literal instance to pair: kept without a negative (the
+#: authors' set keeps it) or dropped (the strict 1:1 reading)
+UNPAIRED = ("keep", "drop")
+
+
+def select_hard(rows: list[dict], xi: float, unpaired: str = "keep") -> list[tuple[dict, dict | None]]:
+    """(hard metaphor, its nearest literal or None): metaphorical instances with phi < xi; one without a literal
+    to pair is kept with None (``unpaired="keep"``, the authors') or left out (``"drop"``)."""
     by_id = {row["id"]: row for row in rows}
-    return [(row, by_id[row["nearest_literal"]]) for row in rows
-            if row["label"] == MET and row["phi"] is not None and row["phi"] < xi and row["nearest_literal"]]
+    hard = [row for row in rows if row["label"] == MET and row["phi"] is not None and row["phi"] < xi]
+    return [(row, by_id[row["nearest_literal"]] if row["nearest_literal"] else None) for row in hard
+            if row["nearest_literal"] or unpaired == "keep"]
 
 
 PHI_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -67,11 +74,11 @@ def phi_bin(phi: float | None) -> str:
     return ""
 
 
-def statistics(rows: list[dict], xi: float) -> dict:
+def statistics(rows: list[dict], xi: float, unpaired: str = "keep") -> dict:
     """Table 4 style statistics of HARD(M) at threshold xi, plus what the pool offered (for the 110-of-910 line)."""
-    pairs = select_hard(rows, xi)
+    pairs = select_hard(rows, xi, unpaired)
     hard = [h for h, _ in pairs]
-    negatives = [n for _, n in pairs]
+    negatives = [n for _, n in pairs if n is not None]
     metaphorical = [r for r in rows if r["label"] == MET]
     rated = [r for r in metaphorical if r["phi"] is not None]
     histogram = {b: 0 for b in (phi_bin(x + 0.01) for x in PHI_BINS[:-1])}

@@ -63,7 +63,9 @@ def sor_store() -> CheckpointStore:
 class MineSettings:
     """How phi is computed over the pool (the threshold xi is applied when the set is loaded)."""
 
-    min_instances: int = 4  # paper: "at least four examples" (code: more than 4)
+    # the authors' mining code (clustering.py: word2sentence(minimum=1) -> remove_rare_context keeps senses with
+    # more than 1 instance); the paper says "at least four examples": min_instances=4
+    min_instances: int = 2
     k_rule: str = "n_minus_1"  # worked examples and code; "n" = the paper's sentence read literally
     inventory: str = "all"  # "all" senses of a MOH word in the pool; "moh" = only the senses MOH lists (code)
     max_length: int = 128  # sub-tokens per input when embedding; longer sentences are windowed around the target

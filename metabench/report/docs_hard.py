@@ -27,18 +27,20 @@ def gap_table(context, tasks: str) -> list[str]:
     rows, paper = [], None
     for report in _reports(context, tasks):
         paper = report.get("paper", paper)
+        # reports written before the tests took distinct sentences counted every copy of a repeated negative
+        tested = report.get("unit", "items, copies counted (report predates distinct units)")
         for test in report["tests"]:
             unit = "predicted metaphors" if test["metric"] == "precision" else "metaphors"
             rows.append([report["hard_run"]["task"], test["metric"], f"{test['vua']:.3f}", f"{test['hard']:.3f}",
                          f"{test['gap']:+.3f}", f"{test['t']:.2f}, {_p(test['p_t'])}", f"{test['z']:.2f}, {_p(test['p_z'])}",
-                         f"{test['n_vua']:,} / {test['n_hard']:,} {unit}"])
+                         f"{test['n_vua']:,} / {test['n_hard']:,} {unit}", tested])
     if paper:
         for metric in ("precision", "recall"):
             values = paper[metric]
             rows.append([f"*paper: {paper['model'].split(':')[0]}*", f"*{metric}*", f"*{values['vua']:.3f}*",
-                         f"*{values['hard']:.2f}*", f"*{values['gap']:+.2f}*", "*p < 0.001*", "", ""])
+                         f"*{values['hard']:.2f}*", f"*{values['gap']:+.2f}*", "*p < 0.001*", "", "", ""])
     return markdown(["HARD task", "metric", "VUA-Verb", "HARD", "gap (HARD − VUA)", "Welch t, p", "z, p",
-                     "units VUA / HARD"], rows)
+                     "units VUA / HARD", "HARD units tested"], rows)
 
 
 def bins_table(context, tasks: str) -> list[str]:

@@ -8,7 +8,7 @@ import scipy.stats
 from statsmodels.stats.proportion import proportions_ztest
 
 from metabench.errors import MetabenchError
-from metabench.hard.gap import breakdown, gap_test
+from metabench.hard.gap import breakdown, distinct, gap_test, sentence_units
 
 
 def samples(pairs, prefix):
@@ -50,3 +50,21 @@ def test_breakdown_by_phi_bin():
     assert rows["0.6-0.8"]["recall"] == 0.0
     assert rows["no phi"]["metaphors"] == 16 and rows["no phi"]["recall"] == pytest.approx(10 / 16)
     assert list(rows)[-1] == "no phi"
+
+
+def test_precision_is_tested_on_distinct_sentences():
+    """Three metaphors share one literal negative (the build's nearest_literal): the copies are one unit, so the
+    test counts that sentence once, against the scipy test on the distinct units written out by hand."""
+    rows = [{"id": f"m{i}", "nearest_literal": "lit0"} for i in range(3)] + [{"id": "m3", "nearest_literal": "lit1"},
+                                                                            {"id": "m4", "nearest_literal": None}]
+    unit_of = sentence_units(rows)
+    assert unit_of["lit:m0"] == unit_of["lit:m2"] == "lit0" and "lit:m4" not in unit_of
+    hard = ([{"id": f"hard:m{i}", "gold": M, "prediction": M, "seed": 0} for i in range(5)]
+            + [{"id": f"lit:m{i}", "gold": L, "prediction": M, "seed": 0} for i in range(3)]  # one sentence, 3 copies
+            + [{"id": "lit:m3", "gold": L, "prediction": L, "seed": 0}])
+    units = distinct(hard, unit_of)
+    assert [s["id"] for s in units] == ["hard:m0", "hard:m1", "hard:m2", "hard:m3", "hard:m4", "lit:m0", "lit:m3"]
+    result = gap_test(VUA, units, "precision")
+    assert (result.n_hard, result.hard) == (6, pytest.approx(5 / 6))  # counting copies: 8 units, 5/8
+    expected = scipy.stats.ttest_ind(np.array([1] * 5 + [0]), np.array([1] * 40 + [0] * 5), equal_var=False)
+    assert (result.t, result.p_t) == pytest.approx((expected.statistic, expected.pvalue))

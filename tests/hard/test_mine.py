@@ -59,6 +59,29 @@ def test_statistics_follow_table_4():
     assert statistics(rows, 0.8)["examples"] == 2 and statistics(rows, 0.8)["pool_instances"] == 12
 
 
+def test_hard_metaphors_without_a_literal_partner_are_kept_by_default():
+    """The authors keep a hard metaphor whose verb has no literal instance; unpaired=drop is the strict 1:1."""
+    row = lambda i, label, phi, literal: {"id": i, "word": "fly.v", "sense": f"{label}:k", "label": label, "phi": phi,  # noqa: E731
+                                          "nearest_literal": literal, "words": ["a", "b"]}
+    rows = [row("m1", MET, 0.1, "l1"), row("m2", MET, 0.3, None), row("m3", MET, 0.9, None), row("l1", LIT, 0.5, None)]
+    assert [(h["id"], n and n["id"]) for h, n in select_hard(rows, 0.8)] == [("m1", "l1"), ("m2", None)]
+    assert [h["id"] for h, _ in select_hard(rows, 0.8, "drop")] == ["m1"]
+    kept, dropped = statistics(rows, 0.8), statistics(rows, 0.8, "drop")
+    assert (kept["hard_metaphors"], kept["literal_negatives"], kept["examples"]) == (2, 1, 3)
+    assert (dropped["hard_metaphors"], dropped["examples"]) == (1, 2) and kept["hard_without_literal"] == 1
+
+
+def test_min_instances_follows_the_authors_code_by_default():
+    """clustering.py keeps every sense with more than one instance: a 2-instance sense gets a phi by default,
+    and none under the paper's wording (min_instances=4)."""
+    instances, vectors, labels = word()
+    instances, vectors = instances[2:], vectors[2:]  # the metaphorical sense keeps 2 instances
+    assert MineSettings().min_instances == 2
+    rated = lambda settings: {r["id"] for r in mine_word_phi(instances, vectors, labels, settings) if r["phi"] is not None}  # noqa: E731
+    assert {"s:2", "s:3"} <= rated(MineSettings())
+    assert not {"s:2", "s:3"} & rated(MineSettings(min_instances=4))
+
+
 def test_phi_bins_are_fig_5b_bins():
     assert [phi_bin(x) for x in (0, 0.19, 0.2, 0.79, 0.8, 1.0)] == [
         "0.0-0.2", "0.0-0.2", "0.2-0.4", "0.6-0.8", "0.8-1.0", "0.8-1.0"]
