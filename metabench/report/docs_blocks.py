@@ -36,6 +36,7 @@ TABLES = {
     "hard-gap": "metabench.report.docs_hard:gap_table",
     "hard-bins": "metabench.report.docs_hard:bins_table",
     "hard-detector": "metabench.report.docs_hard:detector_table",
+    "hard-phi-bins": "metabench.report.docs_hard:phi_bins_table",
     "headline": "metabench.report.docs_headline:headline_table",
 }
 

@@ -70,3 +70,31 @@ def detector_table(context, task: str) -> list[str]:
         rows.append([run.model, *(value(m) for m in ("precision", "recall", "f1", "accuracy", "macro_f1")),
                      "PARTIAL: " + ", ".join(why) if why else "full"])
     return markdown(["model", "precision", "recall", "F1", "accuracy", "macro-F1", "status"], rows)
+
+
+def phi_bins_table(context, tables: str, model: str, task: str = "vua_verb") -> list[str]:
+    """One VUA-Verb run by phi bin of each committed phi table (``hard vua-phi --save``): recall (metaphors)
+    [95 % Wilson interval] and precision (predicted metaphors), first seed, as `compare --phi-table`."""
+    from ..hard.phi_table import load_table  # noqa: PLC0415
+    from .hardness import hardness_row  # noqa: PLC0415
+
+    run = next(r for r in context.runs if r.task == task and r.model == model)
+    found = [hardness_row(run, load_table(context.runs_dir / "hard_phi" / name)) for name in names(tables)]
+    bins = list(dict.fromkeys(b["phi_bin"] for row in found for b in row["bins"]))
+    rows = []
+    for name in bins:
+        cells = []
+        for row in found:
+            b = next((b for b in row["bins"] if b["phi_bin"] == name), None)
+            if b is None:
+                cells += ["—", "—"]
+                continue
+            low, high = b["recall_ci"]
+            recall = "—" if b["recall"] is None else f"{b['recall']:.3f} ({b['metaphors']:,}) [{low:.2f}, {high:.2f}]"
+            precision = "—" if b["precision"] is None else f"{b['precision']:.3f} ({b['predicted_metaphors']:,})"
+            cells += [recall, precision]
+        rows.append([name, *cells])
+    header = ["phi bin"]
+    for row in found:
+        header += [f"{row['phi_source']}: recall", "precision"]
+    return markdown(header, rows)
