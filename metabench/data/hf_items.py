@@ -133,8 +133,8 @@ def to_items(dataset, columns: dict, split: str, where: str) -> list:
     table = dataset.to_dict()
     items = []
     for row in range(dataset.num_rows):
-        values = {f: decode[c](table[c][row]) for f, c in columns.items()}
-        try:
+        try:  # a class id outside the names (-1: an unlabelled test split on the Hub) fails its row too
+            values = {f: decode[c](table[c][row]) for f, c in columns.items()}
             items.append(_item(cls, values, split, row, {c: table[c][row] for c in rest}))
         except (TypeError, ValueError) as exc:
             raise DataError(f"{where}: split '{split}' row {row}: {exc}") from None
@@ -158,13 +158,22 @@ def _check_feature(feature, item_field: str, column: str, where: str) -> None:
 
 def _decoder(feature):
     """Class-label ids to names (a ClassLabel, or a sequence of them); anything else as it is."""
-    names = getattr(feature, "names", None)
-    if names is not None and hasattr(feature, "int2str"):
-        return lambda value: feature.int2str(value) if isinstance(value, int) else value
+    if getattr(feature, "names", None) is not None:
+        return lambda value: _name(feature.names, value)
     inner = getattr(feature, "feature", None)
     if inner is not None and getattr(inner, "names", None) is not None:
-        return lambda values: None if values is None else [inner.int2str(v) if isinstance(v, int) else v for v in values]
+        return lambda values: None if values is None else [_name(inner.names, v) for v in values]
     return lambda value: value
+
+
+def _name(names: list[str], value):
+    """A class id's name; an id outside the names (-1 marks an unlabelled row on the Hub) is an error."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    if not 0 <= value < len(names):
+        raise ValueError(f"class id {value} is none of the column's {len(names)} names: a split without gold "
+                         "labels cannot be scored")
+    return names[value]
 
 
 def _item(cls, values: dict, split: str, row: int, meta: dict):

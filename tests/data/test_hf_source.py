@@ -394,6 +394,22 @@ def test_a_row_that_does_not_fit_names_the_split_and_row(folder):
     assert "hf_dataset 'json': split 'test' row 1: 3 words but 2 tags" in _failed_message(folder, "hf_tag")
 
 
+def test_an_unlabelled_class_id_fails_its_row(folder):
+    """Hub test splits often hold label -1 (no gold): no name to read, so the row is an error, not a class."""
+    features = datasets.Features({"sentence": datasets.Value("string"),
+                                  "label": datasets.ClassLabel(names=["literal", "metaphorical"])})
+    rows = {"sentence": ["a", "b", "c"], "label": [0, 1, 1]}
+    built = datasets.DatasetDict({"train": datasets.Dataset.from_dict(rows, features=features),
+                                  "test": datasets.Dataset.from_dict({**rows, "label": [0, -1, 1]}, features=features)})
+    built.save_to_disk(str(folder / "unlabelled"))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK.replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}\n"
+        "  columns: {id: uid, text: sentence, label: label}",
+        "  path: ./unlabelled\n  columns: {text: sentence, label: label}"), encoding="utf-8")
+    assert "hf_dataset './unlabelled': split 'test' row 1: class id -1 is none of the column's 2 names" in \
+        _failed_message(folder, "hf_cls")
+
+
 def test_data_verify_reads_every_row_and_names_one_that_does_not_fit(folder, monkeypatch, capsys):
     from metabench.cli import main
 
