@@ -90,7 +90,13 @@ def start(address: str | None, workers: int | None) -> None:
         # A cluster on this machine's loopback (`ray start --head --node-ip-address 127.0.0.1`): the driver
         # must say it is on 127.0.0.1 too, or it looks for a raylet on the outward address and waits forever.
         local = address.rpartition(":")[0] in ("127.0.0.1", "localhost")
-        ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common)
+        try:
+            ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common)
+        except (ConnectionError, RuntimeError, ValueError) as exc:  # something listens there, but not a Ray we can join
+            raise MetabenchError(f"cannot join the Ray cluster at --ray-address {address}: {type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:300] if str(exc) else ''}",
+                                 hint="check that `ray status --address ADDRESS` works from this machine and that "
+                                      "its Ray and Python versions match this one") from None
     else:
         # No worker processes started ahead of need (the actors are the only workers a run uses).
         os.environ.setdefault("RAY_prestart_worker_first_driver", "0")

@@ -66,6 +66,10 @@ def _setup(args):
     from .sor import SORSettings  # noqa: PLC0415
     from .store import parse_mine_settings  # noqa: PLC0415
 
+    given = getattr(args, "xi", None)  # stats: a list or None; fidelity: one number; the other verbs: none
+    for xi in given if isinstance(given, list) else [] if given is None else [given]:
+        if not 0 < xi < float("inf"):  # NaN too: phi < xi selects, so 0 selects nothing (above 1: everything)
+            raise MetabenchError(f"--xi {xi}: must be a positive number, e.g. 0.8 (the paper) or 0.5")
     if args.threads is not None:
         if not 1 <= args.threads <= MAX_THREADS:
             raise MetabenchError(f"--threads {args.threads}: must be between 1 and {MAX_THREADS}",

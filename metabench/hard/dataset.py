@@ -50,7 +50,9 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     try:
         threshold = float(xi)
     except (TypeError, ValueError):
-        raise DataError(f"hard_metaphors: xi={xi!r} is not a number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)") from None
+        threshold = float("nan")
+    if not 0 < threshold < float("inf"):  # NaN too; phi < xi selects, so xi above 1 takes every phi
+        raise DataError(f"hard_metaphors: xi={xi!r} is not a positive number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)")
     # A loader gets no registry from the runner; short names (minilm-l6) resolve through the process's one.
     try:
         base = resolve_model(model, default_registry())

@@ -246,10 +246,16 @@ def test_a_missing_extra_names_the_extra(cli, tmp_path, core_only, command, need
     assert code in (1, 2) and "internal error" not in out and all(n in out for n in needles), out
 
 
-@pytest.mark.parametrize("threads", ["0", "-2"])
-def test_hard_threads_out_of_range(cli, threads):
-    code, out = cli("hard", "train", "--model", "hf:minilm-l6", "--threads", threads)
-    assert code == 2 and f"--threads {threads}: must be between 1 and 1024" in out, out
+@pytest.mark.parametrize("args, message", [
+    (["train", "--threads", "0"], "--threads 0: must be between 1 and 1024"),
+    (["mine", "--threads", "-2"], "--threads -2: must be between 1 and 1024"),
+    (["stats", "--xi", "nan"], "--xi nan: must be a positive number"),
+    (["stats", "--xi", "0.8", "--xi", "-5"], "--xi -5.0: must be a positive number"),
+    (["fidelity", "--xi", "0"], "--xi 0.0: must be a positive number"),
+])
+def test_hard_arguments_out_of_range(cli, args, message):
+    code, out = cli("hard", *args, "--model", "hf:minilm-l6")
+    assert code == 2 and message in out, out
 
 
 # ------------------------------------------------------------- 5. a damaged cache under parallel workers
