@@ -29,9 +29,12 @@ class ModelSpec:
 
 def parse_model_spec(text: str) -> ModelSpec:
     _check_text(text)
-    name, _, rest = text.partition(":")
+    name, colon, rest = text.partition(":")
     if not name:
         raise MetabenchError(f"--model '{text}': empty adapter name", hint="e.g. --model majority or --model hf:minilm-l6")
+    if colon and not rest.replace(",", "").strip():  # `majority:` would be a second model with the same folder
+        raise MetabenchError(f"--model '{text}': no arguments after ':'", hint=f"write --model {name}, or give arguments "
+                             f"after the colon (--model {name}:key=value)")
     args: dict[str, str] = {}
     for index, part in enumerate(p for p in rest.split(",") if p.strip()) if rest else ():
         key, eq, value = part.partition("=")

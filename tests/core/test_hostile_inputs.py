@@ -205,6 +205,8 @@ def test_a_dead_openai_compatible_server_fails_at_once(cli, tmp_path, monkeypatc
 MODEL_SPECS = [
     ("duplicate-key", "constant:label=a,label=b", "argument 'label' is given twice ('a' and 'b')", "give 'label' once"),
     ("positional-and-key", "hf:minilm-l6,pretrained=other", "both give 'pretrained'", "give 'pretrained' once"),
+    ("empty-arguments", "majority:", "--model 'majority:': no arguments after ':'", "write --model majority"),
+    ("only-commas", "constant:,,", "no arguments after ':'", "--model constant:key=value"),
     ("lone-surrogate", "constant:label=\udcff", "character 16 is not UTF-8 text", "rename the model folder"),
     ("non-utf8-folder", "hf:pretrained=/models/caf\udce9", "is not UTF-8 text", "ln -s OLD new_name"),
 ]
