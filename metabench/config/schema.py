@@ -204,6 +204,38 @@ class DecoderProtocol(Strict):
     seeds: Seeds = Field(1, description="number of runs (sampling seeds) or explicit list of distinct seeds")
 
 
+class Lora(Strict):
+    """LoRA adapters (``peft``) for a fine-tuned decoder: rank, scaling, dropout and the layers they wrap."""
+
+    r: int = Field(16, ge=1, description="rank of the update matrices")
+    alpha: int = Field(32, ge=1, description="scaling numerator (the update is scaled by alpha / r)")
+    dropout: float = Field(0.05, ge=0, le=1, description="dropout on the adapters' input")
+    target_modules: str | list[str] = Field(
+        "all-linear", description="layers wrapped: peft's `all-linear` or a list of module names"
+    )
+
+
+class DecoderFinetuneProtocol(Strict):
+    """How a decoder fine-tuned as a tagger meets this task (`hf-decoder:...,finetune=true`): it learns to write
+    the sentence back with the tagged words wrapped in tags, and decodes under a constraint that lets it only
+    copy the words in order and insert tags (docs/decoders.md)."""
+
+    finetune: Finetune = Field(default_factory=Finetune, description="hyperparameters (max_length: prompt + output tokens)")
+    seeds: Seeds = Field(1, description="number of seeds (0..n-1) or explicit list of distinct seeds")
+    method: Literal["lora", "full"] = Field("lora", description="train LoRA adapters (`lora`) or every weight (`full`)")
+    lora: Lora = Field(default_factory=Lora, description="LoRA settings (method: lora)")
+    beams: int = Field(1, ge=1, description="beams of the constrained beam search (1: greedy)")
+    instruction: str = Field(
+        "Tag the metaphors.", min_length=1,
+        description="what the model reads before the sentence (the system message with a chat template)",
+    )
+    chat_template: bool = Field(False, description="wrap instruction and sentence in the model's chat template, if it has one")
+    tags: dict[str, str] = Field(
+        default_factory=dict, description="tag word per entity type, e.g. {METAPHOR: metaphor} writes "
+        "<metaphor> ... </metaphor>; default: the type in lower case"
+    )
+
+
 class BaselineProtocol(Strict):
     """How no-ML baselines meet this task."""
 
@@ -215,6 +247,7 @@ class Protocol(Strict):
 
     encoder: EncoderProtocol | None = None
     decoder: DecoderProtocol | None = None
+    decoder_finetune: DecoderFinetuneProtocol | None = None
     baseline: BaselineProtocol = Field(default_factory=BaselineProtocol)
 
 

@@ -45,12 +45,21 @@ class HFDecoder(PretrainedDecoder):
     allowed_args = (
         "pretrained", "batch_size", "max_batch_size", "device", "dtype", "max_length", "revision", "tokenizer",
         "trust_remote_code", "add_bos_token", "gguf_file", "peft", "parallelize", "chat_template", "chunk_size",
-        "share_prompt",
+        "share_prompt", "finetune",
     )
     scorer_args = ("share_prompt",)
 
     identity_args = ("gguf_file",)
     default_revision = "main"
+
+    def __new__(cls, args: dict[str, str] | None = None, *, registry=None, settings: AdapterSettings | None = None):
+        """``finetune=true`` asks for the fine-tuned tagger (:mod:`metabench.models.decoder_tagger`): the same
+        models under the task's ``protocol.decoder_finetune``, so one model name covers both uses."""
+        if args and parse_bool(args.get("finetune", False), "finetune", cls.name):
+            from .decoder_tagger import DecoderTagger
+
+            return DecoderTagger(args, registry=registry, settings=settings)
+        return super().__new__(cls)
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)

@@ -81,6 +81,9 @@ VIEWS: tuple[PaperTable, ...] = (
     PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
                ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),
                _DETECTION, percent=True),
+    PaperTable("meta4xnli_table_12", META4XNLI, "Table 12", "Monolingual metaphor detection, decoders fine-tuned as "
+               "taggers (%)", ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"),
+                                                 ("M4X_EN", "VUAM")), _DETECTION, percent=True),
     PaperTable("meta4xnli_table_13", META4XNLI, "Table 13", "Multilingual metaphor detection (%)", ("Train",),
                (("M4X_ES+EN",),), {f"{lang} {col}": m for lang in ("ES", "EN") for col, m in _DETECTION.items()},
                percent=True),

@@ -1,0 +1,365 @@
+"""``hf-decoder:...,finetune=true``: a causal LM fine-tuned in-suite as a tagger, decoding under a constraint.
+
+The protocol of Meta4XNLI's decoder rows (Tables 12-13), after García-Ferrero et al. (2024): the model reads an
+instruction and the sentence, and writes the sentence back with the tagged words wrapped in tags. Targets and
+the decoding constraint are built from the same token pieces (:mod:`metabench.models.tag_grammar`), so every
+output copies the input words in order and maps back to one BIO tag per word; the tagging metrics score it as
+they score an encoder.
+
+How it runs, per (task, seed), under the task's ``protocol.decoder_finetune`` (family ``decoder_finetune``):
+
+- ``fit``: LoRA adapters (``peft``) or every weight trained through the shared loop
+  (:func:`metabench.models.finetune.train`), loss on the output tokens only; the result is cached as the encoders'
+  checkpoints are (:mod:`metabench.models.checkpoints`), keyed by base model, training data, hyperparameters,
+  method, prompt, tags and seed. A LoRA checkpoint holds the adapters only.
+- ``predict``: batched (left-padded) ``generate`` with :class:`GrammarProcessor` as the last logits processor and
+  ``beams`` beams: whatever the model prefers, only the grammar's next ids keep a finite score.
+- Device and precision: the GPU when there is one, in bfloat16 where it supports it (``dtype=auto``), float32 on
+  the CPU; ``device=`` and ``dtype=`` override.
+
+Arguments besides ``pretrained`` and ``finetune=true``: ``method`` (``lora``/``full``) and ``beams`` override the
+task's choices; the budget knobs ``max_train`` (the first N training sentences), ``epochs``, ``lr`` and
+``warmup_ratio`` replace the task's recipe (a run using them is a budget run and says so in ``info``);
+``batch_size`` (prediction), ``device``, ``dtype``, ``threads``, ``revision``, ``trust_remote_code``, ``cache``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import AdapterError
+from ..requests import TagRequest, Training
+from .base import Adapter, AdapterSettings
+from .checkpoints import CheckpointStore, checkpoint_key
+from .finetune import Schedule, Selection, train
+from .hf_common import folder_fingerprint, parse_bool, parse_dtype, parse_int, pick_device, resolve_pretrained, torch_dtype
+from .hf_encoder import _content_hash, _override, _parse_float
+from .tag_grammar import Grammar, span_types
+
+TRAINER_VERSION = "hf-decoder-tagger/1"
+IGNORE = -100
+MAX_GRAD_NORM = 1.0
+#: Arguments that cannot change answers (left out of the fingerprint).
+_NOT_FINGERPRINTED = ("batch_size", "cache", "device", "threads", "finetune")
+_BUDGET = ("max_train", "epochs", "lr", "warmup_ratio")
+
+
+class DecoderTagger(Adapter):
+    name = "hf-decoder"
+    family = "decoder_finetune"
+    serves = (TagRequest,)
+    positional_arg = "pretrained"
+    seeded = True
+    needs_training = True
+    default_batch_size = 16
+    allowed_args = ("pretrained", "finetune", "revision", "device", "dtype", "batch_size", "threads", "cache",
+                    "trust_remote_code", "method", "beams", *_BUDGET)
+
+    def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
+        super().__init__(args, registry=registry, settings=settings)
+        if not self.args.get("pretrained"):
+            raise AdapterError(f"model '{self.name}' needs pretrained=",
+                               hint=f"e.g. --model {self.name}:smollm2-135m,finetune=true")
+        self.revision = self.args.get("revision") or None
+        self.dtype_name = parse_dtype(self.args.get("dtype", "auto"), self.name)
+        self._batch_size = parse_int(self.args.get("batch_size", self.default_batch_size), "batch_size", self.name)
+        self.threads = parse_int(self.args["threads"], "threads", self.name) if "threads" in self.args else None
+        self.trust_remote_code = parse_bool(self.args.get("trust_remote_code", False), "trust_remote_code", self.name)
+        if "cache" in self.args and not parse_bool(self.args["cache"], "cache", self.name):
+            self.use_cache = False
+        self.method = self.args.get("method")
+        if self.method not in (None, "lora", "full"):
+            raise AdapterError(f"model '{self.name}': method={self.method} is not lora or full", hint="method=lora")
+        self.beams = parse_int(self.args["beams"], "beams", self.name) if "beams" in self.args else None
+        self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
+        self.recipe = {k: _parse_float(self.args[k], k, self.name) for k in ("epochs", "lr", "warmup_ratio") if k in self.args}
+        if not all(self.recipe.get(k, 1.0) > 0 for k in ("epochs", "lr")) or not 0 <= self.recipe.get("warmup_ratio", 0) < 1:
+            raise AdapterError(f"model '{self.name}': epochs and lr must be positive, warmup_ratio in [0, 1)")
+        self._folder: Path | None = None
+        self._base_fingerprint: str | None = None
+        self._device: str | None = None
+        self.model = None
+        self.tokenizer = None
+        self._key: str | None = None
+        self._seed: int | None = None
+        self._protocol = None
+        self._beams = 1
+        self._word_ids: dict[str, tuple[int, ...]] = {}
+        self._checkpoints: dict[str, dict] = {}
+        self._counts = {"predicted_items": 0, "repaired_outputs": 0, "generated_tokens": 0, "predict_s": 0.0,
+                        "dropped_long_training": 0}
+
+    # ------------------------------------------------------------------ identity
+
+    @property
+    def folder(self) -> Path:
+        if self._folder is None:
+            self._folder = resolve_pretrained(self.args["pretrained"], self.registry, self.revision).folder
+        return self._folder
+
+    def use_resolved(self, pretrained) -> None:
+        """Take a resolution already made (``hf:`` resolves the name to read the model's family)."""
+        self._folder = pretrained.folder
+
+    def base_fingerprint(self) -> str:
+        if self._base_fingerprint is None:
+            self._base_fingerprint = folder_fingerprint(self.folder)
+        return self._base_fingerprint
+
+    def fingerprint(self) -> str:
+        args = {k: v for k, v in sorted(self.args.items()) if k not in _NOT_FINGERPRINTED and k != "pretrained"}
+        payload = {"adapter": self.name, "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "args": args}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    @property
+    def device(self) -> str:
+        if self._device is None:
+            self._device = pick_device(self.args.get("device"), self.name)
+            if self.threads is not None:
+                import torch
+
+                torch.set_num_threads(self.threads)
+        return self._device
+
+    def info(self) -> dict[str, Any]:
+        import torch
+        import transformers
+
+        out: dict[str, Any] = {
+            "pretrained": self.args["pretrained"], "path": str(self.folder), "base_fingerprint": self.base_fingerprint(),
+            "trainer": TRAINER_VERSION, "device": self.device, "dtype": str(torch_dtype(self.dtype_name, self.device)),
+            "method": self._method(), "beams": self._beams, "checkpoints": self._checkpoints,
+            "checkpoint_cache": "persistent" if self.use_cache else "temporary (--no-cache)",
+            "outputs": {**self._counts, "predict_s": round(self._counts["predict_s"], 3)},
+            "torch": torch.__version__, "transformers": transformers.__version__,
+        }
+        budget = {k: self.args[k] for k in _BUDGET if k in self.args}
+        if budget:  # the task's recipe was not followed: every view showing this run must say so
+            out["budget"] = budget
+        if self.model is not None:
+            out["parameters"] = sum(p.numel() for p in self.model.parameters())
+            out["trainable_parameters"] = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        return out
+
+    def _method(self) -> str | None:
+        return self.method or (self._protocol.method if self._protocol is not None else None)
+
+    # ------------------------------------------------------------------ pieces and prompts
+
+    def _words(self, words) -> list[tuple[int, ...]]:
+        out = []
+        for word in words:
+            ids = self._word_ids.get(word)
+            if ids is None:
+                ids = self._word_ids[word] = tuple(self.tokenizer(" " + word, add_special_tokens=False)["input_ids"])
+            out.append(ids)
+        return out
+
+    def _grammar(self, request: TagRequest) -> Grammar:
+        protocol, encode = self._protocol, lambda text: tuple(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        types = span_types(request.labels)
+        names = {t: protocol.tags.get(t, t.lower()) for t in types}
+        return Grammar(self._words(request.words), {t: encode(f" <{n}>") for t, n in names.items()},
+                       {t: encode(f" </{n}>") for t, n in names.items()}, self.tokenizer.eos_token_id)
+
+    def _prompt(self, words) -> list[int]:
+        """Instruction and sentence, in the model's chat template when the protocol asks and the model has one
+        (the instruction as the system message; folded into the user turn where the template has no system)."""
+        protocol, tokenizer, sentence = self._protocol, self.tokenizer, " ".join(words)
+        if protocol.chat_template and getattr(tokenizer, "chat_template", None):
+            try:
+                text = tokenizer.apply_chat_template(
+                    [{"role": "system", "content": protocol.instruction}, {"role": "user", "content": sentence}],
+                    tokenize=False, add_generation_prompt=True)
+            except Exception:  # noqa: BLE001 - templates without a system role raise their own errors
+                text = tokenizer.apply_chat_template([{"role": "user", "content": f"{protocol.instruction}\n\n{sentence}"}],
+                                                     tokenize=False, add_generation_prompt=True)
+            return tokenizer(text, add_special_tokens=False)["input_ids"]
+        return tokenizer(f"{protocol.instruction}\n{sentence}\n", add_special_tokens=True)["input_ids"]
+
+    # ------------------------------------------------------------------ fit
+
+    def fit(self, training: Training | None) -> None:
+        if training is None or not training.requests:
+            raise AdapterError(f"model '{self.name}' with finetune=true learns from the task's training split, which "
+                               "this task lacks", hint="give the task `splits.train`, or drop finetune=true")
+        if self.max_train is not None or self.recipe:
+            training = _override(training, self.max_train, self.recipe)
+        protocol = training.protocol
+        self._protocol, self._beams = protocol, self.beams or protocol.beams
+        method = self._method()
+        parts = {
+            "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "data_hash": training.data_hash,
+            "content": _content_hash(training), "labels": list(training.labels),
+            "finetune": protocol.finetune.model_dump(mode="json"), "method": method,
+            "lora": protocol.lora.model_dump(mode="json") if method == "lora" else None,
+            "prompt": [protocol.instruction, protocol.chat_template], "tags": protocol.tags,
+            "dtype": self.dtype_name, "seed": training.seed,
+        }
+        key = checkpoint_key(parts)
+        if self._key == key and self.model is not None:
+            self._seed = training.seed
+            return
+        store = CheckpointStore(persistent=self.use_cache)
+        record: dict[str, Any] = {"key": key}
+        started = time.perf_counter()
+        self.tokenizer = self._load_tokenizer()
+        if store.find(key) is not None:
+            self.model = self._load_trained(store.find(key), method)
+            record.update(store.meta(key).get("summary", {}))
+            record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
+        else:
+            record.update({"cached": False, **self._train(training, key, store, parts, method)})
+        if method == "lora":  # the adapters folded into the weights: decoding runs the plain model
+            self.model = self.model.merge_and_unload()
+        self.model.eval()
+        self._key, self._seed = key, training.seed
+        self._checkpoints[str(training.seed)] = record
+
+    def _load_tokenizer(self, source: Path | None = None):
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(source or self.folder), trust_remote_code=self.trust_remote_code)
+        if tokenizer.eos_token_id is None:
+            raise AdapterError(f"model '{self.args['pretrained']}': its tokenizer has no end-of-sequence token",
+                               hint="the tagged copy ends with it; use a causal LM with an eos token")
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        return tokenizer
+
+    def _load_base(self, folder: Path | None = None):
+        """The causal LM from ``folder`` (default: the base model's), in the run's dtype, on its device."""
+        import transformers
+        from transformers import AutoModelForCausalLM
+
+        verbosity = transformers.logging.get_verbosity()
+        transformers.logging.set_verbosity_error()
+        try:
+            model = AutoModelForCausalLM.from_pretrained(str(folder or self.folder), dtype=torch_dtype(self.dtype_name, self.device),
+                                                         trust_remote_code=self.trust_remote_code)
+        finally:
+            transformers.logging.set_verbosity(verbosity)
+        return model.to(self.device)
+
+    def _load_trained(self, folder: Path, method: str):
+        if method == "lora":
+            from peft import PeftModel
+
+            return PeftModel.from_pretrained(self._load_base(), str(folder)).to(self.device)
+        return self._load_base(folder)  # a full checkpoint is a model folder
+
+    def _trainable(self, seed: int, method: str):
+        import torch
+
+        model = self._load_base()
+        if method == "full":
+            return model
+        from peft import LoraConfig, get_peft_model
+
+        lora = self._protocol.lora
+        torch.manual_seed(seed)  # the adapters' initialisation depends on the seed only
+        config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
+                            target_modules=lora.target_modules, task_type="CAUSAL_LM")
+        return get_peft_model(model, config)
+
+    def _features(self, requests, golds, max_length: int) -> list[dict]:
+        features = []
+        for request, gold in zip(requests, golds):
+            if len(gold) != len(request.words):
+                raise AdapterError(f"a training sentence has {len(request.words)} words but {len(gold)} tags")
+            prompt, target = self._prompt(request.words), self._grammar(request).target(gold)
+            if len(prompt) + len(target) > max_length:
+                self._counts["dropped_long_training"] += 1
+                continue
+            features.append({"input_ids": prompt + target, "labels": [IGNORE] * len(prompt) + target})
+        return features
+
+    def _collate(self, features: list[dict]) -> dict:
+        import torch
+
+        width, pad = max(len(f["input_ids"]) for f in features), self.tokenizer.pad_token_id
+        rows = [(f["input_ids"], f["labels"], width - len(f["input_ids"])) for f in features]
+        return {
+            "input_ids": torch.tensor([ids + [pad] * n for ids, _, n in rows], device=self.device),
+            "attention_mask": torch.tensor([[1] * len(ids) + [0] * n for ids, _, n in rows], device=self.device),
+            "labels": torch.tensor([labels + [IGNORE] * n for _, labels, n in rows], device=self.device),
+        }
+
+    def _train(self, training: Training, key: str, store: CheckpointStore, parts: dict, method: str) -> dict:
+        started = time.perf_counter()
+        finetune = training.protocol.finetune
+        self.model = self._trainable(training.seed, method)
+        features = self._features(training.requests, training.golds, finetune.max_length)
+        if not features:
+            raise AdapterError(f"every training sentence is longer than max_length={finetune.max_length} tokens "
+                               "(prompt + tagged copy)", hint="raise protocol.decoder_finetune.finetune.max_length")
+        select = finetune.select_metric if training.validation_requests and training.score_validation else None
+        summary = train(
+            self.model, features, collate=self._collate, schedule=Schedule.from_finetune(finetune, MAX_GRAD_NORM),
+            seed=training.seed, lengths=[len(f["input_ids"]) for f in features],
+            selection=Selection(select, lambda: training.score_validation(self._generate(training.validation_requests)))
+            if select else None,
+            store=store, key=key, progress=self.progress,
+            label=f"fine-tune {Path(str(self.args['pretrained'])).name} ({method}) seed {training.seed}",
+        )
+        epochs = len(summary["history"]) or 1
+        summary.update(train_examples=len(features), dropped_long=len(training.requests) - len(features),
+                       epoch_s=round(summary["train_s"] / epochs, 3), fit_s=round(time.perf_counter() - started, 3))
+        model, tokenizer = self.model, self.tokenizer
+
+        def write(tmp: Path) -> dict:
+            model.save_pretrained(str(tmp), safe_serialization=True)  # LoRA: the adapters only
+            tokenizer.save_pretrained(str(tmp))
+            return {"parts": parts, "summary": summary}
+
+        store.save(key, write)
+        store.drop_partial(key)
+        return summary
+
+    # ------------------------------------------------------------------ predict
+
+    def _generate(self, requests: list[TagRequest]) -> list[tuple[str, ...]]:
+        """Constrained generation for ``requests``, in batches sorted by length; BIO tags per request."""
+        import torch
+        from transformers import GenerationConfig
+
+        from .grammar_processor import GrammarProcessor
+        order = sorted(range(len(requests)), key=lambda i: len(requests[i].words))
+        out: list = [None] * len(requests)
+        tokenizer, eos, pad = self.tokenizer, self.tokenizer.eos_token_id, self.tokenizer.pad_token_id
+        for start in range(0, len(order), self._batch_size):
+            chunk = order[start : start + self._batch_size]
+            grammars = [self._grammar(requests[i]) for i in chunk]
+            prompts = [self._prompt(requests[i].words) for i in chunk]
+            width = max(map(len, prompts))
+            ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=self.device)
+            mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=self.device)
+            longest = max(g.longest for g in grammars)
+            config = GenerationConfig(num_beams=self._beams, do_sample=False, max_new_tokens=longest, eos_token_id=eos,
+                                      pad_token_id=pad, bos_token_id=tokenizer.bos_token_id)
+            with torch.inference_mode():
+                generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
+                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos)])
+            for row, (i, grammar) in enumerate(zip(chunk, grammars)):
+                new = generated[row, width:].tolist()
+                tags, repaired = grammar.read(new)
+                out[i] = tags
+                self._counts["repaired_outputs"] += int(repaired)
+                self._counts["generated_tokens"] += len(new[: new.index(eos) + 1] if eos in new else new)
+        return out
+
+    def predict(self, requests, seed):
+        if self.model is None or self._seed != seed:
+            raise AdapterError(f"model '{self.name}': predict(seed={seed}) before fit for that seed")
+        started = time.perf_counter()
+        tags = self._generate(list(requests))
+        self._counts["predict_s"] += time.perf_counter() - started
+        self._counts["predicted_items"] += len(requests)
+        return tags
