@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU check: one MUNCH task with hf-decoder (bfloat16) and vllm on SmolLM2-135M, against raw vLLM.
+# GPU check: one MUNCH task with hf-decoder (bfloat16) and vllm on SmolLM2-135M, against raw vLLM; then a decoder
+# fine-tuned as a tagger (hf-decoder:...,finetune=true) on Meta4XNLI EN.
 #
 #   bash benchmarks/gpu_check.sh            # on a CUDA machine, from the repository root
 #   LIMIT=500 TASK=munch_sent_judge_mword_p2 bash benchmarks/gpu_check.sh
@@ -32,5 +33,19 @@ fi
 export METABENCH_DATA_DIR=${METABENCH_DATA_DIR:-$(cd .. && pwd)/shared/data}
 export METABENCH_CACHE_DIR=${METABENCH_CACHE_DIR:-$(mktemp -d)/cache}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 METABENCH_ALLOW_DOWNLOAD=0
-exec "$VENV/bin/python" benchmarks/gpu_check.py --task "${TASK:-munch_word_judge_implicit_p1}" --limit "${LIMIT:-1492}" \
+"$VENV/bin/python" benchmarks/gpu_check.py --task "${TASK:-munch_word_judge_implicit_p1}" --limit "${LIMIT:-1492}" \
   ${OUT:+--json "$OUT/gpu_check.json"}
+
+# Decoders fine-tuned as taggers (Meta4XNLI Tables 12-13, docs/decoders.md): LoRA training and constrained decoding
+# on the GPU, bfloat16 where it has it (dtype=auto). By default a budget run of SmolLM2 on the full EN test split;
+# TAGGER_MODEL=/path/to/Llama-3.1-8B-Instruct TAGGER_BUDGET= runs the paper's recipe (30 epochs) on that model.
+TAGGER_RUNS=${OUT:-$(mktemp -d)}/tagger-runs
+"$VENV/bin/metabench" --tasks "${TAGGER_TASK:-m4x_det_en_mono_decoder}" -o "$TAGGER_RUNS" --no-progress \
+  --model "hf-decoder:${TAGGER_MODEL:-smollm2-135m},finetune=true,batch_size=${TAGGER_BATCH:-64}${TAGGER_BUDGET-,max_train=2000,epochs=1,lr=2e-4}"
+"$VENV/bin/python" - "$TAGGER_RUNS" <<'PY'
+import json, pathlib, sys
+for path in pathlib.Path(sys.argv[1]).glob("*/*/results.json"):
+    r = json.loads(path.read_text()); info = r["model"]["info"]; fit = next(iter(info["checkpoints"].values()))
+    print(r["task"]["name"], r["model"]["spec"], "span_f1", round(r["metrics"]["aggregate"]["span_f1"]["mean"], 4),
+          "device", info["device"], info["dtype"], "s/epoch", fit.get("epoch_s"), "outputs", info["outputs"])
+PY

@@ -55,7 +55,7 @@ class DecoderTagger(Adapter):
     positional_arg = "pretrained"
     seeded = True
     needs_training = True
-    default_batch_size = 16
+    default_batch_size = 64
     allowed_args = ("pretrained", "finetune", "revision", "device", "dtype", "batch_size", "threads", "cache",
                     "trust_remote_code", "method", "beams", *_BUDGET)
 
@@ -242,8 +242,10 @@ class DecoderTagger(Adapter):
         verbosity = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         try:
-            model = AutoModelForCausalLM.from_pretrained(str(folder or self.folder), dtype=torch_dtype(self.dtype_name, self.device),
-                                                         trust_remote_code=self.trust_remote_code)
+            dtype = torch_dtype(self.dtype_name, self.device)
+            name = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"  # renamed in 5
+            model = AutoModelForCausalLM.from_pretrained(str(folder or self.folder), trust_remote_code=self.trust_remote_code,
+                                                         **{name: dtype})
         finally:
             transformers.logging.set_verbosity(verbosity)
         return model.to(self.device)

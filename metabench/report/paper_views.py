@@ -194,10 +194,12 @@ def format_value(value: tuple[float, float | None] | None, percent: bool) -> str
     return short + ("" if std is None else f" ({std:.2f})".replace("0.", ".", 1))
 
 
-def fill(table: PaperTable, cells: Cells, models: list[str], runs: Aggregates) -> dict:
+def fill(table: PaperTable, cells: Cells, models: list[str], runs: Aggregates, labels: dict[str, str] | None = None) -> dict:
     """The view as JSON-ready rows: for each table row, the paper's models then the ``models`` with runs.
 
-    ``runs`` holds complete runs only (the caller leaves out runs with ``--limit``)."""
+    ``runs`` holds complete runs only (the caller leaves out runs with ``--limit``); ``labels`` names a model
+    differently where its runs need a word beside their numbers (a budget run is marked partial)."""
+    labels = labels or {}
     tasks = cells.view_tasks(table)
     present = [m for m in models if any((t, m) in runs for t in tasks)]
     rows = []
@@ -205,7 +207,7 @@ def fill(table: PaperTable, cells: Cells, models: list[str], runs: Aggregates) -
         rows.extend(_paper_rows(table, row))
         for model in present:
             values = [_value(table, cells, row, col, model, runs) for col in table.columns]
-            rows.append(_row(row, model, "metabench", [format_value(v, table.percent) for v in values]))
+            rows.append(_row(row, labels.get(model, model), "metabench", [format_value(v, table.percent) for v in values]))
     if table.average_row:
         rows.extend(_paper_rows(table, table.average_row))
         for model in present:
@@ -214,7 +216,7 @@ def fill(table: PaperTable, cells: Cells, models: list[str], runs: Aggregates) -
                 values = [_value(table, cells, row, col, model, runs) for row in table.rows]
                 averages.append(format_value(None if None in values else (statistics.fmean(v[0] for v in values), None),
                                              table.percent))
-            rows.append(_row(table.average_row, model, "metabench", averages))
+            rows.append(_row(table.average_row, labels.get(model, model), "metabench", averages))
     unbound = [(row, col) for row in table.rows for col in table.columns
                if len(cells.of(table, row, col)) != table.tasks_per_cell]
     return {

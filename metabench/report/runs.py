@@ -54,6 +54,12 @@ class Run:
         return limit is not None and self.n_items >= limit
 
     @property
+    def budget(self) -> dict | None:
+        """The budget knobs a run trained under instead of its task's recipe (a training subset, fewer epochs...),
+        as its adapter recorded them (``model.info.budget``); None for a run that followed the recipe."""
+        return (self.results["model"].get("info") or {}).get("budget") or None
+
+    @property
     def datasets(self) -> list[dict] | None:
         """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
         return self.results["task"].get("datasets")

@@ -51,8 +51,8 @@ def _cells(bindings: dict) -> Cells:
 
 def test_every_printed_row_fits_its_view():
     assert set(PAPER_NUMBERS) == set(VIEW) == {
-        "meta4xnli_table_11", "meta4xnli_table_13", "meta4xnli_table_14", "meta4xnli_table_15", "meta4xnli_table_16",
-        "meta4xnli_table_17",
+        "meta4xnli_table_11", "meta4xnli_table_12", "meta4xnli_table_13", "meta4xnli_table_14", "meta4xnli_table_15",
+        "meta4xnli_table_16", "meta4xnli_table_17",
         "munch_table_2", "munch_table_3",
     }
     for key, models in PAPER_NUMBERS.items():
@@ -79,6 +79,22 @@ def test_a_run_fills_its_cells_and_the_rest_shows_a_dash(builtin_cells):
     assert table["header"] == ["Train", "Test", "model", "F1", "Inv", "Oov", "P", "R"]
     assert "m4x_det_es_mono" not in table["missing_tasks"] and "m4x_det_en_mono" in table["missing_tasks"]
     assert "m4x_det_en_mono_vua20" in table["tasks"]  # the VUAM row: bound by the task, no longer a dead name
+
+
+def test_decoder_rows_fill_table_12_and_a_budget_run_is_labelled_partial(builtin_cells):
+    model = "hf-decoder:smollm2-135m,finetune=true,epochs=1"
+    runs = {("m4x_det_en_mono_decoder", model): {"span_f1": _agg(0.25), "inv_f1": _agg(0.3)}}
+    labels = {model: f"{model} (partial: budget epochs=1)"}
+    table = fill(VIEW["meta4xnli_table_12"], builtin_cells, [model], runs, labels)
+    ours = [r for r in table["rows"] if r["source"] == "metabench"]
+    assert {r["model"] for r in ours} == {labels[model]}
+    row = next(r for r in ours if r["labels"] == ["M4X_EN", "M4X_EN"])
+    assert row["cells"][:2] == ["25.00", "30.00"]
+    paper = next(r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["M4X_EN", "M4X_EN"])
+    assert paper["model"] == "Llama-3.1-8B-Instruct" and paper["cells"][0] == "50.41"
+    # the encoders' Table 11 does not take the decoder task's run
+    assert fill(VIEW["meta4xnli_table_11"], builtin_cells, [model], runs)["rows"] == \
+        [r for r in fill(VIEW["meta4xnli_table_11"], builtin_cells, [], {})["rows"]]
 
 
 def test_munch_cells_are_mean_and_sd_over_prompt_tasks(builtin_cells):

@@ -116,6 +116,12 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
     return out
 
 
+def _budget_labels(runs: list[Run]) -> dict[str, str]:
+    """Models whose runs trained under budget knobs, named with them: a paper view marks their numbers partial."""
+    return {run.model: f"{run.model} (partial: budget {', '.join(f'{k}={v}' for k, v in run.budget.items())})"
+            for run in runs if run.budget}
+
+
 def _entry(run: Run, metric: str, item_set: int, verdict: Verdict | None = None) -> dict:
     aggregate = run.results["metrics"]["aggregate"]
     names = [metric] + sorted(n for n in aggregate if n != metric)
@@ -403,7 +409,8 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
             "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
             "controls": control_rows(registry, one_per_model, options.confidence),
         },
-        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates) for view in FILLED_VIEWS] + artifact_tables,
+        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates, _budget_labels(complete))
+                         for view in FILLED_VIEWS] + artifact_tables,
         "gameability": gameability,
         "hardness": _hardness(runs, list(phi_tables), options.confidence),
     }
