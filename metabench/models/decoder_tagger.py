@@ -36,7 +36,15 @@ from ..requests import TagRequest, Training
 from .base import Adapter, AdapterSettings
 from .checkpoints import CheckpointStore, checkpoint_key
 from .finetune import Schedule, Selection, train
-from .hf_common import folder_fingerprint, parse_bool, parse_dtype, parse_int, pick_device, resolve_pretrained, torch_dtype
+from .hf_common import (
+    folder_fingerprint,
+    parse_bool,
+    parse_dtype,
+    parse_int,
+    pick_device_and_threads,
+    resolve_pretrained,
+    torch_dtype,
+)
 from .hf_encoder import _content_hash, _override, _parse_float
 from .tag_grammar import Grammar, span_types
 
@@ -121,11 +129,7 @@ class DecoderTagger(Adapter):
     @property
     def device(self) -> str:
         if self._device is None:
-            self._device = pick_device(self.args.get("device"), self.name)
-            if self.threads is not None:
-                import torch
-
-                torch.set_num_threads(self.threads)
+            self._device = pick_device_and_threads(self.args.get("device"), self.name, self.threads)
         return self._device
 
     def info(self) -> dict[str, Any]:

@@ -129,6 +129,16 @@ def pick_device(value: str | None, adapter: str) -> str:
     return text
 
 
+def pick_device_and_threads(value: str | None, adapter: str, threads: int | None) -> str:
+    """:func:`pick_device`, and torch's CPU threads set to ``threads`` when given (the in-suite trainers' choice)."""
+    device = pick_device(value, adapter)
+    if threads is not None:
+        import torch
+
+        torch.set_num_threads(threads)
+    return device
+
+
 # ---------------------------------------------------------------------------------------- model folders
 
 

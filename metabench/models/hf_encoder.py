@@ -59,7 +59,7 @@ from .hf_common import (
     parse_bool,
     parse_dtype,
     parse_int,
-    pick_device,
+    pick_device_and_threads,
     read_config,
     resolve_pretrained,
     torch_dtype,
@@ -248,11 +248,7 @@ class HFEncoder(Adapter):
     @property
     def device(self) -> str:
         if self._device is None:
-            self._device = pick_device(self.device_arg, self.name)
-            if self.threads is not None:
-                import torch
-
-                torch.set_num_threads(self.threads)
+            self._device = pick_device_and_threads(self.device_arg, self.name, self.threads)
         return self._device
 
     def info(self) -> dict[str, Any]:
