@@ -52,7 +52,9 @@ class HFAuto(Adapter):
     def accepted_args(cls) -> tuple[str, ...]:
         """The encoder's and the decoder's: which of them takes the model is read from its config later (the
         one built checks its own)."""
-        return tuple(dict.fromkeys(HFEncoder.allowed_args + _decoder_class().allowed_args))
+        from .decoder_tagger import DecoderTagger
+
+        return tuple(dict.fromkeys(HFEncoder.allowed_args + _decoder_class().allowed_args + DecoderTagger.allowed_args))
 
     def __new__(cls, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         name = args.get("pretrained")

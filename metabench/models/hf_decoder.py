@@ -61,6 +61,15 @@ class HFDecoder(PretrainedDecoder):
             return DecoderTagger(args, registry=registry, settings=settings)
         return super().__new__(cls)
 
+    @classmethod
+    def check_args(cls, args: dict[str, str]) -> None:
+        """With ``finetune=true`` the tagger's arguments are the ones checked (it is what gets built)."""
+        if parse_bool(args.get("finetune", False), "finetune", cls.name):
+            from .decoder_tagger import DecoderTagger
+
+            return DecoderTagger.check_args(args)
+        return super().check_args(args)
+
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)
         self.batch = parse_int(self.args.get("batch_size", "auto"), "batch_size", self.name, allow_auto=True)
