@@ -129,6 +129,13 @@ def test_finetune_switch_builds_the_tagger_and_checks_its_arguments(tiny_llama, 
         tagger(tiny_llama, tmp_path, beam="2")
     with pytest.raises(AdapterError, match="method=qlora"):
         tagger(tiny_llama, tmp_path, method="qlora")
+    # checked before any job is built: the tagger's arguments with finetune=true, the scorer's without
+    HFDecoder.check_args({"pretrained": "x", "finetune": "true", "epochs": "1", "beams": "2"})
+    with pytest.raises(AdapterError, match="takes no argument 'epochs'"):
+        HFDecoder.check_args({"pretrained": "x", "epochs": "1"})
+    from metabench.models.hf import HFAuto
+
+    assert {"finetune", "beams", "method"} <= set(HFAuto.accepted_args())
     # budget knobs and beams change the answers' fingerprint; batch size and device do not
     base = adapter.fingerprint()
     assert tagger(tiny_llama, tmp_path, batch_size="2").fingerprint() == base
