@@ -46,7 +46,7 @@ def test_board_ranks_tests_against_the_best_and_names_the_correction(site):
     assert cls["random"]["rank"] == 5 and cls["random"]["vs_best"]["significant"]
     gaps = {(g["model"], g["reference_task"], g["subset_task"]): g for g in board["gaps"]["rows"]}
     assert gaps[("m", "t_nomet", "t_met")]["gap"] == 12 / 30 - 45 / 60
-    assert len(board["paper_tables"]) == 8
+    assert len(board["paper_tables"]) == 9
 
 
 def test_hostile_model_name_is_text_everywhere(site):
