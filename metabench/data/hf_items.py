@@ -68,25 +68,33 @@ def _open(spec, split: str):
     was_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        if source["place"] == "local" and any(f.path in ("dataset_dict.json", "state.json") for f in spec.files):
-            loaded = datasets.load_from_disk(root)
-            if isinstance(loaded, datasets.Dataset):
-                loaded = datasets.DatasetDict({spec.splits[0]: loaded})
-            if split not in loaded:
-                raise _unknown_split(source, split, list(loaded))
-            return loaded[split]
-        path = source["path"] if source["place"] == "builder" else root
-        data_files = _absolute(root, source["data_files"])
-        try:
-            return datasets.load_dataset(path, source["name"], data_files=data_files, split=split,
-                                         cache_dir=str(cache_root() / "hf-datasets"))
-        except ValueError as exc:
-            if "Unknown split" in str(exc):
-                raise _unknown_split(source, split, _splits_in(str(exc))) from None
-            raise DataError(f"{source['where']}: hf_dataset '{source['path']}': {exc}") from None
+        return _read(datasets, spec, split)
+    except DataError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - datasets raises many types for a source it cannot read (a card
+        # whose splits disagree, a corrupt arrow file, a missing config): each is the source's problem, named
+        if "Unknown split" in str(exc):
+            raise _unknown_split(source, split, _splits_in(str(exc))) from None
+        raise DataError(f"{source['where']}: hf_dataset '{source['path']}' split '{split}': "
+                        f"{type(exc).__name__}: {exc}",
+                        hint=f"`metabench data verify --tasks {spec.name.removeprefix('hf.')}` reads every split") from None
     finally:
         if was_on:
             datasets.enable_progress_bars()
+
+
+def _read(datasets, spec, split: str):
+    source, root = spec.source, spec.root
+    if source["place"] == "local" and any(f.path in ("dataset_dict.json", "state.json") for f in spec.files):
+        loaded = datasets.load_from_disk(root)
+        if isinstance(loaded, datasets.Dataset):
+            loaded = datasets.DatasetDict({spec.splits[0]: loaded})
+        if split not in loaded:
+            raise _unknown_split(source, split, list(loaded))
+        return loaded[split]
+    path = source["path"] if source["place"] == "builder" else root
+    return datasets.load_dataset(path, source["name"], data_files=_absolute(root, source["data_files"]), split=split,
+                                 cache_dir=str(cache_root() / "hf-datasets"))
 
 
 def _absolute(root: str, data_files):

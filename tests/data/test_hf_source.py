@@ -260,6 +260,32 @@ def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder
     assert results["n_items"] == 12
 
 
+def test_a_hub_config_name_picks_the_cards_config(folder, monkeypatch):
+    """`name:` is datasets' config name: the card's `configs` say which files each config reads."""
+    snapshot = _hub_snapshot(folder)
+    _write_jsonl(snapshot / "data" / "small_test.jsonl", _cls_rows("test", 5))
+    (snapshot / "README.md").write_text(
+        "---\nconfigs:\n- config_name: full\n  data_files: [{split: train, path: data/train.jsonl}, "
+        "{split: test, path: data/test.jsonl}]\n- config_name: small\n  data_files: [{split: train, path: "
+        "data/train.jsonl}, {split: test, path: data/small_test.jsonl}]\ndataset_info:\n- config_name: small\n"
+        "  splits: [{name: train, num_bytes: 1, num_examples: 30}, {name: test, num_bytes: 1, num_examples: 5}]\n"
+        "---\n", encoding="utf-8")
+    (folder / "hub.yaml").write_text(CLS_TASK.replace("task: hf_cls", "task: hub").replace(
+        "  path: json\n  data_files: {train: data/train.jsonl, test: data/test.jsonl}\n",
+        "  path: someone/metaphors\n  name: small\n  revision: main\n"), encoding="utf-8")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    results = read_results(_run(folder, "hub").run_dir)
+    assert results["n_items"] == 5 and results["task"]["datasets"][0]["source"]["name"] == "small"
+    registry = _registry(folder)
+    TaskIndex(registry).load("hub")
+    assert registry.resolve("dataset", "hf.hub").counts["items"] == {"train": 30, "test": 5}  # the small config's
+
+    (folder / "hub.yaml").write_text((folder / "hub.yaml").read_text().replace("name: small", "name: smal"))
+    message = _failed_message(folder, "hub")
+    assert "hf_dataset 'someone/metaphors' split 'test':" in message
+    assert "Config 'smal' not found. Available: ['full', 'small']" in message
+
+
 def test_data_verify_checks_a_sources_files_and_the_rows_its_card_declares(folder, monkeypatch, capsys):
     from metabench.cli import main
 
