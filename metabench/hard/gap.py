@@ -136,18 +136,19 @@ def one_seed(samples: list[dict], where: str) -> list[dict]:
 
 
 def report(vua_run, hard_run, hard_phi: dict[str, float | None], vua_phi: dict[str, float | None] | None,
-           unit_of: dict[str, str]) -> dict:
+           unit_of: dict[str, str] | None = None) -> dict:
     """The gap of one detector between a VUA-Verb run and a HARD(M) run (first seed of each), with breakdowns;
-    the HARD side of the tests on distinct sentences (``unit_of``: :func:`sentence_units` of the build)."""
+    the HARD side of the tests on distinct sentences (``unit_of``: :func:`sentence_units` of the build; without
+    it, on items, and the report says so)."""
     vua = one_seed(vua_run.samples, str(vua_run.path))
     hard = one_seed(hard_run.samples, str(hard_run.path))
-    units = distinct(hard, unit_of)
+    units = distinct(hard, unit_of) if unit_of is not None else hard
     out = {
         "detector": hard_run.model,
         "vua_run": {"task": vua_run.task, "model": vua_run.model, "items": len(vua), "seed": vua[0]["seed"]},
         "hard_run": {"task": hard_run.task, "model": hard_run.model, "items": len(hard), "seed": hard[0]["seed"],
                      "distinct_sentences": len(units)},
-        "unit": "distinct sentences",
+        "unit": "distinct sentences" if unit_of is not None else "items",
         "tests": [asdict(gap_test(vua, units, m)) for m in ("precision", "recall")],
         "hard_by_phi": [r for r in breakdown(hard, hard_phi) if r["metaphors"]],
         "paper": PAPER,
