@@ -33,6 +33,7 @@ TABLES = {
     "boisson-baselines": "metabench.report.docs_artifacts:baselines_table",
     "boisson-samples": "metabench.report.docs_artifacts:samples_table",
     "boisson-paper-f1": "metabench.report.docs_artifacts:paper_f1_table",
+    "paired-effects": "metabench.report.docs_paraphrase:paired_effects_table",
     "hard-gap": "metabench.report.docs_hard:gap_table",
     "hard-bins": "metabench.report.docs_hard:bins_table",
     "hard-detector": "metabench.report.docs_hard:detector_table",
