@@ -14,12 +14,6 @@ from .groups import group_rows
 from .published import load_published
 
 
-def _protocol_seeds(run) -> int | None:
-    encoder = (run.results["task"]["config"].get("protocol") or {}).get(run.results["model"].get("family") or "encoder")
-    seeds = (encoder or {}).get("seeds")
-    return len(seeds) if isinstance(seeds, list) else seeds
-
-
 def _duration(seconds: float) -> str:
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{seconds / 60:.1f} min"
@@ -41,7 +35,7 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
         first = found[0]
         metric = first.primary_metric
         value = groups[name]["aggregate"][metric] if name in groups else first.aggregate(metric)
-        protocol = _protocol_seeds(first)
+        protocol = first.protocol_seeds
         seeds = f"{len(first.seeds)} of {protocol}" + (" (partial: seeds)" if protocol and len(first.seeds) < protocol else "")
         wall = sum(r.results.get("timings", {}).get("total_s", 0.0) for r in found)
         same = sorted((p for p in published if p.task == name and p.metric == metric and p.protocol == "same"),

@@ -36,6 +36,14 @@ class Run:
         return list(self.results["seeds"])
 
     @property
+    def protocol_seeds(self) -> int | None:
+        """How many seeds the task's protocol asks of this run's model family (None when it does not say): a run
+        with fewer is partial on seeds, and says so wherever its number appears."""
+        family = self.results["model"].get("family") or "encoder"
+        seeds = ((self.results["task"].get("config", {}).get("protocol") or {}).get(family) or {}).get("seeds")
+        return len(seeds) if isinstance(seeds, list) else seeds
+
+    @property
     def primary_metric(self) -> str:
         return self.results["task"]["primary_metric"]
 

@@ -140,3 +140,34 @@ def test_board_builds_from_run_files_where_the_plugin_is_not_installed(toy_runs)
     assert tag["datasets"][0]["licence"] == "CC0" and tag["family"] == "detection"
     table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
     assert any(r["source"] == "metabench" and r["cells"][0] != "—" for r in table["rows"])
+
+
+def test_heatmap_of_many_tasks_is_stacked_so_labels_are_never_scaled_down():
+    """120 tasks in one family: three stacked blocks, none wider than a 1366 px laptop leaves the page (1137 px),
+    so the browser never shrinks the 12 px labels."""
+    import re
+
+    from metabench.report.leaderboard.svg import HEATMAP_COLUMNS, heatmap
+
+    tasks = [(f"t{i}", {"m": (i / 120, f"t{i}")}) for i in range(120)]
+    svg = heatmap(["m"], [("Detection", tasks)], title="heat")
+    width = int(re.search(r'width="(\d+)"', svg)[1])
+    assert width <= 1137 and HEATMAP_COLUMNS * 18 + 200 <= 1137
+    assert [t for t in ("Detection (1 of 3)", "Detection (2 of 3)", "Detection (3 of 3)") if t in svg] == [
+        "Detection (1 of 3)", "Detection (2 of 3)", "Detection (3 of 3)"]
+    assert svg.count('class="cell"') == 120
+
+
+def test_gaps_page_opens_on_a_real_gap_not_on_zero_against_zero(report_registry, make_run, tmp_path):
+    from metabench.report.compare import Options
+    from metabench.report.leaderboard.board import build_board
+    from metabench.report.runs import find_runs
+
+    for model, nomet, met in (("a-zero", 0, 0), ("b-model", 40, 10)):
+        make_run(tmp_path / "t_nomet" / model, task="t_nomet", model=model, correct={0: [1] * nomet + [0] * (60 - nomet)},
+                 ids=[f"n{i}" for i in range(60)])
+        make_run(tmp_path / "t_met" / model, task="t_met", model=model, correct={0: [1] * met + [0] * (30 - met)},
+                 ids=[f"m{i}" for i in range(30)])
+    board = build_board(report_registry, find_runs([tmp_path]), options=Options(n_resamples=100), published=[])
+    rows = board["gaps"]["rows"]
+    assert [(r["model"], r["degenerate"]) for r in rows] == [("b-model", False), ("a-zero", True)]

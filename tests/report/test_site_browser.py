@@ -115,6 +115,9 @@ def _fits_laptop_width(browser, page) -> None:
 def test_overview_needs_no_horizontal_scroll_at_laptop_width(browser, site):
     _fits_laptop_width(browser, site / "index.html")
     assert browser.find_elements("css selector", "svg.heat rect.cell")  # the heat-map drew its squares
+    drawn, declared = browser.execute_script(
+        "const s = document.querySelector('svg.heat'); return [s.getBoundingClientRect().width, +s.getAttribute('width')]")
+    assert drawn == declared  # not scaled down: its labels keep their 12 px
     cells = browser.find_elements("css selector", "table.overview td[style*='--heat']")
     shades = {c.value_of_css_property("background-color") for c in cells}
     assert len(shades) > 2  # coloured by value, not one flat colour
@@ -134,3 +137,34 @@ def test_committed_overview_fits_a_laptop_and_its_screenshot_is_in_the_docs(brow
     assert SCREENSHOT.is_file(), "run this test once with METABENCH_UPDATE_SCREENSHOT=1 and commit the picture"
     width = int.from_bytes(SCREENSHOT.read_bytes()[16:20], "big")  # PNG header: IHDR width
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and width == int.from_bytes(shot.read_bytes()[16:20], "big")
+
+
+#: A task page with our runs and the published results side by side, taken by the test below.
+TASK_SCREENSHOT = REPO / "docs" / "leaderboard-task-published.png"
+
+
+def test_task_page_shows_published_results_beside_ours_and_its_screenshot_is_in_the_docs(browser, report_registry,
+                                                                                          tmp_path):
+    """Built from the committed m4x_det_en_mono runs: the models table, then the published table below it."""
+    from metabench.report.leaderboard import build_site
+
+    runs = REPO / "leaderboard" / "runs" / "m4x_det_en_mono"
+    if not runs.is_dir():
+        pytest.skip("no committed m4x_det_en_mono runs in this checkout")
+    build_site(report_registry, [runs], tmp_path / "site", n_resamples=200)
+    page = tmp_path / "site" / "tasks" / "m4x_det_en_mono.html"
+    browser.set_window_size(*LAPTOP)
+    _open(browser, page)
+    published = browser.find_elements("css selector", "#published-table tbody tr")
+    ours = browser.find_elements("css selector", "#task-table tbody tr")
+    assert len(published) >= 2 and ours and "XLM-RoBERTa-large" in published[0].text
+    scroll, client = browser.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert scroll <= client
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(LAPTOP[0], min(height + 100, 2400))
+    shot = tmp_path / "task.png"
+    assert browser.save_screenshot(str(shot))
+    if os.environ.get("METABENCH_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(shot, TASK_SCREENSHOT)
+    assert TASK_SCREENSHOT.is_file() and TASK_SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

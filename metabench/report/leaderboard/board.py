@@ -127,6 +127,7 @@ def _entry(run: Run, metric: str, item_set: int, verdict: Verdict | None = None)
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return {
         "model": run.model, "model_slug": slug(run.model), "run": str(run.path), "seeds": run.seeds,
+        "protocol_seeds": run.protocol_seeds,
         "n_items": run.n_items, "partial": run.partial, "item_set": item_set,
         "metrics": {n: aggregate.get(n, {"mean": None, "std": None, "n": 0}) for n in names},
         "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
@@ -340,7 +341,9 @@ def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> 
         for name in ("accuracy_a", "accuracy_b", "gap"):
             row[name] = sum(s[name] for s in seeds) / len(seeds)
         row["significant_seeds"] = sum(s["p_adjusted"] is not None and s["p_adjusted"] <= alpha for s in seeds)
-    return {"rows": list(summary.values()), "errors": errors}
+    for row in summary.values():  # both subsets at 0 (or both at 1): a gap of nothing, listed after the others
+        row["degenerate"] = row["accuracy_a"] == row["accuracy_b"] and row["accuracy_a"] in (0.0, 1.0)
+    return {"rows": sorted(summary.values(), key=lambda r: r["degenerate"]), "errors": errors}
 
 
 def _one_per_model(runs: list[Run]) -> list[Run]:

@@ -42,6 +42,12 @@ def _mark(entry: dict) -> str:
     return mark + (" (≈ chance)" if (marks.get("trivial") or {}).get("chance") else "")
 
 
+def _seeds(entry: dict) -> str:
+    """The seed count, and the protocol's when the run has fewer (partial on seeds)."""
+    protocol = entry.get("protocol_seeds") or 0
+    return f"{len(entry['seeds'])}" + (f" of {protocol} (partial)" if protocol > len(entry["seeds"]) else "")
+
+
 def _cell(entry: dict | None, metric: str) -> str:
     if not entry:
         return MISSING
@@ -126,7 +132,7 @@ def render(board: dict) -> str:
             v = e["vs_best"] or {}
             rows.append([
                 e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), e["n_items"],
-                len(e["seeds"]), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
+                _seeds(e), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
                 format_ci(v.get("ci_low"), v.get("ci_high")), format_mde(v.get("mde")), v.get("test") or MISSING,
                 format_p(v.get("p_adjusted")),
             ])

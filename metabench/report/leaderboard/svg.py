@@ -109,6 +109,10 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
     return "\n".join(parts)
 
 
+#: The most task columns in one block of the heat-map: 200 px of labels + 50 × 18 px squares fit the page.
+HEATMAP_COLUMNS = 50
+
+
 def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]], *, title: str) -> str:
     """Models × tasks as compact grids, one block per task family (stacked, so squares stay legible however
     many tasks there are), each block listing only the models with a run in it. A square's opacity is the
@@ -122,9 +126,14 @@ def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]
     cell, label, title_row, gap = 18, 200, 18, 10
     blocks = []
     for family, tasks in families:
-        shown = [m for m in models if any(m in values for _, values in tasks)]
-        if shown:
-            blocks.append((family, tasks, shown))
+        # a family wider than HEATMAP_COLUMNS is stacked in parts, so the picture is never scaled down (and its
+        # labels never shrink) in the 1,137 px a 1,366 px laptop window leaves the page
+        parts_of = [tasks[i:i + HEATMAP_COLUMNS] for i in range(0, len(tasks), HEATMAP_COLUMNS)]
+        for number, part in enumerate(parts_of, 1):
+            shown = [m for m in models if any(m in values for _, values in part)]
+            if shown:
+                title_text = family if len(parts_of) == 1 else f"{family} ({number} of {len(parts_of)})"
+                blocks.append((title_text, part, shown))
     width = label + max(len(tasks) for _, tasks, _ in blocks) * cell + 8
     height = sum(title_row + len(shown) * cell + gap for _, _, shown in blocks)
     parts = [f'<svg class="heat" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
