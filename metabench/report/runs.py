@@ -114,22 +114,27 @@ def find_runs(paths: list[Path]) -> list[Run]:
     """Every run named by ``paths``: run folders, results.json files, or folders searched recursively.
 
     Order is the order of ``paths``, and sorted by folder within a searched folder, so "the first run"
-    means the same thing on every machine.
+    means the same thing on every machine. A run named twice (a folder and its parent, one folder given
+    twice) is one run: counted twice it would be compared with itself or ranked twice.
     """
     runs: list[Run] = []
+    seen: set[Path] = set()
     for path in paths:
         if not path.exists():
             raise MetabenchError(f"{path}: no such file or folder", hint="pass run folders, results.json files or an output folder")
         if path.is_file() or (resolve(path) / RESULTS).is_file():
-            runs.append(load_run(path))
-            continue
-        found = run_folders(path)
-        if not found:
-            raise MetabenchError(
-                f"{path}: no runs here (no {RESULTS} in this folder or below)",
-                hint="pass the --output-dir of `metabench run`, or one of its run folders",
-            )
-        runs.extend(load_run(folder) for folder in found)
+            found = [path]
+        else:
+            found = run_folders(path)
+            if not found:
+                raise MetabenchError(
+                    f"{path}: no runs here (no {RESULTS} in this folder or below)",
+                    hint="pass the --output-dir of `metabench run`, or one of its run folders",
+                )
+        for run in map(load_run, found):
+            if run.path.resolve() not in seen:
+                seen.add(run.path.resolve())
+                runs.append(run)
     return runs
 
 

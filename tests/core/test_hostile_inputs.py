@@ -329,6 +329,15 @@ def test_artifacts_refuses_two_different_runs_of_one_task_and_model(cli, tmp_pat
     assert code == 0 and "boisson_card_n_random  m      1/5" in out, out  # the same folder named twice is one run
 
 
+def test_a_run_named_twice_is_one_run(cli, tmp_path):
+    runs = _runs(tmp_path)
+    code, out = cli("compare", runs / "syn" / "a", runs / "syn" / "a")
+    assert code == 2 and "a single run (a), nothing to compare it with" in out, out
+    code, out = cli("leaderboard", "build", runs, runs / "syn" / "a", "-o", tmp_path / "site", "--resamples", "200")
+    board = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
+    assert code == 0 and sorted(e["model"] for t in board["tasks"] for e in t["entries"]) == ["a", "b"], out
+
+
 @pytest.mark.parametrize("layout, problem", [
     ({"f0@default": 3, "f1@masked": 4}, "no fold was run in every view (default: boisson_card_n_random_f0; masked: boisson_card_n_random_f1)"),
     ({"f0@default": 3}, "runs of default only"),
@@ -349,7 +358,10 @@ def test_paired_variants_refuses_a_swapped_or_identical_pair(cli, tmp_path):
     b = _labelled_run(tmp_path / "runs" / paraphrase / "m", paraphrase, "m", GOLDS, _flip(GOLDS, 2))
     code, out = cli("compare", "--paired-variants", b, a)
     assert code == 2 and f"'{paraphrase}' is the paraphrase of '{original}'" in out and f"--paired-variants {a} {b}" in out, out
-    code, out = cli("compare", "--paired-variants", a, a)
+    code, out = cli("compare", "--paired-variants", a, a)  # one run named twice is one run
+    assert code == 2 and "no original/paraphrase pair of one model among 1 run(s)" in out, out
+    a2 = _labelled_run(tmp_path / "other" / original / "m", original, "m", GOLDS, _flip(GOLDS, 5))
+    code, out = cli("compare", "--paired-variants", a, a2)
     assert code == 2 and f"both runs are of task '{original}'" in out, out
     code, out = cli("compare", "--paired-variants", a, b, "--resamples", "200")
     assert code == 0 and original in out, out
