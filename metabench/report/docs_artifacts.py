@@ -172,11 +172,11 @@ def majority_table(context, cells: str) -> list[str]:
                     if c == cell and t == table), None)
         paper_maj = NUMBERS[table].get(row[0]) if row else None
         maj = dataset_majority(runs, folds)
-        rows.append([cell, f"{len(runs)}/{folds}", pct(maj[0] if maj else None), pct(mean(runs, "majority_accuracy")),
-                     pct(mean(runs, "accuracy")), f"{paper_maj[0]:.1f}" if paper_maj else "—",
-                     partial("majority", runs, len(runs), folds) or "full"])
-    return markdown(["cell", "folds", "Maj (dataset: pooled test folds)", "fold majority share, mean (oracle)",
-                     "majority baseline accuracy", "paper Maj", "status"], rows)
+        rows.append([cell, f"{len(runs)}/{folds}", f"{sum(r.n_items for r in runs):,}", pct(maj[0] if maj else None),
+                     pct(mean(runs, "majority_accuracy")), pct(mean(runs, "accuracy")),
+                     f"{paper_maj[0]:.1f}" if paper_maj else "—", partial("majority", runs, len(runs), folds) or "full"])
+    return markdown(["cell", "folds", "test items (all folds)", "Maj (dataset: pooled test folds)",
+                     "fold majority share, mean (oracle)", "majority baseline accuracy", "paper Maj", "status"], rows)
 
 
 def _bound(context):
