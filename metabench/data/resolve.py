@@ -28,7 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..cache import cache_root
-from ..errors import DataError
+from ..bounded_read import read_text
+from ..errors import DataError, MetabenchError
 from .filelock import locked
 from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
@@ -165,8 +166,8 @@ def _stamps_file() -> Path:
 
 def _read_stamps() -> dict[str, list]:
     try:
-        stamps = json.loads(_stamps_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        stamps = json.loads(read_text(_stamps_file()))
+    except (OSError, ValueError, MetabenchError):  # unreadable, damaged or not a file: re-hash, then rewrite
         return {}
     return stamps if isinstance(stamps, dict) else {}
 

@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..bounded_read import read_text
 from ..cache import cache_root
 from ..errors import MetabenchError
 from ..models.checkpoints import CheckpointStore
@@ -91,8 +92,8 @@ def index_entry(base_fingerprint: str, settings: SORSettings, mine: MineSettings
 
 def read_index() -> dict:
     try:
-        return json.loads(index_path().read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        return json.loads(read_text(index_path()))
+    except (OSError, ValueError, MetabenchError):  # unreadable, damaged or not a file: no build known
         return {}
 
 

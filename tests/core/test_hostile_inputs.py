@@ -287,6 +287,21 @@ def test_a_damaged_cache_under_the_process_launcher_is_one_clear_error(cli, tmp_
     assert code == 0, out
 
 
+@pytest.mark.parametrize("damage", ["garbage", "/dev/zero"])
+def test_a_damaged_record_of_verified_files_costs_a_re_hash_only(cli, tmp_path, damage):
+    from metabench.data import resolve
+
+    stamps = tmp_path / "cache" / "verified-files.json"
+    stamps.parent.mkdir()
+    if damage == "garbage":
+        stamps.write_bytes(os.urandom(512))
+    else:
+        stamps.symlink_to(damage)
+    resolve._stamps = None  # as a fresh process: the record is read again
+    code, out = cli("--tasks", "toy_cls", "--model", "lookup", "-o", tmp_path / "out", "--launcher", "serial", "--no-progress")
+    assert code == 0 and (tmp_path / "out" / "toy_cls" / "lookup" / "results.json").is_file(), out
+
+
 # --------------------------------------------------------------------- 6. conflicting inputs are errors
 
 def _labelled_run(path: Path, task: str, model: str, golds: list[str], preds: list[str], family: str = "encoder") -> Path:
