@@ -58,11 +58,13 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class Job:
-    """One (task, model) job: everything needed to run it, as data."""
+    """One (task, model) job: everything needed to run it, as data. ``position`` is (its number, the run's job
+    count), shown in its progress bar ("job 37/554") so a long ``--tasks all`` says how far it has come."""
 
     task: LoadedTask
     model: ModelSpec
     options: RunOptions
+    position: tuple[int, int] = (1, 1)
 
 
 @dataclass

@@ -90,7 +90,9 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     specs = [parse_model_spec(m) for m in models]
     for spec in specs:
         check_model_spec(spec, index.registry)
-    return [Job(index.load(name, defer_data=True), spec, options) for name in index.select(selection) for spec in specs]
+    pairs = [(name, spec) for name in index.select(selection) for spec in specs]
+    return [Job(index.load(name, defer_data=True), spec, options, (number, len(pairs)))
+            for number, (name, spec) in enumerate(pairs, 1)]
 
 
 LAUNCHERS = ("auto", "serial", "processes", "ray")
@@ -141,9 +143,10 @@ def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list
     cache = AnswerCache(cache_root() / "answers.sqlite" if options.use_cache else None)
     outcomes = []
     try:
-        with collecting_less():
+        with collecting_less(), tqdm(total=len(jobs), desc="jobs", unit="job", disable=not options.progress) as bar:
             for job in jobs:
                 outcomes.append(_run_guarded(registry, job, cache))
+                bar.update()
     finally:
         cache.close()
         sync()  # the run folders were written without a flush each (store.write_run, durable=False)
@@ -362,7 +365,8 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, tra
         phases.lap("load_s")
         adapter.fit(_training(data, adapter, seed, training_hash))
         phases.lap("fit_s")
-        _answer(adapter, requests, keys, missing, answers, cache, seed, f"{task.name} | {job.model.text} | seed {seed}",
+        _answer(adapter, requests, keys, missing, answers, cache, seed,
+                f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}",
                 job.options)
         phases.lap("predict_s")
     return [answers[key] for key in keys]

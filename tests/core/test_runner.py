@@ -262,3 +262,14 @@ def test_a_remembered_job_still_fails_on_an_altered_data_file(toy_registry, tmp_
     monkeypatch.setattr(resolve, "_verified", {})  # a new process: files are verified once per process
     (again,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "again", progress=False))
     assert again.status == "failed" and "cls_test.tsv" in again.message and "sha256" in again.message
+
+
+def test_plan_numbers_every_job_for_the_progress_counter(toy_registry, tmp_path):
+    """`--tasks all` shows "job 3/4": each planned job knows its number and the run's job count."""
+    from metabench.config.index import TaskIndex
+    from metabench.runner import plan
+
+    jobs = plan(TaskIndex(toy_registry), "toy_cls,toy_tag", ["majority", "lookup"],
+                RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert [job.position for job in jobs] == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [(job.task.name, job.model.text) for job in jobs][:2] == [("toy_cls", "majority"), ("toy_cls", "lookup")]
