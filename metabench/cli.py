@@ -87,6 +87,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", default=None, help="hide progress bars")
     run.add_argument("--overwrite", action="store_true", default=None,
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
+    run.add_argument("--dry-run", action="store_true",
+                     help="print the plan and its cost (jobs, fine-tunes, training examples, tokens) and run nothing")
+    run.add_argument("-y", "--yes", action="store_true",
+                     help="start a run of more than 20 fine-tunes from an interactive terminal without --dry-run first")
     run.set_defaults(func=_cmd_run)
 
     ls = sub.add_parser("ls", help="list registered tasks, groups, models, datasets, kinds, metrics...")
@@ -124,7 +128,15 @@ def _cmd_run(args) -> int:
     from .api import evaluate
     from .report.summary import count_line, skip_lines, summary_table
 
-    evaluation = evaluate(**_run_arguments(args))
+    arguments = _run_arguments(args)
+    if args.dry_run:
+        from .dry_run import plan_lines, plan_run
+
+        print("\n".join(plan_lines(plan_run(**arguments))))
+        return 0
+    if not args.yes and sys.stdin.isatty() and sys.stderr.isatty():
+        _check_size(arguments)
+    evaluation = evaluate(**arguments)
     outcomes = evaluation.outcomes
     if any(o.status != "skipped" for o in outcomes):
         print(summary_table(outcomes))
@@ -136,6 +148,17 @@ def _cmd_run(args) -> int:
             print(f"\nfailed: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
     print(f"\n{count_line(outcomes)}")
     return 1 if evaluation.failed else 0
+
+
+def _check_size(arguments: dict) -> None:
+    """A person at a terminal starting hundreds of fine-tunes by accident (`--tasks all` with an encoder) is
+    stopped with the plan's cost; scripts and CI (no terminal) are not asked."""
+    from .dry_run import CONFIRM_ABOVE, cost_lines, plan_run
+
+    plan = plan_run(**arguments)
+    if plan.fine_tunes > CONFIRM_ABOVE:
+        raise MetabenchError("this run fine-tunes more than " + f"{CONFIRM_ABOVE} models:\n  " + "\n  ".join(cost_lines(plan)),
+                             hint="add --yes to start it, or --dry-run to see every job first")
 
 
 def _run_arguments(args) -> dict:

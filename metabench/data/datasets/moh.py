@@ -189,7 +189,7 @@ def specs():
             licence=LICENCE,
             citation=CITE_MOHX + " 10-fold split: Choi et al., MelBERT, NAACL 2021 (jin530/MelBERT data_sample).",
             description="MOH-X 10-fold CV as in MelBERT (fold 0-9: test 64 / train 583); ids = MelBERT item index.",
-            counts={"items": {"test:fold=0": 64, "train:fold=0": 583},
+            counts={"items": {**{f"test:fold={f}": 64 for f in FOLDS}, **{f"train:fold={f}": 583 for f in FOLDS}},
                     "verify": "metabench.data.datasets.moh:verify_moh_x_10fold"},
         ),
         DatasetSpec(

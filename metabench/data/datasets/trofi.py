@@ -134,7 +134,7 @@ def specs():
                 "TroFi 10-fold cross-validation in MelBERT format (fold 0-9: test 373 / train 3,364). Ids = "
                 "MelBERT item index, the same in every fold."
             ),
-            counts={"items": {"test:fold=0": 373, "train:fold=0": 3364},
+            counts={"items": {**{f"test:fold={f}": 373 for f in FOLDS}, **{f"train:fold={f}": 3364 for f in FOLDS}},
                     "verify": "metabench.data.datasets.trofi:verify_10fold"},
         ),
     ]

@@ -1,0 +1,307 @@
+"""What a run would do, before it does it: ``metabench run --dry-run``.
+
+`--tasks all --model hf:roberta-base` is hundreds of fine-tunes of up to five seeds each; a user should see that
+before the first one starts. The plan is made from what planning already has — the task files, the model's
+adapter class and arguments, the datasets' declared counts, finished run folders — so no model is loaded, no
+data file is read and nothing is written. Per job it says whether it would run, is already done (a finished run
+in the output folder for the same task config and model, or a remembered job in the answer cache) or would be
+skipped and why; what it fine-tunes (seeds × epochs × training items); and what that costs: training examples
+(items × epochs × seeds) and an upper bound on the tokens the model reads (every input at ``max_length``), with
+the seconds per training example measured by earlier runs of the same model where there are some.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import job_memo
+from .cache import cache_root
+from .config.index import LoadedTask
+from .config.validate import resolve_split, split_values
+from .errors import MetabenchError, UnsupportedError
+from .jobs import Job, build_kind
+from .models.spec import ModelSpec, build_adapter
+from .registry import Registry
+from .runner import _check_training, _seeds
+from .store import run_name
+
+#: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
+CONFIRM_ABOVE = 20
+
+
+@dataclass
+class PlannedJob:
+    """One (task, model) as planned: its status and, for a job that runs, its size."""
+
+    task: str
+    model: str
+    status: str  # run | done | skipped | failed
+    reason: str = ""
+    seeds: int = 0
+    epochs: float | None = None  # fine-tuning epochs; None: the model trains nothing
+    train_items: int | None = None  # None: not declared by the dataset (known once loaded)
+    validation_items: int | None = None
+    test_items: int | None = None
+    max_length: int | None = None
+
+    @property
+    def fine_tunes(self) -> int:
+        return self.seeds if self.status == "run" and self.epochs else 0
+
+    @property
+    def training_examples(self) -> float | None:
+        """Items × epochs × seeds: what fine-tuning costs, in examples seen."""
+        if not self.fine_tunes:
+            return 0
+        return None if self.train_items is None else self.fine_tunes * self.epochs * self.train_items
+
+    @property
+    def forward_items(self) -> float | None:
+        """Inputs the model reads: training examples, validation after each epoch, the test items per seed."""
+        if self.status != "run":
+            return 0
+        validation = (self.validation_items or 0) * (self.epochs or 0) * self.seeds
+        training = self.training_examples
+        return None if training is None or self.test_items is None else training + validation + self.test_items * self.seeds
+
+    @property
+    def token_bound(self) -> float | None:
+        items = self.forward_items
+        return None if items is None or self.max_length is None else items * self.max_length
+
+
+@dataclass
+class Rate:
+    """Seconds per training example (items × epochs), measured by finished fine-tunes of one model."""
+
+    seconds_per_example: float
+    fine_tunes: int
+    source: Path
+
+
+@dataclass
+class RunPlan:
+    jobs: list[PlannedJob]
+    rates: dict[str, Rate]
+
+    @property
+    def fine_tunes(self) -> int:
+        return sum(job.fine_tunes for job in self.jobs)
+
+
+def plan_jobs(registry: Registry, jobs: list[Job], *, cache_path: Path | None, runs_from: Path | None) -> RunPlan:
+    """The plan of ``jobs`` (from :func:`metabench.runner.plan`). ``cache_path``: the answer cache whose
+    remembered jobs count as done (None: not looked at); ``runs_from``: a folder of finished runs to measure
+    the training speed from and to read split sizes the datasets do not declare from (None: the output
+    folder)."""
+    folder = runs_from if runs_from is not None else (jobs[0].options.output_dir if jobs else None)
+    planned = [_plan_one(registry, job, cache_path, folder) for job in jobs]
+    models = {job.model.text: job.model for job in jobs}
+    rates = {text: rate for text, spec in sorted(models.items()) if folder and (rate := measured_rate(folder, spec))}
+    return RunPlan(planned, rates)
+
+
+def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path | None) -> PlannedJob:
+    task, spec, options = job.task, job.model, job.options
+    out = PlannedJob(task.name, spec.text, "run")
+    try:
+        adapter = build_adapter(spec, registry, options.adapter_settings)
+        seeds = _seeds(task, adapter, options)
+        kind = build_kind(registry, task)
+        if kind.request_type() is not None:
+            adapter.check_request_type(kind.request_type(), task.name)
+        _check_training(task, adapter, task.config.splits.train)
+    except UnsupportedError as exc:
+        out.status, out.reason = "skipped", exc.reason or exc.message
+        return out
+    except MetabenchError as exc:
+        out.status, out.reason = "failed", exc.message
+        return out
+    out.seeds = len(seeds)
+    recorded = _recorded_sizes(runs, task) if runs is not None else {}
+    items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
+    out.test_items = items("test")
+    limited = options.limit if options.limit is not None and (out.test_items is None or options.limit < out.test_items) else None
+    out.test_items = limited or out.test_items
+    if adapter.family == "encoder" and adapter.needs_training:
+        finetune = task.config.protocol.encoder.finetune
+        out.epochs = float(getattr(adapter, "recipe", {}).get("epochs", finetune.epochs))
+        out.max_length = getattr(adapter, "max_length", None) or finetune.max_length
+        out.train_items = items("train")
+        cap = getattr(adapter, "max_train", None)
+        if cap is not None and out.train_items is not None:
+            out.train_items = min(out.train_items, cap)
+        out.validation_items = items("validation") if finetune.select_metric else 0
+    folder = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    if _finished(folder, job) or _remembered(registry, job, adapter, seeds, cache_path):
+        out.status, out.reason = "done", "finished run found"
+    return out
+
+
+def _items(registry: Registry, task: LoadedTask, role: str) -> int | None:
+    """A split role's item count from its datasets' declared counts (``split`` or ``split:arg=value,...``)."""
+    total = 0
+    for value in split_values(getattr(task.config.splits, role)):
+        dataset, split, args = resolve_split(task.config, value)
+        counts = registry.resolve("dataset", dataset).counts.get("items", {})
+        key = split + (":" + ",".join(f"{k}={v}" for k, v in sorted(args.items())) if args else "")
+        if key not in counts:
+            return None
+        total += counts[key]
+    return total
+
+
+def _recorded_sizes(runs: Path, task: LoadedTask) -> dict[str, int]:
+    """Split sizes recorded by a finished run of the same task config (any model): a dataset with folds or
+    derived cells declares no counts, and its runs know them."""
+    for path in sorted((runs / task.name).glob("*/results.json")):
+        record = _read_results(path)
+        if record and record.get("task", {}).get("config_hash") == task.hash:
+            splits = record.get("data", {}).get("splits", {})
+            sizes = {role: split["n"] for role, split in splits.items() if isinstance(split, dict) and "n" in split}
+            return {**sizes, "test": record.get("n_test_items", sizes.get("test"))}
+    return {}
+
+
+def _finished(folder: Path, job: Job) -> bool:
+    """A finished run of this task config and model spec where this run would write."""
+    record = _read_results(folder / "results.json")
+    return bool(record) and record.get("task", {}).get("config_hash") == job.task.hash \
+        and record.get("model", {}).get("spec") == job.model.text
+
+
+def _remembered(registry: Registry, job: Job, adapter, seeds: list[int], cache_path: Path | None) -> bool:
+    """Whether the answer cache remembers this job whole. Only for a model whose fingerprint needs no model
+    files (the baselines): an encoder's is a hash of its weights, which a registered model may first have to
+    build, and a dry run builds nothing."""
+    if cache_path is None or adapter.family != "baseline" or not cache_path.is_file():
+        return False
+    key = job_memo.key(registry, job, adapter.task_fingerprint(None), adapter.family, seeds)
+    if key is None:
+        return False
+    try:
+        with sqlite3.connect(f"file:{cache_path}?mode=ro", uri=True) as db:  # read-only: creates nothing
+            return db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone() is not None
+    except sqlite3.Error:
+        return False  # a cache in use or damaged: the run finds out, and says so
+
+
+def _read_results(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
+    """Seconds per training example of the model over the fine-tunes recorded in ``folder``'s runs of it (same
+    spec; seeds that trained, not those read from the checkpoint cache)."""
+    seconds = examples = 0.0
+    count = 0
+    for path in sorted(folder.glob(f"*/{glob.escape(spec.slug)}*/results.json")):
+        record = _read_results(path)
+        if not record or record.get("model", {}).get("spec") != spec.text:
+            continue
+        n_train = record.get("data", {}).get("splits", {}).get("train", {}).get("n")
+        for fit in (record["model"].get("info", {}).get("checkpoints") or {}).values():
+            epochs = len(fit.get("history") or [])
+            if fit.get("cached") or not n_train or not epochs or not fit.get("fit_s"):
+                continue
+            seconds, examples, count = seconds + fit["fit_s"], examples + n_train * epochs, count + 1
+    return Rate(seconds / examples, count, folder) if examples else None
+
+
+def plan_lines(plan: RunPlan) -> list[str]:
+    """The plan as ``--dry-run`` prints it: the jobs that would run (or are done), the skipped ones by reason,
+    then the cost."""
+    from tabulate import tabulate
+
+    jobs = plan.jobs
+    active = [j for j in jobs if j.status in ("run", "done")]
+    counts = {status: sum(j.status == status for j in jobs) for status in ("run", "done", "skipped", "failed")}
+    n_tasks, n_models = len(dict.fromkeys(j.task for j in jobs)), len(dict.fromkeys(j.model for j in jobs))
+    lines = [f"plan: {n_tasks} task(s) × {n_models} model(s) = {len(jobs)} job(s): {counts['run']} to run "
+             f"({plan.fine_tunes} fine-tune(s)), {counts['done']} done already, {counts['skipped']} skipped, "
+             f"{counts['failed']} failing", ""]
+    if active:
+        rows = [[j.task, j.model, j.status, j.seeds, _finetune(j), _number(j.training_examples),
+                 _number(j.test_items and j.test_items * j.seeds), _number(j.token_bound)] for j in active]
+        lines += tabulate(rows, headers=["task", "model", "status", "seeds", "fine-tune (seeds × epochs × train items)",
+                                         "training examples", "test items × seeds", "tokens ≤"],
+                          disable_numparse=True).split("\n")
+    for status in ("skipped", "failed"):
+        by_reason: dict[str, list[str]] = {}
+        for job in (j for j in jobs if j.status == status):
+            by_reason.setdefault(job.reason, []).append(job.task if n_models == 1 else f"{job.task} with {job.model}")
+        for reason, names in sorted(by_reason.items()):
+            lines += ["", f"{status} ({reason}): {len(names)} job(s): {', '.join(names)}"]
+    lines += ["", *cost_lines(plan), "", "a dry run: no model loaded, no data read, nothing written"]
+    return lines
+
+
+def cost_lines(plan: RunPlan) -> list[str]:
+    running = [j for j in plan.jobs if j.status == "run"]
+    examples = [j.training_examples for j in running]
+    tokens = [j.token_bound for j in running if j.fine_tunes]
+    unknown = sum(e is None for e in examples)
+    known = sum(e for e in examples if e is not None)
+    lines = [f"cost: {plan.fine_tunes} fine-tune(s); {_number(known)} training examples (train items × epochs × seeds)"
+             + (f", plus {unknown} job(s) whose training split size the dataset does not declare (known once loaded)"
+                if unknown else "")
+             + (f"; ≤ {_number(sum(t for t in tokens if t is not None))} tokens through the encoder (every input at "
+                "max_length)" if tokens else "")]
+    for model, rate in plan.rates.items():
+        mine = sum(e for j in running if j.model == model and (e := j.training_examples) is not None)
+        lines.append(f"measured on this machine ({model}: {rate.fine_tunes} fine-tune(s) in {rate.source}): "
+                     f"{rate.seconds_per_example * 1000:.1f} ms per training example → ≈ {_duration(mine * rate.seconds_per_example)} "
+                     "of fine-tuning for the jobs above with a declared size")
+    trained = {j.model for j in running if j.fine_tunes}
+    for model in sorted(trained - set(plan.rates)):
+        lines.append(f"no measured rate for {model}: no finished fine-tune of it in the runs folder")
+    return lines
+
+
+def _finetune(job: PlannedJob) -> str:
+    if not job.fine_tunes:
+        return "—"
+    return f"{job.seeds} × {job.epochs:g} × {_number(job.train_items)}"
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:,.0f}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir=None, use_cache: bool = True,
+             registry=None, runs_from=None, **settings) -> RunPlan:
+    """The plan of :func:`metabench.evaluate` with the same arguments (``settings``: its launcher, progress,
+    workers... which do not change what runs); ``runs_from``: the finished runs to measure the training speed
+    and read undeclared split sizes from (default: the output folder)."""
+    from .api import _joined, _listed, seed_list
+    from .config.index import TaskIndex
+    from .jobs import RunOptions
+    from .runner import check_options, plan
+
+    options = RunOptions(output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds),
+                         limit=limit, data_dir=data_dir, use_cache=use_cache)
+    check_options(options)
+    if registry is None:
+        from .plugins import default_registry
+
+        registry = default_registry()
+    jobs = plan(TaskIndex(registry), _joined(tasks, "tasks"), _listed(models, "models"), options)
+    cache_path = cache_root() / "answers.sqlite" if use_cache else None
+    return plan_jobs(registry, jobs, cache_path=cache_path, runs_from=None if runs_from is None else Path(runs_from))
