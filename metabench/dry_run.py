@@ -47,6 +47,7 @@ class PlannedJob:
     validation_items: int | None = None
     test_items: int | None = None
     max_length: int | None = None
+    run_dir: Path | None = None  # where its run folder is (or would be) written
 
     @property
     def fine_tunes(self) -> int:
@@ -136,8 +137,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path 
         if cap is not None and out.train_items is not None:
             out.train_items = min(out.train_items, cap)
         out.validation_items = items("validation") if finetune.select_metric else 0
-    folder = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
-    if _finished(folder, job) or _remembered(registry, job, adapter, seeds, cache_path):
+    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    if _finished(out.run_dir, job) or _remembered(registry, job, adapter, seeds, cache_path):
         out.status, out.reason = "done", "finished run found"
     return out
 
@@ -258,7 +259,7 @@ def cost_lines(plan: RunPlan) -> list[str]:
         mine = sum(e for j in running if j.model == model and (e := j.training_examples) is not None)
         lines.append(f"measured on this machine ({model}: {rate.fine_tunes} fine-tune(s) in {rate.source}): "
                      f"{rate.seconds_per_example * 1000:.1f} ms per training example → ≈ {_duration(mine * rate.seconds_per_example)} "
-                     "of fine-tuning for the jobs above with a declared size")
+                     "of fine-tuning for the jobs above whose size is known")
     trained = {j.model for j in running if j.fine_tunes}
     for model in sorted(trained - set(plan.rates)):
         lines.append(f"no measured rate for {model}: no finished fine-tune of it in the runs folder")

@@ -39,6 +39,8 @@ TABLES = {
     "hard-detector": "metabench.report.docs_hard:detector_table",
     "hard-phi-bins": "metabench.report.docs_hard:phi_bins_table",
     "headline": "metabench.report.docs_headline:headline_table",
+    "suite": "metabench.report.docs_suite:suite_table",
+    "dry-run": "metabench.report.docs_suite:dry_run_block",
 }
 
 OPEN = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?P<args>(?: [\w-]+=\S+)*) \(metabench report docs\) -->$")
