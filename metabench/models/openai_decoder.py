@@ -16,9 +16,10 @@ OpenAI's completions endpoint, up to 20 on chat), then greedy completions of the
 answer (``generate_until`` with the prompt plus the token text).
 
 Other arguments: ``tokenizer`` (a local HF tokenizer folder, for log-likelihood context lengths),
-``tokenizer_backend`` (huggingface/tiktoken/none), ``num_concurrent``, ``max_retries``, ``timeout``,
-``max_length``, ``batch_size``, ``chunk_size``. Untested against a live endpoint here (no network); unit
-tests use a local fake server.
+``tokenizer_backend`` (huggingface/tiktoken/none), ``tokenized_requests`` (``false``: send prompts as text
+even with a tokenizer, for servers that take no token ids, such as llama-cpp-python's), ``num_concurrent``,
+``max_retries``, ``timeout``, ``max_length``, ``batch_size``, ``chunk_size``. Tested against a real local
+server (llama.cpp's, tests/decoders/test_openai_server.py) and a fake one (tests/decoders/test_openai.py).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 from ..errors import AdapterError, UnsupportedError
 from ..requests import ChoiceRequest, RankRequest
 from .base import AdapterSettings
-from .hf_common import parse_int
+from .hf_common import parse_bool, parse_int
 from .lmeval_bridge import LMEvalDecoder, wanted, word_of
 
 DEFAULT_BASE = "https://api.openai.com/v1"
@@ -41,7 +42,7 @@ class OpenAIDecoder(LMEvalDecoder):
     positional_arg = "model"
     allowed_args = (
         "model", "base_url", "api", "api_key_env", "tokenizer", "tokenizer_backend", "num_concurrent",
-        "max_retries", "timeout", "max_length", "batch_size", "chunk_size", "chat_template",
+        "max_retries", "timeout", "max_length", "batch_size", "chunk_size", "chat_template", "tokenized_requests",
     )
 
     @classmethod
@@ -110,6 +111,9 @@ class OpenAIDecoder(LMEvalDecoder):
                 kwargs["tokenizer"] = self.args["tokenizer"]
             if backend in ("none", "None"):
                 kwargs["tokenized_requests"] = False
+            elif "tokenized_requests" in self.args:
+                kwargs["tokenized_requests"] = parse_bool(self.args["tokenized_requests"], "tokenized_requests",
+                                                          self.name)
         try:
             lm = _Client(**kwargs)
         except ModuleNotFoundError as exc:

