@@ -18,7 +18,7 @@ from .errors import ExplainedError, MetabenchError
 
 #: Modules that add their own subcommands with ``add_commands(subparsers)``.
 COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands",
-                   "metabench.hard.commands")
+                   "metabench.hard.commands", "metabench.report.explore.commands")
 
 EXAMPLES = """\
 examples:

@@ -85,8 +85,9 @@ def test_the_plugins_dataset_verifies_where_its_runs_read_it(env):
     assert "folder 1/1" in row and "missing" not in row
     done = _metabench("data", "verify", "example_sentences", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    (summary,) = [line for line in done.stdout.splitlines() if line.startswith("example_sentences")]
-    assert summary.split()[1:] == ["1/1", "ok", "folder", "2/2", "ok", "ok"]
+    summary, *checks = [line.split() for line in done.stdout.splitlines() if line.startswith("example_sentences")]
+    assert summary[1:] == ["1/1", "ok", "folder", "2/2", "ok", "ok"]
+    assert [c[1:] for c in checks] == [["items", "train", "12", "12", "ok"], ["items", "test", "12", "12", "ok"]]
 
 
 def test_a_wrong_count_in_the_plugins_spec_fails_verify(env):

@@ -14,33 +14,13 @@ import pytest
 
 from metabench.report.leaderboard.board import slug
 
+from headless import LAPTOP, browser  # noqa: F401 - the shared headless Chromium fixture
+
 HOSTILE = "<script>alert(1)</script>"
 REPO = Path(__file__).resolve().parents[2]
-LAPTOP = (1366, 768)  # the commonest laptop screen
 #: The committed screenshot of the committed leaderboard's overview, taken by this test
 #: (METABENCH_UPDATE_SCREENSHOT=1 rewrites it after `metabench leaderboard build`).
 SCREENSHOT = REPO / "docs" / "leaderboard-overview.png"
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed: pip install selenium")
-    binary = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    driver_path = shutil.which("chromedriver")
-    if not binary or not driver_path:
-        pytest.skip("headless Chromium not found (apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
-    driver.set_page_load_timeout(20)
-    yield driver
-    driver.quit()
 
 
 def _open(browser, page):

@@ -1,0 +1,63 @@
+"""``metabench explore RUN [RUN_B]``: argument parsing only; the join is in join.py, the page in page.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXAMPLES = """\
+examples:
+  metabench explore leaderboard/runs/m4x_det_en_mono/lookup
+  metabench explore runs/moh_x_f0/majority runs/moh_x_f0/hf_minilm-l6 -o moh-explore.html
+exit status: 0 page written, 2 bad usage (unreadable run, runs of different tasks, task not installed, a
+target inside a leaderboard site) or an internal error.
+"""
+
+
+def add_commands(subparsers) -> None:
+    explore = subparsers.add_parser(
+        "explore", help="a local page of a run's per-item answers with the items' text (one run, or two side by side)",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Join a run's per-item answers with the text of its items, read from your own data mirror, "
+        "into one static HTML page: filter by right/wrong, gold label and any item field (genre, POS, phi bin, "
+        "view). With two runs of a task, the items they disagree on (McNemar's discordant pairs) side by side. "
+        "The page holds dataset text: it is never written into a leaderboard site.",
+    )
+    explore.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="one or two run folders (or results.json)")
+    explore.add_argument("-o", "--output", type=Path,
+                         help="the page to write (default: explore-<task>-<model>[-vs-<model>].html here)")
+    explore.add_argument("--seed", type=int, help="which seed's answers (default: each run's first seed)")
+    explore.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
+    explore.set_defaults(func=_cmd_explore)
+
+
+def _cmd_explore(args) -> int:
+    from ...errors import MetabenchError
+    from ...plugins import default_registry
+    from ..runs import load_run
+    from .join import explore
+    from .page import check_target, write_page
+
+    if len(args.runs) > 2:
+        raise MetabenchError(f"explore takes one or two runs, got {len(args.runs)}", hint="metabench explore RUN [RUN_B]")
+    for path in args.runs:
+        if not path.exists():
+            raise MetabenchError(f"{path}: no such run folder", hint="pass a run folder written by `metabench run`")
+    runs = [load_run(path) for path in args.runs]
+    target = args.output or Path(_default_name(runs))
+    check_target(target)  # before the items are loaded
+    exploration = explore(default_registry(), runs, seed=args.seed, data_dir=args.data_dir)
+    counts = exploration.counts()
+    written = write_page(exploration, target)
+    right = ", ".join(f"{run['model']} {counts[f'correct_{i}']}" for i, run in enumerate(exploration.runs))
+    print(f"{written}: {counts['items']} items of {exploration.task} (right: {right})")
+    print("the page shows text from your data mirror: keep it local", file=sys.stderr)
+    return 0
+
+
+def _default_name(runs) -> str:
+    import re
+
+    name = "-vs-".join([runs[0].task] + [run.model for run in runs])
+    return "explore-" + re.sub(r"[^A-Za-z0-9_.=@-]+", "_", name)[:150] + ".html"

@@ -1,0 +1,49 @@
+"""Writing the explore page: one static HTML file, its rows rendered here (escaped), filtered by a small script.
+
+The page holds dataset text from the user's own mirror, which the datasets' licences may forbid publishing, so
+it is written only where the user says, and never into a leaderboard site (a folder holding leaderboard.json,
+or below one): the published board carries ids and scores only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from ...errors import MetabenchError
+from .join import Exploration
+
+HERE = Path(__file__).parent
+
+
+def check_target(path: Path) -> None:
+    """Refuse a target inside a leaderboard site: the page carries licensed text, the board must not."""
+    for folder in [path.parent.resolve(), *path.parent.resolve().parents]:
+        if (folder / "leaderboard.json").is_file():
+            raise MetabenchError(
+                f"-o {path}: {folder} is a leaderboard site, and the explore page holds dataset text from your "
+                "mirror, which must not be published with it",
+                hint="write the page outside the leaderboard, e.g. -o explore.html")
+
+
+def write_page(exploration: Exploration, path: Path) -> Path:
+    check_target(path)
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    html = env.get_template("explore.html").render(x=exploration, counts=exploration.counts(),
+                                                   mcnemar=_mcnemar(exploration))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+def _mcnemar(exploration: Exploration) -> dict | None:
+    """The exact McNemar test on the discordant items (the rows the pair filter shows), as compare runs it."""
+    if len(exploration.runs) != 2:
+        return None
+    from ...stats.paired import mcnemar_from_counts
+
+    counts = exploration.counts()
+    b, c = counts["only_a"], counts["only_b"]
+    return {"b": b, "c": c, "p": mcnemar_from_counts(b, c, n=counts["items"]).pvalue}
