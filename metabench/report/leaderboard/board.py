@@ -207,7 +207,7 @@ def _published(published: list[Published], name: str, run: Run, metric: str, mai
     """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
     the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
     rows = for_task(published, name, [g["name"] for g in run.groups])
-    ours = next((e for e in main if e["star"]), main[0] if main else None)
+    ours = next((e for e in main if e["marks"]["eligible"]), main[0] if main else None)  # the ★ run, if any
     for row in rows:
         mine = ours["metrics"].get(row["metric"], {}).get("mean") if ours and not row["for_group"] else None
         row["ours"] = None if mine is None else {"model": ours["model"], "value": mine, "delta": mine - row["fraction"]}
