@@ -92,9 +92,24 @@ def _read(path: Path) -> str:
 
 def _check_nesting(text: str, path: Path) -> None:
     """Refuse deep nesting from the event stream (iterative) before composing: the C composer recurses per
-    level and a file of 100,000 ``[`` crashes the interpreter instead of raising."""
+    level and a file of 100,000 ``[`` crashes the interpreter instead of raising.
+
+    libyaml (PyYAML >= 6.0.4) has a nesting cap of its own whose scanner may refuse a file before the 51st
+    event reaches the count here, with its own wording. So when the fast parser refuses a file, the count is
+    taken again with the pure-Python parser, which has no cap: a file nested deeper than metabench's limit is
+    then always reported under that limit's name and variable, whatever the parser version says first.
+    """
+    try:
+        _count_depth(text, path, _LOADER)
+    except yaml.YAMLError:
+        if _LOADER is not yaml.SafeLoader:
+            _count_depth(text, path, yaml.SafeLoader)
+        raise
+
+
+def _count_depth(text: str, path: Path, loader: type) -> None:
     cap, depth = int(limits.YAML_DEPTH.value), 0
-    for event in yaml.parse(text, Loader=_LOADER):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > cap:

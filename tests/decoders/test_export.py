@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tolerance import approx_f32
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_lm_eval_scores_the_exported_choice_task_like_metabench(exported, tiny_d
     theirs = {s["doc"]["id"]: s for s in results["samples"]["toy_choice"]}
     for row, answer in zip(rows, ours):
         lls = [float(r[0]) for r in theirs[row["id"]]["filtered_resps"]]
-        assert answer["loglikelihoods"] == pytest.approx(lls, abs=1e-5)
+        assert answer["loglikelihoods"] == approx_f32(lls)
         assert answer["index"] == max(range(len(lls)), key=lambda i: (lls[i], -i))
     accuracy = sum(a["index"] == r["gold"] for a, r in zip(ours, rows)) / len(rows)
     assert results["results"]["toy_choice"]["acc,none"] == pytest.approx(accuracy)

@@ -12,6 +12,7 @@ import pytest
 from metabench.models.hf_decoder import SHARE_PROMPT_DEFAULT, HFDecoder
 from metabench.models.lmeval_bridge import LMEvalDecoder
 from metabench.requests import ChoiceRequest
+from tolerance import approx_f32
 
 LONG = ("Say which is the inference relationship between these two sentences: entailment, neutral, contradiction. "
         "No golden light bathed the red brick of the house. Mark's promotions and progress up the company ladder.")
@@ -41,9 +42,12 @@ def _both(adapter: HFDecoder, cases) -> tuple[list, list]:
 
 
 def _assert_same(shared, lmeval, abs_tol=1e-4, rel_tol=None) -> None:
+    """Equal greedy flags and log-likelihoods; ``abs_tol=None`` compares in float32 ULPs of each value."""
     assert [len(s) for s in shared] == [len(s) for s in lmeval]
     for mine, theirs in zip(shared, lmeval, strict=True):
-        assert [ll for ll, _ in mine] == pytest.approx([ll for ll, _ in theirs], abs=abs_tol, rel=rel_tol)
+        expected = [ll for ll, _ in theirs]
+        close = approx_f32(expected) if abs_tol is None else pytest.approx(expected, abs=abs_tol, rel=rel_tol)
+        assert [ll for ll, _ in mine] == close
         assert [g for _, g in mine] == [g for _, g in theirs]
 
 
@@ -66,8 +70,8 @@ def test_batch_composition_does_not_change_an_item(tiny_llama):
     together = one.option_scores([c for c, _ in CASES], [o for _, o in CASES])
     many = HFDecoder({"pretrained": str(tiny_llama), "batch_size": "16", "share_prompt": "true"})
     batched = many.option_scores([c for c, _ in CASES], [o for _, o in CASES])
-    _assert_same([alone], [together[2]], abs_tol=1e-5)
-    _assert_same(together, batched, abs_tol=1e-5)
+    _assert_same([alone], [together[2]], abs_tol=None)  # float32, same engine: a few ULPs of each value
+    _assert_same(together, batched, abs_tol=None)
 
 
 def test_items_lm_eval_treats_specially_are_left_to_lm_eval(tiny_gpt2):
