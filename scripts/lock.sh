@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 "$PY" -m pip install --quiet --disable-pip-version-check "pip-tools>=7.4"
-# --no-strip-extras: pip's --require-hashes mode wants a dependency's extras pinned as written (typepy[datetime]).
+# --no-strip-extras keeps the extras that pulled a package in (lm-eval[api,hf]) visible in the lock; setup.sh
+# installs it with --no-deps, so pip installs exactly these lines and resolves nothing of its own.
 COMPILE=("$PY" -m piptools compile --quiet --generate-hashes --allow-unsafe --no-strip-extras
          --no-emit-index-url --no-emit-find-links "$@")
 "${COMPILE[@]}" --extra hf --extra dev --extra api --extra ray --extra search -o requirements/lock.txt \

