@@ -393,6 +393,26 @@ def test_a_split_the_source_lacks_is_an_error_naming_its_splits(folder):
     assert f"{folder / 'hf_cls.yaml'}:" in caught.value.message
 
 
+def test_pairs_and_spans_become_their_items():
+    """Rows to items directly: a premise-hypothesis pair, and a text with spans, target index and extra columns."""
+    from metabench.data.hf_items import to_items
+    from metabench.data.items import NLIPair, TextItem
+
+    pairs = datasets.Dataset.from_dict(
+        {"p": ["It rains.", "He froze."], "h": ["It is wet.", "He stopped."], "y": [0, 2]},
+        features=datasets.Features({"p": datasets.Value("string"), "h": datasets.Value("string"),
+                                    "y": datasets.ClassLabel(names=["entailment", "neutral", "contradiction"])}))
+    assert to_items(pairs, {"premise": "p", "hypothesis": "h", "label": "y"}, "test", "x") == [
+        NLIPair(id="test:0", premise="It rains.", hypothesis="It is wet.", label="entailment"),
+        NLIPair(id="test:1", premise="He froze.", hypothesis="He stopped.", label="contradiction")]
+    texts = datasets.Dataset.from_dict({"s": ["a sharp mind", "the cold war"], "l": ["met", "met"],
+                                        "sp": [[2, 7], [4, 8]], "t": [1, 1], "k": ["x1", "x2"], "src": ["a", "b"]})
+    items = to_items(texts, {"id": "k", "text": "s", "label": "l", "spans": "sp", "target_index": "t"}, "train", "x")
+    assert items == [TextItem(id="x1", text="a sharp mind", label="met", spans=((2, 7),), target_index=1),
+                     TextItem(id="x2", text="the cold war", label="met", spans=((4, 8),), target_index=1)]
+    assert [i.meta for i in items] == [{"src": "a"}, {"src": "b"}]
+
+
 def _failed_message(tasks: Path, task: str) -> str:
     (outcome,) = run(_registry(tasks), task, ["majority"], RunOptions(output_dir=tasks.parent / "runs", progress=False))
     assert outcome.status == "failed"
