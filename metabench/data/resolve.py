@@ -148,8 +148,8 @@ def stamped_sha256(path: Path) -> str:
     recorded hash while the file's size, mtime and inode are unchanged, else hashed and recorded."""
     stamp = _stamp(path)
     record = _hash_stamps().get(str(path)) if stamp is not None else None
-    if record is not None and record[:3] == stamp:
-        return record[3]
+    if isinstance(record, list) and len(record) == 4 and record[:3] == stamp and isinstance(record[3], str):
+        return record[3]  # (a damaged record is only a re-hash)
     actual = sha256_of(path)
     if stamp is not None:
         _remember_stamp(path, stamp, actual)
