@@ -14,21 +14,30 @@ the paper's values; docs/hard-metaphors.md lists them). Imports stay inside the 
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import MetabenchError
+
+
+EXIT_STATUS = """\
+exit status: 0 done, 2 bad usage (a bad setting or run folder, a build these settings have not made yet: the
+hint names the `metabench hard mine` command) or an internal error.
+"""
 
 
 def add_commands(subparsers) -> None:
     hard = subparsers.add_parser(
         "hard", help="hard metaphors (Li et al.): SOR training, phi mining, HARD(M) statistics",
         description="Sense-only representations, overlap phi and per-model hard-metaphor sets (Li et al.).",
+        epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = hard.add_subparsers(dest="hard_verb", metavar="VERB")
     hard.set_defaults(func=lambda args: (hard.print_help(), 2)[1])
 
     def verb(name: str, func, help_text: str):
-        parser = verbs.add_parser(name, help=help_text, description=help_text)
+        parser = verbs.add_parser(name, help=help_text, description=help_text, epilog=EXIT_STATUS,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         parser.add_argument("--model", required=True, help="the encoder, e.g. hf:minilm-l6")
         parser.add_argument("--sor", default="", metavar="K=V,...", help="SOR settings (default: the paper's)")
         parser.add_argument("--mine", default="", metavar="K=V,...", help="mining settings (default: the paper's)")
@@ -46,7 +55,8 @@ def add_commands(subparsers) -> None:
     fid = verb("fidelity", cmd_fidelity, "Spearman and phi < xi agreement with the authors' phi on hmd_proxy")
     fid.add_argument("--xi", type=float, default=0.8)
     gap = verb("gap", cmd_gap, "one detector on HARD(M) vs VUA-Verb: P/R gap with unpaired tests, recall by phi")
-    gap.add_argument("hard_run", metavar="HARD_RUN", help="run folder of the detector on a hard_mi task")
+    gap.add_argument("hard_run", metavar="HARD_RUN", help="run folder of the detector on a hard_mi task (its "
+                     "task's SOR and mining settings are used unless --sor/--mine are given)")
     gap.add_argument("vua_run", metavar="VUA_RUN", help="run folder of the same detector on vua_verb")
     gap.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     down = verb("breakdown", cmd_breakdown, "precision/recall of VUA-Verb or HARD(M) runs per phi bin of M")
@@ -199,6 +209,15 @@ def cmd_breakdown(args) -> int:
     return 0
 
 
+def _settings_of(hard_run, args) -> None:
+    """--sor and --mine left out: the HARD run's own, recorded with its task (``dataset_args``), so the gap is
+    computed on the build the run was tested on (a hard_mi task names non-default settings in its YAML)."""
+    recorded = (hard_run.results["task"].get("config") or {}).get("dataset_args") or {}
+    for name in ("sor", "mine"):
+        if not getattr(args, name) and recorded.get(name):
+            setattr(args, name, recorded[name])
+
+
 def cmd_gap(args) -> int:
     import json
     from pathlib import Path
@@ -206,10 +225,12 @@ def cmd_gap(args) -> int:
     from ..report.runs import load_run  # noqa: PLC0415
     from .gap import format_report, report, sentence_units  # noqa: PLC0415
 
+    hard_run, vua_run = load_run(Path(args.hard_run)), load_run(Path(args.vua_run))
+    _settings_of(hard_run, args)
     _, _, _, build = _build(args)
     rows = _instances(build)
     hard_phi, vua_phi = _phi_tables(build, rows)
-    data = report(load_run(Path(args.vua_run)), load_run(Path(args.hard_run)), hard_phi, vua_phi, sentence_units(rows))
+    data = report(vua_run, hard_run, hard_phi, vua_phi, sentence_units(rows))
     print(format_report(data))
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

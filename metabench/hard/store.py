@@ -72,6 +72,18 @@ class MineSettings:
     max_length: int = 128  # sub-tokens per input when embedding; longer sentences are windowed around the target
     words: str = "candidates"  # "candidates": only verbs with a metaphorical sense rated (same HARD set, cheaper); "all"
 
+    def changed(self) -> dict:
+        """Settings that differ from the defaults (what a command line must repeat to find the same build)."""
+        default = MineSettings()
+        return {k: v for k, v in asdict(self).items() if getattr(default, k) != v}
+
+
+def settings_flags(settings: SORSettings, mine: MineSettings) -> str:
+    """' --sor steps=300,context_words=10 --mine min_instances=4': the flags naming non-default settings."""
+    parts = [(flag, ",".join(f"{k}={v}" for k, v in changed.items()))
+             for flag, changed in (("sor", settings.changed()), ("mine", mine.changed()))]
+    return "".join(f" --{flag} {text}" for flag, text in parts if text)
+
 
 def build_key(sor: str, pool_hash: str, mine: MineSettings) -> str:
     return _key({"version": MINE_VERSION, "sor": sor, "pool": pool_hash, "mine": asdict(mine)})
@@ -144,5 +156,5 @@ def find_build(model: str, settings: SORSettings, mine: MineSettings, registry=N
     folder = build_dir(entry["build"]) if entry else None
     if folder is None or not (folder / "build.json").is_file():
         raise MetabenchError(f"HARD({model}) has not been built with these settings",
-                             hint=f"build it once: metabench hard mine --model {model}")
+                             hint=f"build it once: metabench hard mine --model {model}{settings_flags(settings, mine)}")
     return folder

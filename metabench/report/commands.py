@@ -17,6 +17,17 @@ examples:
   metabench compare --paired-variants --controls runs/                     every original/paraphrase pair found
   metabench compare --phi-table leaderboard/runs/hard_phi/minilm-l6 runs/vua_verb/M    recall/precision per phi bin
   metabench compare --phi-model hf:minilm-l6 runs/vua_verb/M runs/hard_mi_minilm_l6/M  phi from this machine's cache
+
+exit status: 0 compared (what could not be paired is listed, with the reason), 2 bad usage, nothing at all
+could be paired, an unreadable or damaged run file, or an internal error. compare never exits 1: a worse
+candidate is a result here; `metabench gate` turns it into a failing status.
+"""
+
+LEADERBOARD_EXAMPLES = """example:
+  metabench leaderboard build leaderboard/runs -o leaderboard/
+
+exit status: 0 site written, 1 site written without the run(s) that failed verification (listed on stderr),
+2 bad usage (no runs, a target outside -o or not written by metabench: see --force) or an internal error.
 """
 
 GATE_EXAMPLES = """\
@@ -116,7 +127,8 @@ def add_commands(subparsers) -> None:
 
     board = subparsers.add_parser("leaderboard", help="build the static leaderboard from stored runs")
     board_sub = board.add_subparsers(dest="leaderboard_command", metavar="ACTION", required=True)
-    build = board_sub.add_parser("build", help="write leaderboard.md, leaderboard.json and the HTML site")
+    build = board_sub.add_parser("build", help="write leaderboard.md, leaderboard.json and the HTML site",
+                                 epilog=LEADERBOARD_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     build.add_argument("runs", nargs="+", type=Path, metavar="RUNS", help="run folders or output folders")
     build.add_argument("-o", "--output-dir", type=Path, required=True, help="where the site goes, e.g. leaderboard/")
     build.add_argument("--format", action="append", metavar="NAME",

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from metabench.cli import main
 
 
@@ -72,6 +74,21 @@ def test_ls_models_says_which_models_need_a_training_split(toy_env):
     assert "required" in rows["majority"] and "required" in rows["lookup"] and "required" in rows["hf-encoder"]
     assert "not used" in rows["random"] and "not used" in rows["constant"]
     assert "Generate" in rows["hf-decoder"] and "Generate" not in rows["majority"]
+
+
+@pytest.mark.parametrize("command, needles", [
+    (("compare",), ("exit status: 0 compared", "2 bad usage", "never exits 1")),
+    (("leaderboard", "build"), ("exit status: 0 site written", "1 site written without", "2 bad usage")),
+    (("hard",), ("exit status: 0 done", "2 bad usage")),
+    (("hard", "gap"), ("exit status: 0 done", "metabench hard mine")),
+    (("explore",), ("exit status: 0 page written", "2 bad usage")),
+])
+def test_report_help_pages_state_their_exit_status(command, needles):
+    out = _metabench(*command, "--help")
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())  # argparse may wrap; the epilog is kept as written
+    for needle in needles:
+        assert needle in text, (command, needle)
 
 
 def test_help_documents_exit_status_and_environment():

@@ -68,3 +68,23 @@ def test_precision_is_tested_on_distinct_sentences():
     assert (result.n_hard, result.hard) == (6, pytest.approx(5 / 6))  # counting copies: 8 units, 5/8
     expected = scipy.stats.ttest_ind(np.array([1] * 5 + [0]), np.array([1] * 40 + [0] * 5), equal_var=False)
     assert (result.t, result.p_t) == pytest.approx((expected.statistic, expected.pvalue))
+
+
+def test_gap_takes_the_hard_runs_settings_and_a_missing_build_names_them():
+    from types import SimpleNamespace
+
+    from metabench.hard.commands import _settings_of
+    from metabench.hard.sor import SORSettings
+    from metabench.hard.store import MineSettings, parse_mine_settings, settings_flags
+
+    recorded = {"sor": "steps=300,context_words=10", "mine": "min_instances=4", "xi": 0.8}
+    run = SimpleNamespace(results={"task": {"config": {"dataset_args": recorded}}})
+    args = SimpleNamespace(sor="", mine="")
+    _settings_of(run, args)
+    assert (args.sor, args.mine) == ("steps=300,context_words=10", "min_instances=4")
+    given = SimpleNamespace(sor="steps=150", mine="")
+    _settings_of(run, given)  # a flag given on the command line wins
+    assert (given.sor, given.mine) == ("steps=150", "min_instances=4")
+    flags = settings_flags(SORSettings.parse(args.sor), parse_mine_settings(args.mine))
+    assert flags == " --sor steps=300,context_words=10 --mine min_instances=4"
+    assert settings_flags(SORSettings(), MineSettings()) == ""
