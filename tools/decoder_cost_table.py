@@ -39,7 +39,8 @@ def rows(runs_dir: Path) -> list[list[str]]:
             results["task"]["name"], model["spec"], f"{results['n_items']}" + (" (partial: --limit)" if partial else ""),
             budget, *(f"{100 * aggregate[m]['mean']:.2f}" for m in METRICS),
             str(fit.get("train_examples", "—")), str(len(fit.get("history", [])) or "—"),
-            f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{per_100:.0f}" if per_100 is not None else "—",
+            f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{fit['train_cpu_s']:.0f}" if "train_cpu_s" in fit else "—",
+            f"{per_100:.0f}" if per_100 is not None else "—",
             repaired, f"{info.get('device', '?')}, {info.get('method', '?')}, beams {info.get('beams', '?')}",
         ])
     return out
@@ -47,7 +48,7 @@ def rows(runs_dir: Path) -> list[list[str]]:
 
 def table(runs_dir: Path) -> str:
     header = ["task", "model", "test items", "budget", "span F1", "Inv", "Oov", "P", "R", "train sentences", "epochs",
-              "s / epoch", "s / 100 test sentences", "repaired outputs", "device, method, beams"]
+              "s / epoch", "training CPU s", "s / 100 test sentences", "repaired outputs", "device, method, beams"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows(runs_dir)]
     if len(lines) == 2:
