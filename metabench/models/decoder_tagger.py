@@ -98,8 +98,7 @@ class DecoderTagger(Adapter):
         self._beams = 1
         self._word_ids: dict[str, tuple[int, ...]] = {}
         self._checkpoints: dict[str, dict] = {}
-        self._counts = {"predicted_items": 0, "repaired_outputs": 0, "generated_tokens": 0, "predict_s": 0.0,
-                        "dropped_long_training": 0}
+        self._counts = {"predicted_items": 0, "repaired_outputs": 0, "generated_tokens": 0, "predict_s": 0.0}
 
     # ------------------------------------------------------------------ identity
 
@@ -215,8 +214,9 @@ class DecoderTagger(Adapter):
         record: dict[str, Any] = {"key": key}
         started = time.perf_counter()
         self.tokenizer = self._load_tokenizer()
-        if store.find(key) is not None:
-            self.model = self._load_trained(store.find(key), method)
+        found = store.find(key)
+        if found is not None:
+            self.model = self._load_trained(found, method)
             record.update(store.meta(key).get("summary", {}))
             record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
         else:
@@ -227,10 +227,10 @@ class DecoderTagger(Adapter):
         self._key, self._seed = key, training.seed
         self._checkpoints[str(training.seed)] = record
 
-    def _load_tokenizer(self, source: Path | None = None):
+    def _load_tokenizer(self):
         from transformers import AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(str(source or self.folder), trust_remote_code=self.trust_remote_code)
+        tokenizer = AutoTokenizer.from_pretrained(str(self.folder), trust_remote_code=self.trust_remote_code)
         if tokenizer.eos_token_id is None:
             raise AdapterError(f"model '{self.args['pretrained']}': its tokenizer has no end-of-sequence token",
                                hint="the tagged copy ends with it; use a causal LM with an eos token")
@@ -282,8 +282,7 @@ class DecoderTagger(Adapter):
                 raise AdapterError(f"a training sentence has {len(request.words)} words but {len(gold)} tags")
             prompt, target = self._prompt(request.words), self._grammar(request).target(gold)
             if len(prompt) + len(target) > max_length:
-                self._counts["dropped_long_training"] += 1
-                continue
+                continue  # counted in the summary (dropped_long)
             features.append({"input_ids": prompt + target, "labels": [IGNORE] * len(prompt) + target})
         return features
 
@@ -310,8 +309,7 @@ class DecoderTagger(Adapter):
         summary = train(
             self.model, features, collate=self._collate, schedule=Schedule.from_finetune(finetune, MAX_GRAD_NORM),
             seed=training.seed, lengths=[len(f["input_ids"]) for f in features],
-            selection=Selection(select, lambda: training.score_validation(self._generate(training.validation_requests)))
-            if select else None,
+            selection=Selection(select, lambda: self._validate(training)) if select else None,
             store=store, key=key, progress=self.progress,
             label=f"fine-tune {Path(str(self.args['pretrained'])).name} ({method}) seed {training.seed}",
         )
@@ -328,6 +326,14 @@ class DecoderTagger(Adapter):
         store.save(key, write)
         store.drop_partial(key)
         return summary
+
+    def _validate(self, training: Training) -> dict[str, float]:
+        """The task's metrics on the validation split, decoded as the test split is (dropout off meanwhile)."""
+        self.model.eval()
+        try:
+            return training.score_validation(self._generate(training.validation_requests))
+        finally:
+            self.model.train()
 
     # ------------------------------------------------------------------ predict
 

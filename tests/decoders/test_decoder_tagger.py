@@ -183,6 +183,27 @@ def test_training_targets_and_the_constraint_line_up(tiny_llama, tmp_path, cache
     assert sum(p == t for p, (_, t) in zip(preds, data)) >= 14, preds
 
 
+def test_selection_decodes_the_validation_split_after_every_epoch(tiny_llama, tmp_path, cache):
+    data, dev = sentences(12, seed=0), sentences(6, seed=4)
+    seen = []
+
+    def score(preds):
+        seen.append(list(preds))
+        return {"span_f1": sum(p == t for p, (_, t) in zip(preds, dev)) / len(dev)}
+
+    finetune = Finetune(lr=5e-3, batch_size=4, epochs=2, max_length=128, select_metric="span_f1")
+    plan = training(data, DecoderFinetuneProtocol(finetune=finetune))
+    plan.validation_requests, plan.validation_golds = [TagRequest(w, LABELS) for w, _ in dev], [t for _, t in dev]
+    plan.score_validation = score
+    adapter = tagger(tiny_llama, tmp_path)
+    adapter.fit(plan)
+    record = adapter.info()["checkpoints"]["0"]
+    assert len(seen) == 2 and all(len(p) == len(dev) for p in seen)
+    assert [h["validation"]["span_f1"] for h in record["history"]] == [score(p)["span_f1"] for p in seen[:2]]
+    assert record["select_metric"] == "span_f1" and record["best_epoch"] in (1, 2)
+    assert not adapter.model.training
+
+
 def test_budget_knobs_are_recorded_and_cut_the_training(tiny_llama, tmp_path, cache):
     adapter = tagger(tiny_llama, tmp_path, max_train="8", epochs="1")
     adapter.fit(training(sentences(24, seed=0), protocol()))
