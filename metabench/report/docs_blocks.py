@@ -41,6 +41,7 @@ TABLES = {
     "headline": "metabench.report.docs_headline:headline_table",
     "suite": "metabench.report.docs_suite:suite_table",
     "dry-run": "metabench.report.docs_suite:dry_run_block",
+    "decoder-taggers": "metabench.report.docs_decoders:taggers_table",
 }
 
 OPEN = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?P<args>(?: [\w-]+=\S+)*) \(metabench report docs\) -->$")

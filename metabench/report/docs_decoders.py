@@ -1,0 +1,38 @@
+"""docs/decoders.md's table of decoders fine-tuned as taggers, generated from the committed runs (`metabench
+report docs`): scores, the training budget, and what training and decoding cost, all as each run recorded them.
+
+Costs come from the adapter's record: the checkpoint's training summary (examples, epochs, wall and CPU seconds;
+also when a later run loaded the checkpoint instead of training) and its own decoding time and repair count.
+"""
+
+from __future__ import annotations
+
+from .docs_blocks import markdown
+
+METRICS = ("span_f1", "inv_f1", "oov_f1", "span_precision", "span_recall")
+
+
+def tagger_row(run) -> list[str]:
+    model = run.results["model"]
+    info, aggregate = model.get("info") or {}, run.results["metrics"]["aggregate"]
+    fit = next(iter(info.get("checkpoints", {}).values()), {})
+    outputs = info.get("outputs", {})
+    done = outputs.get("predicted_items")
+    why = ([f"--limit: {run.n_items} of {run.results.get('n_test_items', '?')} test items"] if run.partial else []) + \
+        ([f"budget {', '.join(f'{k}={v}' for k, v in run.budget.items())}"] if run.budget else [])
+    return [
+        run.task, run.model, str(run.n_items), *(f"{100 * aggregate[m]['mean']:.2f}" for m in METRICS),
+        str(fit.get("train_examples", "—")), str(len(fit.get("history", [])) or "—"),
+        f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{fit['train_cpu_s']:.0f}" if "train_cpu_s" in fit else "—",
+        f"{100 * outputs['predict_s'] / done:.0f}" if done else "—", f"{outputs['repaired_outputs']} / {done}" if done else "—",
+        f"{info.get('device', '?')}, {info.get('method', '?')}, beams {info.get('beams', '?')}",
+        "PARTIAL: " + "; ".join(why) if why else "full",
+    ]
+
+
+def taggers_table(context) -> list[str]:
+    rows = [tagger_row(run) for run in sorted(context.runs, key=lambda r: (r.task, r.model))
+            if run.results["model"].get("family") == "decoder_finetune"]
+    return markdown(["task", "model", "test items", "span F1", "Inv", "Oov", "P", "R", "train sentences", "epochs",
+                     "wall s / epoch", "training CPU s", "wall s / 100 test sentences", "repaired outputs",
+                     "device, method, beams", "status"], rows or [["(no committed runs)"] + [""] * 15])
