@@ -182,6 +182,20 @@ def test_the_example_run_config_is_valid():
     assert settings["limit"] and settings["output_dir"] and settings["tasks"] and settings["models"]
 
 
+def test_the_example_run_config_runs_on_the_mirror(tmp_path, capsys):
+    """`metabench run --config examples/run.yaml` as the docs show it (a smaller --limit and a scratch -o)."""
+    from conftest import mirror_dir
+
+    if mirror_dir() is None:
+        pytest.skip("the data mirror is not on this machine")
+    settings = read_run_config(REPO / "examples" / "run.yaml")
+    assert main(["run", "--config", str(REPO / "examples" / "run.yaml"), "--limit", "20", "-o", str(tmp_path)]) == 0
+    assert f"{len(settings['tasks']) * len(settings['models'])} ok · 0 skipped · 0 failed" in capsys.readouterr().out
+    for task in settings["tasks"]:
+        for model in settings["models"]:
+            assert read_results(tmp_path / task / f"{model}@limit=20")["n_items"] == 20
+
+
 # ------------------------------------------------------------------------------------------ docs/python-api.md
 
 

@@ -148,6 +148,10 @@ def test_a_committed_pair_and_its_screenshot(browser, tmp_path, monkeypatch):
     page = tmp_path / "m4x.html"
     monkeypatch.chdir(REPO)  # the page names the runs as given: relative to the checkout
     runs = [str(folder.relative_to(REPO)) for folder in (COMMITTED / "lookup", COMMITTED / "majority")]
+    assert main(["explore", runs[0], "-o", str(tmp_path / "one.html")]) == 0  # one committed run
+    _open(browser, tmp_path / "one.html")
+    wrong = sum(not ok for ok in _right(load_run(COMMITTED / "lookup")).values())
+    assert _choose(browser, "#f-correct", "wrong") == wrong
     assert main(["explore", *runs, "-o", str(page)]) == 0
     _open(browser, page)
     discordant = _choose(browser, "#f-correct", "discordant")
