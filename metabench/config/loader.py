@@ -176,7 +176,10 @@ def config_hash(config: TaskConfig) -> str:
     for key in ("views", "hf_dataset"):  # tasks without them hash as before the keys existed
         if payload.get(key) is None:
             payload.pop(key, None)
-    encoder = (payload.get("protocol") or {}).get("encoder")
+    protocol = payload.get("protocol") or {}
+    if protocol.get("decoder_finetune", {}) is None:  # likewise a task no decoder is fine-tuned on
+        del protocol["decoder_finetune"]
+    encoder = protocol.get("encoder")
     if encoder is not None:
         # Opt-in: only a model that switches the search on reads it, and that model's answer keys carry the
         # search settings (HFEncoder.task_fingerprint); fixed-recipe answers keep the hash they had without it.

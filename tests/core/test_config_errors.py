@@ -142,6 +142,20 @@ def test_config_hash_ignores_tags_and_description_but_not_settings(tmp_path):
     assert config_hash(a) == config_hash(b) != config_hash(c)
 
 
+def test_an_optional_protocol_section_left_out_keeps_the_hash_committed_runs_have():
+    """Adding `protocol.decoder_finetune` to the schema must not change the hash of a task without it: every
+    cached answer and every committed run is keyed on the hash (753 committed runs went stale once)."""
+    import json
+
+    from metabench.config.index import TaskIndex
+    from metabench.plugins import default_registry
+
+    committed = Path(__file__).resolve().parents[2] / "leaderboard" / "runs" / "moh_x_cv_fold0" / "majority" / "results.json"
+    task = TaskIndex(default_registry()).load("moh_x_cv_fold0")
+    assert task.config.protocol.decoder_finetune is None
+    assert task.hash == json.loads(committed.read_text(encoding="utf-8"))["task"]["config_hash"]
+
+
 def test_docs_page_is_generated_from_schema():
     from metabench.config.docs import schema_markdown
 
