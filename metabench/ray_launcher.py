@@ -36,7 +36,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from .cache import AnswerCache, cache_root
-from .connections import RAY_CONNECT, probe, split_host_port
+from .connections import RAY_CONNECT, RAY_JOIN, probe, split_host_port, within
 from .errors import MetabenchError
 from .job_groups import batches, model_family
 from .registry import Registry
@@ -91,7 +91,10 @@ def start(address: str | None, workers: int | None) -> None:
         # must say it is on 127.0.0.1 too, or it looks for a raylet on the outward address and waits forever.
         local = address.rpartition(":")[0] in ("127.0.0.1", "localhost")
         try:
-            ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common)
+            within(RAY_JOIN, lambda: ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common),
+                   what=f"joining the Ray cluster at --ray-address {address}",
+                   fix="check that `ray status --address ADDRESS` works from this machine (the head's recorded address "
+                       "must be reachable from here)")
         except (ConnectionError, RuntimeError, ValueError) as exc:  # something listens there, but not a Ray we can join
             raise MetabenchError(f"cannot join the Ray cluster at --ray-address {address}: {type(exc).__name__}: "
                                  f"{str(exc).splitlines()[0][:300] if str(exc) else ''}",
@@ -112,7 +115,7 @@ def _reachable(address: str) -> None:
     host, port = split_host_port(address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
     probe(host, port, limit=RAY_CONNECT, what="a Ray cluster (--ray-address)",
           fix="start one there (`ray start --head --port PORT`) or correct --ray-address; without --ray-address "
-              "metabench starts a local Ray")
+              "metabench starts a local Ray", grpc=True)
 
 
 def launch(registry: Registry, jobs: list[Job], options) -> list:

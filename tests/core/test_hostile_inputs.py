@@ -180,6 +180,41 @@ def test_a_dead_ray_address_fails_within_its_timeout(cli, tmp_path, monkeypatch)
     assert not (tmp_path / "out" / "toy_cls").exists()
 
 
+def test_a_listener_that_is_not_ray_is_refused_within_its_timeout(cli, tmp_path, monkeypatch):
+    """ray.init waits for minutes on an address where something else listens: it must answer as gRPC first."""
+    import socket
+    import threading
+
+    pytest.importorskip("ray")
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+    threading.Thread(target=lambda: accepted.append(server.accept()), daemon=True).start()  # accepts, never answers
+    monkeypatch.setenv("METABENCH_RAY_CONNECT_TIMEOUT_S", "1")
+    port = server.getsockname()[1]
+    try:
+        code, out = cli("--tasks", "toy_cls", "--model", "majority", "--launcher", "ray", "--ray-address",
+                        f"127.0.0.1:{port}", "-o", tmp_path / "out", "--no-progress")
+    finally:
+        server.close()
+    assert code == 2 and f"at 127.0.0.1:{port}: something listens there, but it is not a Ray cluster" in out, out
+    assert "no gRPC answer within 1 s" in out and not (tmp_path / "out" / "toy_cls").exists()
+
+
+def test_a_call_that_does_not_return_is_abandoned_after_its_limit(monkeypatch):
+    import threading
+
+    from metabench.connections import RAY_JOIN, within
+    from metabench.errors import MetabenchError
+
+    monkeypatch.setenv(RAY_JOIN.env, "0.2")
+    release = threading.Event()
+    with pytest.raises(MetabenchError, match=r"joining: no answer within 0.2 s") as caught:
+        within(RAY_JOIN, release.wait, what="joining", fix="check it")
+    release.set()
+    assert "METABENCH_RAY_JOIN_TIMEOUT_S" in caught.value.hint
+    assert within(RAY_JOIN, lambda: 42, what="x", fix="y") == 42
+
+
 @pytest.mark.parametrize("address", ["127.0.0.1", "127.0.0.1:port", "127.0.0.1:99999", ":6379", "host name:1"])
 def test_a_malformed_ray_address_is_a_usage_error_before_any_work(cli, tmp_path, address):
     code, out = cli("--tasks", "toy_cls", "--model", "majority", "--launcher", "ray", "--ray-address", address,
