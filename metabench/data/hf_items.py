@@ -84,6 +84,7 @@ def _open(spec, split: str):
 
 
 def _read(datasets, spec, split: str):
+    """One split from where the source lives: a save_to_disk folder, or files through ``load_dataset``."""
     source, root = spec.source, spec.root
     if source["place"] == "local" and any(f.path in ("dataset_dict.json", "state.json") for f in spec.files):
         loaded = datasets.load_from_disk(root)
