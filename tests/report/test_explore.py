@@ -164,3 +164,22 @@ def test_a_committed_pair_and_its_screenshot(browser, tmp_path, monkeypatch):
         shutil.copyfile(shot, SCREENSHOT)
     assert SCREENSHOT.is_file(), "run this test once with METABENCH_UPDATE_SCREENSHOT=1 and commit the picture"
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_item_fields_and_meta_become_facets_text_and_phi_bins():
+    from metabench.data.items import TextItem
+    from metabench.report.explore.join import _classify, _row
+
+    items = [TextItem(id=f"i{n}", text=f"sentence number {n} with its own words", label="metaphor" if n % 2 else "literal",
+                      pos="VERB", target_index=n, meta={"phi": n / 10, "gloss": f"gloss {n}", "line": n})
+             for n in range(60)]
+    facets, texts = _classify(items)
+    assert set(facets) == {"label", "pos", "language", "meta.phi"} and set(texts) == {"text", "meta.gloss"}
+    # target_index and meta.line (60 distinct numbers: positions, not categories) are left out
+    row = _row(items[7], [{"id": "i7", "gold": "metaphor", "prediction": "literal", "seed": 0}], facets, texts, "t@masked")
+    assert row.facets == {"label": "metaphor", "pos": "VERB", "language": items[7].language, "φ bin": "0.60–0.80",
+                          "view": "masked", "gold label": "metaphor"}
+    assert row.text == {"text": "sentence number 7 with its own words", "gloss": "gloss 7"}
+    assert not row.answers[0].correct
+    binned = [TextItem(id="h", text="x", label="metaphor", meta={"phi": 0.1, "phi_bin": "0.0-0.2"})]
+    assert "meta.phi_bin" in _classify(binned)[0] and "meta.phi" not in _classify(binned)[0]  # the items' own bins

@@ -19,9 +19,11 @@ from ...errors import MetabenchError
 #: A field with at most this many distinct values (each this short) is a facet, not text.
 MAX_FACET_VALUES = 40
 MAX_FACET_LENGTH = 40
-#: Numeric fields shown as bins of the overlap ratio phi (Li et al.'s hard metaphors).
-PHI_FIELDS = ("overlap", "phi")
-PHI_BINS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0001))
+#: Numeric fields shown as bins of the overlap ratio phi (Li et al.'s hard metaphors: ``SenseExample.overlap``,
+#: ``meta["phi"]`` of HARD(M) items), unless the items carry their own bin (``meta["phi_bin"]``, the paper's).
+PHI_FIELDS = ("overlap", "phi", "meta.overlap", "meta.phi")
+PHI_BIN_FIELD = "meta.phi_bin"
+PHI_BINS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.0001))
 
 
 @dataclass
@@ -89,7 +91,7 @@ def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | N
     facet_fields, text_fields = _classify([items[i] for i in ids])
     if ids:  # a field holding the gold itself (a tagged sentence's tags) is the gold column already
         first_item, first_gold = items[ids[0]], picked[0][ids[0]].get("gold")
-        text_fields = [name for name in text_fields if _jsonable(getattr(first_item, name)) != first_gold]
+        text_fields = [name for name in text_fields if _jsonable(_value(first_item, name)) != first_gold]
     rows = [_row(items[i], [p[i] for p in picked], facet_fields, text_fields, task) for i in ids]
     facets: dict[str, list[str]] = {}
     for row in rows:
@@ -99,7 +101,8 @@ def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | N
                 facets[name].append(value)
     described = [{"model": run.model, "path": str(run.path), "seed": _seed(run, seed), "n_items": len(ids),
                   "partial": run.partial} for run in runs]
-    return Exploration(task, described, rows, {k: sorted(v) for k, v in facets.items()}, text_fields)
+    shown = [name.removeprefix("meta.") for name in text_fields]
+    return Exploration(task, described, rows, {k: sorted(v) for k, v in facets.items()}, shown)
 
 
 def _test_items(registry, task_name: str, data_dir: Path | None) -> dict:
@@ -127,14 +130,25 @@ def _samples(run, seed: int | None) -> dict[str, dict]:
     return {s["id"]: s for s in run.samples if s.get("seed", wanted) == wanted}
 
 
+def _value(item, name: str):
+    """An item field, or an entry of its ``meta`` dict (``meta.KEY``)."""
+    if name.startswith("meta."):
+        return (getattr(item, "meta", None) or {}).get(name[5:])
+    return getattr(item, name, None)
+
+
 def _classify(items: list) -> tuple[list[str], list[str]]:
-    """(facet fields, text fields) of the items: short repeated scalars are facets, the rest text."""
+    """(facet fields, text fields) of the items: short repeated scalars are facets, the rest text; ``meta``
+    entries count as fields (``meta.KEY``)."""
     if not items:
         return [], []
     names = [f.name for f in dataclasses.fields(items[0]) if f.name not in ("id", "meta")]
+    names += list(dict.fromkeys(f"meta.{key}" for item in items for key in (getattr(item, "meta", None) or {})))
+    if PHI_BIN_FIELD in names:  # the items' own phi bins stand for the phi values
+        names = [name for name in names if name not in PHI_FIELDS]
     facets, texts = [], []
     for name in names:
-        values = [getattr(item, name, None) for item in items]
+        values = [_value(item, name) for item in items]
         present = [v for v in values if v not in (None, "", (), [])]
         if not present:
             continue
@@ -144,24 +158,28 @@ def _classify(items: list) -> tuple[list[str], list[str]]:
             texts.append(name)
         elif all(isinstance(v, (str, int, bool)) for v in present):
             distinct = {str(v) for v in present}
-            short = all(len(v) <= MAX_FACET_LENGTH for v in distinct)
-            (facets if short and len(distinct) <= MAX_FACET_VALUES else texts).append(name)
+            if all(len(v) <= MAX_FACET_LENGTH for v in distinct) and len(distinct) <= MAX_FACET_VALUES:
+                facets.append(name)
+            elif all(isinstance(v, str) for v in present):  # many distinct numbers are positions and ids: left out
+                texts.append(name)
     return facets, texts
 
 
 def _row(item, samples: list[dict], facet_fields: list[str], text_fields: list[str], task: str) -> Row:
     facets = {}
     for name in facet_fields:
-        value = getattr(item, name, None)
+        value = _value(item, name)
         if name in PHI_FIELDS:
             facets["φ bin"] = _phi_bin(value)
+        elif name == PHI_BIN_FIELD:
+            facets["φ bin"] = value or "none"
         else:
-            facets[name] = "—" if value in (None, "") else str(value)
+            facets[name.removeprefix("meta.")] = "—" if value in (None, "") else str(value)
     if "@" in task:
         facets["view"] = task.split("@", 1)[1]
     gold = samples[0].get("gold")
     facets["gold label"] = _gold_facet(gold)
-    text = {name: _text(getattr(item, name)) for name in text_fields}
+    text = {name.removeprefix("meta."): _text(_value(item, name)) for name in text_fields}
     words = getattr(item, "words", None)
     answers = [_answer(sample, words) for sample in samples]
     return Row(item.id, text, facets, _shown(gold), answers)
