@@ -135,8 +135,10 @@ def test_completions_generation_matches_the_hf_decoder(server, hf_decoder):
 @pytest.mark.xfail(strict=True, reason=(
     "llama-cpp-python 0.3.36's echoed prompt log-probabilities are not usable for scoring: the echoed tokens "
     "stop at the prompt (the generated token lm-eval's parser drops is missing, so a one-token option sums to "
-    "0.0) and the values are not the conditional ones (' cold' after 'The opposite of hot is': -8.58 echoed, "
-    "-0.38 from the hf-decoder). Strict: when a server version scores right, this test says so."))
+    "0.0), and token i's value is read from the logits at position i, i.e. what the model predicts after it, "
+    "not from position i-1 (' cold' after 'The opposite of hot is': -8.58 echoed; the hf-decoder gives -0.38 "
+    "for log p(cold | prefix) and -8.60 for the position-i reading). Strict: a server that scores right fails "
+    "this xfail, and the test then holds."))
 def test_completions_scoring_uses_the_servers_prompt_logprobs(server, hf_decoder):
     """lm-eval's local-completions scores an option from the prompt log-probabilities the server echoes; it
     needs the model's tokenizer to cut the context from the continuation (the converted folder's), and sends
