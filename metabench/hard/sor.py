@@ -22,6 +22,7 @@ base model's fingerprint, the training data hash and every setting.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import defaultdict
@@ -33,6 +34,10 @@ from .pool import Instance
 
 #: Bump whenever training changes what a key produces.
 SOR_VERSION = "sor/1"
+
+
+#: More SOR steps than this is a typo (the paper trains 900), not a budget: it would train for days.
+MAX_STEPS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ class SORSettings:
             if not sep or name not in known:
                 raise MetabenchError(f"SOR setting {part!r} is not NAME=VALUE with a known NAME",
                                      hint=f"known settings: {', '.join(known)}")
+            if name in values:
+                raise MetabenchError(f"SOR setting {name} is given twice ({text!r})", hint=f"give {name} once")
             kind = known[name]
             try:
                 if kind == "bool":
@@ -87,8 +94,13 @@ class SORSettings:
             raise MetabenchError("SOR setting context_words must be 0 (whole sentence) or positive")
         if self.instances_per_sense < 2:
             raise MetabenchError("SOR setting instances_per_sense must be at least 2 (a positive pair)")
-        if self.tau <= 0 or self.lr <= 0:
-            raise MetabenchError("SOR settings tau and lr must be positive")
+        if not (0 < self.tau < math.inf and 0 < self.lr < math.inf):  # NaN too
+            raise MetabenchError("SOR settings tau and lr must be positive numbers")
+        if not (0 <= self.weight_decay < math.inf and 0 <= self.warmup_ratio < 1 and 0 < self.grad_clip < math.inf):
+            raise MetabenchError("SOR settings need weight_decay >= 0, warmup_ratio in [0, 1) and grad_clip > 0")
+        if self.steps > MAX_STEPS or max(self.senses_per_batch, self.instances_per_sense, self.max_length) > 100_000:
+            raise MetabenchError(f"SOR settings: steps at most {MAX_STEPS:,}, and batch sizes and max_length at most "
+                                 "100,000 (the paper trains 900 steps of 32 senses)")
 
     def changed(self) -> dict:
         """Settings that differ from the defaults (what a run's label should mention)."""

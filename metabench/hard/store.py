@@ -43,6 +43,9 @@ def resolve_model(text: str, registry=None) -> BaseModel:
         if spec.name not in ("hf", "hf-encoder"):
             raise MetabenchError(f"--model {text}: hard metaphors need an HF encoder (hf:... or hf-encoder:...)",
                                  hint="e.g. --model hf:minilm-l6")
+        if "pretrained" in spec.args and "_positional" in spec.args:
+            raise MetabenchError(f"--model {text}: '{spec.args['_positional']}' and pretrained={spec.args['pretrained']} "
+                                 "both give 'pretrained'", hint="give 'pretrained' once")
         name = spec.args.get("pretrained") or spec.args.get("_positional") or ""
     folder = resolve_pretrained(name, registry).folder
     return BaseModel(name, folder, folder_fingerprint(folder))
@@ -131,6 +134,8 @@ def parse_mine_settings(text: str | None) -> MineSettings:
         if not sep or name not in known:
             raise MetabenchError(f"mining setting {part!r} is not NAME=VALUE with a known NAME",
                                  hint=f"known settings: {', '.join(known)}")
+        if name in values:
+            raise MetabenchError(f"mining setting {name} is given twice ({text!r})", hint=f"give {name} once")
         if known[name] == "int":
             if not raw.strip().isdigit():
                 raise MetabenchError(f"mining setting {name}={raw!r} is not a whole number")

@@ -289,10 +289,19 @@ def test_a_missing_extra_names_the_extra(cli, tmp_path, core_only, command, need
     (["stats", "--xi", "nan"], "--xi nan: must be a positive number"),
     (["stats", "--xi", "0.8", "--xi", "-5"], "--xi -5.0: must be a positive number"),
     (["fidelity", "--xi", "0"], "--xi 0.0: must be a positive number"),
+    (["train", "--sor", "steps=99999999999"], "SOR settings: steps at most 1,000,000"),
+    (["train", "--sor", "lr=nan"], "SOR settings tau and lr must be positive numbers"),
+    (["train", "--sor", "steps=5,steps=6"], "SOR setting steps is given twice"),
+    (["mine", "--mine", "k_rule=n,k_rule=n_minus_1"], "mining setting k_rule is given twice"),
 ])
 def test_hard_arguments_out_of_range(cli, args, message):
     code, out = cli("hard", *args, "--model", "hf:minilm-l6")
     assert code == 2 and message in out, out
+
+
+def test_hard_model_given_twice(cli):
+    code, out = cli("hard", "stats", "--model", "hf:minilm-l6,pretrained=other")
+    assert code == 2 and "'minilm-l6' and pretrained=other both give 'pretrained'" in out, out
 
 
 # ------------------------------------------------------------- 5. a damaged cache under parallel workers
