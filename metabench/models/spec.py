@@ -23,8 +23,9 @@ class ModelSpec:
 
     @property
     def slug(self) -> str:
-        """A folder-safe name for run directories."""
-        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", self.text).strip("_")[:120] or "model"
+        """A folder-safe name for run directories: never ``.``/``..`` (the task folder or the output folder
+        itself) nor hidden (readers skip hidden folders as staging copies)."""
+        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", self.text).strip("_").lstrip(".")[:120] or "model"
 
 
 def parse_model_spec(text: str) -> ModelSpec:

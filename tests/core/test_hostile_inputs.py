@@ -247,6 +247,14 @@ MODEL_SPECS = [
 ]
 
 
+@pytest.mark.parametrize("text", ["..", ".", ".hidden:x=1", "../../etc", "_"])
+def test_a_model_spec_never_names_a_folder_outside_its_task_folder_or_a_hidden_one(text):
+    from metabench.models.spec import ModelSpec
+
+    slug = ModelSpec(text, text.partition(":")[0], {}).slug
+    assert slug not in (".", "..") and not slug.startswith(".") and "/" not in slug and slug
+
+
 @pytest.mark.parametrize("name, spec, problem, fix", MODEL_SPECS, ids=[c[0] for c in MODEL_SPECS])
 def test_model_spec_mistakes(cli, tmp_path, name, spec, problem, fix):
     code, out = cli("--tasks", "toy_cls", "--model", spec, "-o", tmp_path / "out", "--no-progress")
