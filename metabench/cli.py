@@ -96,6 +96,9 @@ def _build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("ls", help="list registered tasks, groups, models, datasets, kinds, metrics...")
     ls.add_argument("what", nargs="?", default="tasks",
                     choices=["tasks", "groups", "tags", "models", "pretrained", "datasets", "kinds", "metrics", "tests", "reporters"])
+    ls.add_argument("selection", nargs="?", metavar="TASKS",
+                    help="with `tasks`: list this --tasks selection flat (a family, group, tag, glob or all) instead "
+                    "of every family")
     ls.add_argument("-v", "--verbose", action="store_true", help="show descriptions and sources")
     ls.set_defaults(func=_cmd_ls)
 
@@ -211,16 +214,21 @@ def _parse_seeds(text: str | None) -> int | list[int] | None:
 def _cmd_ls(args) -> int:
     from tabulate import tabulate
 
+    if args.selection and args.what != "tasks":
+        raise MetabenchError(f"`metabench ls {args.what}` takes no selection ('{args.selection}')",
+                             hint="only `metabench ls tasks SELECTION` lists a selection, e.g. ls tasks core")
     registry = _registry()
     if args.what in ("tasks", "groups", "tags"):
         from .config.index import TaskIndex
 
         index = TaskIndex(registry)
         if args.what == "tasks":
-            rows = [[n, t.config.kind, t.config.dataset, ",".join(t.config.tag)] + ([t.config.metadata.source] if args.verbose else [])
-                    for n, t in sorted(index.tasks.items())]
-            headers = ["task", "kind", "dataset", "tags"] + (["source"] if args.verbose else [])
-        elif args.what == "groups":
+            from .config.listing import family_lines, task_table
+
+            names = index.select(args.selection) if args.selection else None
+            print("\n".join(task_table(index, names, args.verbose) if names else family_lines(index, args.verbose)))
+            return 0
+        if args.what == "groups":
             rows = [[n, len(index.select(n)), ", ".join(g.task)] for n, g in sorted(index.groups.items())]
             headers = ["group", "tasks", "members"]
         else:

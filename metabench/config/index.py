@@ -30,6 +30,9 @@ class LoadedTask:
     #: The ``aggregate: mean`` groups holding this task, with all their members (set by `TaskIndex.load`;
     #: recorded in the run, so group means are computed from run files alone).
     groups: list[dict] = field(default_factory=list)
+    #: The folder the task file sits in under its registered task folder (``tasks/<family>/...``): what
+    #: `metabench ls tasks` groups by and a --tasks name selects.
+    family: str = ""
 
     @cached_property
     def hash(self) -> str:
@@ -94,12 +97,12 @@ class TaskIndex:
                 )
             self.groups[parsed.group] = parsed
         elif parsed.views:
-            self._add_views(parsed, raw, entry)
+            self._add_views(parsed, raw, entry, _family(path, folder))
         else:
             self._unique(parsed.task, path, entry.plugin)
-            self.tasks[parsed.task] = LoadedTask(parsed, raw, entry.plugin, entry.plugin_version)
+            self.tasks[parsed.task] = LoadedTask(parsed, raw, entry.plugin, entry.plugin_version, family=_family(path, folder))
 
-    def _add_views(self, parsed: TaskConfig, raw: RawConfig, entry) -> None:
+    def _add_views(self, parsed: TaskConfig, raw: RawConfig, entry, family: str) -> None:
         """One task per view, ``<task>@<view>``, with kind_args.view set; the bare name becomes their group."""
         if parsed.kind != "classification" or parsed.kind_args.get("marker") != "pme":
             raise ConfigError(
@@ -113,7 +116,7 @@ class TaskIndex:
         for view, name in zip(parsed.views, names):
             self._unique(name, raw.path, entry.plugin)
             config = parsed.model_copy(update={"task": name, "views": None, "kind_args": {**parsed.kind_args, "view": view}})
-            self.tasks[name] = LoadedTask(config, raw, entry.plugin, entry.plugin_version)
+            self.tasks[name] = LoadedTask(config, raw, entry.plugin, entry.plugin_version, family=family)
         self.groups[parsed.task] = GroupConfig(group=parsed.task, task=names, metadata=parsed.metadata)
         self._group_plugins[parsed.task] = (entry.plugin, raw.path)
 
@@ -139,6 +142,14 @@ class TaskIndex:
         problem = Problem(entry.plugin, where, message, fix)
         self.registry.quarantine(problem, ConfigError)
         self.quarantined.setdefault(_declared_name(path) or path.stem, problem)
+
+    @cached_property
+    def families(self) -> dict[str, list[str]]:
+        """Family (the task file's folder under its task folder) -> its task names, sorted."""
+        out: dict[str, list[str]] = {}
+        for name, task in sorted(self.tasks.items()):
+            out.setdefault(task.family, []).append(name)
+        return dict(sorted(out.items()))
 
     @cached_property
     def tags(self) -> dict[str, list[str]]:
@@ -175,14 +186,16 @@ class TaskIndex:
             return [n for member in self.groups[part].task for n in self._expand(member, (*seen, part))]
         if part in self.tags:
             return list(self.tags[part])
+        if part in self.families:
+            return list(self.families[part])
         if any(ch in part for ch in "*?["):
             hits = sorted(fnmatch.filter(self.tasks, part))
             if hits:
                 return hits
             raise ConfigError(f"--tasks: the pattern '{part}' matches no task", hint="`metabench ls tasks` lists them")
-        known = [*self.tasks, *self.groups, *self.tags, "all"]
+        known = [*self.tasks, *self.groups, *self.tags, *self.families, "all"]
         raise ConfigError(
-            f"--tasks: unknown task, tag or group '{part}'{did_you_mean(part, known)}",
+            f"--tasks: unknown task, tag, group or family '{part}'{did_you_mean(part, known)}",
             hint="`metabench ls tasks` lists tasks; `metabench ls groups` lists groups and tags",
         )
 
@@ -211,6 +224,15 @@ class TaskIndex:
                 for task_name in dict.fromkeys(members):
                     out.setdefault(task_name, []).append({"name": name, "members": members, "source": group.metadata.source})
         return out
+
+
+def _family(path: Path, folder: Path) -> str:
+    """``tasks/vua/vua18_seq.yaml`` -> ``vua``; a file directly in its task folder takes the folder's name."""
+    try:
+        parts = path.resolve().relative_to(folder.resolve()).parts
+    except ValueError:
+        parts = ()
+    return parts[0] if len(parts) > 1 else folder.name
 
 
 def _declared_name(path: Path) -> str | None:

@@ -150,7 +150,7 @@ PARAMETERS = [
     ("seeds-text", ["--seeds", "a,b"], 2, ("--seeds 'a,b': expected a count", "(0,1,2)")),
     ("seeds-empty", ["--seeds", ","], 2, ("--seeds ',': names no seed", "--seeds 3")),
     ("tasks-empty", ["--tasks", ","], 2, ("--tasks ',': names no task", "metabench ls tasks")),
-    ("tasks-unknown", ["--tasks", "toy_clz"], 2, ("unknown task, tag or group 'toy_clz'", "did you mean 'toy_cls'")),
+    ("tasks-unknown", ["--tasks", "toy_clz"], 2, ("unknown task, tag, group or family 'toy_clz'", "did you mean 'toy_cls'")),
     ("tasks-pattern", ["--tasks", "zzz_*"], 2, ("--tasks: the pattern 'zzz_*' matches no task", "metabench ls tasks")),
     ("model-unknown", ["--model", "majorty"], 2, ("--model majorty: unknown", "did you mean 'majority'")),
     ("model-empty-name", ["--model", ":x=1"], 2, ("--model ':x=1': empty adapter name", "--model majority")),

@@ -446,7 +446,7 @@ def test_workers_out_of_range(cli, tmp_path, workers):
 GROUPS = [
     ("dangling", {"g.yaml": "group: hostile_group\ntask: [toy_cls, toy_clz]\n"},
      "group 'hostile_group' names 'toy_clz', which is no task, tag or group (did you mean 'toy_cls'?)",
-     "group 'hostile_group': unknown task, tag or group 'toy_clz' (did you mean 'toy_cls'?)"),
+     "group 'hostile_group': unknown task, tag, group or family 'toy_clz' (did you mean 'toy_cls'?)"),
     ("cyclic", {"a.yaml": "group: hostile_a\ntask: [toy_cls, hostile_b]\n", "b.yaml": "group: hostile_b\ntask: [hostile_a]\n"},
      "contains itself: hostile_a -> hostile_b -> hostile_a", "contains itself: hostile_a -> hostile_b -> hostile_a"),
 ]
