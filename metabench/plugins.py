@@ -139,6 +139,17 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
     return found
 
 
+def _warn_unknown_switches(disabled: set[str]) -> None:
+    """A misspelt name in METABENCH_DISABLE_PLUGINS or METABENCH_LOAD_PLUGINS has no effect: say so, once."""
+    known = {*BUILTIN_PLUGINS, *(_env_list("METABENCH_PLUGIN_MODULES") or ()),
+             *(ep.name for ep in metadata.entry_points(group=hookspecs.PROJECT))}
+    for variable, names in (("METABENCH_DISABLE_PLUGINS", disabled),
+                            ("METABENCH_LOAD_PLUGINS", _env_list("METABENCH_LOAD_PLUGINS") or set())):
+        for name in sorted(names - known):
+            print(f"metabench: warning: {variable} names '{name}', which is no plugin{did_you_mean(name, known)}, "
+                  "so it has no effect; `metabench plugins` lists the plugins' names", file=sys.stderr)
+
+
 def _import_failed(name: str, exc: Exception) -> tuple[str, str]:
     return f"import failed: {type(exc).__name__}: {exc}", _disable(name)
 
@@ -173,6 +184,7 @@ def load(extra_plugins: tuple[object, ...] = (), *, strict: bool | None = None) 
     registry = Registry(strict=strict_mode() if strict is None else strict)
     pm = _new_manager()
     disabled = _env_list("METABENCH_DISABLE_PLUGINS") or set()
+    _warn_unknown_switches(disabled)
     plugins = _collect_plugins(disabled)
     for obj in extra_plugins:
         name = getattr(obj, "__name__", type(obj).__name__)

@@ -536,6 +536,15 @@ def test_a_plugin_found_twice_loads_once_and_warns_once(cli, monkeypatch, how):
     assert code == 0 and out.count("twice_metric") == 1, out
 
 
+@pytest.mark.parametrize("variable", ["METABENCH_DISABLE_PLUGINS", "METABENCH_LOAD_PLUGINS"])
+def test_a_misspelt_plugin_switch_is_named(cli, monkeypatch, variable):
+    monkeypatch.setenv(variable, "metabench.models.plugn")
+    monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
+    code, out = cli("ls", "models")
+    assert code == 0 and f"{variable} names 'metabench.models.plugn', which is no plugin" in out, out
+    assert "did you mean 'metabench.models.plugin'" in out
+
+
 # ------------------------------------------------------------------ 9. adapters of plugin API 1
 
 def test_an_old_style_adapter_runs_with_a_deprecation_warning(cli, tmp_path, monkeypatch):
