@@ -43,7 +43,8 @@ class TaskResult:
     ``status`` is ``ok``, ``skipped`` (the model cannot serve the task: ``reason`` says why) or ``failed``
     (``message`` says why). For an ok job, ``metrics`` holds mean ± std over the seeds, ``per_seed`` each
     seed's values, ``run_dir`` the run folder (results.json + samples.jsonl, what ``compare`` reads) and
-    ``partial`` whether only part of the test split was scored (``limit``).
+    ``partial`` whether the run was given a ``limit`` or scored only part of the test split (label its numbers
+    so wherever they appear).
     """
 
     task: str
