@@ -169,21 +169,8 @@ def evaluate(
 
         registry = default_registry()
     with library_bars(shown=progress):
-        outcomes = run(registry, _joined(tasks, "tasks"), _listed(models, "models"), options, launch=_launch(launcher))
+        outcomes = run(registry, _joined(tasks, "tasks"), _listed(models, "models"), options)
     return Evaluation([TaskResult.from_outcome(o) for o in outcomes], outcomes)
-
-
-def _launch(launcher: str):
-    """The launch function of a launcher name (None: serial, here); ray is imported only when asked for."""
-    if launcher == "ray":
-        from .ray_launcher import launch
-
-        return launch
-    if launcher in ("auto", "processes"):
-        from .process_launcher import launch
-
-        return launch
-    return None
 
 
 def _listed(value: Names, what: str) -> list[str]:

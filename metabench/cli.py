@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 import os
 import sys
@@ -15,10 +14,6 @@ from pathlib import Path
 
 from . import __version__
 from .errors import ExplainedError, MetabenchError
-
-#: Modules that add their own subcommands with ``add_commands(subparsers)``.
-COMMAND_MODULES = ("metabench.data.commands", "metabench.report.commands", "metabench.export.commands",
-                   "metabench.hard.commands", "metabench.report.explore.commands")
 
 EXAMPLES = """\
 examples:
@@ -112,13 +107,30 @@ def _build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the task YAML reference (markdown)")
     schema.set_defaults(func=_cmd_schema)
 
-    for module in COMMAND_MODULES:
-        try:
-            importlib.import_module(module).add_commands(sub)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+    _add_plugin_commands(sub)
     return parser
+
+
+def _add_plugin_commands(sub) -> None:
+    """The verbs plugins register (``metabench_register_commands``; the built-in ones too). A plugin whose
+    verbs cannot be added is reported and left out, like any broken plugin (an error under ``--strict``)."""
+    from .errors import PluginError
+    from .plugins import default_registry, load
+
+    try:
+        registry = default_registry()
+    except PluginError:  # --strict and a broken plugin: the command's own load reports it (`plugins` lists all)
+        with contextlib.redirect_stderr(io.StringIO()):  # ...so its warnings are not printed twice
+            registry = load(strict=False)
+    for entry in registry.entries("command"):
+        try:
+            registry.resolve("command", entry.name)(sub)
+        except Exception as exc:  # noqa: BLE001 - one plugin's broken verbs must not take the command down
+            problem = f"plugin '{entry.plugin}' could not add command '{entry.name}': {getattr(exc, 'message', exc)}"
+            hint = f"fix or upgrade the plugin, or disable it with METABENCH_DISABLE_PLUGINS={entry.plugin}"
+            if registry.strict:
+                raise PluginError(problem, hint=hint) from exc
+            print(f"metabench: warning: {problem}; its verbs are left out\n  hint: {hint}", file=sys.stderr)
 
 
 def _registry():
@@ -316,7 +328,10 @@ def main(argv: list[str] | None = None) -> int:
         return _strict(argv)
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv.insert(0, "run")  # `metabench --tasks ... --model ...` is `metabench run ...`
-    parser = _build_parser()
+    try:
+        parser = _build_parser()
+    except ExplainedError as exc:  # a plugin's verbs could not be added under --strict
+        return _explain(exc)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -324,10 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ExplainedError as exc:
-        print(f"metabench: error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"  hint: {exc.hint}", file=sys.stderr)
-        return exc.exit_code
+        return _explain(exc)
     except KeyboardInterrupt:
         print("\nmetabench: interrupted. Answers computed so far are cached: rerun the same command to resume.",
               file=sys.stderr)
@@ -359,6 +371,14 @@ def _robust_output() -> None:
         with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
             stream.reconfigure(errors="backslashreplace")
     warnings.filterwarnings("default", category=PluginAPIDeprecationWarning)
+
+
+def _explain(exc: ExplainedError) -> int:
+    """A user's mistake: the message and its hint, and the error's exit status (never a traceback)."""
+    print(f"metabench: error: {exc.message}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
+    return exc.exit_code
 
 
 def _detach_stdout() -> None:

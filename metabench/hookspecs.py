@@ -157,6 +157,23 @@ def metabench_register_tests(register: RegisterTarget) -> None:
 
 
 @hookspec
+def metabench_register_commands(register: RegisterTarget) -> None:
+    """Register subcommands of the ``metabench`` command (as simonw/llm's ``register_commands``).
+
+    :param register:
+        ``register(name, "package.module:add_commands", description=...)``. ``add_commands(subparsers)`` is
+        called while the command line is parsed, with argparse's subparsers action: it adds its verb(s)
+        (``subparsers.add_parser(name, help=...)``) and gives each a handler with
+        ``parser.set_defaults(func=handler)``; ``handler(args) -> int`` returns the exit status (0 ok, 1 a
+        failure the user asked to detect, 2 bad usage: raise ``metabench.errors.MetabenchError`` with a hint
+        and metabench prints it). Keep the module light (``metabench --help`` imports it): import heavy
+        libraries inside the handler.
+
+    A verb name another plugin (or metabench) already uses is a clash: the later plugin is quarantined.
+    """
+
+
+@hookspec
 def metabench_register_reporters(register: RegisterTarget) -> None:
     """Register output formats of ``metabench leaderboard build --format NAME``.
 

@@ -34,11 +34,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import __version__
-from .config.validate import resolve_split, split_values
 from .data import itemcache
 from .data.context import DataContext
 from .errors import MetabenchError
-from .task_facts import ROLES
 
 FORMAT = 1
 #: Keys of a results record that describe the process that wrote it, not the job: refreshed on a hit.
@@ -57,19 +55,16 @@ def _package_source() -> str:
 
 def key(registry, job, fingerprint: str, family: str, seeds: list[int]) -> str | None:
     """The job's memo key, or None when a slice it reads has no parsed-item cache entry yet."""
-    config = job.task.config
     slices = {}
     try:
-        for role in ROLES:
+        for role, resolved in job.task.slices.items():
             entries = []
-            for value in split_values(getattr(config.splits, role, None)):
-                dataset, split, args = resolve_split(config, value)
+            for dataset, split, args in resolved:
                 entry = itemcache.key(registry.resolve("dataset", dataset), split, args)
                 if not itemcache.exists(entry):
                     return None
                 entries.append(entry)
-            if entries:
-                slices[role] = entries
+            slices[role] = entries
     except MetabenchError:  # an unknown dataset: the normal path says so, with its hint
         return None
     payload = {

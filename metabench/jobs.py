@@ -20,14 +20,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from .config.index import LoadedTask
-from .config.validate import resolve_split, split_values
+from .config.schema import ROLES
 from .data.load import LoadedSplit, load_split
 from .errors import MetabenchError
 from .models.base import AdapterSettings
 from .models.spec import ModelSpec
 from .registry import Registry
 
-ROLES = ("test", "train", "validation")
 
 
 @dataclass
@@ -40,7 +39,7 @@ class RunOptions:
     data_dir: Path | None = None
     use_cache: bool = True
     progress: bool = True
-    launcher: str = "serial"  # auto | serial | processes | ray (see runner.run; the CLI's default is auto)
+    launcher: str = "serial"  # auto | serial | processes | ray (see metabench.launch; the CLI's default is auto)
     ray_address: str | None = None  # join this Ray cluster instead of starting a local one
     workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
@@ -170,6 +169,8 @@ def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, d
     _check_unique_ids(task, test.items)
     if splits["train"] is not None:
         kind.fit_context(splits["train"].items)
+    if splits["fewshot"] is not None:
+        kind.fit_fewshot(splits["fewshot"].items)
     return TaskData(task, kind, splits, limit, n_test_items)
 
 
@@ -195,12 +196,10 @@ def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir) -> 
 
 
 def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split | None:
-    value = getattr(task.config.splits, role)
-    if value is None:
+    if role not in task.slices:
         return None
-    out = Split([], [], isinstance(value, list))
-    for one in split_values(value):  # a list of slices is concatenated in order (e.g. EN + ES training data)
-        dataset, split, args = resolve_split(task.config, one)
+    out = Split([], [], isinstance(getattr(task.config.splits, role), list))
+    for dataset, split, args in task.slices[role]:  # several slices are concatenated in order (EN + ES training)
         one_slice = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir)
         loaded = one_slice.loaded
         out.slices.append((dataset, split, args))

@@ -55,6 +55,7 @@ _HOOK_CATEGORY = {
     "metabench_register_metrics": "metric",
     "metabench_register_tests": "test",
     "metabench_register_reporters": "reporter",
+    "metabench_register_commands": "command",
 }
 
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from .errors import PluginError, unknown
 
-CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter")
+CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter", "command")
 #: What a registration of a category must resolve to: a subclass of a base class (``module:Class``) or a
 #: callable. Checked when a registration is first resolved, so a plugin's mistake is named with the plugin.
 BASES = {"model": "metabench.models.base:Adapter", "kind": "metabench.kinds.base:Kind",
          "dataset": "metabench.data.spec:DatasetSpec"}
-CALLABLE = ("pretrained", "metric", "test", "reporter")
+CALLABLE = ("pretrained", "metric", "test", "reporter", "command")
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ symlink at the name itself is replaced, never followed.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from .atomic import write_atomically
 from .errors import MetabenchError
 
 
@@ -43,28 +43,27 @@ def make_folder(root: Path, folder: Path) -> Path:
     return real
 
 
-def replace_file(root: Path, source: Path, target: Path) -> Path:
-    """Move ``source`` to ``target`` below ``root`` by a rename over the name (a symlink there is replaced)."""
-    parent = make_folder(root, target.parent)
-    destination = parent / target.name
+def _destination(root: Path, target: Path) -> Path:
+    """Where ``target`` lands below ``root`` (its folder made, checked to stay inside); never a folder."""
+    destination = make_folder(root, target.parent) / target.name
     if destination.is_dir() and not destination.is_symlink():
         raise MetabenchError(f"{target}: is a folder where a file goes", hint="move the folder away, or choose another output folder")
+    return destination
+
+
+def replace_file(root: Path, source: Path, target: Path) -> Path:
+    """Move ``source`` to ``target`` below ``root`` by a rename over the name (a symlink there is replaced)."""
+    destination = _destination(root, target)
     os.replace(source, destination)
     return destination
 
 
 def write_text(root: Path, target: Path, text: str) -> Path:
-    """``text`` written to ``target`` below ``root``, through a temporary file renamed over the name."""
-    parent = make_folder(root, target.parent)
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a published file is readable as any other
-        return replace_file(root, Path(tmp), target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """``text`` written to ``target`` below ``root``, atomically (``atomic.write_atomically``: a temporary file
+    renamed over the name, so a symlink there is replaced, never followed)."""
+    destination = _destination(root, target)
+    write_atomically(destination, text)
+    return destination
 
 
 def remove_file(root: Path, target: Path) -> None:
@@ -74,9 +73,3 @@ def remove_file(root: Path, target: Path) -> None:
         (parent / target.name).unlink(missing_ok=True)
     except IsADirectoryError:
         pass  # a folder now stands where a generated file was: the user's, so kept
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

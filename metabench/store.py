@@ -24,7 +24,6 @@ Why the store works this way (docs/reliability.md has the guarantees):
 from __future__ import annotations
 
 import copy
-import fcntl
 import hashlib
 import json
 import os
@@ -42,6 +41,7 @@ from pathlib import Path
 from . import __version__
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
+from .filelock import locked
 from .safe_paths import inside
 
 SCHEMA_VERSION = 1
@@ -169,7 +169,7 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
     body = _body(run_dir, results)
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
-    with _locked(parent):
+    with locked(parent, wait_s=LOCK_WAIT_S, timed_out=lambda: _busy(parent)):
         _repair(run_dir)
         _check_replaceable(run_dir, results[DIGEST], overwrite)
         durable = durable or run_dir.exists()  # a complete run is only ever replaced by a flushed one
@@ -232,30 +232,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-class _locked:
-    """An exclusive ``flock`` on a folder, waited for up to ``LOCK_WAIT_S``; released when the process dies."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-
-    def __enter__(self):
-        self.fd = os.open(self.folder, os.O_RDONLY)
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.close(self.fd)
-                    raise MetabenchError(
-                        f"{self.folder}: another metabench process has been writing a run here for {LOCK_WAIT_S:.0f} s",
-                        hint="wait for it to finish, or write this run elsewhere with --output-dir",
-                    ) from None
-                time.sleep(0.05)
-
-    def __exit__(self, *exc):
-        os.close(self.fd)  # closing the descriptor releases the lock
+def _busy(folder: Path) -> MetabenchError:
+    return MetabenchError(
+        f"{folder}: another metabench process has been writing a run here for {LOCK_WAIT_S:.0f} s",
+        hint="wait for it to finish, or write this run elsewhere with --output-dir",
+    )
 
 
 def _repair(run_dir: Path) -> None:

@@ -9,21 +9,17 @@ moment it still knows them, and every report takes them from there.
 
 from __future__ import annotations
 
-from .config.validate import resolve_split, split_values
 from .errors import MetabenchError
 
-#: Split roles in the order their datasets are credited: the test data first.
-ROLES = ("test", "train", "validation", "fewshot")
 
-
-def datasets_used(registry, config) -> list[dict]:
+def datasets_used(registry, slices: dict[str, list[tuple[str, str, dict]]]) -> list[dict]:
     """Every dataset any split role reads, with its roles, licence and citation (cross-domain and
-    SICK-trained tasks use two), and for a `datasets` source its path, revision and fingerprints. A dataset
-    this registry does not know is credited with empty fields."""
+    SICK-trained tasks use two) from the task's slices per split role (``LoadedTask.slices``), and for a
+    `datasets` source its path, revision and fingerprints. A dataset this registry does not know is credited
+    with empty fields."""
     roles: dict[str, list[str]] = {}
-    for role in ROLES:
-        for value in split_values(getattr(config.splits, role)):
-            dataset = resolve_split(config, value)[0]
+    for role, resolved in slices.items():
+        for dataset, _, _ in resolved:
             if role not in roles.setdefault(dataset, []):
                 roles[dataset].append(role)
     out = []
@@ -46,7 +42,7 @@ def task_facts(registry, task) -> dict:
     """The ``task.datasets``, ``task.groups`` and ``task.paper_view`` entries of a run's results (``task`` is a
     `LoadedTask` from `TaskIndex.load`, which found its groups)."""
     return {
-        "datasets": datasets_used(registry, task.config),
+        "datasets": datasets_used(registry, task.slices),
         "groups": task.groups,
         "paper_view": [binding.model_dump(mode="json") for binding in task.config.metadata.paper_views()],
     }

@@ -59,9 +59,10 @@ class CountingMajority(Majority):
 
 
 class KillingMajority(CountingMajority):
-    """CountingMajority whose process kills itself (SIGKILL) once, on entering its third batch: a worker lost
-    in the middle of a job. ``TOY_KILL_MARK`` names the file that records the kill, so the retry survives;
-    with ``TOY_KILL_ALWAYS`` set, every retry dies too."""
+    """CountingMajority whose process kills itself (SIGKILL) once, on entering its third batch (or the batch
+    after ``TOY_KILL_AFTER`` answers): a process lost in the middle of a job, at a point no timing decides.
+    ``TOY_KILL_MARK`` names the file that records the kill, so the retry survives; with ``TOY_KILL_ALWAYS``
+    set, every retry dies too."""
 
     name = "killing"
 
@@ -69,7 +70,7 @@ class KillingMajority(CountingMajority):
         mark, log = os.environ.get("TOY_KILL_MARK"), os.environ.get("TOY_COUNT_LOG")
         answered = len(Path(log).read_text().splitlines()) if log and Path(log).is_file() else 0
         again = os.environ.get("TOY_KILL_ALWAYS") or not Path(mark or ".").exists()
-        if mark and again and answered >= 2 * len(requests):
+        if mark and again and answered >= int(os.environ.get("TOY_KILL_AFTER", 2 * len(requests))):
             Path(mark).write_text(str(os.getpid()))
             os.kill(os.getpid(), signal.SIGKILL)
         return super().predict(requests, seed)

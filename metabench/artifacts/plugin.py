@@ -23,6 +23,12 @@ def metabench_register_datasets(register):
 
 
 @hookimpl
+def metabench_register_commands(register):
+    register("artifacts", "metabench.commands.artifacts:add_commands",
+             description="construction artifacts: gameability of input views")
+
+
+@hookimpl
 def metabench_register_metrics(register):
     for name, (target, description) in METRICS.items():
         register(name, target, description=description)

@@ -100,7 +100,7 @@ def table(rows: list[dict] | list[list], headers="keys") -> str:
 
 
 def cmd_ls(args) -> int:
-    from .resolve import locate_declared  # noqa: PLC0415
+    from ..data.resolve import locate_declared  # noqa: PLC0415
 
     rows = []
     for spec in _specs():
@@ -138,8 +138,8 @@ def _pull_summary(fetched: int, present: dict[str, int], cache: Path) -> str:
 
 def cmd_pull(args) -> int:
     from ..errors import DataError  # noqa: PLC0415
-    from .download import download_file  # noqa: PLC0415
-    from .resolve import cache_dir, locate, verify_file  # noqa: PLC0415
+    from ..data.download import download_file  # noqa: PLC0415
+    from ..data.resolve import cache_dir, locate, verify_file  # noqa: PLC0415
 
     failures = 0
     for spec in _specs(args.names):
@@ -165,7 +165,7 @@ def cmd_pull(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from .verify import verify_dataset  # noqa: PLC0415
+    from ..data.verify import verify_dataset  # noqa: PLC0415
 
     summary, details = [], []
     all_ok = True
@@ -213,11 +213,11 @@ def _cell(value, width: int | None):
 
 def cmd_stats(args) -> int:
     from ..errors import ConfigError  # noqa: PLC0415
-    from .context import DataContext  # noqa: PLC0415
-    from .items import NLIPair, TaggedSentence  # noqa: PLC0415
-    from .load import check_args  # noqa: PLC0415
-    from .tables import metaphor_overlap, nli_rows, tagging_rows  # noqa: PLC0415
-    from .verify import parse_split_key  # noqa: PLC0415
+    from ..data.context import DataContext  # noqa: PLC0415
+    from ..data.items import NLIPair, TaggedSentence  # noqa: PLC0415
+    from ..data.load import check_args  # noqa: PLC0415
+    from ..data.tables import metaphor_overlap, nli_rows, tagging_rows  # noqa: PLC0415
+    from ..data.verify import parse_split_key  # noqa: PLC0415
 
     (spec,) = _specs([args.name])
     for raw in args.args:
@@ -258,7 +258,7 @@ def cmd_manifest(args) -> int:
     """Write (or ``--check``) the manifest of a folder of data files."""
     import json  # noqa: PLC0415
 
-    from .manifests import MANIFEST_NAME, build_manifest, write_manifest  # noqa: PLC0415
+    from ..data.manifests import MANIFEST_NAME, build_manifest, write_manifest  # noqa: PLC0415
 
     output = args.output or args.folder / MANIFEST_NAME
     if args.repo and not args.commit:

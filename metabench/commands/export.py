@@ -31,7 +31,7 @@ def add_commands(subparsers) -> None:
 
 def cmd_lmeval(args) -> int:
     from ..plugins import default_registry
-    from .lmeval import export_lmeval
+    from ..export.lmeval import export_lmeval
 
     exported = export_lmeval(default_registry(), args.tasks, args.outdir, limit=args.limit, data_dir=args.data_dir)
     for e in exported:

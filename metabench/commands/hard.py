@@ -1,4 +1,5 @@
-"""``metabench hard train | mine | stats``: the hard-metaphor pipeline from the command line.
+"""``metabench hard train | mine | stats | ...``: the hard-metaphor pipeline from the command line (registered by
+the hard family's plugin, ``metabench.hard.plugin``, like a third party's verbs).
 
   metabench hard train --model hf:minilm-l6 --threads 1             SOR encoder (cached)
   metabench hard mine  --model hf:minilm-l6 --threads 1             + phi over the pool = HARD(M) (cached)
@@ -7,6 +8,7 @@
   metabench hard fidelity --model hf:minilm-l6                       our phi vs the authors' (hmd_proxy)
   metabench hard gap --model hf:minilm-l6 HARD_RUN VUA_RUN           HARD vs VUA-Verb P/R gap, phi bins
   metabench hard breakdown --model hf:minilm-l6 RUN...                any VUA-Verb or HARD run by phi bin
+  metabench hard breakdown --phi-table FILE RUN...                    the same from a portable phi table
 
 ``--sor steps=300,tau=0.1`` changes SOR settings and ``--mine min_instances=5`` mining settings (both default to
 the paper's values; docs/hard-metaphors.md lists them). Imports stay inside the verbs.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import MetabenchError
 
@@ -59,8 +62,22 @@ def add_commands(subparsers) -> None:
                      "task's SOR and mining settings are used unless --sor/--mine are given)")
     gap.add_argument("vua_run", metavar="VUA_RUN", help="run folder of the same detector on vua_verb")
     gap.add_argument("--json", metavar="FILE", help="also write the report as JSON")
-    down = verb("breakdown", cmd_breakdown, "precision/recall of VUA-Verb or HARD(M) runs per phi bin of M")
-    down.add_argument("runs", nargs="+", metavar="RUN", help="run folders (vua_verb or hard_mi tasks)")
+    down = verbs.add_parser("breakdown", help=BREAKDOWN, description=BREAKDOWN + " (also `metabench compare "
+                            "--phi-table/--phi-model`)")
+    down.add_argument("runs", nargs="+", type=Path, metavar="RUN",
+                      help="run folders or output folders (vua_verb or hard_mi tasks; searched recursively)")
+    source = down.add_mutually_exclusive_group(required=True)
+    source.add_argument("--phi-table", type=Path, metavar="FILE", help="a portable hard_phi.json written by `metabench "
+                        "hard vua-phi --save` (or its folder)")
+    source.add_argument("--model", help="phi from this machine's cache: the HARD(MODEL) build, e.g. hf:minilm-l6")
+    down.add_argument("--sor", default="", metavar="K=V,...", help="with --model: its SOR settings")
+    down.add_argument("--mine", default="", metavar="K=V,...", help="with --model: its mining settings")
+    down.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
+    down.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    down.set_defaults(func=cmd_breakdown)
+
+
+BREAKDOWN = "precision/recall of VUA-Verb or HARD(M) runs per phi bin of a SOR model"
 
 
 #: More torch threads than this is a typo, not a machine.
@@ -73,8 +90,8 @@ def _log(text: str) -> None:
 
 def _setup(args):
     from ..plugins import default_registry  # noqa: PLC0415
-    from .sor import SORSettings  # noqa: PLC0415
-    from .store import parse_mine_settings  # noqa: PLC0415
+    from ..hard.sor import SORSettings  # noqa: PLC0415
+    from ..hard.store import parse_mine_settings  # noqa: PLC0415
 
     given = getattr(args, "xi", None)  # stats: a list or None; fidelity: one number; the other verbs: none
     for xi in given if isinstance(given, list) else [] if given is None else [given]:
@@ -91,7 +108,7 @@ def _setup(args):
 
 
 def cmd_train(args) -> int:
-    from .build import ensure_sor  # noqa: PLC0415
+    from ..hard.build import ensure_sor  # noqa: PLC0415
 
     registry, settings, _ = _setup(args)
     key, folder, meta = ensure_sor(registry, args.model, settings, log=_log)
@@ -102,7 +119,7 @@ def cmd_train(args) -> int:
 
 
 def cmd_mine(args) -> int:
-    from .build import ensure_hard  # noqa: PLC0415
+    from ..hard.build import ensure_hard  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     folder = ensure_hard(registry, args.model, settings, mine, log=_log)
@@ -111,7 +128,7 @@ def cmd_mine(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from .build import ensure_hard  # noqa: PLC0415
+    from ..hard.build import ensure_hard  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     folder = ensure_hard(registry, args.model, settings, mine, log=_log)
@@ -121,7 +138,7 @@ def cmd_stats(args) -> int:
 def _print_stats(folder, thresholds) -> int:
     import json
 
-    from .mine import statistics  # noqa: PLC0415
+    from ..hard.mine import statistics  # noqa: PLC0415
 
     rows = [json.loads(line) for line in (folder / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
     for xi in thresholds:
@@ -130,7 +147,7 @@ def _print_stats(folder, thresholds) -> int:
 
 
 def _build(args):
-    from .store import find_build  # noqa: PLC0415
+    from ..hard.store import find_build  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     return registry, settings, mine, find_build(args.model, settings, mine, registry)
@@ -140,9 +157,9 @@ def cmd_vua_phi(args) -> int:
     import json
     from collections import Counter
 
-    from .mine import phi_bin  # noqa: PLC0415
-    from .store import sor_store  # noqa: PLC0415
-    from .vua_phi import PHI_FILE, vua_phi  # noqa: PLC0415
+    from ..hard.mine import phi_bin  # noqa: PLC0415
+    from ..hard.store import sor_store  # noqa: PLC0415
+    from ..hard.vua_phi import PHI_FILE, vua_phi  # noqa: PLC0415
 
     registry, settings, mine, build = _build(args)
     meta = json.loads((build / "build.json").read_text(encoding="utf-8"))
@@ -155,9 +172,7 @@ def cmd_vua_phi(args) -> int:
     bins = Counter(phi_bin(r["phi"]) or "no phi" for r in rows)
     print(json.dumps({"file": str(build / PHI_FILE), **counts, "phi_bins": dict(sorted(bins.items()))}, indent=2))
     if args.save:
-        from pathlib import Path
-
-        from .phi_table import make_table, save_table  # noqa: PLC0415
+        from ..hard.phi_table import make_table, save_table  # noqa: PLC0415
 
         path = save_table(make_table(args.model, settings, mine, build, rows, counts), Path(args.save))
         print(f"phi table: {path}")
@@ -167,7 +182,7 @@ def cmd_vua_phi(args) -> int:
 def cmd_fidelity(args) -> int:
     import json
 
-    from .fidelity import fidelity  # noqa: PLC0415
+    from ..hard.fidelity import fidelity  # noqa: PLC0415
 
     registry, _, _, build = _build(args)
     print(json.dumps(fidelity(registry, build, args.xi), indent=2))
@@ -185,7 +200,7 @@ def _phi_tables(build, rows=None):
     """(phi of HARD item ids, phi of VUA-Verb test ids or None before `hard vua-phi`) of one build."""
     import json
 
-    from .vua_phi import PHI_FILE  # noqa: PLC0415
+    from ..hard.vua_phi import PHI_FILE  # noqa: PLC0415
 
     rows = _instances(build) if rows is None else rows
     hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
@@ -196,16 +211,34 @@ def _phi_tables(build, rows=None):
 
 
 def cmd_breakdown(args) -> int:
-    """Same as ``metabench compare --phi-model``: kept for the hard-metaphor workflow."""
-    from pathlib import Path
+    from ..report.runs import find_runs  # noqa: PLC0415
 
+    return breakdown(find_runs(args.runs), table_file=args.phi_table, model=args.model, sor=args.sor, mine=args.mine,
+                     confidence=args.confidence, as_json=args.json)
+
+
+def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: str = "", mine: str = "",
+              confidence: float = 0.95, as_json: bool = False) -> int:
+    """Print each run's precision and recall per phi bin, with phi from a portable table or from the HARD(M)
+    build in this machine's cache (one of the two): ``metabench hard breakdown`` and ``compare --phi-*``."""
+    import json  # noqa: PLC0415
+
+    from ..errors import MetabenchError  # noqa: PLC0415
     from ..report.hardness import format_hardness, hardness_row  # noqa: PLC0415
-    from ..report.runs import load_run  # noqa: PLC0415
-    from .phi_table import cached_table  # noqa: PLC0415
 
-    registry, _, _ = _setup(args)
-    table = cached_table(registry, args.model, args.sor, args.mine)
-    print(format_hardness([hardness_row(load_run(Path(path)), table) for path in args.runs]))
+    if table_file and model:
+        raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
+    if table_file:
+        from ..hard.phi_table import load_table  # noqa: PLC0415
+
+        table = load_table(table_file)
+    else:
+        from ..hard.phi_table import cached_table  # noqa: PLC0415
+        from ..plugins import default_registry  # noqa: PLC0415
+
+        table = cached_table(default_registry(), model, sor, mine)
+    rows = [hardness_row(run, table, confidence) for run in runs]
+    print(json.dumps({"hardness": rows}, indent=2) if as_json else format_hardness(rows))
     return 0
 
 
@@ -220,10 +253,9 @@ def _settings_of(hard_run, args) -> None:
 
 def cmd_gap(args) -> int:
     import json
-    from pathlib import Path
 
     from ..report.runs import load_run  # noqa: PLC0415
-    from .gap import format_report, report, sentence_units  # noqa: PLC0415
+    from ..hard.gap import format_report, report, sentence_units  # noqa: PLC0415
 
     hard_run, vua_run = load_run(Path(args.hard_run)), load_run(Path(args.vua_run))
     _settings_of(hard_run, args)

@@ -180,7 +180,7 @@ def _registry():
 
 
 def _options(args):
-    from .compare import Options
+    from ..report.compare import Options
 
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed,
                    alpha=args.alpha, power=args.power, unit=args.unit)
@@ -188,9 +188,9 @@ def _options(args):
 
 def _cmd_compare(args) -> int:
     from ..api import compare
-    from .compare import format_comparisons
-    from .groups import group_comparison_table
-    from .runs import find_runs
+    from ..report.compare import format_comparisons
+    from ..report.groups import group_comparison_table
+    from ..report.runs import find_runs
 
     from ..errors import MetabenchError
 
@@ -228,23 +228,23 @@ def _cmd_compare(args) -> int:
             print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
                   + group_comparison_table(report.groups))
     if args.published:
-        from .published import format_beside
+        from ..report.published import format_beside
 
         print("\n" + format_beside(published))
     return 0
 
 
 def _published_beside(runs) -> list[dict]:
-    from .groups import group_rows
-    from .published import beside_runs, load_published
+    from ..report.groups import group_rows
+    from ..report.published import beside_runs, load_published
 
     return beside_runs(load_published(), runs, group_rows([r.results for r in runs if not r.partial]))
 
 
 def _gap(args, runs) -> int:
     from ..errors import MetabenchError
-    from .compare import adjust
-    from .gaps import format_gaps, subset_gap
+    from ..report.compare import adjust
+    from ..report.gaps import format_gaps, subset_gap
 
     if len(runs) != 2:
         raise MetabenchError(f"--gap takes exactly two runs (one model on two subset tasks), got {len(runs)}",
@@ -259,9 +259,9 @@ def _gap(args, runs) -> int:
 
 def _paired_variants(args, runs) -> int:
     from ..errors import MetabenchError
-    from .compare import adjust
-    from .paired_variants import format_effects, paired_effect, variant_pairs
-    from .runs import one_per_task_and_model
+    from ..report.compare import adjust
+    from ..report.paired_variants import format_effects, paired_effect, variant_pairs
+    from ..report.runs import one_per_task_and_model
 
     if args.test or args.metric:
         raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
@@ -287,7 +287,7 @@ def _check_variant_order(original, paraphrase) -> None:
     """Two runs are (original, paraphrase) in that order: a swapped pair flips the effect's sign, one task
     twice measures nothing."""
     from ..errors import MetabenchError
-    from .paired_variants import is_variant_of
+    from ..report.paired_variants import is_variant_of
 
     if original.task == paraphrase.task:
         raise MetabenchError(f"--paired-variants: both runs are of task '{original.task}' ({original.path} and "
@@ -301,23 +301,12 @@ def _check_variant_order(original, paraphrase) -> None:
 
 def _hardness(args, runs) -> int:
     from ..errors import MetabenchError
-    from .hardness import format_hardness, hardness_row
+    from .hard import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
 
-    if args.phi_table and args.phi_model:
-        raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
     if args.gap or args.paired_variants or args.controls or args.artifacts or args.test or args.metric:
         raise MetabenchError("--phi-table/--phi-model break runs down by hardness; they take no other comparison option")
-    if args.phi_table:
-        from ..hard.phi_table import load_table
-
-        table = load_table(args.phi_table)
-    else:
-        from ..hard.phi_table import cached_table
-
-        table = cached_table(_registry(), args.phi_model, args.phi_sor, args.phi_mine)
-    rows = [hardness_row(run, table, args.confidence) for run in runs]
-    print(json.dumps({"hardness": rows}, indent=2) if args.json else format_hardness(rows))
-    return 0
+    return breakdown(runs, table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
+                     confidence=args.confidence, as_json=args.json)
 
 
 def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
@@ -328,7 +317,7 @@ def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
         return
     print(formatter(rows, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
     if controlled:
-        from .controls import format_controls
+        from ..report.controls import format_controls
 
         print("\nSurface controls (overlap = premise-hypothesis word-set Jaccard; length = words of both)")
         print(format_controls(controlled))
@@ -338,7 +327,7 @@ def _controls(args, pairs, *, paired: bool) -> list:
     """Surface controls of (metaphor run, literal run) pairs, when --controls asks for them."""
     if not args.controls:
         return []
-    from .controls import controls
+    from ..report.controls import controls
 
     registry = _registry()
     return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)
@@ -346,31 +335,15 @@ def _controls(args, pairs, *, paired: bool) -> list:
 
 
 def _artifacts(args, runs) -> int:
-    from ..artifacts.gameability import assess, format_rows
-    from ..config.index import TaskIndex
+    from .artifacts import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
 
-    from ..errors import MetabenchError
-    from .runs import one_per_task_and_model
-
-    unassessed: list[str] = []
-    rows = assess(TaskIndex(_registry()), one_per_task_and_model(runs, "--artifacts"), alpha=args.alpha,
-                  n_resamples=args.resamples, seed=args.seed, unassessed=unassessed)
-    if not rows:
-        raise MetabenchError(
-            f"--artifacts: no verdict from the {len(runs)} run(s) given"
-            + (": " + "; ".join(unassessed) if unassessed else ": none is a run of a task with views (TASK@default, "
-               "TASK@pme_only, TASK@masked) by a model"),
-            hint="run the same model and folds on TASK@default and at least one of TASK@pme_only, TASK@masked "
-                 "(metabench ls tasks lists them), then pass all those runs")
-    print(json.dumps({"gameability": rows, "unassessed": unassessed}, indent=2) if args.json else format_rows(rows))
-    for line in unassessed:
-        print(f"not assessed: {line}", file=sys.stderr)
-    return 0
+    return gameability(_registry(), runs, what="--artifacts", alpha=args.alpha, resamples=args.resamples,
+                       seed=args.seed, as_json=args.json)
 
 
 def _cmd_gate(args) -> int:
-    from .gate import Tolerance, format_report, gate
-    from .runs import find_runs
+    from ..report.gate import Tolerance, format_report, gate
+    from ..report.runs import find_runs
 
     from ..errors import MetabenchError
 
@@ -395,14 +368,14 @@ def _cmd_gate(args) -> int:
 
 def _gate_outputs(args, report) -> None:
     """The CI-native outputs: JUnit XML, the Markdown summary and, inside GitHub Actions, annotations."""
-    from .annotations import annotations, in_github_actions
+    from ..report.annotations import annotations, in_github_actions
 
     if args.junit:
-        from .junit import write_junit
+        from ..report.junit import write_junit
 
         write_junit(report, args.junit)
     if args.summary:
-        from .step_summary import write_summary
+        from ..report.step_summary import write_summary
 
         write_summary(report, args.summary, args.confidence)
     if in_github_actions():  # on stderr, which the runner also reads: stdout stays the report (or its JSON)
@@ -411,9 +384,9 @@ def _gate_outputs(args, report) -> None:
 
 
 def _cmd_power(args) -> int:
-    from .compare import Options
-    from .power_plan import format_plan, plan
-    from .runs import find_runs
+    from ..report.compare import Options
+    from ..report.power_plan import format_plan, plan
+    from ..report.runs import find_runs
 
     Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power)  # checks them as compare does
     runs = find_runs(args.baseline)
@@ -426,9 +399,9 @@ def _cmd_power(args) -> int:
 
 
 def _cmd_leaderboard_build(args) -> int:
-    from .leaderboard import build_site
+    from ..report.leaderboard import build_site
 
-    from .compare import Options
+    from ..report.compare import Options
 
     Options(alpha=args.alpha, n_resamples=args.resamples)  # checks them as compare does
     built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
@@ -446,7 +419,7 @@ def _cmd_leaderboard_build(args) -> int:
 
 def _cmd_report_docs(args) -> int:
     from ..errors import MetabenchError
-    from .docs_blocks import update
+    from ..report.docs_blocks import update
 
     for path, what in ((args.runs, "--runs"), (args.docs, "--docs")):
         if not path.exists():

@@ -18,7 +18,7 @@ from ..registry import Problem, Registry
 from .loader import RawConfig, config_hash, parse, read_raw
 from .yamlsource import load_located
 from .schema import GroupConfig, TaskConfig
-from .validate import check_group, check_task
+from .validate import check_group, check_task, role_slices
 
 
 @dataclass
@@ -41,6 +41,11 @@ class LoadedTask:
     @property
     def name(self) -> str:
         return self.config.task
+
+    @cached_property
+    def slices(self) -> dict[str, list[tuple[str, str, dict]]]:
+        """The task's data per split role, resolved once (:func:`metabench.config.validate.role_slices`)."""
+        return role_slices(self.config)
 
 
 class TaskIndex:

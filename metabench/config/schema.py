@@ -68,6 +68,11 @@ class Splits(Strict):
     fewshot: SplitValue | None = Field(None, description="split few-shot examples are drawn from")
 
 
+#: The split roles a task names, in the order their datasets are credited (the test data first); every reader
+#: of a task's data goes through them (``validate.role_slices``).
+ROLES = ("test", "train", "validation", "fewshot")
+
+
 class Labels(Strict):
     """The label space."""
 

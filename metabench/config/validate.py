@@ -10,7 +10,8 @@ from ..data.load import check_args
 from ..errors import ConfigError, did_you_mean
 from ..registry import Registry
 from .loader import RawConfig
-from .schema import GroupConfig, SplitRef, TaskConfig
+from .paper_layouts import check_binding
+from .schema import ROLES, GroupConfig, SplitRef, TaskConfig
 
 
 def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
@@ -30,7 +31,7 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
         ) from None
 
     _check_name(registry, "dataset", config.dataset, raw.where("dataset"))
-    for role in ("train", "validation", "test", "fewshot"):
+    for role in ROLES:
         value = getattr(config.splits, role)
         if value is None:
             continue
@@ -78,8 +79,6 @@ def check_group(config: GroupConfig, raw: RawConfig) -> None:
 
 def _check_paper_views(config: TaskConfig | GroupConfig, raw: RawConfig) -> None:
     """A binding to a view, row or column that does not exist would leave a paper-table cell silently empty."""
-    from ..report.paper_views import check_binding  # the views' layouts live with the reporter
-
     bindings = config.metadata.paper_views()
     for index, binding in enumerate(bindings):
         problem = check_binding(binding)
@@ -123,6 +122,15 @@ def resolve_split(config: TaskConfig, value) -> tuple[str, str, dict]:
             return config.dataset, value.split, {**config.dataset_args, **value.args}
         return value.dataset, value.split, dict(value.args)
     return config.dataset, value, dict(config.dataset_args)
+
+
+def role_slices(config: TaskConfig) -> dict[str, list[tuple[str, str, dict]]]:
+    """Each split role the task names -> its slices as (dataset, split, loader args), in ``ROLES`` order.
+
+    The one place a task's data is resolved: a loaded task keeps the answer (``LoadedTask.slices``), and the
+    jobs, job groups, task facts, job memo and surface controls read it."""
+    return {role: [resolve_split(config, one) for one in split_values(getattr(config.splits, role))]
+            for role in ROLES if getattr(config.splits, role) is not None}
 
 
 def _check_name(registry: Registry, category: str, name: str, where: str) -> None:

@@ -19,10 +19,15 @@ class DataContext:
     """Resolves a dataset's files by their mirror path and records each one used, with its sha256.
 
     ``download=None`` follows the environment (``download_allowed()``: on unless METABENCH_ALLOW_DOWNLOAD=0).
+    ``registry``: the registry the dataset was resolved from, for a loader that resolves registered names (a
+    model's short name); a loader asks it, never the process-global one. ``None`` where no registry is at hand
+    (a derived dataset's base slices, ``metabench data verify``).
     """
 
-    def __init__(self, spec: DatasetSpec, data_dir: Path | None = None, *, download: bool | None = None):
+    def __init__(self, spec: DatasetSpec, data_dir: Path | None = None, *, download: bool | None = None,
+                 registry=None):
         self.spec = spec
+        self.registry = registry
         self.data_dir = data_dir
         self.download = download_allowed() if download is None else download
         self.used: dict[str, str] = {}

@@ -30,15 +30,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import pickle
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from .. import __version__
+from ..atomic import write_atomically
 from ..cache import cache_root
-from .filelock import locked
+from ..filelock import locked
 
 FORMAT = 1
 
@@ -98,18 +97,10 @@ def read(entry: str) -> object | None:
 
 def write(entry: str, payload: object) -> None:
     """Store a payload under a key (atomically); a read-only cache or a full disk only costs speed."""
-    folder = cache_folder()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{entry}.", dir=folder)
-    except OSError:
-        return  # a read-only cache: parsing next time is the only cost
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, folder / f"{entry}.pkl")
+        write_atomically(cache_folder() / f"{entry}.pkl", pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        Path(tmp).unlink(missing_ok=True)  # a full disk or an unpicklable plugin item: parse next time
+        pass  # a read-only or full disk, or an unpicklable plugin item: parse next time
 
 
 def get(entry: str) -> tuple[list, list[str]] | None:

@@ -65,23 +65,24 @@ def load_split(
     args = dict(args or {})
     check_args(spec, split, args)
     with _gc_paused():
-        return load_spec(spec, split, args, data_dir)
+        return load_spec(spec, split, args, data_dir, registry=registry)
 
 
-def load_spec(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None = None) -> LoadedSplit:
+def load_spec(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None = None, *,
+              registry: Registry | None = None) -> LoadedSplit:
     """One slice of a dataset spec (arguments already checked), through the parsed-item cache.
 
     A derived dataset reads its bases' slices through here too, so a base slice is parsed once for the base's
     own tasks and every dataset built from it."""
     entry = itemcache.key(spec, split, args)
     if spec.caches_items:  # the loader keeps (and locks) its own entries
-        return _parse(spec, split, args, data_dir, entry)
+        return _parse(spec, split, args, data_dir, entry, registry)
     cached = itemcache.get(entry)
     if cached is None:
         with itemcache.building(entry):
             cached = itemcache.get(entry)  # parsed by another process while this one waited
             if cached is None:
-                return _parse(spec, split, args, data_dir, entry)
+                return _parse(spec, split, args, data_dir, entry, registry)
     ctx = DataContext(spec, data_dir)
     items, used = cached
     for relpath in used:  # still resolved and verified: a missing or altered file fails as on a parse
@@ -89,9 +90,9 @@ def load_spec(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None =
     return LoadedSplit(items, dict(ctx.used))
 
 
-def _parse(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None, entry: str) -> LoadedSplit:
-    """Run the dataset's loader and store what it parsed under ``entry``."""
-    ctx = DataContext(spec, data_dir)
+def _parse(spec: DatasetSpec, split: str, args: dict, data_dir: Path | None, entry: str, registry) -> LoadedSplit:
+    """Run the dataset's loader (its context carrying ``registry``) and store what it parsed under ``entry``."""
+    ctx = DataContext(spec, data_dir, registry=registry)
     items = list(spec.loader_function()(ctx, split, **args))
     declared = {f.path for f in spec.files}
     if ctx.used and set(ctx.used) <= declared:  # derived datasets (files built at run time) are never cached

@@ -46,3 +46,8 @@ def all_specs() -> list:
 def metabench_register_datasets(register):
     for spec in all_specs():
         register(spec)
+
+
+@hookimpl
+def metabench_register_commands(register):
+    register("data", "metabench.commands.data:add_commands", description="data files: ls, fetch, verify, stats, manifest")

@@ -23,14 +23,14 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from ..cache import cache_root
+from ..atomic import write_atomically
 from ..bounded_read import read_text
+from ..cache import cache_root
 from ..errors import DataError, MetabenchError
-from .filelock import locked
+from ..filelock import locked
 from .hashing import hash_mismatch, sha256_of
 from .spec import DataFile
 
@@ -216,13 +216,9 @@ def flush_stamps() -> None:
         with locked(target.parent / ".verified-files.lock"):
             # Another process wrote since this one last did: read its stamps (else the file holds only ours)
             merged = {**_hash_stamps(), **(_read_stamps() if _stamp(target) != _written else {}), **pending}
-            fd, tmp = tempfile.mkstemp(prefix=".verified-files.", dir=target.parent)
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(json.dumps(merged))  # one-shot dumps uses the C encoder; json.dump does not
-                os.replace(tmp, target)
+                write_atomically(target, json.dumps(merged))  # one-shot dumps uses the C encoder; json.dump does not
             except OSError:
-                Path(tmp).unlink(missing_ok=True)
                 return
             _written = _stamp(target)
     except OSError:

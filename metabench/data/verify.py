@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, MetabenchError
+from ..keyvalues import parse_pairs
 from .context import DataContext
 from .load import check_args
 from .hashing import sha256_of
@@ -141,10 +142,7 @@ def parse_split_key(key: str, spec: DatasetSpec) -> tuple[str, dict]:
     """``"test:lang=es,fold=3"`` -> ("test", {"lang": "es", "fold": 3}); values matched to the spec's args."""
     split, _, rest = key.partition(":")
     args: dict = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        name, sep, raw = part.partition("=")
-        if not sep:
-            raise DataError(f"dataset '{spec.name}': count key '{key}' has '{part}', expected key=value")
+    for name, raw in parse_pairs(rest, what=f"dataset '{spec.name}': count key '{key}':", error=DataError).items():
         allowed = spec.args.get(name)
         args[name] = next((a for a in allowed or () if str(a) == raw), raw)
     return split, args

@@ -42,7 +42,6 @@ def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
 def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = "", unpaired: str = "keep"):
     from .mine import phi_bin, select_hard  # noqa: PLC0415
     from .sor import SORSettings  # noqa: PLC0415
-    from ..plugins import default_registry  # noqa: PLC0415
     from .store import build_dir, index_entry, parse_mine_settings, read_index, resolve_model  # noqa: PLC0415
 
     if split != "test":
@@ -53,9 +52,11 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
         threshold = float("nan")
     if not 0 < threshold < float("inf"):  # NaN too; phi < xi selects, so xi above 1 takes every phi
         raise DataError(f"hard_metaphors: xi={xi!r} is not a positive number", hint="e.g. xi: 0.8 (the paper) or 0.5 (Fig 6)")
-    # A loader gets no registry from the runner; short names (minilm-l6) resolve through the process's one.
+    if ctx.registry is None:
+        raise DataError("hard_metaphors: its model's short name resolves through a registry, and none was given",
+                        hint="load it through metabench.data.load.load_split(registry, ...), as a run does")
     try:
-        base = resolve_model(model, default_registry())
+        base = resolve_model(model, ctx.registry)
     except MissingExtraError as exc:
         raise NotBuiltError(f"hard_metaphors: HARD({model}) is mined with {model}: {exc.message}", hint=exc.hint,
                             reason=f"needs metabench[{exc.extra}]") from None

@@ -1,4 +1,5 @@
-"""Registers the derived ``hard_metaphors`` dataset through the same hook a third-party plugin uses."""
+"""Registers the derived ``hard_metaphors`` dataset and the ``metabench hard`` verbs through the hooks a
+third-party plugin uses."""
 
 from __future__ import annotations
 
@@ -11,3 +12,9 @@ def metabench_register_datasets(register):
 
     for spec in specs():
         register(spec)
+
+
+@hookimpl
+def metabench_register_commands(register):
+    register("hard", "metabench.commands.hard:add_commands",
+             description="hard metaphors: SOR training, phi mining, HARD(M) statistics, breakdowns by phi")

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from ..errors import MetabenchError
+from ..keyvalues import parse_pairs
 from .pool import Instance
 
 #: Bump whenever training changes what a key produces.
@@ -64,20 +65,13 @@ class SORSettings:
         """``steps=300,tau=0.1`` -> settings (every other value at its default); errors name the bad field."""
         known = {f.name: f.type for f in fields(cls)}
         values = {}
-        for part in filter(None, (p.strip() for p in (text or "").split(","))):
-            name, sep, raw = part.partition("=")
-            name = name.strip()
-            if not sep or name not in known:
-                raise MetabenchError(f"SOR setting {part!r} is not NAME=VALUE with a known NAME",
-                                     hint=f"known settings: {', '.join(known)}")
-            if name in values:
-                raise MetabenchError(f"SOR setting {name} is given twice ({text!r})", hint=f"give {name} once")
+        for name, raw in parse_pairs(text, what="SOR setting", known=known).items():
             kind = known[name]
             try:
                 if kind == "bool":
-                    if raw.strip().lower() not in ("true", "false", "1", "0"):
+                    if raw.lower() not in ("true", "false", "1", "0"):
                         raise ValueError
-                    values[name] = raw.strip().lower() in ("true", "1")
+                    values[name] = raw.lower() in ("true", "1")
                 else:
                     values[name] = {"int": int, "float": float}[kind](raw)
             except ValueError:

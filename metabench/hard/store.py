@@ -14,9 +14,11 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..atomic import write_atomically
 from ..bounded_read import read_text
 from ..cache import cache_root
 from ..errors import MetabenchError
+from ..keyvalues import parse_pairs
 from ..models.checkpoints import CheckpointStore
 from .sor import SOR_VERSION, SORSettings
 
@@ -115,11 +117,7 @@ def read_index() -> dict:
 def record_build(base_fingerprint: str, settings: SORSettings, mine: MineSettings, key: str, name: str) -> None:
     index = read_index()
     index[index_entry(base_fingerprint, settings, mine)] = {"build": key, "model": name}
-    path = index_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(index, indent=2, sort_keys=True), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(index_path(), json.dumps(index, indent=2, sort_keys=True))
 
 
 def parse_mine_settings(text: str | None) -> MineSettings:
@@ -128,20 +126,13 @@ def parse_mine_settings(text: str | None) -> MineSettings:
 
     known = {f.name: f.type for f in fields(MineSettings)}
     values: dict = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, raw = part.partition("=")
-        name = name.strip()
-        if not sep or name not in known:
-            raise MetabenchError(f"mining setting {part!r} is not NAME=VALUE with a known NAME",
-                                 hint=f"known settings: {', '.join(known)}")
-        if name in values:
-            raise MetabenchError(f"mining setting {name} is given twice ({text!r})", hint=f"give {name} once")
+    for name, raw in parse_pairs(text, what="mining setting", known=known).items():
         if known[name] == "int":
-            if not raw.strip().isdigit():
+            if not raw.isdigit():
                 raise MetabenchError(f"mining setting {name}={raw!r} is not a whole number")
             values[name] = int(raw)
         else:
-            values[name] = raw.strip()
+            values[name] = raw
     settings = MineSettings(**values)
     if settings.k_rule not in ("n_minus_1", "n"):
         raise MetabenchError(f"mining setting k_rule={settings.k_rule!r} is not n_minus_1 or n")

@@ -100,6 +100,10 @@ class Kind:
     def fit_context(self, train_items: list) -> None:
         """See the training split (e.g. the training metaphor vocabulary for in/out-of-vocabulary F1)."""
 
+    def fit_fewshot(self, items: list) -> None:
+        """See the task's ``splits.fewshot`` slice, called after :meth:`fit_context` only when the task names one:
+        the items few-shot examples are drawn from instead of the training split (prompted kinds)."""
+
     def metric_context(self, items: list) -> dict[str, Any]:
         """Extra keyword arguments metrics may take (passed only to metrics that accept them)."""
         return {}

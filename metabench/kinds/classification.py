@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..artifacts.views import DEFAULT_MASK, expression_key, render
+from .views import DEFAULT_MASK, expression_key, render
 from ..errors import ConfigError
 from ..requests import ClassifyRequest
 from .base import Kind, KindArgs, LazyContext

@@ -400,14 +400,22 @@ class PromptedMixin:
         raise NotImplementedError
 
     def fit_context(self, train_items: list) -> None:
-        """Few-shot examples: ``protocol.decoder.fewshot`` training items, drawn once with a fixed seed."""
+        """Few-shot examples: ``protocol.decoder.fewshot`` training items, drawn once with a fixed seed, unless
+        the task names ``splits.fewshot`` (then :meth:`fit_fewshot` draws them from that split)."""
+        self._draw_shots([] if self.config.splits.fewshot is not None else train_items)
+
+    def fit_fewshot(self, items: list) -> None:
+        """Few-shot examples drawn from the task's ``splits.fewshot`` items, as :meth:`fit_context` would from train."""
+        self._draw_shots(items)
+
+    def _draw_shots(self, pool: list) -> None:
         n = self.decoder.fewshot if self.decoder is not None else 0
-        if not n or not train_items:
+        if not n or not pool:
             self._shots = []
             return
         import random
 
-        chosen = random.Random(self.FEWSHOT_SEED).sample(list(train_items), min(n, len(train_items)))
+        chosen = random.Random(self.FEWSHOT_SEED).sample(list(pool), min(n, len(pool)))
         self._shots = [render(self.decoder.template, self.fields(i)) + self.fewshot_target(i) for i in chosen]
 
 

@@ -14,11 +14,9 @@ import math
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from .config.validate import resolve_split, split_values
-
 if TYPE_CHECKING:
-    from .jobs import Job
-    from .registry import Registry
+    from ..jobs import Job
+    from ..registry import Registry
 
 #: A data group larger than total jobs / (workers × this) is cut.
 _SPLIT = 3
@@ -42,9 +40,7 @@ def data_key(job: Job) -> str:
     """The datasets a job's task reads, in any role. A Boisson dataset's regimes × folds × views all come from
     one pool (for the VUAC_BO-style ones, a sampled corpus), which grouping by slice built again on every
     worker."""
-    config = job.task.config
-    names = {resolve_split(config, value)[0] for role in ("test", "train", "validation")
-             for value in split_values(getattr(config.splits, role))}
+    names = {dataset for slices in job.task.slices.values() for dataset, _, _ in slices}
     return json.dumps(sorted(names))
 
 

@@ -3,9 +3,9 @@ runs of baselines): worker processes compute batches of jobs, the driver writes 
 
 Why it is shaped this way:
 
-- Jobs are batched by the datasets they read (:mod:`metabench.job_groups`), largest batch first to whichever
+- Jobs are batched by the datasets they read (:mod:`metabench.launch.job_groups`), largest batch first to whichever
   worker is free, so each worker parses a dataset (or builds a derived pool) once for all its tasks.
-- A worker computes a job with :func:`metabench.runner.attempt`, the function the serial launcher calls, and
+- A worker computes a job with :func:`metabench.launch.batch.attempt`, the function the serial launcher calls, and
   returns its results and samples; the driver writes every run folder while the workers go on, so the run
   files are the serial launcher's, whichever worker computed them.
 - Workers are forked where the platform can (Linux), so they start in milliseconds with the driver's
@@ -30,18 +30,19 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .cache import AnswerCache, cache_root
-from .errors import MetabenchError
+from ..errors import MetabenchError
+from ..store import sync
+from .answers import answers_path, open_answers
+from .batch import compute_batch
 from .job_groups import batches, model_family
+from .outcomes import MAX_RETRIES, collect, failed
+from .serial import run_serial
 
 if TYPE_CHECKING:
-    from .jobs import Job, RunOptions
-    from .registry import Registry
-
-MAX_RETRIES = 3
+    from ..jobs import Job, RunOptions
+    from ..registry import Registry
 
 #: The worker's state, set once per process by :func:`_start_worker`.
 _WORKER: dict = {}
@@ -65,11 +66,9 @@ def auto_workers(registry: Registry, jobs: list[Job]) -> int:
 
 
 def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
-    """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher processes`` (``options.workers``
+    """``--launcher processes`` (``options.workers``
     processes, default: every CPU) and ``auto`` (:func:`auto_workers`; one means serial, in this process):
     the outcomes in the jobs' order."""
-    from .runner import run_serial  # noqa: PLC0415 - runner imports no launcher; launchers import it lazily
-
     if options.launcher == "auto":
         workers = auto_workers(registry, jobs)
         if workers <= 1:
@@ -82,16 +81,13 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
 
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int) -> list:
-    from .runner import JobOutcome  # noqa: PLC0415 - runner imports launchers lazily
-    from .store import sync  # noqa: PLC0415
-
     queue = batches(jobs, list(range(len(jobs))), workers)
     outcomes: list = [None] * len(jobs)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    cache_path = str(cache_root() / "answers.sqlite") if use_cache else None
+    cache_path = answers_path(use_cache)
     if cache_path is not None:  # a damaged cache is one clear error here, not a worker dying at start-up
-        AnswerCache(Path(cache_path)).close()
+        open_answers(cache_path).close()
     for _ in range(MAX_RETRIES + 1):
         queue = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
                           min(workers, len(queue)), outcomes)
@@ -100,9 +96,8 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
     else:
         for numbers in queue:
             for n in numbers:
-                outcomes[n] = JobOutcome(jobs[n].task.name, jobs[n].model.text, "failed",
-                                         message=f"its worker process died {MAX_RETRIES + 1} times (killed, or out of memory)",
-                                         hint="run it alone with --launcher serial to see why")
+                outcomes[n] = failed(jobs[n], f"its worker process died {MAX_RETRIES + 1} times (killed, or out of memory)",
+                                     hint="run it alone with --launcher serial to see why")
     sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return outcomes
 
@@ -110,8 +105,6 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
 def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes) -> list:
     """One pool's pass over ``queue``, writing each batch's folders as it returns; the batches it could not
     finish because a worker died."""
-    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415
-
     lost: list[list[int]] = []
     with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context, initializer=_start_worker,
                              initargs=(registry, jobs, cache_path)) as pool:
@@ -125,19 +118,17 @@ def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes) -> 
                 except BrokenProcessPool:
                     lost.append(numbers)
                     continue
-                for n, result in zip(numbers, computed):
-                    outcomes[n] = result if isinstance(result, JobOutcome) else written(
-                        JobResult.from_payload(jobs[n], result))
+                collect(outcomes, jobs, numbers, computed)
     return sorted(lost, key=len, reverse=True)
 
 
 def _start_worker(registry, jobs, cache_path) -> None:
     if registry is None:  # spawned: a fresh interpreter loads the plugins again
-        from .plugins import load  # noqa: PLC0415
+        from ..plugins import load  # noqa: PLC0415
 
         registry = load()
     try:
-        cache = AnswerCache(None if cache_path is None else Path(cache_path))
+        cache = open_answers(cache_path)
     except MetabenchError as exc:  # damaged after the driver checked it: every job says so (an initializer
         cache = exc                # that raises breaks the pool, which reads as a worker dying)
     _WORKER.update(registry=registry, jobs=jobs, cache=cache)
@@ -145,9 +136,7 @@ def _start_worker(registry, jobs, cache_path) -> None:
 
 def _compute(numbers: list[int]) -> list:
     """Per job of the batch: its payload to write, or its outcome (skipped, failed)."""
-    from .runner import JobOutcome, compute_batch  # noqa: PLC0415
-
     jobs = [_WORKER["jobs"][n] for n in numbers]
     if isinstance(_WORKER["cache"], MetabenchError):
-        return [JobOutcome(job.task.name, job.model.text, "failed", message=str(_WORKER["cache"])) for job in jobs]
+        return [failed(job, str(_WORKER["cache"])) for job in jobs]
     return compute_batch(_WORKER["registry"], jobs, _WORKER["cache"])

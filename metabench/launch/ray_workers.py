@@ -10,8 +10,8 @@ Why it is shaped this way:
   the datasets their task reads and a group goes to one worker as one call, so a dataset is parsed or
   unpickled once per worker that needs it, not once per job; groups go largest first to whichever worker is
   free, and very large groups are cut so that no worker is left with all the work.
-- A worker computes a job with :func:`metabench.runner.execute`, the function the serial launcher calls, and
-  returns its results and samples; the driver writes every run folder (:func:`metabench.runner.write`) while
+- A worker computes a job with :func:`metabench.launch.execute.execute`, the function the serial launcher calls, and
+  returns its results and samples; the driver writes every run folder (:func:`metabench.launch.outcomes.write`) while
   the workers go on. So the run files are the serial launcher's, whatever worker computed them.
 - The answer cache stays one SQLite file on the driver's local disk (SQLite must not live on a network file
   system). On a cluster (``--ray-address``) no worker opens it: workers look answers up and commit each batch
@@ -35,91 +35,19 @@ import os
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from .cache import AnswerCache, cache_root
-from .connections import RAY_CONNECT, RAY_JOIN, probe, split_host_port, within
-from .errors import MetabenchError
+from ..errors import MetabenchError
+from ..ray_start import import_ray, start
+from ..registry import Registry
+from ..store import sync
+from .answers import answers_path, open_answers
 from .job_groups import batches, model_family
-from .registry import Registry
+from .outcomes import MAX_RETRIES, collect, failed
 
 if TYPE_CHECKING:
-    from .jobs import Job
-
-# Forwarded to workers started on other nodes (local workers inherit the driver's environment anyway).
-_FORWARDED_PREFIXES = ("METABENCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
-MAX_RETRIES = 3
-
-
-def import_ray():
-    try:
-        import ray  # noqa: PLC0415 - optional dependency, only for --launcher ray
-    except ImportError:
-        raise MetabenchError(
-            "--launcher ray needs the `ray` package", hint="pip install 'metabench[ray]' (or pip install ray)"
-        ) from None
-    return ray
-
-
-def start(address: str | None, workers: int | None) -> None:
-    """Start a local Ray (``address=None``) or join the cluster at ``address``."""
-    if workers is not None and workers < 1:
-        raise MetabenchError(f"--workers {workers}: Ray needs at least one worker", hint="e.g. --workers 2")
-    if not address:
-        # Bind every Ray service to 127.0.0.1: Ray otherwise resolves "127.0.0.1" to the machine's outward
-        # address (its ENABLE_RAY_CLUSTER switch, read from this variable by the driver and every child).
-        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-    ray = import_ray()
-    if ray.is_initialized():
-        return
-    if not address:
-        import ray._private.ray_constants as constants  # noqa: PLC0415 - ray may have been imported already
-
-        constants.ENABLE_RAY_CLUSTER = False
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage report leaves the machine
-    # Ray's agents and workers register within 30-60 s by default; on a loaded machine the first imports take
-    # longer than that and Ray aborts its own start-up. Waiting is cheaper than failing the run.
-    os.environ.setdefault("RAY_agent_register_timeout_ms", "600000")
-    os.environ.setdefault("RAY_worker_register_timeout_seconds", "600")
-    os.environ.setdefault("RAY_raylet_start_wait_time_s", "600")
-    env_vars = {k: v for k, v in os.environ.items() if k.startswith(_FORWARDED_PREFIXES)}
-    # No log forwarding: workers print nothing a run needs (errors come back as results), and forwarding
-    # costs a thread and a pipe per worker.
-    common = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
-              "runtime_env": {"env_vars": env_vars}}
-    if address:
-        _reachable(address)
-        # A cluster on this machine's loopback (`ray start --head --node-ip-address 127.0.0.1`): the driver
-        # must say it is on 127.0.0.1 too, or it looks for a raylet on the outward address and waits forever.
-        local = address.rpartition(":")[0] in ("127.0.0.1", "localhost")
-        try:
-            within(RAY_JOIN, lambda: ray.init(address=address, **({"_node_ip_address": "127.0.0.1"} if local else {}), **common),
-                   what=f"joining the Ray cluster at --ray-address {address}",
-                   fix="check that `ray status --address ADDRESS` works from this machine (the head's recorded address "
-                       "must be reachable from here)")
-        except (ConnectionError, RuntimeError, ValueError) as exc:  # something listens there, but not a Ray we can join
-            raise MetabenchError(f"cannot join the Ray cluster at --ray-address {address}: {type(exc).__name__}: "
-                                 f"{str(exc).splitlines()[0][:300] if str(exc) else ''}",
-                                 hint="check that `ray status --address ADDRESS` works from this machine and that "
-                                      "its Ray and Python versions match this one") from None
-    else:
-        # No worker processes started ahead of need (the actors are the only workers a run uses).
-        os.environ.setdefault("RAY_prestart_worker_first_driver", "0")
-        ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, _node_ip_address="127.0.0.1",
-                 object_store_memory=256 * 1024**2, **common)
-
-
-def _reachable(address: str) -> None:
-    """``ray.init`` on an address where no cluster listens retries for ever: probe it first, within
-    ``METABENCH_RAY_CONNECT_TIMEOUT_S``. ``auto`` (the cluster this machine's ``ray start`` recorded) is Ray's own."""
-    if address == "auto":
-        return
-    host, port = split_host_port(address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
-    probe(host, port, limit=RAY_CONNECT, what="a Ray cluster (--ray-address)",
-          fix="start one there (`ray start --head --port PORT`) or correct --ray-address; without --ray-address "
-              "metabench starts a local Ray", grpc=True)
-
+    from ..jobs import Job
 
 def launch(registry: Registry, jobs: list[Job], options) -> list:
-    """The ``launch`` that :func:`metabench.runner.run` takes for ``--launcher ray``: start or join Ray, run."""
+    """``--launcher ray``: start or join Ray, run."""
     start(options.ray_address, options.workers)
     return run_jobs(registry, jobs, options.use_cache, options.workers, local=not options.ray_address)
 
@@ -131,20 +59,17 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
     ``local``: the Ray was started by this process, so every worker is on this machine and opens the answer
     cache itself, as the process launcher's workers do (SQLite on one local disk); on a cluster the cache
     stays behind one driver-side actor."""
-    from .runner import JobOutcome, JobResult, written  # noqa: PLC0415 - import time stays free of runner (and torch)
-    from .store import sync  # noqa: PLC0415
-
     ray = import_ray()
     store, cache_path = None, None
     if use_cache and local:
-        cache_path = str(cache_root() / "answers.sqlite")
-        AnswerCache(cache_root() / "answers.sqlite").close()  # a damaged cache: one clear error, before any worker
+        cache_path = answers_path(True)
+        open_answers(cache_path).close()  # a damaged cache: one clear error, before any worker
     elif use_cache:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: PLC0415
 
         pin = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
         store = ray.remote(num_cpus=0)(AnswerStore).options(scheduling_strategy=pin).remote(
-            str(cache_root() / "answers.sqlite"))
+            answers_path(True))
     cluster = ray.cluster_resources()
     gpus = int(cluster.get("GPU", 0))
     shapes = defaultdict(list)  # resource shape -> job numbers
@@ -181,10 +106,8 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
         try:
             computed = ray.get(ref)
         except ray.exceptions.RayError as exc:  # retries exhausted, or a bug in a plugin: these jobs fail
-            computed = [JobOutcome(jobs[n].task.name, jobs[n].model.text, "failed", message=_ray_message(exc))
-                        for n in numbers]
-        for n, done in zip(numbers, computed):
-            outcomes[n] = done if isinstance(done, JobOutcome) else written(JobResult.from_payload(jobs[n], done))
+            computed = [failed(jobs[n], _ray_message(exc)) for n in numbers]
+        collect(outcomes, jobs, numbers, computed)
     sync()  # the run folders were written without a flush each (store.write_run, durable=False)
     return outcomes
 
@@ -203,9 +126,7 @@ class AnswerStore:
     """The answer cache, opened by one process on the driver's node; workers call it once per batch."""
 
     def __init__(self, path: str):
-        from pathlib import Path  # noqa: PLC0415
-
-        self.cache = AnswerCache(Path(path))
+        self.cache = open_answers(path)
 
     def get_many(self, keys: list[str]) -> dict:
         return self.cache.get_many(keys)
@@ -228,7 +149,7 @@ class AnswerStore:
 
 
 class _RemoteCache:
-    """What a worker hands :func:`runner.execute` as its cache: calls into the driver-side store, blocking,
+    """What a worker hands :func:`metabench.launch.execute.execute` as its cache: calls into the driver-side store, blocking,
     so a batch is committed before the next one is computed."""
 
     enabled = True
@@ -273,17 +194,15 @@ class Worker:
     together."""
 
     def __init__(self, store, cache_path: str | None = None):
-        from .plugins import load  # noqa: PLC0415
-        from .runner import compute_batch  # noqa: PLC0415 - a worker pays it once, at start
+        from ..plugins import load  # noqa: PLC0415
+        from .batch import compute_batch  # noqa: PLC0415 - a worker pays it once, at start
 
         self.registry = load()
         self.compute_batch = compute_batch
         if store is not None:
             self.cache = _RemoteCache(store)
         else:  # a local Ray: the cache file on this machine's disk, opened here (or no cache at all)
-            from pathlib import Path  # noqa: PLC0415
-
-            self.cache = AnswerCache(Path(cache_path) if cache_path else None)
+            self.cache = open_answers(cache_path)
 
     def compute(self, batch: list[Job]) -> list:
         """Per job: {results, samples, run_dir} to write, or its outcome (skipped, failed)."""

@@ -20,10 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import write_atomically
 from ..bounded_read import read_text
 from ..cache import cache_root
 from ..errors import AdapterError
@@ -250,11 +250,7 @@ def file_sha256(path: Path) -> str:
         pass
     value = _hash_file(real)
     try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(value)
-        os.replace(tmp, memo)
+        write_atomically(memo, value)
     except OSError:
         pass  # a read-only cache only costs re-hashing
     return value

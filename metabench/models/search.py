@@ -13,7 +13,7 @@ trial's hyperparameters, through :func:`metabench.models.finetune.train`) and tr
   resumes the best ones, so under ``hyperband`` a trial also hands its training state (the loop's resume
   state) to Ray as a checkpoint after each epoch, and a resumed trial continues where it stopped
   (:class:`TrialReporter`); ASHA only stops trials, so it needs none.
-- **Ray**: a local Ray started as the ``--launcher ray`` run matrix starts it (:func:`metabench.ray_launcher.start`:
+- **Ray**: a local Ray started as the ``--launcher ray`` run matrix starts it (:func:`metabench.ray_start.start`:
   the CPUs given, no dashboard, loopback only, no usage report), shut down afterwards if this search started
   it. :class:`ResultLog` keeps every report on the driver; Ray's own files live in a scratch folder removed
   after the search.
@@ -216,9 +216,9 @@ def summarise(log: dict[str, dict], *, metric: str, mode: str, best_epoch: bool,
 def run(search, trainable: Callable, *, metric: str, seed: int, default_epochs: float, cpus: int,
         cpus_per_trial: int, gpus_per_trial: int, storage: Path, best_epoch: bool) -> dict:
     """Run ``search`` on a local Ray; ``trainable(config)`` is one trial. Returns the record for results.json."""
-    from .. import ray_launcher
+    from ..ray_start import import_ray, start
 
-    ray = ray_launcher.import_ray()
+    ray = import_ray()
     # Quiet: verbose=0 silences only the legacy progress output, and checkpointing paused trials every epoch
     # is what this search does on purpose.
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
@@ -235,7 +235,7 @@ def run(search, trainable: Callable, *, metric: str, seed: int, default_epochs: 
     max_t = max_epochs(search.space, default_epochs)
     cpus = max(cpus, cpus_per_trial)  # fewer CPUs than one trial asks for would leave every trial pending
     started_ray = not ray.is_initialized()
-    ray_launcher.start(None, cpus)
+    start(None, cpus)
     log = _result_log(metric)
     started = time.perf_counter()
     try:

@@ -24,7 +24,7 @@ def names(value: str) -> list[str]:
 
 
 def _cells(context) -> dict[str, dict[str, list[str]]]:
-    from ..artifacts.gameability import cells  # noqa: PLC0415
+    from .gameability import cells  # noqa: PLC0415
 
     return context.memo("cells", lambda: cells(context.index))
 
@@ -68,8 +68,8 @@ def pct(value: float | None, default: float | None = None) -> str:
 
 def paper_cells(context, cell: str) -> str:
     """The paper's BERT-base Def / PME / Masked (gaps relative to Def) for the row the cell is bound to."""
-    from ..artifacts.tables import NUMBERS  # noqa: PLC0415
-    from .paper_views import VIEW_BY_KEY  # noqa: PLC0415
+    from .artifact_tables import NUMBERS  # noqa: PLC0415
+    from ..config.paper_layouts import VIEW_BY_KEY  # noqa: PLC0415
 
     bound = context.memo("bound", lambda: _bound(context))
     values = {}
@@ -136,7 +136,7 @@ def samples_table(context, model: str, cells: str) -> list[str]:
 
 
 def _assessed(context) -> list[dict]:
-    from ..artifacts.gameability import assess  # noqa: PLC0415
+    from .gameability import assess  # noqa: PLC0415
 
     return context.memo("gameability", lambda: assess(context.index, context.runs))
 
@@ -162,7 +162,7 @@ def majority_table(context, cells: str) -> list[str]:
     """The paper's Maj (the dataset's majority share: the pooled test folds) beside the mean of each test
     fold's own majority share (an oracle: it picks the better class per fold) and the majority baseline, which
     answers the training folds' majority class."""
-    from ..artifacts.tables import NUMBERS, dataset_majority  # noqa: PLC0415
+    from .artifact_tables import NUMBERS, dataset_majority  # noqa: PLC0415
 
     rows = []
     for cell in names(cells):
@@ -180,7 +180,7 @@ def majority_table(context, cells: str) -> list[str]:
 
 
 def _bound(context):
-    from ..artifacts.tables import bound_cells  # noqa: PLC0415
+    from .artifact_tables import bound_cells  # noqa: PLC0415
 
     return bound_cells(context.index)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from .views import VIEWS
+from ..kinds.views import VIEWS
 
 INCOMPLETE = tuple(v for v in VIEWS if v != "default")
 #: the flag's rule (the paper's "competitive") first, then the alternatives shown beside it

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import statistics
 
+from ..stats.seeds import mean_std_n
+
 
 def group_rows(results: list[dict]) -> list[dict]:
     """One dict per (group with aggregate: mean, model) among the results.json dicts of successful runs.
@@ -102,12 +104,7 @@ def mean_over_members(runs: list[dict]) -> dict[str, dict]:
             if all(isinstance(v, (int, float)) for v in values):
                 per_seed[seed] = statistics.fmean(values)
         values = list(per_seed.values())
-        out[metric] = {
-            "mean": statistics.fmean(values) if values else None,
-            "std": statistics.stdev(values) if len(values) > 1 else 0.0,
-            "n": len(values),
-            "per_seed": per_seed,
-        }
+        out[metric] = {**mean_std_n(values), "per_seed": per_seed}
     return out
 
 

@@ -1,14 +1,14 @@
 """Paper-layout views: the papers' result tables rebuilt from runs, with the papers' own numbers alongside.
 
-A view is the layout of one printed table: its rows, its columns and the metric each column shows. Which
-task fills which cell is not written here but in the task's YAML (``metadata.paper_view: {table, row,
+A view is the layout of one printed table: its rows, its columns and the metric each column shows
+(:mod:`metabench.config.paper_layouts`, beside the task configuration that binds to it). Which task fills
+which cell is not written there but in the task's YAML (``metadata.paper_view: {table, row,
 column}``), recorded in every run's results (``task.paper_view``): so a renamed task keeps its cells,
 `metabench validate` rejects a binding to a row or column the view lacks, a test fails when a cell has no
 task, and a leaderboard fills the views from run files alone. A plugin's tasks bind to the views the same
-way; a plugin adds a view by appending a `PaperTable` to `VIEWS` together with its `PAPER_NUMBERS`. A view
-whose cells need more than a mean over bound tasks names the module that renders it (``filled_by``: Boisson
-et al.'s tables, rendered by ``metabench.artifacts.tables`` with fold counts and relative gaps); its rows and
-columns are declared and its bindings validated here all the same.
+way. A view whose cells need more than a mean over bound tasks names the module that renders it
+(``filled_by``: Boisson et al.'s tables, rendered by ``metabench.report.artifact_tables`` with fold counts and
+relative gaps); its rows and columns are declared and its bindings validated all the same.
 
 Each row of a view is shown once per model: first the papers' models as printed (labelled ``paper``), then
 every metabench model with a complete run on one of the view's tasks (runs with ``--limit`` stay out: the
@@ -25,112 +25,24 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import warnings
+
+from ..config import paper_layouts
+from ..errors import PluginAPIDeprecationWarning
+from ..config.paper_layouts import VIEW_BY_KEY, PaperTable
 from .paper_numbers import PAPER_NUMBERS
 
 MISSING = "—"
-META4XNLI = "Meta4XNLI (Sanchez-Bayona & Agerri, Computational Linguistics 2025)"
-MUNCH = "MUNCH: Metaphor Understanding Challenge Dataset for LLMs"
 
 
-@dataclass(frozen=True)
-class PaperTable:
-    """One printed table: rows (tuples of labels), columns, and the metric shown in each column."""
-
-    key: str
-    paper: str
-    number: str
-    title: str
-    row_header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    metrics: dict  # column label -> metric name, in the printed column order
-    percent: bool  # Meta4XNLI prints percentages "67.17 ± 0.72"; MUNCH prints fractions ".28 (.18)"
-    average_row: tuple[str, ...] | None = None
-    tasks_per_cell: int = 1  # tasks averaged in one cell (MUNCH: 3 prompt variants)
-    #: module that renders the view instead of ``fill`` (its cells need more than a mean over bound tasks);
-    #: bindings to it are still declared and validated here
-    filled_by: str | None = None
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(self.metrics)
-
-    def check(self, row, columns) -> str | None:
-        """Why a binding to ``row`` and ``columns`` does not fit this view (None when it does)."""
-        if tuple(row) not in self.rows:
-            return f"view '{self.key}' has no row {list(row)}; its rows are: " + "; ".join(str(list(r)) for r in self.rows)
-        unknown = [c for c in columns if c not in self.metrics]
-        if unknown:
-            return f"view '{self.key}' has no column '{unknown[0]}'; its columns are: {', '.join(self.columns)}"
-        return None
-
-
-_DETECTION = {"F1": "span_f1", "Inv": "inv_f1", "Oov": "oov_f1", "P": "span_precision", "R": "span_recall"}
-_SOURCES = tuple((source, subset) for source in ("XNLI_dev", "XNLI_test", "esXNLI") for subset in ("metaphor", "no metaphor"))
-_AVERAGE = ("average", "")
-
-# Boisson et al.'s tables: each row is filled by a *cell* (a k-fold group or a task declaring views), whose
-# `metadata.paper_view` names the row and the columns; a column's last word is the view (Def, PME, Masked).
-BOISSON = "Construction Artifacts in Metaphor Identification Datasets (Boisson et al., EMNLP 2023)"
-_BOISSON_VIEWS = ("Def", "PME", "Masked")
-_BOISSON_ROWS = tuple((r,) for r in ("CARD_N", "JANK", "TroFi", "TSV_AN", "TSV_AN_L2", "MOH", "MAGPIE", "VUAC_ST1",
-                                     "VUAC_ST2", "VUAC_BO"))
-_BOISSON_METRICS = {"Maj": "majority_accuracy", **{f"{name} {v}": metric for name, metric in (
-    ("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1")) for v in _BOISSON_VIEWS}}
-_ARTIFACTS = "metabench.artifacts.tables"
-VIEWS: tuple[PaperTable, ...] = (
-    PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
-               ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),
-               _DETECTION, percent=True),
-    PaperTable("meta4xnli_table_12", META4XNLI, "Table 12", "Monolingual metaphor detection, decoders fine-tuned as "
-               "taggers (%)", ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"),
-                                                 ("M4X_EN", "VUAM")), _DETECTION, percent=True),
-    PaperTable("meta4xnli_table_13", META4XNLI, "Table 13", "Multilingual metaphor detection (%)", ("Train",),
-               (("M4X_ES+EN",),), {f"{lang} {col}": m for lang in ("ES", "EN") for col, m in _DETECTION.items()},
-               percent=True),
-    PaperTable("meta4xnli_table_14", META4XNLI, "Table 14", "Zero-shot cross-lingual metaphor detection (%)",
-               ("Train → Test",), (("ES → EN",), ("EN → ES",)),
-               {"F1": "span_f1", "P": "span_precision", "R": "span_recall"}, percent=True),
-    PaperTable("meta4xnli_table_15", META4XNLI, "Table 15", "NLI accuracy, encoders fine-tuned on an NLI corpus (%)",
-               ("Source", "Subset"), _SOURCES, {"EN": "accuracy", "ES": "accuracy"}, percent=True, average_row=_AVERAGE),
-    PaperTable("meta4xnli_table_16", META4XNLI, "Table 16", "NLI accuracy, LLMs prompted zero-shot (zs) or with the "
-               "3-example 'chain' prompt (%)", ("Source", "Subset"), _SOURCES,
-               {f"{prompt} {lang}": "accuracy" for prompt in ("zs", "chain") for lang in ("EN", "ES")}, percent=True,
-               average_row=_AVERAGE),
-    PaperTable("meta4xnli_table_17", META4XNLI, "Table 17", "NLI accuracy, encoders fine-tuned on Meta4XNLI (%)",
-               ("Train", "Test"), tuple((train, test) for train in ("No Met", "All") for test in ("Met", "No Met")),
-               {"EN": "accuracy", "ES": "accuracy"}, percent=True, average_row=_AVERAGE),
-    PaperTable("munch_table_2", MUNCH, "Table 2", "Paraphrase judgement accuracy, mean (SD) over 3 prompts",
-               ("Setup", "Condition"),
-               tuple((setup, condition) for setup in ("Word-judge", "Sent-judge") for condition in ("Implicit", "M-Sent", "M-Word")),
-               {"accuracy": "accuracy"}, percent=False, tasks_per_cell=3),
-    PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts", ("Prompts",),
-               (("all prompts",),), {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"},
-               percent=False, tasks_per_cell=3),
-    PaperTable("boisson_table_2", BOISSON, "Table 2", "Original splits, macro-F1 (%)", ("Dataset",),
-               (("TroFi",), ("TSV_AN",), ("TSV_SVO",), ("VUAC_ST1",)), {v: "macro_f1" for v in _BOISSON_VIEWS},
-               percent=True, filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_3", BOISSON, "Table 3", "Random and lexical 5-fold splits, macro-F1 (%), fold mean",
-               ("Dataset",), _BOISSON_ROWS,
-               {f"{regime} {v}": "macro_f1" for regime in ("Random", "Lexical") for v in _BOISSON_VIEWS},
-               percent=True, filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_4", BOISSON, "Table 4", "Random splits: majority-class accuracy, accuracy and "
-               "metaphor-class P/R/F1 (%)", ("Dataset",), tuple(r for r in _BOISSON_ROWS if r != ("TSV_AN_L2",)),
-               _BOISSON_METRICS, percent=True,
-               filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_5", BOISSON, "Table 5", "Lexical splits: as Table 4", ("Dataset",), _BOISSON_ROWS,
-               _BOISSON_METRICS, percent=True, filled_by=_ARTIFACTS),
-)
-VIEW_BY_KEY = {view.key: view for view in VIEWS}
-#: the views ``fill`` renders (the others name the module that does)
-FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
-
-
-def check_binding(binding) -> str | None:
-    """Why a task's ``metadata.paper_view`` entry names no cell of a known view (None when it does)."""
-    view = VIEW_BY_KEY.get(binding.table)
-    if view is None:
-        return f"no paper view '{binding.table}'; the views are: {', '.join(VIEW_BY_KEY)}"
-    return view.check(binding.row, binding.columns(view.columns))
+def __getattr__(name: str):
+    """The layouts moved to :mod:`metabench.config.paper_layouts` (tasks bind to them); the old names still
+    resolve here, with a DeprecationWarning, for plugins that imported them."""
+    if name in ("VIEWS", "FILLED_VIEWS", "check_binding", "META4XNLI", "MUNCH", "BOISSON"):
+        warnings.warn(f"metabench.report.paper_views.{name} moved to metabench.config.paper_layouts.{name}",
+                      PluginAPIDeprecationWarning, stacklevel=2)
+        return getattr(paper_layouts, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass

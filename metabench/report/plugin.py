@@ -16,3 +16,8 @@ def metabench_register_reporters(register):
     register("markdown", f"{_L}.markdown:write", description="leaderboard.md: overview, per-task tables, gaps, paper tables")
     register("json", f"{_L}.jsonfile:write", description="leaderboard.json: everything the other formats show")
     register("html", f"{_L}.site:write", description="static site: sortable tables, task and model pages, SVG plots")
+
+
+@hookimpl
+def metabench_register_commands(register):
+    register("report", "metabench.commands.report:add_commands", description="compare, gate, leaderboard")

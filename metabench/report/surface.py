@@ -16,7 +16,6 @@ from .runs import Run
 def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:
     """``{item id: (overlap, length)}`` for every test item of the run's task."""
     from ..config.index import TaskIndex  # noqa: PLC0415
-    from ..config.validate import resolve_split, split_values  # noqa: PLC0415
     from ..data.load import load_split  # noqa: PLC0415
 
     index = TaskIndex(registry)
@@ -33,8 +32,7 @@ def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:
             hint="rerun the task (cached answers make it cheap), or leave out --controls",
         )
     features: dict[str, tuple[float, int]] = {}
-    for value in split_values(task.config.splits.test):
-        dataset, split, args = resolve_split(task.config, value)
+    for dataset, split, args in task.slices["test"]:
         for item in load_split(registry, dataset, split, args).items:
             premise, hypothesis = getattr(item, "premise", None), getattr(item, "hypothesis", None)
             if premise is None or hypothesis is None:

@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from metabench.artifacts.views import expression_key, render
+from metabench.kinds.views import expression_key, render
 from metabench.config.index import TaskIndex
 from metabench.data.load import load_split
 

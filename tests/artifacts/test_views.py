@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from metabench.artifacts.recipes import RECIPES
-from metabench.artifacts.views import PME_CLOSE, PME_OPEN, expression_span, render
+from metabench.kinds.views import PME_CLOSE, PME_OPEN, expression_span, render
 from metabench.data.items import TextItem
 from metabench.errors import DataError
 

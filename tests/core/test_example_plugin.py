@@ -97,3 +97,14 @@ def test_a_wrong_count_in_the_plugins_spec_fails_verify(env):
     assert done.returncode == 1 and "verification FAILED" in done.stdout
     (check,) = [line for line in done.stdout.splitlines() if "items test" in line]
     assert "13" in check and "12" in check and "FAIL" in check
+
+
+def test_the_plugin_adds_a_cli_verb_through_the_commands_hook(env):
+    done = _metabench("cue-words", "She grasped the idea", "She held the cup", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == ["metaphorical\tgrasped\tShe grasped the idea", "literal\t-\tShe held the cup"]
+    done = _metabench("cue-words", "She held the cup", "--words", "held+", env=env)
+    assert done.returncode == 2 and "an empty cue word" in done.stderr and "Traceback" not in done.stderr
+    assert "cue-words" in _metabench("--help", env=env).stdout
+    without = _metabench("--help", env={**env, "METABENCH_PLUGIN_MODULES": ""}).stdout
+    assert "cue-words" not in without and "hard" in without  # a built-in family's verbs come the same way

@@ -10,7 +10,8 @@ from metabench.cache import AnswerCache
 from metabench.config.index import TaskIndex
 from metabench.jobs import Job, RunOptions, prepare
 from metabench.models.spec import parse_model_spec
-from metabench.runner import execute, write
+from metabench.launch.execute import execute
+from metabench.launch.outcomes import write
 
 
 def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
@@ -27,14 +28,24 @@ def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
     assert (first.run_dir / "results.json").is_file()  # ...writing does
 
 
-def test_slices_are_resolved_once_per_load(toy_registry, monkeypatch):
+def test_slices_are_resolved_once_per_load(toy_registry, monkeypatch, tmp_path):
+    """Loading, hashing, the job memo, job groups and the run's task facts all read the loaded task's slices."""
+    from metabench import job_memo
+    from metabench.config import validate
+    from metabench.launch.job_groups import data_key
+    from metabench.task_facts import task_facts
+
+    task = TaskIndex(toy_registry).load("toy_cls")  # validation checks every slice; what follows reads them
     calls = []
-    real = jobs.resolve_split
-    monkeypatch.setattr(jobs, "resolve_split", lambda config, value: calls.append(value) or real(config, value))
-    task = TaskIndex(toy_registry).load("toy_cls")
+    real = validate.resolve_split
+    monkeypatch.setattr(validate, "resolve_split", lambda config, value: calls.append(value) or real(config, value))
     data = prepare(toy_registry, task, limit=5)
     hashes = {data.data_hash(), data.data_hash(("train", "validation"), with_limit=False)}
-    assert len(calls) == 2 and len(hashes) == 2  # test + train resolved while loading, not again for hashing
+    job = Job(task, parse_model_spec("random"), RunOptions(output_dir=tmp_path))
+    job_memo.key(toy_registry, job, "fingerprint", "baseline", [0])
+    assert data_key(job) == '["toy_cls"]'
+    assert [d["roles"] for d in task_facts(toy_registry, task)["datasets"]] == [["test", "train"]]
+    assert len(calls) == 2 and len(hashes) == 2  # test + train resolved once, not again by any reader
     assert len(data.test.items) == 5 and data.data_hash() != prepare(toy_registry, task, limit=6).data_hash()
 
 

@@ -1,14 +1,18 @@
-"""The layer rules of docs/architecture.md, checked on the source: no import cycles (lazy imports inside
-functions count too), kinds and adapters meet only in requests.py, and adapters get the registry passed in."""
+"""The layer rules of docs/architecture.md, checked on the source: every module sits on one floor of the
+architecture page's floor table and imports only from its own floor or lower ones; no import cycle between
+modules or between the table's packages (lazy imports inside functions count too); kinds and adapters meet only
+in requests.py; adapters get the registry passed in."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "metabench"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 
 
 def _modules() -> dict[str, Path]:
@@ -19,28 +23,34 @@ def _modules() -> dict[str, Path]:
     return out
 
 
+def _imports(name: str, path: Path):
+    """(line, candidate module names) of every import statement in a module, relative ones made absolute."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(_without_lazy_api(name, ast.parse(path.read_text(encoding="utf-8")))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield node.lineno, [target, *(f"{target}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            yield node.lineno, [alias.name for alias in node.names]
+
+
 def import_graph() -> dict[str, set[str]]:
     """Module -> the metabench modules it imports anywhere in its body."""
     modules = _modules()
-    graph = {}
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        deps = set()
-        for node in ast.walk(_without_lazy_api(name, ast.parse(path.read_text(encoding="utf-8")))):
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                candidates = [target, *(f"{target}.{alias.name}" for alias in node.names)]
-            elif isinstance(node, ast.Import):
-                candidates = [alias.name for alias in node.names]
-            else:
-                continue
-            deps.update(c for c in candidates if c in modules and c != name)
-        graph[name] = deps
-    return graph
+    return {name: {c for _, candidates in _imports(name, path) for c in candidates if c in modules and c != name}
+            for name, path in modules.items()}
+
+
+def dangling_imports() -> list[str]:
+    """Imports of a metabench module that does not exist (a module moved, an import left behind)."""
+    modules = _modules()
+    return [f"{name}:{line} imports {candidates[0]}" for name, path in modules.items()
+            for line, candidates in _imports(name, path)
+            if candidates[0].split(".")[0] == "metabench" and not any(c in modules for c in candidates)]
 
 
 def _without_lazy_api(name: str, tree: ast.Module) -> ast.Module:
@@ -105,3 +115,71 @@ def test_adapters_never_reach_for_the_global_registry():
     assert sorted(m for m, deps in graph.items() if m.startswith("metabench.models") and "metabench.plugins" in deps) == []
     for path in (PACKAGE / "models").glob("*.py"):
         assert "default_registry" not in path.read_text(encoding="utf-8"), path.name
+
+
+def floor_table(text: str) -> dict[str, int]:
+    """Package or module (``kinds/``, ``runner.py``) -> its floor, from the rows of the page's floor table
+    (``| 2 | `kinds/`, `models/` | ... |``)."""
+    out = {}
+    for line in text.splitlines():
+        row = re.match(r"\|\s*(\d+)\s*\|([^|]*)\|", line)
+        if row:
+            for entry in re.findall(r"`([^`]+)`", row.group(2)):
+                out[entry] = int(row.group(1))
+    return out
+
+
+def home(module: str, table: dict[str, int]) -> str | None:
+    """The floor-table entry a module belongs to: its top-level folder, or its own file."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return "__init__.py" if "__init__.py" in table else None
+    for entry in (f"{parts[0]}/", f"{parts[0]}.py"):
+        if entry in table:
+            return entry
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]], table: dict[str, int]) -> list[str]:
+    return sorted(f"{m} (floor {table[home(m, table)]}) imports {d} (floor {table[home(d, table)]})"
+                  for m, deps in graph.items() for d in deps if table[home(d, table)] > table[home(m, table)])
+
+
+def package_graph(graph: dict[str, set[str]], table: dict[str, int]) -> dict[str, set[str]]:
+    """The module graph folded onto the floor table's entries."""
+    out: dict[str, set[str]] = {entry: set() for entry in table}
+    for module, deps in graph.items():
+        out[home(module, table)].update(home(d, table) for d in deps if home(d, table) != home(module, table))
+    return out
+
+
+FLOORS = floor_table(ARCHITECTURE.read_text(encoding="utf-8"))
+
+
+def test_the_floor_table_is_read():
+    assert floor_table("| 3 | `artifacts/`, `hard/` | families |\n| x | `no.py` |") == {"artifacts/": 3, "hard/": 3}
+    assert FLOORS["cli.py"] > FLOORS["runner.py"] > FLOORS["launch/"] > FLOORS["jobs.py"] > FLOORS["kinds/"] > FLOORS["config/"]
+
+
+def test_every_module_has_a_floor_and_every_entry_exists():
+    graph = import_graph()
+    assert sorted(m for m in graph if home(m, FLOORS) is None) == []
+    assert sorted(e for e in FLOORS if not (PACKAGE / e).exists()) == []
+
+
+def test_the_upward_import_finder_finds_one():
+    table = {"kinds/": 2, "report/": 5}
+    assert upward_imports({"metabench.kinds.x": {"metabench.report.y"}, "metabench.report.y": set()}, table) == [
+        "metabench.kinds.x (floor 2) imports metabench.report.y (floor 5)"]
+
+
+def test_imports_point_down_the_floors():
+    assert upward_imports(import_graph(), FLOORS) == []
+
+
+def test_no_import_cycle_between_packages():
+    assert cycles(package_graph(import_graph(), FLOORS)) == []
+
+
+def test_every_import_of_metabench_names_a_module_that_exists():
+    assert dangling_imports() == []

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from metabench import plugins, process_launcher
+from metabench import plugins
+from metabench.launch import processes as process_launcher
 from metabench.runner import RunOptions, run
 from launcher_runs import ok_runs
 
@@ -43,10 +44,11 @@ def pools(monkeypatch) -> list[str]:
 
 
 def _run(root: Path, name: str, models, launcher: str, **kw):
-    os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")
+    """One run with its own answer cache; the cache variable is restored afterwards (no test inherits it)."""
     options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
-    launch = None if launcher == "serial" else process_launcher.launch
-    return run(plugins.load(), "toy_all", list(models), options, launch=launch)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("METABENCH_CACHE_DIR", str(root / f"{name}-cache"))
+        return run(plugins.load(), "toy_all", list(models), options)
 
 
 def test_a_process_run_equals_the_serial_run(toy_env, pools):

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a local Ray
+
 ray = pytest.importorskip("ray")
 
-from metabench import plugins, ray_launcher  # noqa: E402
+from metabench import plugins, ray_start  # noqa: E402
+from metabench.launch import ray_workers as ray_launcher  # noqa: E402
 from metabench.runner import RunOptions, run  # noqa: E402
 from launcher_runs import ok_runs  # noqa: E402
 
@@ -32,7 +35,7 @@ def ray_env(tmp_path_factory):
         "TOY_COUNT_LOG": str(root / "count.log"),
         "TOY_KILL_MARK": str(root / "killed"),
     })
-    ray_launcher.start(None, 2)
+    ray_start.start(None, 2)
     yield root
     ray.shutdown()
     os.environ.clear()
@@ -43,7 +46,7 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
     os.environ["METABENCH_CACHE_DIR"] = str(root / f"{name}-cache")  # the driver's answer cache for this run
     registry = plugins.load()
     options = RunOptions(output_dir=root / name, progress=False, launcher=launcher, **kw)
-    return run(registry, "toy_all", list(models), options, launch=ray_launcher.launch if launcher == "ray" else None)
+    return run(registry, "toy_all", list(models), options)
 
 
 def test_ray_run_equals_the_serial_run(ray_env):
@@ -86,7 +89,7 @@ def test_the_local_ray_listens_on_loopback_only(ray_env):
 
 
 def test_ray_jobs_ask_for_a_gpu_only_for_models_and_only_when_there_are_gpus():
-    from metabench.ray_launcher import resources
+    from metabench.launch.ray_workers import resources
 
     assert resources("decoder", gpus=True) == {"num_cpus": 1, "num_gpus": 1}
     assert resources("encoder", gpus=True) == {"num_cpus": 1, "num_gpus": 1}

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # `--tasks all` in subprocesses
+
 
 @pytest.fixture
 def skips_env(toy_env):

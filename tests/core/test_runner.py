@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -75,7 +74,7 @@ def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path,
     from metabench.config.index import TaskIndex
     from metabench.jobs import Job
     from metabench.models.spec import parse_model_spec
-    from metabench.runner import execute
+    from metabench.launch.execute import execute
 
     task = TaskIndex(toy_registry).load("toy_cls")
     edited = dataclasses.replace(task, config=task.config.model_copy(update={"primary_metric": "macro_f1"}))
@@ -121,29 +120,22 @@ def _cached_keys(cache_dir: Path) -> int:
 
 
 def test_sigkill_then_resume_recomputes_no_finished_item(toy_env, tmp_path):
-    log = tmp_path / "answered.log"
-    env = {**toy_env, "TOY_COUNT_LOG": str(log)}
-    cmd = [sys.executable, "-m", "metabench.cli", "--tasks", "toy_cls", "--model", "counting:delay=0.05,batch_size=1",
-           "-o", str(tmp_path / "runs"), "--no-progress"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 60
-    while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 12):
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    cache_dir = Path(env["METABENCH_CACHE_DIR"])
-    committed = _cached_keys(cache_dir)
-    first_pass = log.read_text().splitlines()
-    assert 10 <= committed < 40, "the kill must land mid-run"
-    assert not (tmp_path / "runs" / "toy_cls").exists() or not any((tmp_path / "runs" / "toy_cls").rglob("results.json"))
+    """The run kills itself (SIGKILL) on entering the batch after its 12th answer, a point no timing decides;
+    the resumed run computes only the 28 items that had no committed answer."""
+    log, mark = tmp_path / "answered.log", tmp_path / "killed"
+    env = {**toy_env, "TOY_COUNT_LOG": str(log), "TOY_KILL_MARK": str(mark), "TOY_KILL_AFTER": "12"}
+    cmd = [sys.executable, "-m", "metabench.cli", "--tasks", "toy_cls", "--model", "killing:batch_size=1",
+           "--launcher", "serial", "-o", str(tmp_path / "runs"), "--no-progress"]
+    killed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL and mark.exists(), killed.stderr
+    committed = _cached_keys(Path(env["METABENCH_CACHE_DIR"]))
+    assert committed == len(log.read_text().splitlines()) == 12  # each answer committed before the next batch
+    assert not any((tmp_path / "runs").rglob("results.json"))
 
     log.write_text("")
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)  # the mark stops a second kill
     assert done.returncode == 0, done.stderr
-    second_pass = log.read_text().splitlines()
-    # only items without a committed answer are recomputed (at most the one in flight when killed)
-    assert len(second_pass) == 40 - committed
-    assert len(first_pass) - committed <= 1
+    assert len(log.read_text().splitlines()) == 40 - committed
     results = json.loads(next((tmp_path / "runs" / "toy_cls").rglob("results.json")).read_text())
     assert results["timings"]["cached_items"] == committed
     assert results["n_items"] == 40
@@ -181,9 +173,9 @@ def test_a_fully_cached_job_is_one_query_and_renders_only_the_probe_request(toy_
 
 
 def test_a_model_that_cannot_serve_a_task_is_skipped_before_its_data_is_loaded(toy_registry, tmp_path, monkeypatch):
-    from metabench import runner
-
     import dataclasses
+
+    from metabench.launch import batch, execute
 
     from metabench.cache import AnswerCache
     from metabench.config.index import TaskIndex
@@ -193,9 +185,9 @@ def test_a_model_that_cannot_serve_a_task_is_skipped_before_its_data_is_loaded(t
     task = TaskIndex(toy_registry).load("toy_cls")
     untrained = dataclasses.replace(task, config=task.config.model_copy(
         update={"splits": task.config.splits.model_copy(update={"train": None})}))
-    monkeypatch.setattr(runner, "prepare", lambda *a, **k: pytest.fail("a skipped job loaded its data"))
+    monkeypatch.setattr(execute, "prepare", lambda *a, **k: pytest.fail("a skipped job loaded its data"))
     options = RunOptions(output_dir=tmp_path / "runs", progress=False)
-    skipped = runner.attempt(toy_registry, Job(untrained, parse_model_spec("majority"), options), AnswerCache(None))
+    skipped = batch.attempt(toy_registry, Job(untrained, parse_model_spec("majority"), options), AnswerCache(None))
     assert skipped.status == "skipped" and skipped.reason == "needs a training split"
 
 
@@ -212,29 +204,38 @@ def _without_volatile(results: dict) -> dict:
 
 
 def test_a_remembered_job_loads_no_data_and_writes_the_same_run(toy_registry, tmp_path, monkeypatch):
-    from metabench import runner
+    from metabench.launch import execute
+    from metabench.timings import Phases
 
     (first,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1])
-    monkeypatch.setattr(runner, "prepare", lambda *a, **k: pytest.fail("a remembered job loaded its data"))
+    monkeypatch.setattr(execute, "prepare", lambda *a, **k: pytest.fail("a remembered job loaded its data"))
     (again,) = run(toy_registry, "toy_cls", ["random"], RunOptions(output_dir=tmp_path / "again", seeds=[0, 1], progress=False))
     assert again.status == "ok", again.message
     assert (again.run_dir / "samples.jsonl").read_bytes() == (first.run_dir / "samples.jsonl").read_bytes()
     assert _without_volatile(read_results(again.run_dir)) == _without_volatile(read_results(first.run_dir))
     timings = again.results["timings"]
     assert timings["cached_items"] == 80 and timings["load_s"] == 0 and timings["predict_s"] == 0
-    assert sum(timings[p] for p in runner.Phases().seconds) == pytest.approx(timings["total_s"], rel=0.05)
+    assert sum(timings[p] for p in Phases().seconds) == pytest.approx(timings["total_s"], rel=0.05)
 
 
 def test_the_job_memo_misses_when_its_inputs_change(toy_registry, tmp_path, monkeypatch):
     """Another seed list, --limit or model is another job; with the parsed items cleared the job is computed."""
     from metabench import jobs
     from metabench.data import itemcache
+    from metabench.launch import execute
+
+    prepared = []
+    real = execute.prepare
+    monkeypatch.setattr(execute, "prepare", lambda *a, **k: prepared.append(a[1].name) or real(*a, **k))
 
     def computed(**kw) -> bool:
+        """Whether the job was computed: its data prepared (counted), not taken whole from the memo."""
         model = kw.pop("model", "random")
+        before = len(prepared)
         (outcome,) = run(toy_registry, "toy_cls", [model], RunOptions(output_dir=tmp_path / "o", progress=False,
                                                                       overwrite=True, **kw))
-        return outcome.results["timings"]["load_s"] > 0
+        assert outcome.status == "ok", outcome.message
+        return len(prepared) == before + 1
 
     assert computed(seeds=[0]) and not computed(seeds=[0])
     assert computed(seeds=[1]) and computed(seeds=[0], limit=7) and computed(seeds=[0], model="random:strategy=prior")

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from metabench.data import commands, download
+from metabench.commands import data as commands
+from metabench.data import download
 from metabench.data.context import DataContext
 from metabench.data.resolve import cache_dir, resolve_file
 from metabench.data.spec import DataFile, DatasetSpec

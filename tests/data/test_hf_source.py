@@ -529,7 +529,7 @@ def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkey
     import os
     import sys
 
-    from metabench import process_launcher
+    from metabench.launch import processes as process_launcher
     from launcher_runs import ok_runs
 
     _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
@@ -549,8 +549,7 @@ def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkey
         monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / f"{name}-cache"))
         options = RunOptions(output_dir=tmp_path / name, progress=False, launcher=launcher,
                              workers=2 if launcher == "processes" else None)
-        return run(plugins.load(), "hf_cls,hf_tag", ["majority", "lookup"], options,
-                   launch=None if launcher == "serial" else process_launcher.launch)
+        return run(plugins.load(), "hf_cls,hf_tag", ["majority", "lookup"], options)
 
     spawned, serial = launch("spawned", "processes"), launch("serial", "serial")
     assert [o.status for o in spawned] == ["ok"] * 4, [o.message for o in spawned]

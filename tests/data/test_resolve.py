@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from metabench.data import commands
+from metabench.commands import data as commands
 from metabench.data.context import DataContext
 from metabench.data.items import TaggedSentence
 from metabench.data.readers import read_conll

@@ -64,10 +64,6 @@ def test_export_cli(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "toy_plugin,decoder_tasks_plugin")
     plugins.default_registry.cache_clear()
     try:
-        import metabench.cli as cli
-
-        if "metabench.export.commands" not in cli.COMMAND_MODULES:
-            monkeypatch.setattr(cli, "COMMAND_MODULES", (*cli.COMMAND_MODULES, "metabench.export.commands"))
         assert main(["export", "lm-eval", str(tmp_path / "x"), "--tasks", "toy_choice", "--limit", "3"]) == 0
     finally:
         plugins.default_registry.cache_clear()

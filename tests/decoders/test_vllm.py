@@ -73,7 +73,7 @@ def test_decoder_modules_import_nothing_heavy():
     code = (
         "import sys\n"
         "import metabench.models.hf_decoder, metabench.models.vllm_decoder, metabench.models.openai_decoder\n"
-        "import metabench.kinds.choice, metabench.kinds.generation, metabench.kinds.parsers, metabench.export.commands\n"
+        "import metabench.kinds.choice, metabench.kinds.generation, metabench.kinds.parsers, metabench.commands.export\n"
         "heavy = [m for m in ('torch', 'lm_eval', 'transformers', 'vllm', 'jinja2') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

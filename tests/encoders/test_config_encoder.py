@@ -9,7 +9,7 @@ import pytest
 from metabench.config.index import validate_paths
 from metabench.data.items import TextItem
 from metabench.errors import DataError
-from metabench.artifacts.views import render
+from metabench.kinds.views import render
 
 
 @pytest.fixture

@@ -103,6 +103,18 @@ def test_compare_phi_table(cli, tmp_path):
     assert code == 2 and "no phi table here" in err
 
 
+def test_hard_breakdown_is_the_same_verb_as_compare_phi_table(cli, tmp_path):
+    run = _vua_run(tmp_path / "runs" / "vua_verb" / "det")
+    table = save_table(_table(), tmp_path / "tables")
+    for flags in ((), ("--json",)):
+        code, out, err = cli("hard", "breakdown", "--phi-table", table, run, *flags)
+        assert code == 0, err
+        assert out == cli("compare", "--phi-table", table, run, *flags)[1]
+    with pytest.raises(SystemExit) as stopped:  # argparse: one of --phi-table and --model is required
+        cli("hard", "breakdown", run)
+    assert stopped.value.code == 2
+
+
 def test_leaderboard_shows_hardness_with_its_sor_model(report_registry, tmp_path):
     from metabench.report.leaderboard import build_site
 

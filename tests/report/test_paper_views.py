@@ -7,7 +7,8 @@ import pytest
 from metabench.report.compare import Options
 
 from metabench.report.paper_numbers import PAPER_NUMBERS
-from metabench.report.paper_views import FILLED_VIEWS, MISSING, Cells, fill
+from metabench.config.paper_layouts import FILLED_VIEWS
+from metabench.report.paper_views import MISSING, Cells, fill
 
 VIEW = {v.key: v for v in FILLED_VIEWS}  # the Boisson views are rendered and tested in artifacts/
 

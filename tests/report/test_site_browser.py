@@ -16,6 +16,8 @@ from metabench.report.leaderboard.board import slug
 
 from headless import LAPTOP, browser  # noqa: F401 - the shared headless Chromium fixture
 
+pytestmark = pytest.mark.slow  # a headless Chromium
+
 HOSTILE = "<script>alert(1)</script>"
 REPO = Path(__file__).resolve().parents[2]
 #: The committed screenshot of the committed leaderboard's overview, taken by this test

@@ -185,11 +185,13 @@ def melbert_fold_items(ctx, relpath: str, *, prefix: str, source: str, meta: dic
 
 
 def gao_verb_items(ctx, relpath: str, *, source: str, index_column: str = "verb_idx", meta: dict | None = None,
-                   extra=()) -> list:
+                   extra=(), group=None) -> list:
     """TextItems of a Gao et al. (2018) verb CSV (``verb, sentence, verb_idx, label`` [+ extra columns]).
 
-    Ids are ``<file stem>:<0-based row>``.
+    Ids are ``<file stem>:<0-based row>``. ``extra``: columns copied into ``meta`` (a dict maps a meta key to
+    its column); ``group``: ``row -> str``, the item's group (VUA-Verb: its sentence).
     """
+    columns = extra if isinstance(extra, dict) else {k: k for k in extra}
     from ..items import TextItem  # noqa: PLC0415
     from ..readers import read_table  # noqa: PLC0415
 
@@ -208,8 +210,9 @@ def gao_verb_items(ctx, relpath: str, *, source: str, index_column: str = "verb_
                 target_index=target,
                 lemma=row["verb"],
                 pos="VERB",
+                group=group(row) if group else "",
                 source=source,
-                meta={"line": line, **{k: row[k] for k in extra}, **(meta or {})},
+                meta={"line": line, **{k: row[c] for k, c in columns.items()}, **(meta or {})},
             )
         )
     check_unique_ids(items, relpath)

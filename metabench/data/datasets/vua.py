@@ -35,6 +35,7 @@ from ._common import (
     check_unique_ids,
     conll_items,
     files,
+    gao_verb_items,
     noted,
     result,
     stem,
@@ -159,33 +160,12 @@ def verify_vua18(ctx):
 
 
 def load_vua_verb(ctx, split: str):
-    from ..items import TextItem  # noqa: PLC0415
-
+    """Gao et al.'s VUA-Verb CSVs (their verb format), grouped by sentence (``<text_idx>_<sentence_idx>``)."""
     if split not in VERB_FILES:
         raise bad_split("vua_verb", split, VERB_FILES)
-    relpath = VERB_FILES[split]
-    name = stem(relpath)
-    items = []
-    for index, (line, row) in enumerate(_rows(ctx, relpath)):
-        where = f"{relpath}:{line}"
-        target = to_int(row["verb_idx"], where, "verb_idx")
-        text = row["sentence"]
-        items.append(
-            TextItem(
-                id=f"{name}:{index}",
-                text=text,
-                label=binary_label(row["label"], where),
-                spans=(target_span(text, target, where),),
-                target_index=target,
-                lemma=row["verb"],
-                pos="VERB",
-                group=f"{row['text_idx']}_{row['sentence_idx']}",
-                source="vua_verb",
-                meta={"txt_id": row["text_idx"], "sentence_id": row["sentence_idx"], "split": split, "line": line},
-            )
-        )
-    check_unique_ids(items, f"vua_verb {split}")
-    return items
+    return gao_verb_items(ctx, VERB_FILES[split], source="vua_verb", meta={"split": split},
+                          extra={"txt_id": "text_idx", "sentence_id": "sentence_idx"},
+                          group=lambda row: f"{row['text_idx']}_{row['sentence_idx']}")
 
 
 VERB_EXPECTED = {  # SOURCE.md: rows, metaphorical rows

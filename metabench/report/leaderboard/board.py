@@ -32,8 +32,9 @@ from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
 from ..hardness import hardness_rows
 from ..metaphor_effects import control_rows, paired_rows
-from ..paper_views import FILLED_VIEWS, Cells, fill
-from ...artifacts.tables import artifact_report
+from ...config.paper_layouts import FILLED_VIEWS
+from ..paper_views import Cells, fill
+from ..artifact_tables import artifact_report
 from ..runs import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
@@ -92,9 +93,10 @@ def _datasets(registry: Registry, run: Run) -> list[dict]:
     if run.datasets is not None:
         return run.datasets
     from ...config.schema import TaskConfig
+    from ...config.validate import role_slices
 
     try:
-        return datasets_used(registry, TaskConfig.model_validate(run.results["task"]["config"]))
+        return datasets_used(registry, role_slices(TaskConfig.model_validate(run.results["task"]["config"])))
     except ValueError:
         return [{"name": run.results["task"]["dataset"], "roles": ["test"], "licence": "", "citation": ""}]
 

@@ -44,3 +44,9 @@ def metabench_register_metrics(register):
 @hookimpl
 def metabench_register_models(register):
     register("cue-words", "metabench_example_plugin.adapter:CueWords", description="metaphorical if a cue word occurs")
+
+
+@hookimpl
+def metabench_register_commands(register):
+    register("cue-words", "metabench_example_plugin.commands:add_commands",
+             description="`metabench cue-words SENTENCE...`: the cue words the cue-words model finds")

@@ -1,0 +1,258 @@
+"""Computing one job: data → requests → answers → scores → the results record (nothing written but answers).
+
+For each seed every test item is looked up in the answer cache first; the adapter is fitted (trained, for
+encoders) only if some item is still missing, then answers the missing items batch by batch, each batch
+committed to the cache before the next starts. So an interrupted run resumes where it stopped and a repeated
+run costs only the cache look-ups. Before any of that, a job whose inputs are unchanged since it last finished
+is taken whole from the job memo (:mod:`metabench.job_memo`): no data loaded, nothing scored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from tqdm.auto import tqdm
+
+from .. import job_memo
+from ..cache import AnswerCache, item_key, job_key
+from ..config.index import LoadedTask
+from ..data.hashing import hashing_seconds
+from ..data.hf_source import register as register_source
+from ..errors import MetabenchError, UnsupportedError
+from ..jobs import Job, RunOptions, TaskData, build_kind, prepare
+from ..models.base import Adapter
+from ..models.spec import build_adapter
+from ..registry import Registry
+from ..requests import Training
+from ..store import check_run_dir, golds_sha256, run_name, samples_text
+from ..timings import Phases
+from .gc_tuning import freeze_loaded
+from .outcomes import JobResult
+from .record import process_facts, results_record
+
+
+def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
+    """The seeds this job runs (``options`` None: the task's protocol seeds, which name the run folder)."""
+    section = getattr(task.config.protocol, adapter.family, None)
+    if section is None:
+        raise UnsupportedError(
+            f"task '{task.name}' has no protocol.{adapter.family} section, so {adapter.family} models "
+            f"('{adapter.name}') cannot run it",
+            hint=f"add protocol.{adapter.family} to {task.raw.path}, or choose another --model",
+            reason=f"no protocol.{adapter.family} in the task",
+        )
+    seeds = options.seeds if options is not None and options.seeds is not None else section.seeds
+    seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
+    return seeds if adapter.seeded else seeds[:1]
+
+
+def execute(registry: Registry, job: Job, cache) -> JobResult:
+    """Compute one job: answers (from ``cache`` where it has them), per-item scores and the results record.
+
+    Writes nothing but answers into ``cache`` (batch by batch); pass ``AnswerCache(None)`` to write nothing.
+    """
+    phases, hashed = Phases(), hashing_seconds()
+    task, spec, options = job.task, job.model, job.options
+    register_source(registry, task.config, task.raw, task.plugin, task.plugin_version)  # a spawned worker's too
+    adapter = build_adapter(spec, registry, options.adapter_settings)
+    seeds = _seeds(task, adapter, options)
+    kind = build_kind(registry, task)
+    if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
+        adapter.check_request_type(kind.request_type(), task.name)
+    _check_training(task, adapter, task.config.splits.train)
+    fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
+    memo = job_memo.key(registry, job, fingerprint, adapter.family, seeds)
+    remembered = cache.get_run(memo) if memo is not None else None
+    phases.lap("cache_lookup_s")
+    if remembered is not None:
+        return _remembered(registry, job, remembered, phases)
+    answers_cache = cache if adapter.cache_answers else AnswerCache(None)
+    data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir, kind=kind)
+    freeze_loaded()
+    test = data.test
+    limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
+    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    check_run_dir(run_dir)
+    if kind.request_type() is None:  # a kind that does not declare it: probe the first item
+        adapter.check_request_type(type(kind.request(test.items[0])), task.name)
+    _check_training(task, adapter, data.splits["train"].items if data.splits["train"] else None)
+    golds = _plain(test.golds(kind))
+    phases.lap("load_s")
+    phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
+    data_hash = data.data_hash()
+    training_hash = data.data_hash(("train", "validation"), with_limit=False)
+    phases.lap("data_hash_s")
+
+    ids = [str(item.id) for item in test.items]
+    requests: dict[int, object] = {}  # built only for items the cache cannot answer
+    per_seed, samples = {}, []
+    timings = {"cached_items": 0}
+    for seed in seeds:
+        whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
+        found = answers_cache.get_job(whole)
+        if found is not None and len(found) == len(ids) and all(i in found for i in ids):
+            preds = [found[i] for i in ids]
+            timings["cached_items"] += len(preds)
+            phases.lap("cache_lookup_s")
+        else:
+            preds = _seed_answers(job, data, adapter, answers_cache, seed, data_hash, training_hash, fingerprint,
+                                  requests, timings, phases)
+            answers_cache.put_job(whole, dict(zip(ids, preds)))
+            phases.lap("cache_lookup_s")
+        per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
+        for item, gold, pred in zip(test.items, golds, preds):
+            samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
+        phases.lap("score_s")
+
+    lines = samples_text(samples).encode("utf-8")
+    results = results_record(registry, job, adapter, data, seeds, per_seed, timings)
+    results["data"]["splits"]["test"]["golds_sha256"] = golds_sha256(zip(ids, golds))
+    results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
+    memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
+    if memo is not None:
+        cache.put_run(memo, job_memo.stored(results), run_dir.name, lines)
+    phases.lap("write_s")  # encoding the samples, the record; write() adds the time writing the folder takes
+    timings.update(phases.record())
+    answered = len(test.items) * len(seeds) - timings["cached_items"]
+    timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
+    return JobResult(job, results, lines, run_dir)
+
+
+def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
+    """A job taken whole from the job memo: its data files re-verified, the process facts made fresh. The
+    model's ``info`` stays the computing run's: it describes how these answers were made (the checkpoints
+    trained, a search's trials), which an adapter that was never fitted here cannot say."""
+    record, name, lines = remembered
+    job_memo.verify_files(registry, record["data"]["files"], job.options.data_dir)
+    phases.lap("data_hash_s")
+    run_dir = job.options.output_dir / job.task.name / name
+    check_run_dir(run_dir)
+    results = {**record, **process_facts(registry)}
+    phases.lap("write_s")
+    results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]), **phases.record(),
+                          "items_per_s": None}
+    return JobResult(job, results, lines, run_dir)
+
+
+def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, training_hash, fingerprint,
+                  requests: dict, timings: dict, phases: Phases) -> list:
+    """One seed's answers item by item: those the cache has, then the missing ones computed (the adapter is
+    fitted only if some item is missing, and requests are rendered only for the missing items). Without a
+    cache (``--no-cache``, or a baseline) the items' own ids key the answers: no sha256 per item."""
+    task, kind, items = job.task, data.kind, data.test.items
+    if cache.enabled:
+        keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in items]
+    else:  # unique within the test split (prepare checks it)
+        keys = [item.id for item in items]
+    answers = cache.get_many(keys)
+    timings["cached_items"] += len(answers)
+    missing = [i for i, key in enumerate(keys) if key not in answers]
+    phases.lap("cache_lookup_s")
+    if missing:
+        if adapter.reads_requests(kind.request_type()):  # else predict is given None per item
+            for i in missing:
+                if i not in requests:
+                    requests[i] = kind.request(items[i])
+        phases.lap("load_s")
+        adapter.fit(_training(data, adapter, seed, training_hash))
+        phases.lap("fit_s")
+        _answer(adapter, requests, keys, missing, answers, cache, seed,
+                f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}",
+                job.options)
+        phases.lap("predict_s")
+    return [answers[key] for key in keys]
+
+
+def _check_training(task: LoadedTask, adapter: Adapter, train) -> None:
+    """A model that learns from the training split cannot serve a task without one (``train``: the declared
+    split, or its loaded items): a skip, not a failure.
+
+    (Guessing a training distribution from the test labels would leak them, so there is no fallback.)
+    """
+    if adapter.needs_training and not train:
+        raise UnsupportedError(
+            f"model '{adapter.name}' learns from the training split, and task '{task.name}' has none",
+            hint="models that need no training split: random, constant (`metabench ls models`)",
+            reason="needs a training split",
+        )
+
+
+def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
+    kind, task = data.kind, data.task
+    train = data.splits["train"]
+    if not adapter.needs_training or train is None:
+        return None
+    validation = data.splits["validation"]
+    val_items = validation.items if validation else []
+    val_golds = _plain(validation.golds(kind)) if validation else []
+
+    def score_validation(preds: list) -> dict[str, float]:
+        """The task's metrics on the validation split (model selection reads finetune.select_metric here)."""
+        return kind.aggregate(val_items, val_golds, [_plain(p) for p in preds])
+
+    return Training(
+        requests=Rendered(kind, train.items),
+        golds=_plain(train.golds(kind)),
+        validation_requests=Rendered(kind, val_items),
+        validation_golds=val_golds,
+        labels=kind.labels(),
+        protocol=getattr(task.config.protocol, adapter.family),
+        seed=seed,
+        data_hash=data_hash,
+        score_validation=score_validation if val_items else None,
+    )
+
+
+def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
+    """Answer the ``missing`` requests batch by batch into ``answers``, committing each batch to ``cache``."""
+    size = max(1, adapter.batch_size())
+    with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
+        for start in range(0, len(missing), size):
+            batch = missing[start : start + size]
+            preds = adapter.predict([requests.get(i) for i in batch], seed)
+            if len(preds) != len(batch):
+                raise MetabenchError(f"model '{adapter.name}' returned {len(preds)} answers for {len(batch)} requests")
+            pairs = list(zip((keys[i] for i in batch), _plain(list(preds))))
+            cache.put_many(pairs)
+            answers.update(pairs)
+            bar.update(len(batch))
+
+
+class Rendered(Sequence):
+    """A split's requests, rendered on first use: an adapter that reads only the gold answers (``majority``)
+    never pays for rendering the training split's prompts."""
+
+    def __init__(self, kind, items: list):
+        self._kind, self._items, self._requests = kind, items, None
+
+    def _all(self) -> list:
+        if self._requests is None:
+            self._requests = [self._kind.request(item) for item in self._items]
+        return self._requests
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __iter__(self):
+        return iter(self._all())
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_SEQUENCES = frozenset((tuple, list))
+
+
+def _plain(value):
+    """JSON round-trip, so fresh and cached answers have identical types (tuples become lists). A list of
+    plain scalars (labels, option indices: most golds and answers) is already what the round trip gives, so
+    it is copied as it is (the round trips were ~7 of a cold ``--tasks all``'s seconds)."""
+    if isinstance(value, list):
+        types = set(map(type, value))
+        if types <= _SCALARS:
+            return list(value)
+        if types <= _SEQUENCES and all(_SCALARS.issuperset(map(type, v)) for v in value):  # tag sequences
+            return [list(v) for v in value]
+    return json.loads(json.dumps(value))

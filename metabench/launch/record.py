@@ -1,0 +1,81 @@
+"""A computed job's results record (results.json): what ran, on which data, with which model, and the
+metrics per seed with their mean, standard deviation and count over seeds."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from ..jobs import Job, TaskData
+from ..stats.seeds import mean_std_n
+from ..store import SCHEMA_VERSION, environment, metabench_info
+from ..task_facts import task_facts
+
+
+def seed_summary(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
+    """Each metric's mean, std and n over the seeds that gave it a value (``metrics.aggregate``)."""
+    names = sorted({name for metrics in per_seed.values() for name in metrics})
+    return {name: mean_std_n([m[name] for m in per_seed.values() if name in m and m[name] is not None])
+            for name in names}
+
+
+def process_facts(registry) -> dict:
+    """The parts of a results record that describe the process writing it (fresh on a remembered job too)."""
+    return {
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "metabench": metabench_info(),
+        "environment": environment(),
+        "plugins": [{k: p[k] for k in ("name", "version", "status")} for p in registry.plugins],
+    }
+
+
+#: Config parts a run's record leaves out: the search, as the config hash does; `hf_dataset` when unset, so
+#: the records of tasks on registered datasets stay as they were before the key existed.
+_UNRECORDED_HF = {"protocol": {"encoder": {"search"}}}
+_UNRECORDED = {**_UNRECORDED_HF, "hf_dataset": True}
+
+
+def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings) -> dict:
+    task, spec, options = job.task, job.model, job.options
+    config = task.config
+    higher = {m.name: registry.get("metric", m.name).meta.get("higher_is_better", True) for m in config.metric_specs()}
+    files = {}
+    for split in data.splits.values():
+        if split is not None:
+            files.update(split.files)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        **process_facts(registry),
+        "task": {
+            "name": task.name,
+            "version": config.metadata.version,
+            "config_hash": task.hash,
+            "kind": config.kind,
+            "dataset": config.dataset,
+            "primary_metric": config.primary,
+            "source": config.metadata.source,
+            "plugin": task.plugin,
+            # protocol.encoder.search left out as from the config hash: a search that ran is in model.info
+            "config": config.model_dump(mode="json", exclude=_UNRECORDED if config.hf_dataset is None else _UNRECORDED_HF),
+            **task_facts(registry, task),
+        },
+        "data": {
+            "files": files,
+            "splits": {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
+                       for role, split in data.splits.items() if split is not None},
+        },
+        "model": {
+            "spec": spec.text,
+            "adapter": adapter.name,
+            "family": adapter.family,
+            "args": adapter.args,
+            "fingerprint": adapter.fingerprint(),
+            "info": adapter.info(),
+        },
+        "protocol": adapter.family,
+        "seeds": seeds,
+        "limit": options.limit,
+        "n_items": len(data.test.items),
+        "higher_is_better": higher,
+        "metrics": {"per_seed": per_seed, "aggregate": seed_summary(per_seed)},
+        "timings": timings,
+    }

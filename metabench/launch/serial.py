@@ -1,0 +1,33 @@
+"""``--launcher serial``: the jobs one after another in this process, sharing one answer cache."""
+
+from __future__ import annotations
+
+from tqdm.auto import tqdm
+
+from ..jobs import Job, RunOptions
+from ..registry import Registry
+from ..store import sync
+from .answers import answers_path, open_answers
+from .batch import attempt
+from .gc_tuning import collecting_less
+from .outcomes import JobOutcome, written
+
+
+def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list[JobOutcome]:
+    """The jobs one after another in this process, sharing one answer cache."""
+    cache = open_answers(answers_path(options.use_cache))
+    outcomes = []
+    try:
+        with collecting_less(), tqdm(total=len(jobs), desc="jobs", unit="job", disable=not options.progress) as bar:
+            for job in jobs:
+                outcomes.append(_run_guarded(registry, job, cache))
+                bar.update()
+    finally:
+        cache.close()
+        sync()  # the run folders were written without a flush each (store.write_run, durable=False)
+    return outcomes
+
+
+def _run_guarded(registry, job: Job, cache) -> JobOutcome:
+    result = attempt(registry, job, cache)
+    return result if isinstance(result, JobOutcome) else written(result)

@@ -1,0 +1,34 @@
+"""How the parallel launchers cut a run into batches: by the datasets a job reads in any role, every job once,
+large groups cut so no worker is left with all the work, largest batch first."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from metabench.launch.job_groups import batches, data_key
+
+
+def _job(**roles) -> SimpleNamespace:
+    """A stand-in job: batching reads only ``job.task.slices`` (role -> [(dataset, split, args)])."""
+    return SimpleNamespace(task=SimpleNamespace(slices={r: [(d, r, {}) for d in ds] for r, ds in roles.items()}))
+
+
+def test_jobs_reading_the_same_datasets_share_a_batch_and_every_job_is_in_one():
+    jobs = [_job(test=["a"]), _job(test=["b"]), _job(test=["a"], train=["a"]), _job(test=["a"], train=["c"]),
+            _job(test=["b"])]
+    out = batches(jobs, list(range(len(jobs))), workers=1)
+    assert sorted(n for batch in out for n in batch) == [0, 1, 2, 3, 4]
+    assert sorted(map(sorted, out)) == [[0, 2], [1, 4], [3]]
+    assert [len(b) for b in out] == sorted((len(b) for b in out), reverse=True)  # largest first
+
+
+def test_every_role_counts_including_the_fewshot_split():
+    assert data_key(_job(test=["a"], fewshot=["z"])) == '["a", "z"]' != data_key(_job(test=["a"]))
+
+
+def test_a_large_group_is_cut_for_the_workers():
+    jobs = [_job(test=["a"])] * 12 + [_job(test=["b"])]
+    out = batches(jobs, list(range(13)), workers=2)  # at most ceil(13 / (2 workers x 3)) = 3 jobs a batch
+    assert max(map(len, out)) <= 3 and sorted(n for b in out for n in b) == list(range(13))
+    assert all(len({data_key(jobs[n]) for n in batch}) == 1 for batch in out)
+    assert len(batches(jobs, list(range(13)), workers=1)) < len(out)  # fewer workers, fewer cuts
