@@ -83,7 +83,7 @@ def _task_datasets(selection: str | None) -> list[str]:
 
     registry = default_registry()
     index = TaskIndex(registry)
-    return [used["name"] for name in index.select(selection) for used in datasets_used(registry, index.load(name).config)]
+    return [used["name"] for name in index.select(selection) for used in datasets_used(registry, index.load(name).slices)]
 
 
 def table(rows: list[dict] | list[list], headers="keys") -> str:
