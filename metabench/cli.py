@@ -115,20 +115,19 @@ def _add_plugin_commands(sub) -> None:
     """The verbs plugins register (``metabench_register_commands``; the built-in ones too). A plugin whose
     verbs cannot be added is reported and left out, like any broken plugin (an error under ``--strict``)."""
     from .errors import PluginError
-    from .plugins import default_registry, load
+    from .plugins import load, strict_mode
 
-    try:
-        registry = default_registry()
-    except PluginError:  # --strict and a broken plugin: the command's own load reports it (`plugins` lists all)
-        with contextlib.redirect_stderr(io.StringIO()):  # ...so its warnings are not printed twice
-            registry = load(strict=False)
+    # A lenient load of its own (~30 ms: the plugin modules are imported once), silent: the command's own load
+    # reports every plugin problem once, as a warning or, under --strict, as its error.
+    with contextlib.redirect_stderr(io.StringIO()):
+        registry = load(strict=False)
     for entry in registry.entries("command"):
         try:
             registry.resolve("command", entry.name)(sub)
         except Exception as exc:  # noqa: BLE001 - one plugin's broken verbs must not take the command down
             problem = f"plugin '{entry.plugin}' could not add command '{entry.name}': {getattr(exc, 'message', exc)}"
             hint = f"fix or upgrade the plugin, or disable it with METABENCH_DISABLE_PLUGINS={entry.plugin}"
-            if registry.strict:
+            if strict_mode():
                 raise PluginError(problem, hint=hint) from exc
             print(f"metabench: warning: {problem}; its verbs are left out\n  hint: {hint}", file=sys.stderr)
 
