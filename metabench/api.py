@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import MetabenchError
+from .run_values import Names, joined, listed, seed_list
 
 #: What ``tasks``/``models``/``runs`` accept: one value or several.
-Names = str | Sequence[str]
 PathLike = str | os.PathLike
 
 
@@ -169,50 +169,8 @@ def evaluate(
 
         registry = default_registry()
     with library_bars(shown=progress):
-        outcomes = run(registry, _joined(tasks, "tasks"), _listed(models, "models"), options)
+        outcomes = run(registry, joined(tasks, "tasks"), listed(models, "models"), options)
     return Evaluation([TaskResult.from_outcome(o) for o in outcomes], outcomes)
-
-
-def _listed(value: Names, what: str) -> list[str]:
-    values = [value] if isinstance(value, str) else list(value)
-    if not values or not all(isinstance(v, str) and v.strip() for v in values):
-        raise MetabenchError(f"{what}: expected a name or a list of names, got {value!r}",
-                             hint="e.g. evaluate('m4x_det_en_mono', ['majority', 'lookup'])")
-    return values
-
-
-def _joined(value: Names, what: str) -> str:
-    return ",".join(_listed(value, what))
-
-
-def seed_list(seeds: int | Sequence[int] | None, where: str = "seeds") -> list[int] | None:
-    """A seed count (``5``: seeds 0..4) or a list of distinct seeds, checked against a task file's bounds.
-
-    ``where`` names the option in errors (the CLI passes ``--seeds``)."""
-    from .config.schema import MAX_SEED, MAX_SEEDS
-
-    if seeds is None:
-        return None
-    if isinstance(seeds, bool) or isinstance(seeds, str) or not isinstance(seeds, (int, Sequence)):
-        raise MetabenchError(f"{where} {seeds!r}: expected a count (5) or a list of seeds ([0, 1, 2])")
-    if isinstance(seeds, int):
-        if not 1 <= seeds <= MAX_SEEDS:
-            raise MetabenchError(f"{where} {seeds}: a seed count must be between 1 and {MAX_SEEDS}",
-                                 hint="for seed 0 alone give a list: seeds=[0], --seeds 0,")
-        return list(range(seeds))
-    values = list(seeds)
-    shown = f"{where} {','.join(map(str, values))}"
-    if not values:
-        raise MetabenchError(f"{where}: the list names no seed", hint="e.g. --seeds 3, --seeds 0,1,2 or seeds=[0, 1, 2]")
-    bad = [v for v in values if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED]
-    if bad:
-        raise MetabenchError(f"{shown}: seed {bad[0]!r} is out of range", hint=f"seeds are 0 to {MAX_SEED}")
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise MetabenchError(f"{shown}: seed(s) {repeated} listed twice", hint="each seed runs once; list distinct seeds")
-    if len(values) > MAX_SEEDS:
-        raise MetabenchError(f"{where}: {len(values)} seeds, at most {MAX_SEEDS}")
-    return values
 
 
 @contextlib.contextmanager
@@ -286,7 +244,7 @@ def compare(
 
         registry = default_registry()
     found = find_runs(run_paths(runs))
-    comparisons, notes = compare_runs(registry, found, metrics=None if metrics is None else _listed(metrics, "metrics"),
+    comparisons, notes = compare_runs(registry, found, metrics=None if metrics is None else listed(metrics, "metrics"),
                                       baseline=baseline, options=options)
     adjust(comparisons, correction)
     groups = compare_groups([r.results for r in found if not r.partial], baseline, confidence)

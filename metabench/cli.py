@@ -207,7 +207,7 @@ def _print_group_means(outcomes) -> None:
 def _parse_seeds(text: str | None) -> int | list[int] | None:
     """``--seeds 5`` (a count: 0..4) or ``--seeds 0,2`` (a list), checked as :func:`metabench.evaluate` checks
     its ``seeds``."""
-    from .api import seed_list
+    from .run_values import seed_list
 
     if text is None:
         return None

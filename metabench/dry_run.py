@@ -26,7 +26,7 @@ from .errors import MetabenchError, UnsupportedError
 from .jobs import Job, build_kind
 from .models.spec import ModelSpec, build_adapter
 from .registry import Registry
-from .runner import _check_training, _seeds
+from .launch.execute import _check_training, _seeds
 from .store import run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
@@ -291,7 +291,7 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
     """The plan of :func:`metabench.evaluate` with the same arguments (``settings``: its launcher, progress,
     workers... which do not change what runs); ``runs_from``: the finished runs to measure the training speed
     and read undeclared split sizes from (default: the output folder)."""
-    from .api import _joined, _listed, seed_list
+    from .run_values import joined, listed, seed_list
     from .config.index import TaskIndex
     from .jobs import RunOptions
     from .runner import check_options, plan
@@ -303,6 +303,6 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
         from .plugins import default_registry
 
         registry = default_registry()
-    jobs = plan(TaskIndex(registry), _joined(tasks, "tasks"), _listed(models, "models"), options)
+    jobs = plan(TaskIndex(registry), joined(tasks, "tasks"), listed(models, "models"), options)
     cache_path = cache_root() / "answers.sqlite" if use_cache else None
     return plan_jobs(registry, jobs, cache_path=cache_path, runs_from=None if runs_from is None else Path(runs_from))

@@ -1,4 +1,5 @@
-"""``metabench explore RUN [RUN_B]``: argument parsing only; the join is in join.py, the page in page.py."""
+"""``metabench explore RUN [RUN_B]``: argument parsing only; the join is in ``report/explore/join.py``, the page
+in ``report/explore/page.py``. Registered by ``metabench.report.plugin``."""
 
 from __future__ import annotations
 
@@ -33,11 +34,11 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_explore(args) -> int:
-    from ...errors import MetabenchError
-    from ...plugins import default_registry
-    from ..runs import load_run
-    from .join import explore
-    from .page import check_target, write_page
+    from ..errors import MetabenchError
+    from ..plugins import default_registry
+    from ..report.explore.join import explore
+    from ..report.explore.page import check_target, write_page
+    from ..report.runs import load_run
 
     if len(args.runs) > 2:
         raise MetabenchError(f"explore takes one or two runs, got {len(args.runs)}", hint="metabench explore RUN [RUN_B]")

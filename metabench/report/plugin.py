@@ -21,3 +21,4 @@ def metabench_register_reporters(register):
 @hookimpl
 def metabench_register_commands(register):
     register("report", "metabench.commands.report:add_commands", description="compare, gate, leaderboard")
+    register("explore", "metabench.commands.explore:add_commands", description="a local page of a run's per-item answers")
