@@ -21,6 +21,11 @@ from .schema import GroupConfig, TaskConfig
 from .validate import check_group, check_task, role_slices
 
 
+#: The tag of a task whose data was built for one model (HARD(M) of MiniLM): its number means nothing for
+#: another model, so `--tasks all` leaves it out; naming the task, its tag, group or family still selects it.
+MODEL_SPECIFIC = "model_specific"
+
+
 @dataclass
 class LoadedTask:
     config: TaskConfig
@@ -177,7 +182,7 @@ class TaskIndex:
 
     def _expand(self, part: str, seen: tuple[str, ...]) -> list[str]:
         if part == "all":
-            return sorted(self.tasks)
+            return [name for name, task in sorted(self.tasks.items()) if MODEL_SPECIFIC not in task.config.tag]
         if part in self.tasks:
             return [part]
         if part in self.quarantined and part not in self.groups:

@@ -370,7 +370,9 @@ class TaskConfig(Strict):
     """One task: a protocol on one dataset slice."""
 
     task: Name = Field(description="unique task name (lowercase, digits, _ . -)")
-    tag: list[Name] = Field(default_factory=list, description="tags for selection with --tasks TAG")
+    tag: list[Name] = Field(default_factory=list, description="tags for selection with --tasks TAG; `model_specific` "
+                            "marks a task whose data was built for one model (a per-model hard set, HARD(M)): "
+                            "`--tasks all` leaves it out, naming it (or its tag, group or family) runs it")
     kind: str = Field(description="registered kind (tagging, classification, ...)")
     kind_args: dict = Field(default_factory=dict, description="kind-specific settings, checked by the kind")
     dataset: str = Field(description="registered dataset name (with `hf_dataset`: left out, it is hf.<task>)")

@@ -46,3 +46,15 @@ def test_ls_tasks_selection_lists_it_flat(index, capsys):
     assert [row.split()[0] for row in rows] == index.families["artifacts"]
     assert main(["ls", "tasks", "nope"]) == 2 and "unknown task, tag, group or family 'nope'" in capsys.readouterr().err
     assert main(["ls", "models", "vua"]) == 2 and "takes no selection" in capsys.readouterr().err
+
+
+def test_all_leaves_out_tasks_built_for_one_model(index):
+    """hard_mi_minilm_l6* test any model on MiniLM's HARD set: not in everyone's `all`, still selectable."""
+    from metabench.config.index import MODEL_SPECIFIC
+
+    bound = index.tags[MODEL_SPECIFIC]
+    assert bound == index.families["hard"] and len(bound) == 7
+    everything = index.select("all")
+    assert not set(bound) & set(everything) and len(everything) == len(index.tasks) - len(bound)
+    assert index.select("hard_mi_minilm_l6") == ["hard_mi_minilm_l6"] and index.select("hard_metaphors") == bound
+    assert set(index.select("hard_mi_*")) == set(bound)
