@@ -72,3 +72,22 @@ def test_compare_published_prints_ours_beside_the_published_numbers(cli, toy_run
     code, out, err = cli("compare", toy_runs / "toy_cls" / "lookup", "--published")
     assert code == 0, err
     assert "Published, not re-run here" in out and "Paper-X" in out and "lookup [1 seed]" in out
+
+
+def test_a_group_level_number_sits_under_the_group_means(report_registry, make_run, tmp_path):
+    """A published 10-fold number (e.g. MOH-X) is for a group: shown beside each model's group mean."""
+    runs = tmp_path / "runs"
+    for task, correct in (("g_f0", [1, 1, 0, 0]), ("g_f1", [1, 1, 1, 0])):
+        path = make_run(runs / task / "m", task=task, model="m", correct={0: correct})
+        results = json.loads((path / "results.json").read_text())
+        results["task"]["groups"] = [{"name": "g", "members": ["g_f0", "g_f1"], "source": ""}]
+        (path / "results.json").write_text(json.dumps(results))
+    published = [Published(task="g", system="Fold-SOTA", value=0.7, scale="fraction", metric="accuracy",
+                           definition="accuracy, 2 folds", protocol="same", citation="Y 2032", source="Table 2")]
+    from metabench.report.compare import Options
+
+    board = build_board(report_registry, find_runs([runs]), options=Options(n_resamples=100), published=published)
+    [row] = board["published_groups"]
+    assert row["ours"] == [{"model": "m", "value": pytest.approx(0.625), "delta": pytest.approx(-0.075)}]
+    write_site(json.loads(json.dumps(board)), tmp_path / "site")
+    assert "Fold-SOTA" in (tmp_path / "site" / "index.html").read_text()

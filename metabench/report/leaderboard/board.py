@@ -403,7 +403,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
                            "reasons": v.problems} for v in rejected],
         "verification": CHECKS,
         "marks_rule": RULE,
-        "published_groups": [{**e.as_dict(), "ours": _group_ours(groups, e)} for e in published
+        "published_groups": [{**e.as_dict(), "for_group": True, "ours": _group_ours(groups, e)} for e in published
                              if any(g["group"] == e.task for g in groups)],
         "families": _families(tasks, groups),
         "tasks": tasks,
