@@ -23,10 +23,10 @@ from .cache import cache_root
 from .config.index import LoadedTask
 from .config.validate import resolve_split, split_values
 from .errors import MetabenchError, UnsupportedError
-from .jobs import Job, build_kind
-from .models.spec import ModelSpec, build_adapter
+from .jobs import Job
+from .launch.execute import job_seeds, preflight
+from .models.spec import ModelSpec
 from .registry import Registry
-from .launch.execute import _check_training, _seeds
 from .store import run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
@@ -110,12 +110,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path 
     task, spec, options = job.task, job.model, job.options
     out = PlannedJob(task.name, spec.text, "run")
     try:
-        adapter = build_adapter(spec, registry, options.adapter_settings)
-        seeds = _seeds(task, adapter, options)
-        kind = build_kind(registry, task)
-        if kind.request_type() is not None:
-            adapter.check_request_type(kind.request_type(), task.name)
-        _check_training(task, adapter, task.config.splits.train)
+        adapter, _kind, seeds = preflight(registry, job)
     except UnsupportedError as exc:
         out.status, out.reason = "skipped", exc.reason or exc.message
         return out
@@ -128,8 +123,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path 
     out.test_items = items("test")
     limited = options.limit if options.limit is not None and (out.test_items is None or options.limit < out.test_items) else None
     out.test_items = limited or out.test_items
-    if adapter.family == "encoder" and adapter.needs_training:
-        finetune = task.config.protocol.encoder.finetune
+    finetune = getattr(getattr(task.config.protocol, adapter.family, None), "finetune", None)
+    if adapter.needs_training and finetune is not None:  # an encoder, or a decoder fine-tuned as a tagger
         out.epochs = float(getattr(adapter, "recipe", {}).get("epochs", finetune.epochs))
         out.max_length = getattr(adapter, "max_length", None) or finetune.max_length
         out.train_items = items("train")
@@ -137,7 +132,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path 
         if cap is not None and out.train_items is not None:
             out.train_items = min(out.train_items, cap)
         out.validation_items = items("validation") if finetune.select_metric else 0
-    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited)
     if _finished(out.run_dir, job) or _remembered(registry, job, adapter, seeds, cache_path):
         out.status, out.reason = "done", "finished run found"
     return out
@@ -253,7 +248,7 @@ def cost_lines(plan: RunPlan) -> list[str]:
     lines = [f"cost: {plan.fine_tunes} fine-tune(s); {_number(known)} training examples (train items × epochs × seeds)"
              + (f", plus {unknown} job(s) whose training split size the dataset does not declare (known once loaded)"
                 if unknown else "")
-             + (f"; ≤ {_number(sum(t for t in tokens if t is not None))} tokens through the encoder (every input at "
+             + (f"; ≤ {_number(sum(t for t in tokens if t is not None))} tokens through the model (every input at "
                 "max_length)" if tokens else "")]
     for model, rate in plan.rates.items():
         mine = sum(e for j in running if j.model == model and (e := j.training_examples) is not None)

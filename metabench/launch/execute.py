@@ -32,7 +32,7 @@ from .outcomes import JobResult
 from .record import process_facts, results_record
 
 
-def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
+def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
     """The seeds this job runs (``options`` None: the task's protocol seeds, which name the run folder)."""
     section = getattr(task.config.protocol, adapter.family, None)
     if section is None:
@@ -47,6 +47,19 @@ def _seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> li
     return seeds if adapter.seeded else seeds[:1]
 
 
+def preflight(registry: Registry, job: Job) -> tuple[Adapter, object, list[int]]:
+    """The adapter, the kind and the seeds of a job, decided before any data is loaded; a model that cannot
+    serve the task raises UnsupportedError (a skip). `--dry-run` plans with it, so a plan skips what a run would."""
+    task = job.task
+    adapter = build_adapter(job.model, registry, job.options.adapter_settings)
+    seeds = job_seeds(task, adapter, job.options)
+    kind = build_kind(registry, task)
+    if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
+        adapter.check_request_type(kind.request_type(), task.name)
+    _check_training(task, adapter, task.config.splits.train)
+    return adapter, kind, seeds
+
+
 def execute(registry: Registry, job: Job, cache) -> JobResult:
     """Compute one job: answers (from ``cache`` where it has them), per-item scores and the results record.
 
@@ -55,12 +68,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     phases, hashed = Phases(), hashing_seconds()
     task, spec, options = job.task, job.model, job.options
     register_source(registry, task.config, task.raw, task.plugin, task.plugin_version)  # a spawned worker's too
-    adapter = build_adapter(spec, registry, options.adapter_settings)
-    seeds = _seeds(task, adapter, options)
-    kind = build_kind(registry, task)
-    if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
-        adapter.check_request_type(kind.request_type(), task.name)
-    _check_training(task, adapter, task.config.splits.train)
+    adapter, kind, seeds = preflight(registry, job)
     fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
     memo = job_memo.key(registry, job, fingerprint, adapter.family, seeds)
     remembered = cache.get_run(memo) if memo is not None else None
@@ -72,7 +80,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     freeze_loaded()
     test = data.test
     limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
-    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, _seeds(task, adapter, None), limited)
+    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited)
     check_run_dir(run_dir)
     if kind.request_type() is None:  # a kind that does not declare it: probe the first item
         adapter.check_request_type(type(kind.request(test.items[0])), task.name)
