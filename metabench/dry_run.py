@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import job_memo
+from .bounded_read import read_bytes
 from .cache import cache_root
 from .config.index import LoadedTask
 from .config.validate import resolve_split, split_values
@@ -187,10 +188,13 @@ def _remembered(registry: Registry, job: Job, adapter, seeds: list[int], cache_p
 
 
 def _read_results(path: Path) -> dict | None:
+    """A run's results.json, or None when there is none or it cannot be read: a plan only counts what it can
+    read, and the run itself names a damaged file."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = json.loads(read_bytes(path))
+    except (OSError, ValueError, MetabenchError):
         return None
+    return record if isinstance(record, dict) else None
 
 
 def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
@@ -202,8 +206,11 @@ def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
         record = _read_results(path)
         if not record or record.get("model", {}).get("spec") != spec.text:
             continue
-        n_train = record.get("data", {}).get("splits", {}).get("train", {}).get("n")
-        for fit in (record["model"].get("info", {}).get("checkpoints") or {}).values():
+        train = ((record.get("data") or {}).get("splits") or {}).get("train") or {}
+        n_train, cap = train.get("n"), (record["model"].get("args") or {}).get("max_train")
+        if n_train and cap and str(cap).isdigit():  # a max_train= run trained on at most that many
+            n_train = min(n_train, int(cap))
+        for fit in ((record["model"].get("info") or {}).get("checkpoints") or {}).values():
             epochs = len(fit.get("history") or [])
             if fit.get("cached") or not n_train or not epochs or not fit.get("fit_s"):
                 continue

@@ -8,7 +8,6 @@ says so instead of showing a stale number.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..dry_run import RunPlan, plan_jobs, plan_lines
@@ -16,6 +15,7 @@ from ..jobs import RunOptions
 from ..runner import plan
 from .docs_blocks import markdown
 from .groups import group_rows
+from .runs import load_run
 
 
 def _plan(context, tasks: str, model: str, output_dir: Path) -> RunPlan:
@@ -30,7 +30,7 @@ def suite_table(context, tasks: str, model: str) -> list[str]:
     rows, found = [], []
     for job in planned.jobs:
         if job.status == "done":
-            results = json.loads((job.run_dir / "results.json").read_text(encoding="utf-8"))
+            results = load_run(job.run_dir).results
             found.append(results)
             metric = results["task"]["primary_metric"]
             value = results["metrics"]["aggregate"][metric]

@@ -122,3 +122,28 @@ def test_no_terminal_starts_without_asking(monkeypatch, tmp_path, started):
     monkeypatch.setattr(metabench.dry_run, "plan_run", lambda **kw: pytest.fail("planned without a terminal"))
     main(["--tasks", "core", "--model", "hf:minilm-l6", "-o", str(tmp_path / "runs")])  # stdin under pytest is no terminal
     assert started == ["core"]
+
+
+def test_the_rate_is_measured_on_trained_seeds_of_the_same_model(tmp_path):
+    from metabench.dry_run import measured_rate
+    from metabench.models.spec import parse_model_spec
+
+    def run(task, spec, n_train, checkpoints, slug=None):
+        folder = tmp_path / task / (slug or parse_model_spec(spec).slug)
+        folder.mkdir(parents=True)
+        args = dict(a.split("=") for a in spec.split(":", 1)[1].split(",")[1:]) if "," in spec else {}
+        record = {"model": {"spec": spec, "args": args, "info": {"checkpoints": checkpoints}},
+                  "data": {"splits": {"train": {"n": n_train}}}}
+        (folder / "results.json").write_text(json.dumps(record), encoding="utf-8")
+
+    epoch = {"epoch": 1}
+    run("a", "hf:m", 100, {"0": {"fit_s": 30.0, "history": [epoch] * 3}, "1": {"fit_s": 1.0, "cached": True, "history": [epoch] * 3}})
+    run("b", "hf:m", 50, {"0": {"fit_s": 10.0, "history": [epoch] * 2}})
+    run("c", "hf:m,max_train=10", 50, {"0": {"fit_s": 5.0, "history": [epoch]}})
+    (tmp_path / "d" / "hf_m").mkdir(parents=True)
+    (tmp_path / "d" / "hf_m" / "results.json").write_text("{not json", encoding="utf-8")  # unreadable: not counted
+    rate = measured_rate(tmp_path, parse_model_spec("hf:m"))
+    assert rate.fine_tunes == 2 and rate.seconds_per_example == pytest.approx(40.0 / (300 + 100))
+    capped = measured_rate(tmp_path, parse_model_spec("hf:m,max_train=10"))
+    assert capped.fine_tunes == 1 and capped.seconds_per_example == pytest.approx(5.0 / 10)
+    assert measured_rate(tmp_path, parse_model_spec("hf:other")) is None
