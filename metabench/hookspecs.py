@@ -174,6 +174,20 @@ def metabench_register_commands(register: RegisterTarget) -> None:
 
 
 @hookspec
+def metabench_register_paper_views(register: RegisterObject) -> None:
+    """Register paper views: a paper's printed result table, rebuilt from runs beside the paper's own numbers.
+
+    :param register:
+        ``register(view)`` with a ``metabench.config.paper_layouts.PaperTable``: ``key`` (what a task's
+        ``metadata.paper_view: {table: KEY, row: [...], column: ...}`` names), ``paper``, ``number``, ``title``,
+        ``row_header``, ``rows``, ``metrics`` (column label -> metric name), ``percent``, and ``numbers`` (the
+        paper's printed cells, model -> row tuple -> ``"a | b | c"``). Tasks bind their cells in YAML;
+        ``metabench validate`` rejects a binding to a row or column the view lacks, and the leaderboard fills
+        the view from run files. A view that is not a ``PaperTable`` is an error naming your plugin.
+    """
+
+
+@hookspec
 def metabench_register_reporters(register: RegisterTarget) -> None:
     """Register output formats of ``metabench leaderboard build --format NAME``.
 

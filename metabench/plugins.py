@@ -56,6 +56,7 @@ _HOOK_CATEGORY = {
     "metabench_register_tests": "test",
     "metabench_register_reporters": "reporter",
     "metabench_register_commands": "command",
+    "metabench_register_paper_views": "paper_view",
 }
 
 
@@ -248,6 +249,11 @@ def _make_register(registry: Registry, category: str, record: dict):
         if category == "dataset":
             spec = name_or_obj
             registry.add(Entry(category, spec.name, spec, record["name"], record["version"], spec.description))
+            return
+        if category == "paper_view":
+            view = name_or_obj
+            registry.add(Entry(category, getattr(view, "key", repr(view)), view, record["name"], record["version"],
+                               getattr(view, "title", "")))
             return
         if not isinstance(name_or_obj, str) or target is None:
             raise PluginError(

@@ -15,11 +15,14 @@ from typing import Any
 
 from .errors import PluginError, unknown
 
-CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter", "command")
+CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter", "command",
+              "paper_view")
 #: What a registration of a category must resolve to: a subclass of a base class (``module:Class``) or a
 #: callable. Checked when a registration is first resolved, so a plugin's mistake is named with the plugin.
 BASES = {"model": "metabench.models.base:Adapter", "kind": "metabench.kinds.base:Kind",
-         "dataset": "metabench.data.spec:DatasetSpec"}
+         "dataset": "metabench.data.spec:DatasetSpec", "paper_view": "metabench.config.paper_layouts:PaperTable"}
+#: Categories registered as ready objects (instances of their base), not classes.
+INSTANCES = ("dataset", "paper_view")
 CALLABLE = ("pretrained", "metric", "test", "reporter", "command")
 
 
@@ -136,8 +139,8 @@ def _checked(entry: Entry, obj: Any) -> Any:
     if base_target is not None:
         module_name, _, attr = base_target.partition(":")
         base = getattr(importlib.import_module(module_name), attr)
-        ok = isinstance(obj, base) if entry.category == "dataset" else isinstance(obj, type) and issubclass(obj, base)
-        need = f"{'an instance' if entry.category == 'dataset' else 'a subclass'} of {module_name}.{attr}"
+        ok = isinstance(obj, base) if entry.category in INSTANCES else isinstance(obj, type) and issubclass(obj, base)
+        need = f"{'an instance' if entry.category in INSTANCES else 'a subclass'} of {module_name}.{attr}"
     elif entry.category in CALLABLE:
         ok, need = callable(obj), "callable"
     else:

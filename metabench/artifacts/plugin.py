@@ -32,3 +32,13 @@ def metabench_register_commands(register):
 def metabench_register_metrics(register):
     for name, (target, description) in METRICS.items():
         register(name, target, description=description)
+
+
+@hookimpl
+def metabench_register_paper_views(register):
+    """Boisson et al.'s Tables 2-5 (rendered by ``metabench.report.artifact_tables``, their ``filled_by``)."""
+    from ..config.paper_layouts import VIEWS  # noqa: PLC0415 - layouts only, no data
+
+    for view in VIEWS:
+        if view.filled_by is not None:
+            register(view)

@@ -93,7 +93,7 @@ class TaskIndex:
         raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
         parsed = parse(raw)
         if isinstance(parsed, GroupConfig):
-            check_group(parsed, raw)  # cheap, and a wrong paper-table binding would leave a cell silently empty
+            check_group(parsed, raw, self.registry)  # cheap, and a wrong paper-table binding would leave a cell silently empty
             self._unique(parsed.group, path, entry.plugin)
             self._group_plugins[parsed.group] = (entry.plugin, path)
             if parsed.views:
@@ -284,7 +284,7 @@ def validate_paths(paths: list[Path], registry: Registry) -> list[tuple[Path, st
                 register_source(registry, parsed, raw)
                 check_task(parsed, raw, registry)
             else:
-                check_group(parsed, raw)
+                check_group(parsed, raw, registry)
             results.append((path, None))
             valid[path] = parsed
         except (ConfigError, DataError) as exc:

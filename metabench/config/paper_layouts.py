@@ -8,7 +8,8 @@ whose cells need more than a mean over bound tasks names the module that renders
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 META4XNLI = "Meta4XNLI (Sanchez-Bayona & Agerri, Computational Linguistics 2025)"
 MUNCH = "MUNCH: Metaphor Understanding Challenge Dataset for LLMs"
@@ -31,6 +32,9 @@ class PaperTable:
     #: module that renders the view instead of ``fill`` (its cells need more than a mean over bound tasks);
     #: bindings to it are still declared and validated here
     filled_by: str | None = None
+    #: the paper's printed numbers, model -> row -> "cell | cell | ..." (a plugin's view brings its own; the
+    #: built-in views' are in ``metabench/report/paper_numbers.py``)
+    numbers: dict | None = field(default=None, compare=False)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -107,9 +111,19 @@ VIEW_BY_KEY = {view.key: view for view in VIEWS}
 FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
 
 
-def check_binding(binding) -> str | None:
-    """Why a task's ``metadata.paper_view`` entry names no cell of a known view (None when it does)."""
-    view = VIEW_BY_KEY.get(binding.table)
+def registered_views(registry) -> dict[str, PaperTable]:
+    """The paper views plugins registered (``metabench_register_paper_views``; the built-in ones too), by key;
+    without a registry, the built-in views."""
+    if registry is None:
+        return dict(VIEW_BY_KEY)
+    return {name: registry.resolve("paper_view", name) for name in registry.names("paper_view")}
+
+
+def check_binding(binding, views: Mapping[str, PaperTable] | None = None) -> str | None:
+    """Why a task's ``metadata.paper_view`` entry names no cell of a known view (None when it does); ``views``:
+    the registered ones (:func:`registered_views`), by default the built-in ones."""
+    views = VIEW_BY_KEY if views is None else views
+    view = views.get(binding.table)
     if view is None:
-        return f"no paper view '{binding.table}'; the views are: {', '.join(VIEW_BY_KEY)}"
+        return f"no paper view '{binding.table}'; the views are: {', '.join(views)}"
     return view.check(binding.row, binding.columns(view.columns))

@@ -10,7 +10,7 @@ from ..data.load import check_args
 from ..errors import ConfigError, did_you_mean
 from ..registry import Registry
 from .loader import RawConfig
-from .paper_layouts import check_binding
+from .paper_layouts import check_binding, registered_views
 from .schema import ROLES, GroupConfig, SplitRef, TaskConfig
 
 
@@ -60,7 +60,7 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
     if search is not None:
         _check_validation_metric(search.metric, names, raw, ("protocol", "encoder", "search", "metric"))
     kind_cls.check_config(config, raw)
-    _check_paper_views(config, raw)
+    _check_paper_views(config, raw, registry)
 
 
 def _check_validation_metric(metric: str | None, names: list[str], raw: RawConfig, at: tuple[str, ...]) -> None:
@@ -72,16 +72,18 @@ def _check_validation_metric(metric: str | None, names: list[str], raw: RawConfi
         )
 
 
-def check_group(config: GroupConfig, raw: RawConfig) -> None:
-    """A group's own checks: the paper-table cells it fills (a k-fold group fills one cell with its fold mean)."""
-    _check_paper_views(config, raw)
+def check_group(config: GroupConfig, raw: RawConfig, registry: Registry | None = None) -> None:
+    """A group's own checks: the paper-table cells it fills (a k-fold group fills one cell with its fold mean),
+    against the registry's paper views (without one, the built-in views)."""
+    _check_paper_views(config, raw, registry)
 
 
-def _check_paper_views(config: TaskConfig | GroupConfig, raw: RawConfig) -> None:
+def _check_paper_views(config: TaskConfig | GroupConfig, raw: RawConfig, registry: Registry | None) -> None:
     """A binding to a view, row or column that does not exist would leave a paper-table cell silently empty."""
     bindings = config.metadata.paper_views()
+    views = registered_views(registry) if bindings else {}
     for index, binding in enumerate(bindings):
-        problem = check_binding(binding)
+        problem = check_binding(binding, views)
         if problem:
             at = ("metadata", "paper_view", index) if isinstance(config.metadata.paper_view, list) else ("metadata", "paper_view")
             raise ConfigError(f"{raw.where(*at)}: metadata.paper_view: {problem}",

@@ -53,12 +53,14 @@ class Cells:
     notes: dict  # view key -> {note: sorted task names}
 
     @classmethod
-    def from_bindings(cls, bindings) -> "Cells":
-        """``bindings``: (task name, binding dict as recorded in results.json ``task.paper_view``) pairs."""
+    def from_bindings(cls, bindings, views: dict[str, PaperTable] | None = None) -> "Cells":
+        """``bindings``: (task name, binding dict as recorded in results.json ``task.paper_view``) pairs;
+        ``views``: the registered paper views by key (default: the built-in ones)."""
         tasks: dict = {}
         notes: dict = {}
+        views = VIEW_BY_KEY if views is None else views
         for task, binding in bindings:
-            view = VIEW_BY_KEY.get(binding["table"])
+            view = views.get(binding["table"])
             if view is None:
                 continue  # a view this metabench does not have (a newer one, or a plugin's)
             column = binding.get("column")
@@ -147,7 +149,8 @@ def _row(labels, model: str, source: str, cells: list[str]) -> dict:
 
 def _paper_rows(table: PaperTable, row) -> list[dict]:
     rows = []
-    for model, numbers in PAPER_NUMBERS[table.key].items():
+    paper = table.numbers if table.numbers is not None else PAPER_NUMBERS.get(table.key, {})
+    for model, numbers in paper.items():
         printed = numbers.get(row)
         cells = [c.strip() for c in printed.split("|")] if printed else [MISSING] * len(table.columns)
         rows.append(_row(row, model, "paper", cells))

@@ -22,3 +22,13 @@ def metabench_register_reporters(register):
 def metabench_register_commands(register):
     register("report", "metabench.commands.report:add_commands", description="compare, gate, leaderboard")
     register("explore", "metabench.commands.explore:add_commands", description="a local page of a run's per-item answers")
+
+
+@hookimpl
+def metabench_register_paper_views(register):
+    """Meta4XNLI's and MUNCH's result tables, filled by ``report/paper_views.py`` (Boisson et al.'s come with
+    the artifacts family)."""
+    from metabench.config.paper_layouts import FILLED_VIEWS  # noqa: PLC0415 - layouts only, no data
+
+    for view in FILLED_VIEWS:
+        register(view)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from metabench import hookimpl
 from metabench.report.compare import Options
 
 from metabench.report.paper_numbers import PAPER_NUMBERS
@@ -153,3 +154,52 @@ def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report
     board = build_board(report_registry, runs, options=Options(n_resamples=50))
     table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
     assert "toy_tag" in table["tasks"] and table["cells_without_runs"] == 3  # the ES → EN row is filled
+
+
+class _ViewPlugin:
+    """A third party's paper view, registered through the hook, with its paper's numbers."""
+
+    __name__ = "view_plugin"
+
+    @staticmethod
+    @hookimpl
+    def metabench_register_paper_views(register):
+        from metabench.config.paper_layouts import PaperTable
+
+        register(PaperTable("toy_table_1", "Toy paper", "Table 1", "Toy accuracy (%)", ("Split",), (("dev",), ("test",)),
+                            {"Acc": "accuracy"}, percent=True, numbers={"BERT": {("test",): "71.00"}}))
+
+
+def test_a_plugin_registers_a_paper_view_that_tasks_bind_to_and_runs_fill():
+    from metabench import plugins
+    from metabench.config.paper_layouts import check_binding, registered_views
+    from metabench.config.schema import PaperViewCell
+
+    registry = plugins.load(extra_plugins=(_ViewPlugin(),))
+    views = registered_views(registry)
+    assert set(VIEW) < set(views) and registry.get("paper_view", "toy_table_1").plugin == "view_plugin"
+    assert check_binding(PaperViewCell(table="toy_table_1", row=["test"]), views) is None
+    assert "has no row ['train']" in check_binding(PaperViewCell(table="toy_table_1", row=["train"]), views)
+    assert "no paper view 'toy_table_1'" in check_binding(PaperViewCell(table="toy_table_1", row=["test"]))  # built-ins
+    cells = Cells.from_bindings([("toy_task", {"table": "toy_table_1", "row": ["test"]})], views)
+    table = fill(views["toy_table_1"], cells, ["majority"], {("toy_task", "majority"): {"accuracy": {"mean": 0.5, "std": 0.0, "n": 1}}})
+    rows = {(tuple(r["labels"]), r["model"]): r["cells"] for r in table["rows"]}
+    assert rows[(("test",), "BERT")] == ["71.00"] and rows[(("test",), "majority")] == ["50.00"]
+    assert rows[(("dev",), "majority")] == [MISSING]
+
+
+def test_a_registered_view_that_is_not_a_paper_table_is_the_plugins_error():
+    from metabench import plugins
+    from metabench.config.paper_layouts import registered_views
+    from metabench.errors import PluginError
+
+    class Bad:
+        __name__ = "bad_view_plugin"
+
+        @staticmethod
+        @hookimpl
+        def metabench_register_paper_views(register):
+            register({"key": "not_a_view"})
+
+    with pytest.raises(PluginError, match="bad_view_plugin"):
+        registered_views(plugins.load(extra_plugins=(Bad(),)))

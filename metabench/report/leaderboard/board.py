@@ -32,7 +32,7 @@ from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
 from ..hardness import hardness_rows
 from ..metaphor_effects import control_rows, paired_rows
-from ...config.paper_layouts import FILLED_VIEWS
+from ...config.paper_layouts import registered_views
 from ..paper_views import Cells, fill
 from ..artifact_tables import artifact_report
 from ..runs import Run, by_task
@@ -385,7 +385,8 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     complete = [r for r in runs if not r.partial]
     one_per_model = _one_per_model(runs)
     aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
-    cells = Cells.from_bindings(_bindings(registry, runs))
+    views = registered_views(registry)
+    cells = Cells.from_bindings(_bindings(registry, runs), views)
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
     gameability, artifact_tables = artifact_report(registry, one_per_model, alpha=alpha)
     return {
@@ -415,7 +416,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
             "controls": control_rows(registry, one_per_model, options.confidence),
         },
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates, _budget_labels(complete))
-                         for view in FILLED_VIEWS] + artifact_tables,
+                         for view in views.values() if view.filled_by is None] + artifact_tables,
         "gameability": gameability,
         "hardness": _hardness(runs, list(phi_tables), options.confidence),
     }
