@@ -73,7 +73,7 @@ class TaskResult:
 
     @classmethod
     def from_outcome(cls, outcome) -> TaskResult:
-        """From a runner outcome (:class:`metabench.runner.JobOutcome`)."""
+        """From a runner outcome (:class:`metabench.launch.outcomes.JobOutcome`)."""
         result = cls(outcome.task, outcome.model, outcome.status, outcome.run_dir, message=outcome.message,
                      reason=outcome.reason, hint=outcome.hint)
         if outcome.results is not None:
