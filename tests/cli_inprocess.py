@@ -45,6 +45,8 @@ def cli(registry, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(tmp_path)
 
     def invoke(*args) -> tuple[int, str]:
+        allowed = _outputs([str(a) for a in args], tmp_path)
+        before = _files_outside(tmp_path, allowed)
         try:
             code = main([str(a) for a in args])
         except SystemExit as exc:  # argparse usage errors
@@ -52,9 +54,32 @@ def cli(registry, monkeypatch, capsys, tmp_path):
         captured = capsys.readouterr()
         text = captured.out + captured.err
         assert "Traceback" not in text, text
+        assert _files_outside(tmp_path, allowed) == before, f"files changed outside the output folders {allowed}:\n{text}"
         return code, text
 
     return invoke
+
+
+#: Options naming where a command may write (besides the cache): the output folder and the report files.
+_OUTPUT_OPTIONS = ("-o", "--output-dir", "--output", "--save", "--junit", "--summary", "--json")
+
+
+def _outputs(args: list[str], cwd: Path) -> list[Path]:
+    """Where ``metabench ARGS`` may write: the cache, ./runs (the default output folder), and each output option."""
+    named = [Path(value) for option, value in zip(args, args[1:]) if option in _OUTPUT_OPTIONS]
+    return [cwd / "cache", cwd / "runs", *(p if p.is_absolute() else cwd / p for p in named)]
+
+
+def _files_outside(root: Path, allowed: list[Path]) -> dict[str, tuple]:
+    """Every file, link and folder below ``root`` but outside ``allowed``, with its size and modification time:
+    a command that changes one has written where it must not."""
+    state = {}
+    for path in root.rglob("*"):
+        if any(path == a or path.is_relative_to(a) for a in allowed):
+            continue
+        info = path.lstat()
+        state[str(path)] = (info.st_mode, info.st_size, info.st_mtime_ns)
+    return state
 
 
 def check(text: str, needles: tuple[str, ...]) -> None:

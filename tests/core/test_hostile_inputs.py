@@ -3,8 +3,9 @@
 One section per class of the issue: nothing written or deleted outside the output folder, no unbounded read,
 no hang on a dead address, a user's mistake is not "a bug in metabench", conflicting inputs are errors,
 nonsense is refused, a plugin found twice loads once, an adapter of plugin API 1 still works. Each case runs
-the CLI in-process (the `cli` fixture of the bad-input suite: no traceback allowed), asserts the message
-names the input and the fix, and that nothing outside the output folder changed.
+the CLI in-process (the `cli` fixture of the bad-input suites, tests/cli_inprocess.py: no traceback allowed,
+and every call checks that no file outside the cache and the command's output folders changed) and asserts
+the message names the input and the fix.
 """
 
 from __future__ import annotations
