@@ -15,13 +15,13 @@ from __future__ import annotations
 import glob
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import job_memo
 from .bounded_read import read_bytes
 from .cache import cache_root
-from .config.index import LoadedTask
+from .config.index import MODEL_SPECIFIC, LoadedTask
 from .config.validate import resolve_split, split_values
 from .errors import MetabenchError, UnsupportedError
 from .jobs import Job
@@ -89,6 +89,8 @@ class Rate:
 class RunPlan:
     jobs: list[PlannedJob]
     rates: dict[str, Rate]
+    #: Tasks `all` left out because their data was built for one model (tag model_specific).
+    left_out: list[str] = field(default_factory=list)
 
     @property
     def fine_tunes(self) -> int:
@@ -242,6 +244,9 @@ def plan_lines(plan: RunPlan) -> list[str]:
             by_reason.setdefault(job.reason, []).append(job.task if n_models == 1 else f"{job.task} with {job.model}")
         for reason, names in sorted(by_reason.items()):
             lines += ["", f"{status} ({reason}): {len(names)} job(s): {', '.join(names)}"]
+    if plan.left_out:
+        lines += ["", f"left out of all: {len(plan.left_out)} task(s) whose data was built for one model (tag "
+                  f"{MODEL_SPECIFIC}; name them to run them): {', '.join(plan.left_out)}"]
     lines += ["", *cost_lines(plan), "", "a dry run: no model loaded, no data read, nothing written"]
     return lines
 
@@ -305,6 +310,11 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
         from .plugins import default_registry
 
         registry = default_registry()
-    jobs = plan(TaskIndex(registry), joined(tasks, "tasks"), listed(models, "models"), options)
+    index, selection = TaskIndex(registry), joined(tasks, "tasks")
+    jobs = plan(index, selection, listed(models, "models"), options)
     cache_path = cache_root() / "answers.sqlite" if use_cache else None
-    return plan_jobs(registry, jobs, cache_path=cache_path, runs_from=None if runs_from is None else Path(runs_from))
+    planned = plan_jobs(registry, jobs, cache_path=cache_path, runs_from=None if runs_from is None else Path(runs_from))
+    if "all" in (part.strip() for part in selection.split(",")):
+        chosen = {job.task.name for job in jobs}
+        planned.left_out = [name for name in index.tags.get(MODEL_SPECIFIC, []) if name not in chosen]
+    return planned

@@ -147,3 +147,14 @@ def test_the_rate_is_measured_on_trained_seeds_of_the_same_model(tmp_path):
     capped = measured_rate(tmp_path, parse_model_spec("hf:m,max_train=10"))
     assert capped.fine_tunes == 1 and capped.seconds_per_example == pytest.approx(5.0 / 10)
     assert measured_rate(tmp_path, parse_model_spec("hf:other")) is None
+
+
+def test_the_plan_of_all_names_the_tasks_it_leaves_out(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["--tasks", "all", "--model", "majority", "--dry-run", "-o", str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("left out of all:"))
+    assert line.startswith("left out of all: 7 task(s) whose data was built for one model") and "hard_mi_minilm_l6_xi05" in line
+    assert "hard_mi_minilm_l6 " not in out.split("left out of all")[0]
+    assert main(["--tasks", "hard", "--model", "majority", "--dry-run", "-o", str(tmp_path / "runs")]) == 0
+    assert "left out of all" not in capsys.readouterr().out
