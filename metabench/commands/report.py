@@ -409,8 +409,9 @@ def _cmd_leaderboard_build(args) -> int:
     for path in built.written:
         print(path)
     print(f"leaderboard: {len(built.written)} file(s) written to {args.output_dir}", file=sys.stderr)
-    for rejected in built.rejected:
-        print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}", file=sys.stderr)
+    for rejected, folder in zip(built.rejected, built.rejected_folders):
+        print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}\n  run folder: {folder}",
+              file=sys.stderr)
     if built.rejected:
         print(f"leaderboard: {len(built.rejected)} run(s) rejected by verification and left out (exit status 1)",
               file=sys.stderr)

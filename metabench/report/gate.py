@@ -167,7 +167,8 @@ def _verified(registry: Registry, runs: list[Run]) -> None:
     if rejected:
         raise MetabenchError(
             "run(s) rejected by verification: " + "; ".join(f"{v.run.path}: {'; '.join(v.problems)}" for v in rejected),
-            hint="re-run the evaluation (answers are cached), or restore the run's files",
+            hint="apply the fix given with each reason; re-running the evaluation (answers are cached) rewrites "
+                 "a run's files",
         )
 
 

@@ -79,7 +79,7 @@ def verify_run(registry, run: Run) -> Verdict:
     try:
         table = item_rows(run)  # reads samples.jsonl: digest, lines, one row per item and seed
     except ExplainedError as exc:  # a damaged or mixed-up run file, or rows missing or listed twice
-        verdict.problems.append(exc.message)
+        verdict.problems.append(_with_fix(exc))
         return verdict
     ids = list(table)
     golds = {}
@@ -101,6 +101,12 @@ def verify_run(registry, run: Run) -> Verdict:
                                 "(data.splits.test.golds_sha256)")
     _check_metrics(registry, run, [table[i] for i in ids], verdict)
     return verdict
+
+
+def _with_fix(exc: ExplainedError) -> str:
+    """The reader's diagnostic with its fix: a rejection is often the only place a user sees why a run file
+    is unusable (a run written before digests needs tools/migrate_runs.py, not a re-run)."""
+    return f"{exc.message} (fix: {exc.hint})" if exc.hint else exc.message
 
 
 def _ids_sha256(ids: list[str]) -> str:

@@ -274,6 +274,9 @@ RUN_FILES = [
     ("samples-seed-text", lambda r: _edit_samples(r, '{"id": "i0", "seed": "0", "scores": {}}\n'), ("samples.jsonl:1: field 'seed' must be a int", "re-run")),
     ("samples-nan-score", lambda r: _edit_samples(r, '{"id": "i0", "seed": 0, "scores": {"correct": NaN}}\n'), ("samples.jsonl:1: not a valid sample line", "re-run")),
 ]
+#: Damage that leaves results.json readable: verification rejects the run (compare: not compared, gate: exit 2)
+REJECTED_BY_VERIFICATION = {"results-no-digest", "samples-other-run", "samples-missing", "samples-broken-line",
+                            "samples-line-a-list", "samples-no-id", "samples-seed-text", "samples-nan-score"}
 COMMANDS = {
     "compare": lambda base, cand, out: ["compare", base, cand],
     "gate": lambda base, cand, out: ["gate", "--baseline", base, "--candidate", cand],
@@ -288,8 +291,17 @@ def test_run_file(cli, tmp_path, command, name, damage, needles):
     candidate = _good_run(tmp_path / "runs" / "syn" / "cand", prediction="no")
     damage(candidate)
     status, out = cli(*COMMANDS[command](base, candidate, tmp_path / "site"))
-    assert status == 2, out  # never 1: for `gate`, 1 means "regression"
     _check(out, (str(candidate),) + needles)
+    if command == "leaderboard" and name in REJECTED_BY_VERIFICATION:
+        # docs/reporting.md (issue 25): the site is built without the run, which is listed with its reasons
+        # (paths relative to the runs folder) and makes the build exit 1
+        assert status == 1, out
+        board = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
+        assert [r["run"] for r in board["rejected_runs"]] == ["cand"]
+        _check("; ".join(board["rejected_runs"][0]["reasons"]), needles)
+        assert str(tmp_path) not in json.dumps(board)
+        return
+    assert status == 2, out  # never 1: for `gate`, 1 means "regression"
     assert not (tmp_path / "site" / "leaderboard.json").exists()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ class Built:
 
     written: list[Path]
     rejected: list[dict]
+    #: each rejected run's folder as found on this machine (``rejected`` names it as published: relative to
+    #: the runs folder), so the command line can point at the files to fix
+    rejected_folders: list[Path]
 
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
@@ -55,6 +59,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
+    rejected_folders = [Path(r["run"]) for r in board["rejected_runs"]]
     _relative_run_paths(board, out_dir, run_paths)
     before = _generated(out_dir)
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
@@ -71,7 +76,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     for stale in sorted(before - set(staged)):  # a task or model that is gone leaves no page behind
         safe_paths.remove_file(out_dir, out_dir / stale)
     safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(staged), indent=0) + "\n")
-    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"])
+    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"], rejected_folders)
 
 
 def _staged_name(path: Path, staging: Path, reporter: str) -> str:
@@ -130,15 +135,26 @@ def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> No
 
     roots = [p.resolve() for p in run_paths if p.is_dir()]
 
-    def in_runs_folder(path: str) -> str:
+    def root_of(path: str) -> Path:
         folder = Path(path).resolve()
-        root = next((r for r in roots if folder.is_relative_to(r) and folder != r), folder.parent)
-        return folder.relative_to(root).as_posix()
+        return next((r for r in roots if folder.is_relative_to(r) and folder != r), folder.parent)
+
+    def in_runs_folder(path: str) -> str:
+        return Path(path).resolve().relative_to(root_of(path)).as_posix()
+
+    def unlocal(reason: str, run: str) -> str:
+        # the run's files, then an absolute folder above it named on its own (the migrate hint names the
+        # folder holding the runs), as seen from the runs folder
+        reason = reason.replace(run, in_runs_folder(run))
+        for above in Path(run).parents if Path(run).is_absolute() else ():
+            if above.parent != above:
+                published = Path(os.path.relpath(above.resolve(), root_of(run))).as_posix()
+                reason = re.sub(r"(?<![\w./-])" + re.escape(str(above)) + r"(?![\w./-])", lambda _: published, reason)
+        return reason
 
     for rejected in board.get("rejected_runs", []):
-        shown = in_runs_folder(rejected["run"])
-        rejected["reasons"] = [r.replace(rejected["run"], shown) for r in rejected["reasons"]]
-        rejected["run"] = shown
+        rejected["reasons"] = [unlocal(r, rejected["run"]) for r in rejected["reasons"]]
+        rejected["run"] = in_runs_folder(rejected["run"])
     for task in board.get("tasks", []):
         shown = {e["run"]: relative(e["run"]) for e in task.get("entries", []) if "run" in e}
         for entry in task.get("entries", []):
