@@ -93,6 +93,17 @@ def test_leaderboard_refuses_to_replace_files_it_did_not_write(cli, tmp_path):
     assert cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")[0] == 0  # now its own files
 
 
+def test_a_build_stopped_half_way_keeps_its_files_listed_as_its_own(cli, tmp_path):
+    runs, site = _runs(tmp_path), tmp_path / "site"
+    (site / "tasks" / "syn.html").mkdir(parents=True)  # a folder where a page goes: the move stops there
+    code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200", "--force")
+    assert code == 2 and "tasks/syn.html: is a folder where a file goes" in out, out
+    listed = json.loads((site / ".metabench-generated.json").read_text())
+    assert "index.html" in listed and (site / "index.html").is_file() and "tasks/syn.html" not in listed
+    (site / "tasks" / "syn.html").rmdir()
+    assert cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")[0] == 0  # not refused as foreign
+
+
 def test_leaderboard_refuses_a_generated_file_linked_out_of_the_folder(cli, tmp_path, outside):
     runs, site = _runs(tmp_path), tmp_path / "site"
     assert cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")[0] == 0

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import safe_paths
-from ...bounded_read import read_text
+from ...bounded_read import read_bytes, read_text
 from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
@@ -69,8 +69,14 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
         _refuse_foreign(out_dir, set(staged) - before, force)
-        for name in sorted(staged):
-            safe_paths.replace_file(out_dir, staged[name], out_dir / name)
+        moved: list[str] = []
+        try:
+            for name in sorted(staged):
+                safe_paths.replace_file(out_dir, staged[name], out_dir / name)
+                moved.append(name)
+        except BaseException:  # the files moved so far are still ours: listed, so the next build may replace them
+            safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(before | set(moved)), indent=0) + "\n")
+            raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     for stale in sorted(before - set(staged)):  # a task or model that is gone leaves no page behind
@@ -124,7 +130,15 @@ def _generated(out_dir: Path) -> set[str]:
             names = []
         return {n for n in names if isinstance(n, str) and not n.startswith(("/", "..")) and "/../" not in n}
     return {page.relative_to(out_dir).as_posix() for folder in ("tasks", "models")
-            for page in (out_dir / folder).glob("*.html") if _LEGACY_MARK in page.read_text(encoding="utf-8", errors="replace")}
+            for page in (out_dir / folder).glob("*.html") if _legacy_page(page)}
+
+
+def _legacy_page(page: Path) -> bool:
+    """Whether a page of a site built before the manifest is ours; a folder, a device or a pipe is not."""
+    try:
+        return _LEGACY_MARK.encode() in read_bytes(page)
+    except (OSError, MetabenchError):
+        return False
 
 
 def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> None:
