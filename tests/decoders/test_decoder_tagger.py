@@ -218,3 +218,29 @@ def test_predict_before_fit_and_no_training_split_are_clear_errors(tiny_llama, t
         adapter.predict([TagRequest(("a",), LABELS)], seed=0)
     with pytest.raises(AdapterError, match="training split"):
         adapter.fit(None)
+
+
+def test_the_runner_fine_tunes_on_a_tagging_task_and_remembers_the_job(decoder_registry, tmp_path, tiny_llama):
+    from metabench.runner import RunOptions, run
+    from metabench.store import read_results, read_samples
+
+    def go(tasks, model):
+        return run(decoder_registry, tasks, [model], RunOptions(output_dir=tmp_path / "runs", progress=False))
+
+    model = f"hf-decoder:{tiny_llama},finetune=true,batch_size=3"
+    [outcome] = go("toy_tag_decoder", model)
+    assert outcome.status == "ok", outcome.message
+    results = read_results(outcome.run_dir)
+    assert results["model"]["family"] == results["protocol"] == "decoder_finetune"
+    info = results["model"]["info"]
+    assert info["outputs"]["repaired_outputs"] == 0 and info["outputs"]["predicted_items"] == results["n_items"]
+    assert info["method"] == "lora" and info["checkpoints"]["0"]["cached"] is False
+    samples = read_samples(outcome.run_dir)
+    assert all(len(s["prediction"]) == len(s["gold"]) for s in samples)
+    [again] = go("toy_tag_decoder", model)
+    assert read_samples(again.run_dir) == samples and read_results(again.run_dir)["timings"]["fit_s"] == 0
+    # a task without protocol.decoder_finetune is skipped for the tagger, and the tagger's task for prompting
+    [skipped] = go("toy_tag", model)
+    assert skipped.status == "skipped" and "decoder_finetune" in skipped.message
+    [prompted] = go("toy_tag_decoder", f"hf-decoder:{tiny_llama}")
+    assert prompted.status == "skipped"
