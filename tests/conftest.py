@@ -10,20 +10,14 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).parent
-REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))  # makes `toy_plugin` importable, also for subprocesses via PYTHONPATH
+
+from mirror import mirror_dir  # noqa: E402 - needs the path above
 
 for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_name, "1")
 os.environ.setdefault("METABENCH_CACHE_DIR", tempfile.mkdtemp(prefix="metabench-test-cache-"))
 os.environ.setdefault("METABENCH_ALLOW_DOWNLOAD", "0")
-
-
-def mirror_dir() -> Path | None:
-    """The real data mirror, if this machine has it (METABENCH_DATA_DIR or ../shared/data)."""
-    raw = os.environ.get("METABENCH_DATA_DIR")
-    candidate = Path(raw) if raw else REPO.parent / "shared" / "data"
-    return candidate.resolve() if (candidate / "meta4xnli").is_dir() else None
 
 
 if mirror_dir() is not None:

@@ -184,7 +184,7 @@ def test_the_example_run_config_is_valid():
 
 def test_the_example_run_config_runs_on_the_mirror(tmp_path, capsys):
     """`metabench run --config examples/run.yaml` as the docs show it (a smaller --limit and a scratch -o)."""
-    from conftest import mirror_dir
+    from mirror import mirror_dir
 
     if mirror_dir() is None:
         pytest.skip("the data mirror is not on this machine")

@@ -141,7 +141,7 @@ def test_hostile_text_renders_as_text(browser, toy_registry, toy_runs, tmp_path)
 def test_a_committed_pair_and_its_screenshot(browser, tmp_path, monkeypatch):
     """`metabench explore` on two committed runs, read with this machine's mirror; the docs' picture is this
     page (METABENCH_UPDATE_SCREENSHOT=1 rewrites it)."""
-    from conftest import mirror_dir
+    from mirror import mirror_dir
 
     if mirror_dir() is None:
         pytest.skip("the data mirror is not on this machine")

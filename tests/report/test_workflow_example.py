@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, mirror_dir
+from mirror import REPO, mirror_dir
 
 pytestmark = pytest.mark.mirror
 DOC = REPO / "docs" / "reporting.md"
