@@ -8,5 +8,7 @@ from pathlib import Path
 
 def write(board: dict, out_dir: Path) -> list[Path]:
     path = out_dir / "leaderboard.json"
-    path.write_text(json.dumps(board, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    # one line, no indentation: the board of every committed run is read by programs, and indented it passed 4 MB
+    path.write_text(json.dumps(board, ensure_ascii=False, allow_nan=False) + "\n",
+                    encoding="utf-8")
     return [path]
