@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from metabench.cli import main
+from mirror import mirror_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,7 +70,7 @@ def _baseline_run(tmp_path, monkeypatch, *extra):
                  str(tmp_path / "runs"), "--launcher", "serial", "--no-progress", *extra])
 
 
-@pytest.mark.skipif(not os.environ.get("METABENCH_DATA_DIR"), reason="needs the data mirror (METABENCH_DATA_DIR)")
+@pytest.mark.skipif(mirror_dir() is None, reason="needs the data mirror (METABENCH_DATA_DIR or ../shared/data)")
 def test_a_finished_job_is_planned_as_done(tmp_path, monkeypatch, capsys):
     assert _baseline_run(tmp_path, monkeypatch, "--dry-run") == 0
     before = capsys.readouterr().out
