@@ -108,6 +108,12 @@ class Kind:
         """Extra keyword arguments metrics may take (passed only to metrics that accept them)."""
         return {}
 
+    def warn_unusable(self, items: list, preds_by_seed: dict[int, list]) -> None:
+        """Warn once per job about answers the kind could not use, over all its seeds (nothing by default).
+
+        Called after every seed is scored rather than from :meth:`aggregate`, which runs once per seed and on
+        the validation split at every epoch: a warning there repeats for each of them."""
+
     def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
         """Every metric of the task (``metric_values``) and its per-group breakdowns (``breakdown``)."""
         pairs = [self.metric_input(i, g, p) for i, g, p in zip(items, golds, preds)]

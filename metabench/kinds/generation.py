@@ -176,18 +176,29 @@ class Generation(PromptedMixin, Kind):
         return gold, self.parse(item, prediction).value
 
     def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
-        """The metrics on parsed answers, plus how many outputs could be parsed (each unparsed one is logged)."""
+        """The metrics on parsed answers, plus how many outputs could be parsed (``warn_unusable`` reports them)."""
         parsed = [self.parse(i, p) for i, p in zip(items, preds)]
-        bad = [(i.id, p) for i, p, x in zip(items, preds, parsed) if not x.ok]
-        if bad:
-            examples = "; ".join(f"{item_id}: {str(p)[:60]!r}" for item_id, p in bad[:5])
-            log.warning("%s: %d of %d outputs could not be parsed (scored as wrong), e.g. %s",
-                        self.config.task, len(bad), len(items), examples)
-            for item_id, p in bad:
-                log.info("unparsed output %s: %r", item_id, str(p)[:200])
         values = [x.value for x in parsed]
         out = self.metric_values(items, golds, values)
         out.update(self.breakdown(items, golds, values))
         out["parse_rate"] = sum(x.ok for x in parsed) / len(parsed)
-        out["invalid_outputs"] = float(len(bad))
+        out["invalid_outputs"] = float(sum(not x.ok for x in parsed))
         return out
+
+    def warn_unusable(self, items: list, preds_by_seed: dict[int, list]) -> None:
+        """One warning line for the task, whatever its seed count: how many outputs could not be parsed, per seed
+        where there are several, and the first few; each one is logged at INFO level (``--verbose``)."""
+        bad = [(seed, i.id, p) for seed, preds in preds_by_seed.items()
+               for i, p in zip(items, preds) if not self.parse(i, p).ok]
+        if not bad:
+            return
+        total = len(items) * len(preds_by_seed)
+        per_seed = ""
+        if len(preds_by_seed) > 1:
+            counts = ", ".join(f"seed {seed}: {sum(s == seed for s, _, _ in bad)}" for seed in preds_by_seed)
+            per_seed = f" ({len(items)} items × {len(preds_by_seed)} seeds; {counts})"
+        examples = "; ".join(f"{item_id}: {str(p)[:60]!r}" for _, item_id, p in bad[:3])
+        log.warning("%s: %d of %d outputs unparsed%s, scored as wrong, e.g. %s",
+                    self.config.task, len(bad), total, per_seed, examples)
+        for seed, item_id, p in bad:
+            log.info("unparsed output %s (seed %s): %r", item_id, seed, str(p)[:200])

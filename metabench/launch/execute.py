@@ -94,7 +94,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
-    per_seed, samples = {}, []
+    per_seed, samples, preds_by_seed = {}, [], {}
     timings = {"cached_items": 0}
     for seed in seeds:
         whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
@@ -109,9 +109,11 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
             answers_cache.put_job(whole, dict(zip(ids, preds)))
             phases.lap("cache_lookup_s")
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
+        preds_by_seed[seed] = preds
         for item, gold, pred in zip(test.items, golds, preds):
             samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
         phases.lap("score_s")
+    kind.warn_unusable(test.items, preds_by_seed)
 
     lines = samples_text(samples).encode("utf-8")
     results = results_record(registry, job, adapter, data, seeds, per_seed, timings)

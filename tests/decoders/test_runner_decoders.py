@@ -109,3 +109,15 @@ def test_chat_template_wraps_prompts_and_falls_back_without_one(tiny_gpt2_chat, 
     # the tiny model without a template: raw prompt, recorded
     plain = GenerateRequest("Q", chat=True)
     assert tiny_decoder.context("Q", plain) == "Q" and tiny_decoder.info()["chat_template_missing"] is True
+
+
+def test_unparsed_outputs_are_one_warning_per_task_over_all_seeds(decoder_registry, tmp_path, tiny_gpt2, caplog):
+    """Two seeds of a random model's generations: one warning line for the task, with both seeds' counts."""
+    (outcome,) = _run(decoder_registry, tmp_path, "toy_generate", [f"hf-decoder:{tiny_gpt2}"], limit=4, use_cache=False)
+    per_seed = read_results(outcome.run_dir)["metrics"]["per_seed"]
+    unparsed = {seed: int(m["invalid_outputs"]) for seed, m in per_seed.items()}
+    assert sum(unparsed.values()) > 0  # a random model's text: the warning below has something to say
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "unparsed" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    counts = ", ".join(f"seed {seed}: {n}" for seed, n in unparsed.items())
+    assert warnings[0].startswith(f"toy_generate: {sum(unparsed.values())} of 8 outputs unparsed (4 items × 2 seeds; {counts})")
