@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from metabench.report.docs_blocks import DocsContext
 from metabench.report.docs_headline import headline_table
 from metabench.report.runs import find_runs
@@ -15,5 +17,22 @@ def test_headline_rows_come_from_the_runs(report_registry, toy_runs):
     value = run.aggregate("span_f1")
     assert cells[:5] == ["toy_tag", "span_f1", f"{value['mean']:.4f} ± {value['std']:.4f}", "2 of 2",
                          f"{run.n_items:,}"]
-    assert cells[5] == f"{run.results['timings']['total_s'] / 60:.1f} min"
+    assert cells[5] == f"{run.results['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
     assert "no complete committed run" in missing and "wall time" in header
+
+
+def _fine_tuned(total_s, fit_s, checkpoints, seeds=(0, 1, 2)):
+    """The fields _cost reads from a stored run of a fine-tuned model."""
+    results = {"timings": {"total_s": total_s, "fit_s": fit_s}, "model": {"info": {"checkpoints": checkpoints}}}
+    return SimpleNamespace(results=results, seeds=list(seeds))
+
+
+def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached_answer_is_unrecorded():
+    from metabench.report.docs_headline import _cost
+
+    trained = {"fit_s": 700.0, "cached": False}
+    loaded = {"fit_s": 650.0, "cached": True, "load_s": 2.0}  # the record the checkpoint kept from its training
+    # seed 0 trained here, seeds 1-2 loaded: 700 s of this run's fit_s is replaced by the three records
+    assert _cost(_fine_tuned(800.0, 704.0, {"0": trained, "1": loaded, "2": loaded})) == (800.0 - 704.0 + 2000.0, 0)
+    # seed 0's answers came from the answer cache: no checkpoint loaded, no record, counted as unrecorded
+    assert _cost(_fine_tuned(1500.0, 1400.0, {"1": trained, "2": trained})) == (1500.0 - 1400.0 + 1400.0, 1)
