@@ -25,8 +25,6 @@ task's choices; the budget knobs ``max_train`` (the first N training sentences),
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -37,15 +35,17 @@ from .base import Adapter, AdapterSettings
 from .checkpoints import CheckpointStore, checkpoint_key
 from .finetune import Schedule, Selection, train
 from .hf_common import (
+    adapter_fingerprint,
     folder_fingerprint,
     parse_bool,
     parse_dtype,
+    parse_float,
     parse_int,
     pick_device_and_threads,
     resolve_pretrained,
     torch_dtype,
 )
-from .hf_encoder import _content_hash, _override, _parse_float
+from .training_budget import apply_budget, content_hash
 from .tag_grammar import Grammar, span_types
 
 TRAINER_VERSION = "hf-decoder-tagger/1"
@@ -84,7 +84,7 @@ class DecoderTagger(Adapter):
             raise AdapterError(f"model '{self.name}': method={self.method} is not lora or full", hint="method=lora")
         self.beams = parse_int(self.args["beams"], "beams", self.name) if "beams" in self.args else None
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
-        self.recipe = {k: _parse_float(self.args[k], k, self.name) for k in ("epochs", "lr", "warmup_ratio") if k in self.args}
+        self.recipe = {k: parse_float(self.args[k], k, self.name) for k in ("epochs", "lr", "warmup_ratio") if k in self.args}
         if not all(self.recipe.get(k, 1.0) > 0 for k in ("epochs", "lr")) or not 0 <= self.recipe.get("warmup_ratio", 0) < 1:
             raise AdapterError(f"model '{self.name}': epochs and lr must be positive, warmup_ratio in [0, 1)")
         self._folder: Path | None = None
@@ -119,8 +119,7 @@ class DecoderTagger(Adapter):
 
     def fingerprint(self) -> str:
         args = {k: v for k, v in sorted(self.args.items()) if k not in _NOT_FINGERPRINTED and k != "pretrained"}
-        payload = {"adapter": self.name, "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "args": args}
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        return adapter_fingerprint(self.name, TRAINER_VERSION, self.base_fingerprint(), args)
 
     def batch_size(self) -> int:
         return self._batch_size
@@ -194,13 +193,13 @@ class DecoderTagger(Adapter):
             raise AdapterError(f"model '{self.name}' with finetune=true learns from the task's training split, which "
                                "this task lacks", hint="give the task `splits.train`, or drop finetune=true")
         if self.max_train is not None or self.recipe:
-            training = _override(training, self.max_train, self.recipe)
+            training = apply_budget(training, self.max_train, self.recipe)
         protocol = training.protocol
         self._protocol, self._beams = protocol, self.beams or protocol.beams
         method = self._method()
         parts = {
             "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "data_hash": training.data_hash,
-            "content": _content_hash(training), "labels": list(training.labels),
+            "content": content_hash(training), "labels": list(training.labels),
             "finetune": protocol.finetune.model_dump(mode="json"), "method": method,
             "lora": protocol.lora.model_dump(mode="json") if method == "lora" else None,
             "prompt": [protocol.instruction, protocol.chat_template], "tags": protocol.tags,

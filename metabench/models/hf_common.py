@@ -11,7 +11,8 @@ the adapter modules only to read class attributes.
 - :func:`file_sha256` hashes a file once per (path, size, mtime), memoised on disk, so a 500 MB model is hashed
   once, not once per job. :func:`folder_fingerprint` (encoders) and :func:`folder_hashes` (decoders) select
   which files identify a model.
-- :func:`parse_bool`, :func:`parse_int`, :func:`parse_dtype`, :func:`pick_device`: argument parsing.
+- :func:`parse_bool`, :func:`parse_int`, :func:`parse_float`, :func:`parse_dtype`, :func:`pick_device`: argument parsing.
+- :func:`adapter_fingerprint`: what keys a fine-tuning adapter's answers, the same way for every trainer.
 - :func:`model_family` reads ``config.json`` and says ``encoder`` or ``decoder`` (used by ``hf:``).
 """
 
@@ -90,6 +91,13 @@ def parse_int(value, name: str, adapter: str, minimum: int = 1, *, allow_auto: b
     if number < minimum:
         raise AdapterError(f"model '{adapter}': {name}={number} must be at least {minimum}")
     return number
+
+
+def parse_float(value, name: str, adapter: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise AdapterError(f"model '{adapter}': {name}={value!r} is not a number", hint=f"e.g. {name}=0.1") from None
 
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")
@@ -271,6 +279,13 @@ def folder_fingerprint(folder: Path) -> str:
     if not any(f.name == "config.json" for f in files):
         raise AdapterError(f"{folder}: no config.json, so this is not a model folder")
     payload = {f.name: file_sha256(f) for f in files}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def adapter_fingerprint(adapter: str, trainer: str, base: str, args: dict) -> str:
+    """The hash keying a fine-tuning adapter's answers: the adapter, its trainer's version, the base weights'
+    fingerprint and the arguments that change what it learns (the caller leaves out those that cannot)."""
+    payload = {"adapter": adapter, "trainer": trainer, "base": base, "args": args}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

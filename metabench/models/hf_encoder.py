@@ -55,15 +55,18 @@ from .base import Adapter, AdapterSettings
 from .checkpoints import TRAINER_VERSION, CheckpointStore, checkpoint_key
 from .finetune import Schedule, Selection, train
 from .hf_common import (
+    adapter_fingerprint,
     folder_fingerprint,
     parse_bool,
     parse_dtype,
+    parse_float,
     parse_int,
     pick_device_and_threads,
     read_config,
     resolve_pretrained,
     torch_dtype,
 )
+from .training_budget import apply_budget, content_hash
 
 #: Byte-level BPE tokenizers need a prefix space to take pre-split words.
 _PREFIX_SPACE_TYPES = {"roberta", "roberta-prelayernorm", "longformer", "bart", "gpt2", "deberta", "data2vec-text",
@@ -77,30 +80,6 @@ _NOT_FINGERPRINTED = ("batch_size", "cache", "device", "threads")
 _SEARCH_ARGS = ("search", "search_cpus", "search_trials", "search_max_epochs")
 MAX_GRAD_NORM = 1.0
 PREDICT_OVERLAP = 0.5
-
-
-def _content_hash(training: Training) -> str:
-    """Hash of the training and validation inputs and answers (catches kind_args such as markers)."""
-    digest = hashlib.sha256()
-    for requests, golds in ((training.requests, training.golds), (training.validation_requests, training.validation_golds)):
-        for request, gold in zip(requests, golds):
-            pair = getattr(request, "text_pair", None)
-            digest.update(json.dumps([request.key, pair, gold], ensure_ascii=False, default=list).encode())
-        digest.update(b"\x00")
-    return digest.hexdigest()
-
-
-def _override(training: Training, max_train: int | None, recipe: dict[str, float]) -> Training:
-    """The budget knobs: the first ``max_train`` training examples; ``recipe`` (epochs, lr, warmup_ratio) instead of
-    the task's values. A task's recipe is tuned for its full data; a run that can afford a fraction of it (one
-    epoch instead of three) needs its own schedule, e.g. MelBERT's 2/3 warm-up over one epoch barely trains."""
-    import dataclasses
-
-    protocol = training.protocol
-    if recipe:
-        protocol = protocol.model_copy(update={"finetune": protocol.finetune.model_copy(update=recipe)})
-    n = max_train if max_train is not None else len(training.requests)
-    return dataclasses.replace(training, requests=training.requests[:n], golds=training.golds[:n], protocol=protocol)
 
 
 def _with_config(training: Training, config: dict) -> Training:
@@ -129,13 +108,6 @@ class _TrialJob:
 def _run_trial(config: dict, job: _TrialJob) -> None:
     """Ray Tune's trainable (module level, so Ray pickles it by reference)."""
     job.adapter._trial(job, {k: searching.plain(v) for k, v in config.items()})
-
-
-def _parse_float(value: str, name: str, adapter: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise AdapterError(f"model '{adapter}': {name}={value!r} is not a number", hint=f"e.g. {name}=0.1") from None
 
 
 class HFEncoder(Adapter):
@@ -183,7 +155,7 @@ class HFEncoder(Adapter):
         self.threads = parse_int(self.args["threads"], "threads", self.name) if "threads" in self.args else None
         # Budget knobs (off by default; all change the checkpoint key and the fingerprint):
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
-        self.recipe = {name: _parse_float(self.args[name], name, self.name) for name in ("epochs", "lr", "warmup_ratio")
+        self.recipe = {name: parse_float(self.args[name], name, self.name) for name in ("epochs", "lr", "warmup_ratio")
                        if name in self.args}
         for name, most in (("epochs", MAX_EPOCHS), ("lr", 1.0)):
             if not 0 < self.recipe.get(name, 1.0) <= most:  # NaN and inf too
@@ -231,8 +203,7 @@ class HFEncoder(Adapter):
     def fingerprint(self) -> str:
         skipped = _NOT_FINGERPRINTED + (() if self.search else _SEARCH_ARGS)
         args = {k: v for k, v in sorted(self.args.items()) if k not in skipped and k != "pretrained"}
-        payload = {"adapter": self.name, "trainer": TRAINER_VERSION, "base": self.base_fingerprint(), "args": args}
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        return adapter_fingerprint(self.name, TRAINER_VERSION, self.base_fingerprint(), args)
 
     def task_fingerprint(self, protocol) -> str:
         """A searching model's answers depend on the task's search block, which the config hash leaves out."""
@@ -341,7 +312,7 @@ class HFEncoder(Adapter):
                 hint="give the task `splits.train`, or evaluate it with a decoder or a baseline",
             )
         if self.max_train is not None or self.recipe:
-            training = _override(training, self.max_train, self.recipe)
+            training = apply_budget(training, self.max_train, self.recipe)
         first = training.requests[0]
         head = "token" if isinstance(first, TagRequest) else "sequence"
         labels = list(training.labels) or sorted({g for g in training.golds})
@@ -354,7 +325,7 @@ class HFEncoder(Adapter):
         parts = {
             "base": self.base_fingerprint(),
             "data_hash": training.data_hash,
-            "content": _content_hash(training),
+            "content": content_hash(training),
             "labels": labels,
             "head": head,
             "finetune": finetune.model_dump(mode="json"),
