@@ -201,9 +201,10 @@ def _read_results(path: Path) -> dict | None:
 
 def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
     """Seconds per training example of the model over the fine-tunes recorded in ``folder``'s runs of it (same
-    spec; seeds that trained, not those read from the checkpoint cache)."""
+    spec). A seed loaded from the checkpoint cache carries the record its training wrote, so it counts too, once
+    per checkpoint: runs that share a checkpoint (re-assembled from cached seeds) do not count it twice."""
     seconds = examples = 0.0
-    count = 0
+    count, seen = 0, set()
     for path in sorted(folder.glob(f"*/{glob.escape(spec.slug)}*/results.json")):
         record = _read_results(path)
         if not record or record.get("model", {}).get("spec") != spec.text:
@@ -214,8 +215,10 @@ def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
             n_train = min(n_train, int(cap))
         for fit in ((record["model"].get("info") or {}).get("checkpoints") or {}).values():
             epochs = len(fit.get("history") or [])
-            if fit.get("cached") or not n_train or not epochs or not fit.get("fit_s"):
+            key = fit.get("key")
+            if (key is not None and key in seen) or not n_train or not epochs or not fit.get("fit_s"):
                 continue
+            seen.add(key)
             seconds, examples, count = seconds + fit["fit_s"], examples + n_train * epochs, count + 1
     return Rate(seconds / examples, count, folder) if examples else None
 

@@ -125,7 +125,7 @@ def test_no_terminal_starts_without_asking(monkeypatch, tmp_path, started):
     assert started == ["core"]
 
 
-def test_the_rate_is_measured_on_trained_seeds_of_the_same_model(tmp_path):
+def test_the_rate_is_measured_on_each_fine_tune_of_the_same_model_once(tmp_path):
     from metabench.dry_run import measured_rate
     from metabench.models.spec import parse_model_spec
 
@@ -138,13 +138,16 @@ def test_the_rate_is_measured_on_trained_seeds_of_the_same_model(tmp_path):
         (folder / "results.json").write_text(json.dumps(record), encoding="utf-8")
 
     epoch = {"epoch": 1}
-    run("a", "hf:m", 100, {"0": {"fit_s": 30.0, "history": [epoch] * 3}, "1": {"fit_s": 1.0, "cached": True, "history": [epoch] * 3}})
+    trained = {"key": "k0", "fit_s": 30.0, "history": [epoch] * 3}
+    loaded = {"key": "k1", "fit_s": 20.0, "cached": True, "load_s": 1.0, "history": [epoch] * 3}  # its training's record
+    run("a", "hf:m", 100, {"0": trained, "1": loaded})
+    run("a2", "hf:m", 100, {"0": {**trained, "cached": True, "load_s": 1.0}})  # the same checkpoint again: counted once
     run("b", "hf:m", 50, {"0": {"fit_s": 10.0, "history": [epoch] * 2}})
     run("c", "hf:m,max_train=10", 50, {"0": {"fit_s": 5.0, "history": [epoch]}})
     (tmp_path / "d" / "hf_m").mkdir(parents=True)
     (tmp_path / "d" / "hf_m" / "results.json").write_text("{not json", encoding="utf-8")  # unreadable: not counted
     rate = measured_rate(tmp_path, parse_model_spec("hf:m"))
-    assert rate.fine_tunes == 2 and rate.seconds_per_example == pytest.approx(40.0 / (300 + 100))
+    assert rate.fine_tunes == 3 and rate.seconds_per_example == pytest.approx(60.0 / (300 + 300 + 100))
     capped = measured_rate(tmp_path, parse_model_spec("hf:m,max_train=10"))
     assert capped.fine_tunes == 1 and capped.seconds_per_example == pytest.approx(5.0 / 10)
     assert measured_rate(tmp_path, parse_model_spec("hf:other")) is None
