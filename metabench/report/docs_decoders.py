@@ -24,10 +24,19 @@ def tagger_row(run) -> list[str]:
         run.task, run.model, str(run.n_items), *(f"{100 * aggregate[m]['mean']:.2f}" for m in METRICS),
         str(fit.get("train_examples", "—")), str(len(fit.get("history", [])) or "—"),
         f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{fit['train_cpu_s']:.0f}" if "train_cpu_s" in fit else "—",
-        f"{100 * outputs['predict_s'] / done:.0f}" if done else "—", f"{outputs['repaired_outputs']} / {done}" if done else "—",
+        f"{100 * outputs['predict_s'] / done:.0f}" if done else "—", _repaired(outputs, done, run),
         f"{info.get('device', '?')}, {info.get('method', '?')}, beams {info.get('beams', '?')}",
         "PARTIAL: " + "; ".join(why) if why else "full",
     ]
+
+
+def _repaired(outputs: dict, done: int | None, run) -> str:
+    """Repairs among the outputs this run decoded; answers it read from the answer cache (decoded by an earlier
+    process, whose own run recorded their repairs) are named, so the count is not read as covering them."""
+    if not done:
+        return "—"
+    cached = (run.results.get("timings") or {}).get("cached_items") or 0
+    return f"{outputs['repaired_outputs']} / {done}" + (f" ({cached} more read from the answer cache)" if cached else "")
 
 
 def taggers_table(context) -> list[str]:

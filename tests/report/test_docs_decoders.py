@@ -24,3 +24,13 @@ def test_a_budget_run_with_a_limit_is_a_partial_row_with_its_costs():
         "PARTIAL: --limit: 20 of 3630 test items; budget max_train=400, epochs=1"]
     results["n_items"], info["budget"] = 3630, None
     assert tagger_row(Run(Path("r"), results))[-1] == "full"
+
+
+def test_answers_read_from_the_cache_are_named_beside_the_repair_count():
+    info = {"method": "lora", "checkpoints": {}, "outputs": {"predict_s": 30.0, "predicted_items": 6, "repaired_outputs": 0}}
+    aggregate = {m: {"mean": 0.0, "std": 0.0, "n": 1} for m in METRICS}
+    results = {"task": {"name": "t"}, "n_items": 10, "n_test_items": 10, "timings": {"cached_items": 4},
+               "model": {"family": "decoder_finetune", "spec": "hf-decoder:x,finetune=true", "info": info},
+               "metrics": {"aggregate": aggregate}}
+    row = tagger_row(Run(Path("r"), results))
+    assert row[12:14] == ["500", "0 / 6 (4 more read from the answer cache)"]  # cost per 100 over the 6 decoded
