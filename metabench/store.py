@@ -24,7 +24,9 @@ Why the store works this way (docs/reliability.md has the guarantees):
 from __future__ import annotations
 
 import copy
+import gzip
 import hashlib
+import io
 import json
 import os
 import platform
@@ -38,7 +40,7 @@ from importlib import metadata
 from itertools import repeat
 from pathlib import Path
 
-from . import __version__
+from . import __version__, limits
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
 from .filelock import locked
@@ -47,6 +49,9 @@ from .safe_paths import inside
 SCHEMA_VERSION = 1
 RESULTS = "results.json"
 SAMPLES = "samples.jsonl"
+#: The same bytes gzipped (``gzip -n samples.jsonl``): how a published run keeps a large samples file small.
+#: Readers decompress it and check the digest results.json recorded for the uncompressed text.
+SAMPLES_GZ = "samples.jsonl.gz"
 DIGEST = "samples_sha256"
 PREVIOUS = ".prev"
 _NEW = ".new-"
@@ -265,7 +270,7 @@ def _check_replaceable(run_dir: Path, digest: str, overwrite: bool) -> None:
         old = json.loads(read_text(run_dir / RESULTS))
     except (OSError, ValueError, ExplainedError):
         old = None
-    if isinstance(old, dict) and old.get(DIGEST) == digest and set(entries) <= {RESULTS, SAMPLES}:
+    if isinstance(old, dict) and old.get(DIGEST) == digest and set(entries) <= {RESULTS, SAMPLES, SAMPLES_GZ}:
         return  # the same answers: replacing it loses nothing
     what = (f"a finished run (created {old.get('created', '?')}, {old.get('n_items', '?')} items, seeds {old.get('seeds', '?')})"
             if isinstance(old, dict) and RESULTS in entries else f"files that are not a run ({', '.join(entries[:3])})")
@@ -383,11 +388,15 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     folder = resolve(run_dir)
     results = results if results is not None else read_results(folder)
     path = folder / SAMPLES
+    if not path.exists() and (folder / SAMPLES_GZ).exists():
+        path = folder / SAMPLES_GZ
     try:
         raw = read_bytes(path, error=RunFileError)
     except FileNotFoundError:
         raise RunFileError(f"{path}: missing: results.json has no samples.jsonl beside it",
                              hint="paired tests need the per-item samples; copy the whole run folder") from None
+    if path.name == SAMPLES_GZ:
+        raw = _gunzip(raw, path)
     expected = results.get(DIGEST)
     if expected is None:
         raise RunFileError(
@@ -410,6 +419,21 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
             _check_sample(row, path, number)
             rows.append(row)
     return rows
+
+
+def _gunzip(data: bytes, path: Path) -> bytes:
+    """A gzipped samples file's text, decompressed no further than the limit on any file read from a user."""
+    cap = int(limits.INPUT_BYTES.value)
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            raw = stream.read(cap + 1)
+    except (OSError, EOFError) as exc:
+        raise RunFileError(f"{path}: not a readable gzip file ({exc})",
+                           hint="compress the run's samples.jsonl with `gzip -n`, or copy the uncompressed file") from None
+    if len(raw) > cap:
+        raise RunFileError(f"{path}: decompresses to more than {cap:,} bytes, the limit on the {limits.INPUT_BYTES.name}",
+                           hint=f"check that this is the file you meant; raise the limit with {limits.INPUT_BYTES.env}=BYTES")
+    return raw
 
 
 def environment() -> dict:

@@ -13,7 +13,7 @@ import pytest
 from metabench.errors import MetabenchError, RunFileError
 from metabench.report.runs import find_runs, load_run
 from metabench.runner import RunOptions, run
-from metabench.store import RESULTS, SAMPLES, read_results, read_samples, run_folders, run_name, write_run
+from metabench.store import RESULTS, SAMPLES, SAMPLES_GZ, read_results, read_samples, run_folders, run_name, write_run
 
 #: The store's file-system calls: a kill can fall between any two of them.
 _OPS = ("mkdir", "open", "write", "fsync", "close", "rename", "replace", "unlink", "rmdir")
@@ -163,6 +163,27 @@ def test_readers_refuse_files_of_different_runs(tmp_path):
     shutil.copy(b / SAMPLES, a / SAMPLES)
     with pytest.raises(RunFileError, match="samples.jsonl: does not match the 'samples_sha256'"):
         read_samples(a)
+
+
+def test_a_gzipped_samples_file_reads_as_the_text_its_digest_was_recorded_for(tmp_path, monkeypatch):
+    import gzip
+
+    run_dir = tmp_path / "t" / "a"
+    write_run(run_dir, *_run("A"))
+    rows = read_samples(run_dir)
+    (run_dir / SAMPLES_GZ).write_bytes(gzip.compress((run_dir / SAMPLES).read_bytes(), mtime=0))
+    (run_dir / SAMPLES).unlink()
+    assert read_samples(run_dir) == rows
+    (run_dir / SAMPLES_GZ).write_bytes(gzip.compress(b'{"id": "forged"}\n'))  # other text: its digest differs
+    with pytest.raises(RunFileError, match="samples.jsonl.gz: does not match the 'samples_sha256'"):
+        read_samples(run_dir)
+    (run_dir / SAMPLES_GZ).write_bytes(b"not gzip")
+    with pytest.raises(RunFileError, match="samples.jsonl.gz: not a readable gzip file"):
+        read_samples(run_dir)
+    monkeypatch.setenv("METABENCH_MAX_INPUT_BYTES", "1000")  # a small file that inflates past the limit
+    (run_dir / SAMPLES_GZ).write_bytes(gzip.compress(b" " * 5000))
+    with pytest.raises(RunFileError, match="decompresses to more than 1,000 bytes"):
+        read_samples(run_dir)
 
 
 def test_run_files_follow_the_umask(tmp_path):
