@@ -43,8 +43,8 @@ TEMPLATE_CHARS = Limit("template output", "METABENCH_MAX_TEMPLATE_CHARS", 1_000_
 TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S", 2.0, "seconds")
 
 #: Run files, phi tables, manifests and every other file a command reads from a user (``bounded_read.py``): the
-#: largest committed samples.jsonl is under 3 MB, so the default leaves two orders of magnitude of room while a
-#: symlink to a huge file cannot take the machine's memory.
+#: largest committed samples.jsonl is under 4 MB (larger ones are gzipped), so the default leaves two orders of
+#: magnitude of room while a symlink to a huge file cannot take the machine's memory.
 INPUT_BYTES = Limit("size of a file read from a user", "METABENCH_MAX_INPUT_BYTES", 256_000_000, "bytes")
 
 #: Training epochs a task file (``protocol.encoder.finetune.epochs``, a search range) or a model argument
