@@ -1,4 +1,6 @@
-"""The repository keeps no large file: data and weights live outside it, big run samples are gzipped."""
+"""The repository travels: data and weights live outside it, run samples are gzipped, and the tracked tree stays
+small enough to copy to a GPU machine (whose copy of a working tree holds 64 MiB with the wheels and data a GPU
+check carries: ~16 MB of wheels and ~18 MB of task data, benchmarks/gpu_check.sh --dry-run prints the sum)."""
 
 from __future__ import annotations
 
@@ -9,14 +11,35 @@ import pytest
 
 from mirror import REPO
 
-LIMIT = 4_000_000
+FILE_LIMIT = 4_000_000
+#: The tracked tree's budget: 64 MiB on the GPU machine, less the carried wheels and data, less headroom.
+TREE_BUDGET = 30 * 2**20
 
 
-def test_no_tracked_file_is_over_4_mb():
+def _tracked_sizes() -> dict[str, int]:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout")
     names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
     sizes = {n.decode(): (REPO / n.decode()).stat().st_size for n in names if n and (REPO / n.decode()).is_file()}
     assert len(sizes) > 100  # the listing worked
-    large = {name: size for name, size in sizes.items() if size > LIMIT}
+    return sizes
+
+
+def test_no_tracked_file_is_over_4_mb():
+    large = {name: size for name, size in _tracked_sizes().items() if size > FILE_LIMIT}
     assert not large, f"tracked files over 4 MB (gzip a run's samples with `gzip -n`; keep data out): {large}"
+
+
+def test_tracked_tree_fits_its_budget():
+    sizes = _tracked_sizes()
+    total = sum(sizes.values())
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    assert total <= TREE_BUDGET, (f"the tracked tree is {total / 2**20:.1f} MiB, over its {TREE_BUDGET / 2**20:.0f} MiB "
+                                  f"budget (what travels to a GPU machine); largest: {biggest}")
+
+
+def test_committed_runs_keep_their_samples_gzipped():
+    plain = [name for name in _tracked_sizes() if name.startswith("leaderboard/runs/") and name.endswith("/samples.jsonl")]
+    assert not plain, (f"{len(plain)} committed run(s) keep plain samples.jsonl, e.g. {plain[:3]}: compress them with "
+                       "`find leaderboard/runs -name samples.jsonl -exec gzip -n -9 -f {} +` (readers check the digest "
+                       "of the uncompressed text)")
