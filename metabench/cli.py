@@ -374,9 +374,11 @@ def _robust_output() -> None:
 
 def _explain(exc: ExplainedError) -> int:
     """A user's mistake: the message and its hint, and the error's exit status (never a traceback)."""
-    print(f"metabench: error: {exc.message}", file=sys.stderr)
+    from .printable import safe_lines
+
+    print(f"metabench: error: {safe_lines(exc.message)}", file=sys.stderr)  # it may quote a run's names
     if exc.hint:
-        print(f"  hint: {exc.hint}", file=sys.stderr)
+        print(f"  hint: {safe_lines(exc.hint)}", file=sys.stderr)
     return exc.exit_code
 
 
@@ -395,9 +397,11 @@ def _internal_error(exc: Exception) -> int:
     import os
     import traceback
 
+    from .printable import escape
+
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    print(f"metabench: internal error: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+    print(f"metabench: internal error: {type(exc).__name__}: {escape(exc)}{where}", file=sys.stderr)
     print("  hint: this is a bug in metabench or a plugin, not in your input; rerun with METABENCH_DEBUG=1 for "
           "the traceback and report it", file=sys.stderr)
     if os.environ.get("METABENCH_DEBUG"):

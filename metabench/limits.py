@@ -47,8 +47,23 @@ TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S",
 #: magnitude of room while a symlink to a huge file cannot take the machine's memory.
 INPUT_BYTES = Limit("size of a file read from a user", "METABENCH_MAX_INPUT_BYTES", 256_000_000, "bytes")
 
+#: Sample rows one run may hold, whatever its results.json claims (``store.read_samples`` holds a run to its own
+#: ``n_items`` × seeds first): the largest committed run has 17,619 rows, so this leaves fifty times that while a
+#: samples file of millions of short lines (a few hundred bytes of gzip) cannot fill the memory with row objects.
+SAMPLE_ROWS = Limit("sample rows of one run", "METABENCH_MAX_SAMPLE_ROWS", 1_000_000, "rows")
+
+#: Files and bytes a ``hf_dataset`` source folder may hold (``data/hf_source.py`` lists and hashes every one):
+#: a source is a few data files; ``path: /usr`` by mistake would otherwise hash a whole system folder.
+SOURCE_FILES = Limit("files of a hf_dataset source", "METABENCH_MAX_SOURCE_FILES", 10_000, "files")
+SOURCE_BYTES = Limit("bytes of a hf_dataset source", "METABENCH_MAX_SOURCE_BYTES", 20_000_000_000, "bytes")
+
 #: Training epochs a task file (``protocol.encoder.finetune.epochs``, a search range) or a model argument
 #: (``epochs=``) may ask for: the papers train for 3-20; ``epochs=1e20`` is a typo that would never finish.
 MAX_EPOCHS = 1000
 
-ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS, INPUT_BYTES)
+#: Beams a decoding model argument (``beams=``) may ask for: the taggers use 1-5; each beam is a copy of the
+#: generation state, so ``beams=100000`` only fails, after the model has loaded, for want of memory.
+MAX_BEAMS = 64
+
+ALL = (YAML_BYTES, YAML_NODES, YAML_DEPTH, TEMPLATE_CHARS, TEMPLATE_SECONDS, INPUT_BYTES, SAMPLE_ROWS, SOURCE_FILES,
+       SOURCE_BYTES)

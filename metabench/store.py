@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from functools import lru_cache
 from importlib import metadata
 from itertools import repeat
@@ -44,6 +45,7 @@ from . import __version__, limits
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
 from .filelock import locked
+from .printable import escape, is_printable
 from .safe_paths import inside
 
 SCHEMA_VERSION = 1
@@ -347,6 +349,11 @@ def check_results(data: dict, path: Path) -> None:
         if not isinstance(value, kind):
             found = "missing" if value is None else f"a {type(value).__name__}"
             raise RunFileError(f"{path}: field '{dotted}' must be a {kind.__name__} ({found})", hint=hint)
+    for dotted in ("task.name", "task.primary_metric", "model.spec"):
+        outer, inner = dotted.split(".")
+        if not is_printable(data[outer][inner]):
+            raise RunFileError(f"{path}: field '{dotted}' holds a control character ({escape(data[outer][inner])[:80]}); "
+                               "reports print it where CI reads it", hint=hint)
     if not data["seeds"] or not all(isinstance(s, int) and not isinstance(s, bool) for s in data["seeds"]):
         raise RunFileError(f"{path}: field 'seeds' must be a non-empty list of integers ({data['seeds']!r})", hint=hint)
     for seed, metrics in data["metrics"]["per_seed"].items():
@@ -384,7 +391,12 @@ def _refuse_constant(name: str):
 
 
 def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
-    """The samples of a run, after checking they are the ones its results.json was written with."""
+    """The samples of a run, after checking they are the ones its results.json was written with.
+
+    Read as a stream, one line at a time, and bounded twice: by the bytes any file read from a user may hold
+    (decompressed bytes too, for ``samples.jsonl.gz``) and by the rows the run itself declares, ``n_items`` ×
+    its seeds (and at most ``limits.SAMPLE_ROWS``). A small gzip file that expands to millions of short valid
+    lines is refused at the first row too many, before those rows fill the memory."""
     folder = resolve(run_dir)
     results = results if results is not None else read_results(folder)
     path = folder / SAMPLES
@@ -395,45 +407,81 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     except FileNotFoundError:
         raise RunFileError(f"{path}: missing: results.json has no samples.jsonl beside it",
                              hint="paired tests need the per-item samples; copy the whole run folder") from None
-    if path.name == SAMPLES_GZ:
-        raw = _gunzip(raw, path)
     expected = results.get(DIGEST)
     if expected is None:
         raise RunFileError(
             f"{folder / RESULTS}: field '{DIGEST}' is missing (written before run files were checked as a unit)",
             hint=f"add it with `python tools/migrate_runs.py {folder.parent.parent}`, or re-run the evaluation",
         )
-    if hashlib.sha256(raw).hexdigest() != expected:
+    stream = gzip.GzipFile(fileobj=io.BytesIO(raw)) if path.name == SAMPLES_GZ else io.BytesIO(raw)
+    digest, lines = hashlib.sha256(), []
+    cap, most_rows = int(limits.INPUT_BYTES.value), _most_rows(results, folder, path)
+    total = number = 0
+    while True:
+        line = _next_line(stream, cap + 1 - total, path)
+        if not line:
+            break
+        number, total = number + 1, total + len(line)
+        if total > cap:
+            raise RunFileError(f"{path}: decompresses to more than {cap:,} bytes, the limit on the {limits.INPUT_BYTES.name}",
+                               hint=f"check that this is the file you meant; raise the limit with {limits.INPUT_BYTES.env}=BYTES")
+        digest.update(line)
+        if line.strip():
+            if len(lines) >= most_rows.count:
+                raise RunFileError(f"{path}:{number}: more sample rows than {most_rows.what}",
+                                   hint=most_rows.hint)
+            lines.append((number, line))
+    if digest.hexdigest() != expected:
         raise RunFileError(
             f"{path}: does not match the '{DIGEST}' in results.json beside it; the two files come from different runs",
             hint="copy both files of one run folder together, or re-run the evaluation",
         )
-    rows = []
-    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
-        if line.strip():
-            try:
-                row = json.loads(line, parse_constant=_refuse_constant)
-            except (json.JSONDecodeError, _NonFinite) as exc:
-                raise RunFileError(f"{path}:{number}: not a valid sample line ({exc})",
-                                     hint="re-run the evaluation (answers are cached)") from None
-            _check_sample(row, path, number)
-            rows.append(row)
-    return rows
+    return [_sample_row(line, path, number) for number, line in lines]
 
 
-def _gunzip(data: bytes, path: Path) -> bytes:
-    """A gzipped samples file's text, decompressed no further than the limit on any file read from a user."""
-    cap = int(limits.INPUT_BYTES.value)
+class _RowBound:
+    """How many sample rows a run may hold, and how to say so when it holds more."""
+
+    def __init__(self, count: int, what: str, hint: str):
+        self.count, self.what, self.hint = count, what, hint
+
+
+def _most_rows(results: dict, folder: Path, path: Path) -> _RowBound:
+    """The run's own bound, ``n_items`` × seeds (every reader expects one row per item and seed), within
+    ``limits.SAMPLE_ROWS`` (a results.json may claim any ``n_items``)."""
+    limit = limits.SAMPLE_ROWS
+    cap = int(limit.value)
+    over_limit = _RowBound(cap, f"{cap:,}, the limit on the {limit.name}",
+                           f"check that this is the run you meant; raise the limit with {limit.env}=ROWS")
+    n_items = results.get("n_items")
+    if isinstance(n_items, bool) or not isinstance(n_items, int) or n_items < 0:
+        raise RunFileError(f"{folder / RESULTS}: field 'n_items' must be a whole number of 0 or more ({n_items!r}); "
+                           f"it bounds the rows of {path.name}", hint="re-run the evaluation (answers are cached)")
+    declared = n_items * len(results["seeds"])
+    if declared >= cap:
+        return over_limit
+    return _RowBound(declared, f"results.json declares ({n_items:,} items × {len(results['seeds'])} seed(s))",
+                     "the samples file holds rows its run did not score: copy both files of one run folder together, "
+                     "or re-run the evaluation")
+
+
+def _next_line(stream, most: int, path: Path) -> bytes:
+    """The next line of ``stream``, read no further than ``most`` bytes (a line need not end in reach)."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            raw = stream.read(cap + 1)
-    except (OSError, EOFError) as exc:
+        return stream.readline(max(most, 1))
+    except (OSError, EOFError, zlib.error) as exc:
         raise RunFileError(f"{path}: not a readable gzip file ({exc})",
                            hint="compress the run's samples.jsonl with `gzip -n`, or copy the uncompressed file") from None
-    if len(raw) > cap:
-        raise RunFileError(f"{path}: decompresses to more than {cap:,} bytes, the limit on the {limits.INPUT_BYTES.name}",
-                           hint=f"check that this is the file you meant; raise the limit with {limits.INPUT_BYTES.env}=BYTES")
-    return raw
+
+
+def _sample_row(line: bytes, path: Path, number: int) -> dict:
+    try:
+        row = json.loads(line.decode("utf-8", errors="replace"), parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, _NonFinite) as exc:
+        raise RunFileError(f"{path}:{number}: not a valid sample line ({exc})",
+                             hint="re-run the evaluation (answers are cached)") from None
+    _check_sample(row, path, number)
+    return row
 
 
 def environment() -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -78,7 +79,7 @@ def add_commands(subparsers) -> None:
     compare.add_argument("--verbose", action="store_true",
                          help="list every run or task not compared with its reason (default: one count line per reason)")
     _test_arguments(compare)
-    compare.set_defaults(func=_cmd_compare)
+    compare.set_defaults(func=_guarded(_cmd_compare))
 
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",
@@ -103,7 +104,7 @@ def add_commands(subparsers) -> None:
     gate.add_argument("--summary", type=Path, metavar="FILE",
                       help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file")
     _test_arguments(gate)
-    gate.set_defaults(func=_cmd_gate)
+    gate.set_defaults(func=_guarded(_cmd_gate))
 
     power = subparsers.add_parser(
         "power", help="the smallest change a task can detect, planned from a baseline's runs",
@@ -171,6 +172,20 @@ def _test_arguments(parser) -> None:
     parser.add_argument("--power", type=float, default=0.8,
                         help="power at which the minimum detectable effect (MDE) is computed (default 0.8)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _guarded(command):
+    """``command`` with its stdout passed through :class:`metabench.printable.GuardedStream`: what ``compare``
+    and ``gate`` print holds names from committed runs, and CI reads it (a line starting ``::error::`` is a
+    GitHub workflow command). The gate's own annotations go to stderr, unguarded, escaped where made."""
+
+    def run(args) -> int:
+        from ..printable import GuardedStream
+
+        with contextlib.redirect_stdout(GuardedStream(sys.stdout)):
+            return command(args)
+
+    return run
 
 
 def _registry():
@@ -343,6 +358,7 @@ def _artifacts(args, runs) -> int:
 
 def _cmd_gate(args) -> int:
     from ..report.gate import Tolerance, format_report, gate
+    from ..report.output_files import check_outputs
     from ..report.runs import find_runs
 
     from ..errors import MetabenchError
@@ -355,7 +371,10 @@ def _cmd_gate(args) -> int:
                              "relative tolerance")
     tolerance = Tolerance.parse(args.tolerance or args.max_drop or "0",
                                 "--tolerance" if args.tolerance is not None else "--max-drop")
-    report = gate(_registry(), find_runs(args.baseline), find_runs(args.candidate), metrics=args.metric,
+    baseline, candidate = find_runs(args.baseline), find_runs(args.candidate)
+    check_outputs({"--junit": args.junit, "--summary": args.summary},
+                  [*args.baseline, *args.candidate, *(run.path for run in baseline + candidate)])
+    report = gate(_registry(), baseline, candidate, metrics=args.metric,
                   tolerance=tolerance, alpha=args.alpha, correction=args.correction, options=_options(args),
                   inconclusive_ok=args.inconclusive_ok)
     if args.json:

@@ -3,20 +3,22 @@
 Printed only when ``GITHUB_ACTIONS=true`` (set by the runner), so the lines appear as annotations on the
 run and the pull request instead of cluttering a terminal; on stderr, which the runner reads as well, so that
 stdout stays the report (``--json`` output remains parseable). Values are escaped as the runner requires
-(``%``, CR and LF in messages; also ``:`` and ``,`` in properties).
+(``%``, CR and LF in messages; also ``:`` and ``,`` in properties), after every other control character is
+escaped (:mod:`metabench.printable`).
 """
 
 from __future__ import annotations
 
 import os
 
+from ..printable import escape
 from .gate import INCONCLUSIVE, REGRESSION, GateReport, detail_line
 
 _LEVEL = {REGRESSION: "error", INCONCLUSIVE: "warning"}
 
 
 def _escape(text: str, *, property_value: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = escape(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
     return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import MetabenchError
 from ..registry import Registry
+from ..printable import escape
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
 from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
 from .align import AlignmentError, describe, pair
@@ -64,6 +65,11 @@ class Options:
     def __post_init__(self):
         """Checked here, so the command line and :func:`metabench.compare` refuse the same values (named by
         their command-line flags, which the Python keywords mirror)."""
+        for flag, value, kind in (("--confidence", self.confidence, float), ("--resamples", self.n_resamples, int),
+                                  ("--seed", self.seed, int), ("--alpha", self.alpha, float), ("--power", self.power, float)):
+            if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+                raise MetabenchError(f"{flag} {value!r}: must be {'a number' if kind is float else 'a whole number'}",
+                                     hint=f"e.g. {flag} {getattr(Options, flag.lstrip('-').replace('resamples', 'n_resamples'))}")
         if not 0 < self.confidence < 1:  # also refuses NaN
             raise MetabenchError(f"--confidence {self.confidence}: must lie strictly between 0 and 1, e.g. 0.95")
         if not 1 <= self.n_resamples <= MAX_RESAMPLES:
@@ -411,9 +417,9 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         same = c.baseline == c.candidate
         significant = c.p_adjusted is not None and c.p_adjusted <= alpha
         rows.append([
-            c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate,
+            *map(escape, (c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate)),
             f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
-            format_mde(c.mde), f"{c.test} ({c.unit})" if c.test else "—", format_p(c.pvalue),
+            format_mde(c.mde), escape(f"{c.test} ({c.unit})") if c.test else "—", format_p(c.pvalue),
             format_p(c.p_adjusted) + (" *" if significant else ""),
         ])
     return rows
@@ -433,19 +439,20 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
                  f"* = significant at alpha {alpha}; MDE = the smallest |Δ| the test detects with {power:.0%} power "
                  f"at alpha {alpha} (unadjusted).")
     reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
-    lines.extend(f"test {test}: {reason}" for test, reason in reasons.items())
+    lines.extend(f"test {escape(test)}: {escape(reason)}" for test, reason in reasons.items())
     for c in comparisons:
+        named = escape(f"{c.task} {c.metric} {c.candidate}")
         if c.aso:
-            lines.append(f"seeds {c.task} {c.metric} {c.candidate}: {aso_phrase(c.aso)}")
-        lines.extend(f"note: {c.task} {c.metric} {c.candidate}: {n}" for n in c.notes)
+            lines.append(f"seeds {named}: {aso_phrase(c.aso)}")
+        lines.extend(f"note: {named}: {escape(n)}" for n in c.notes)
     if verbose:
-        lines.extend(f"not compared: {n}" for n in notes)
+        lines.extend(f"not compared: {escape(n)}" for n in notes)
         return "\n".join(lines)
     counts: dict[str, int] = {}
     for note in notes:
         reason = getattr(note, "reason", "other")
         counts[reason] = counts.get(reason, 0) + 1
-    lines.extend(f"not compared: {count} × {reason}" for reason, count in counts.items())
+    lines.extend(f"not compared: {count} × {escape(reason)}" for reason, count in counts.items())
     if counts:
         lines.append("(--verbose lists each one)")
     return "\n".join(lines)

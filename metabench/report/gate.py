@@ -25,6 +25,7 @@ import warnings
 from dataclasses import dataclass, replace
 
 from ..errors import MetabenchError
+from ..printable import escape
 from ..registry import Registry
 from .compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
 from .runs import Run, by_task
@@ -225,7 +226,7 @@ def format_report(report: GateReport, confidence: float) -> str:
     lines.append(f"Δ = candidate − baseline; {correction_phrase(report.correction, len(report.comparisons))}; "
                  f"regression = worse by more than the tolerance ({report.tolerance}) and p adj ≤ {report.alpha:g}; "
                  "MDE = the smallest |Δ| the test detects at --power, at the level one check must reach.")
-    lines.extend(f"note: {n}" for n in report.notes)
+    lines.extend(f"note: {escape(n)}" for n in report.notes)
     lines.append(summary_line(report))
     lines.extend(f"  {detail_line(c, v)}" for c, v in zip(report.comparisons, report.verdicts) if v.status != PASS)
     return "\n".join(lines)
@@ -244,9 +245,10 @@ def summary_line(report: GateReport) -> str:
 
 
 def detail_line(c: Comparison, v: Verdict) -> str:
-    """One check in a sentence: values, drop, tolerance, test, adjusted p and MDE (also the JUnit message)."""
+    """One check in a sentence: values, drop, tolerance, test, adjusted p and MDE (also the JUnit message), its
+    names escaped (:mod:`metabench.printable`): it is printed, annotated and written where CI reads it."""
     p = "—" if c.p_adjusted is None else f"{c.p_adjusted:.4g}"
     mde = "—" if c.mde is None else f"{c.mde:.4f}"
     ci = "—" if c.ci_low is None else f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]"
-    return (f"{c.task} {c.metric}: {c.baseline_value:.4f} -> {c.candidate_value:.4f} (drop {c.drop:.4f}, tolerance "
-            f"{v.tolerance:.4g}; Δ {c.delta:+.4f}, CI {ci}, {c.test} p adj {p}, MDE {mde}): {v.label}")
+    return (f"{escape(c.task)} {escape(c.metric)}: {c.baseline_value:.4f} -> {c.candidate_value:.4f} (drop {c.drop:.4f}, tolerance "
+            f"{v.tolerance:.4g}; Δ {c.delta:+.4f}, CI {ci}, {escape(c.test)} p adj {p}, MDE {mde}): {v.label}")

@@ -4,7 +4,8 @@ One testcase per task × metric (classname ``metabench.gate.<task>``, name the m
 ``<failure type="regression">``, an inconclusive check a ``<failure type="inconclusive">`` (a ``<skipped>``
 with ``--inconclusive-ok``, which CI shows without failing), and every case carries its one-line detail
 (values, Δ, CI, p, MDE) in the message or in ``<system-out>``. Written with junitparser (the ``ci`` extra),
-imported only when ``--junit`` is given.
+imported only when ``--junit`` is given. Every string is escaped first (:mod:`metabench.printable`): a control
+character in a task name is not XML at all, and the file is read where CI logs are.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import MetabenchError
+from ..printable import escape
+from ..safe_paths import write_text
 from .gate import INCONCLUSIVE, REGRESSION, GateReport, detail_line
 
 SUITE = "metabench gate"
+_XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
 
 
 def write_junit(report: GateReport, path: Path) -> None:
@@ -26,7 +30,7 @@ def write_junit(report: GateReport, path: Path) -> None:
                              hint="pip install 'metabench[ci]' (or pip install junitparser)") from exc
     suite = TestSuite(SUITE)
     for comparison, verdict in zip(report.comparisons, report.verdicts):
-        case = TestCase(comparison.metric, f"metabench.gate.{comparison.task}", 0.0)
+        case = TestCase(escape(comparison.metric), escape(f"metabench.gate.{comparison.task}"), 0.0)
         detail = detail_line(comparison, verdict)
         if verdict.status == REGRESSION:
             case.result = [Failure(detail, REGRESSION)]
@@ -37,8 +41,11 @@ def write_junit(report: GateReport, path: Path) -> None:
     suite.update_statistics()
     document = JUnitXml()
     document.add_testsuite(suite)
-    try:
-        document.write(str(path), pretty=True)
+    if not path.parent.is_dir():
+        raise MetabenchError(f"--junit {path}: cannot write it (its folder {path.parent} does not exist)",
+                             hint="name a file in a folder that exists and is writable")
+    try:  # a new file renamed over the name: a symlink planted there is replaced, never written through
+        write_text(path.parent, path, _XML_DECLARATION + document.tostring().decode("utf-8") + "\n")
     except OSError as exc:
         raise MetabenchError(f"--junit {path}: cannot write it ({exc.strerror})",
                              hint="name a file in a folder that exists and is writable") from exc

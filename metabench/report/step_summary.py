@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import MetabenchError
+from ..printable import escape
 from .compare import comparison_rows
 from .gate import GateReport, summary_line
 
@@ -18,7 +19,7 @@ _TITLES = {"regression": "FAIL: regression", "inconclusive": "INCONCLUSIVE", "pa
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return escape(text).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def summary_markdown(report: GateReport, confidence: float) -> str:

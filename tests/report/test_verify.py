@@ -55,7 +55,9 @@ FORGERIES = {
     "dropped row": (lambda rows: rows[1:], None, "n_items"),
     "dropped row, n_items edited to match": (lambda rows: rows[1:], lambda d: d.update(n_items=d["n_items"] - 1),
                                             "data.splits.test.ids_sha256"),
-    "duplicated row": (lambda rows: rows + rows[:1], None, "appears twice"),
+    "duplicated row": (lambda rows: rows + rows[:1], None, "more sample rows than results.json declares"),
+    "duplicated row, n_items edited to match": (lambda rows: rows + rows[:1], lambda d: d.update(n_items=d["n_items"] + 1),
+                                                "appears twice"),
     "changed gold": (lambda rows: [{**r, "gold": _flip_first(r["gold"])} if r["id"] == rows[0]["id"] else r
                                    for r in rows], None, "golds_sha256"),
 }
