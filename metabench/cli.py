@@ -67,7 +67,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-m", "--model", action="append", metavar="ADAPTER[:ARGS]",
                      help="model adapter and arguments, e.g. majority, constant:label=O, hf:minilm-l6; repeatable")
     run.add_argument("--seeds", help="seed count (5) or list (0,1,2); default: the task's protocol")
-    run.add_argument("--limit", type=int, help="evaluate only the first N test items (for quick checks)")
+    run.add_argument("--limit", help="evaluate only the first N test items (for quick checks)")
     run.add_argument("-o", "--output-dir", type=Path, help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", default=None,
@@ -77,7 +77,7 @@ def _build_parser() -> argparse.ArgumentParser:
                      "serial; serial: jobs one after another here; processes: jobs on this machine's cores; "
                      "ray: jobs on a Ray cluster (docs/scaling.md)")
     run.add_argument("--ray-address", help="with --launcher ray: join this cluster (HOST:PORT) instead of a local Ray")
-    run.add_argument("--workers", type=int, help="with --launcher processes: worker processes; with ray and no "
+    run.add_argument("--workers", help="with --launcher processes: worker processes; with ray and no "
                      "--ray-address: CPUs of the local Ray (default: all CPUs), so at most this many jobs at once")
     run.add_argument("--no-progress", action="store_true", default=None, help="hide progress bars")
     run.add_argument("--overwrite", action="store_true", default=None,
@@ -178,11 +178,14 @@ def _check_size(arguments: dict) -> None:
 def _run_arguments(args) -> dict:
     """:func:`metabench.evaluate`'s arguments: the --config file's, then every flag given on top of them."""
     from .config.run_config import read_run_config
+    from .option_values import number_text
 
     given = read_run_config(args.config) if args.config else {}
-    flags = {"tasks": args.tasks, "models": args.model, "seeds": _parse_seeds(args.seeds), "limit": args.limit,
+    flags = {"tasks": args.tasks, "models": args.model, "seeds": _parse_seeds(args.seeds),
+             "limit": None if args.limit is None else number_text(args.limit),
              "output_dir": args.output_dir, "data_dir": args.data_dir, "launcher": args.launcher,
-             "ray_address": args.ray_address, "workers": args.workers, "overwrite": args.overwrite,
+             "ray_address": args.ray_address, "overwrite": args.overwrite,
+             "workers": None if args.workers is None else number_text(args.workers),
              "use_cache": None if args.no_cache is None else not args.no_cache,
              "progress": None if args.no_progress is None else not args.no_progress}
     given.update({key: value for key, value in flags.items() if value is not None})

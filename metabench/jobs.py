@@ -14,6 +14,7 @@ slices (one or a list of them) and apply ``--limit`` the same way.
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -45,10 +46,11 @@ class RunOptions:
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
 
     def __post_init__(self):
-        """Paths may be given as strings (a script's ``RunOptions(output_dir="out")``)."""
-        self.output_dir = Path(self.output_dir)
+        """Paths may be given as strings (a script's ``RunOptions(output_dir="out")``); anything else (``123``)
+        is refused here, naming the option, rather than failing as a bare ``TypeError``."""
+        self.output_dir = _folder(self.output_dir, "--output-dir")
         if self.data_dir is not None:
-            self.data_dir = Path(self.data_dir)
+            self.data_dir = _folder(self.data_dir, "--data-dir")
 
     @property
     def adapter_settings(self) -> AdapterSettings:
@@ -219,3 +221,11 @@ def _check_unique_ids(task: LoadedTask, items: list) -> None:
                 hint="ids must be unique for caching and paired tests; fix the dataset loader",
             )
         seen.add(item.id)
+
+
+def _folder(value, option: str) -> Path:
+    """A folder option given as text or a path (an empty name is no folder)."""
+    if isinstance(value, (str, os.PathLike)) and str(value).strip():
+        return Path(value)
+    raise MetabenchError(f"{option} {value!r}: expected a folder (a path or its name as text)",
+                         hint=f"e.g. {option} runs, or output_dir='runs' in Python")

@@ -12,7 +12,7 @@ Names = str | Sequence[str]
 
 def listed(value: Names, what: str) -> list[str]:
     """A name or a list of names as a list; none, or one that is not a name, is an error naming ``what``."""
-    values = [value] if isinstance(value, str) else list(value)
+    values = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
     if not values or not all(isinstance(v, str) and v.strip() for v in values):
         raise MetabenchError(f"{what}: expected a name or a list of names, got {value!r}",
                              hint="e.g. evaluate('m4x_det_en_mono', ['majority', 'lookup'])")

@@ -13,6 +13,7 @@ import warnings
 from .config.index import TaskIndex
 from .connections import split_host_port
 from .errors import MetabenchError, PluginAPIDeprecationWarning
+from .option_values import whole_number
 from .jobs import Job, RunOptions
 from .launch import LAUNCHERS
 from .launch import launch as launch_jobs
@@ -47,19 +48,24 @@ MAX_WORKERS = 1024
 
 def check_options(options: RunOptions) -> None:
     """Bad parameters are one clear error before any work (``--limit -1`` once scored all but one item)."""
-    if options.limit is not None and (isinstance(options.limit, bool) or options.limit < 1):
-        raise MetabenchError(f"--limit {options.limit}: must be 1 or more",
-                             hint="leave --limit out to evaluate the whole test split")
-    if options.launcher not in LAUNCHERS:
+    if options.limit is not None:
+        whole_number(options.limit, "--limit", hint="leave --limit out to evaluate the whole test split")
+    for option, value in (("--no-cache", options.use_cache), ("--no-progress", options.progress),
+                          ("--overwrite", options.overwrite)):
+        if not isinstance(value, bool):
+            raise MetabenchError(f"{option}: expected true or false, got {value!r}")
+    if not isinstance(options.launcher, str) or options.launcher not in LAUNCHERS:
         raise MetabenchError(f"unknown launcher {options.launcher!r}", hint=f"launchers: {', '.join(LAUNCHERS)}")
     if options.ray_address and options.launcher != "ray":
         raise MetabenchError("--ray-address only applies to --launcher ray", hint="add --launcher ray, or leave it out")
     if options.workers is not None and options.launcher not in ("processes", "ray"):
         raise MetabenchError("--workers only applies to --launcher processes or ray",
                              hint="add --launcher processes (this machine's cores) or ray, or leave it out")
-    if options.workers is not None and not 1 <= options.workers <= MAX_WORKERS:
-        raise MetabenchError(f"--workers {options.workers}: must be between 1 and {MAX_WORKERS}",
-                             hint="leave --workers out to use every CPU, or give a count, e.g. --workers 2")
+    if options.workers is not None:
+        whole_number(options.workers, "--workers", 1, MAX_WORKERS,
+                     hint="leave --workers out to use every CPU, or give a count, e.g. --workers 2")
+    if options.ray_address is not None and not isinstance(options.ray_address, str):
+        raise MetabenchError(f"--ray-address {options.ray_address!r}: expected HOST:PORT text", hint="e.g. 127.0.0.1:6379")
     if options.ray_address and options.ray_address != "auto":
         split_host_port(options.ray_address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
 

@@ -407,7 +407,7 @@ def _cmd_power(args) -> int:
     from ..report.power_plan import format_plan, plan
     from ..report.runs import find_runs
 
-    Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power)  # checks them as compare does
+    Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power, seed=args.seed)  # checked as compare does
     runs = find_runs(args.baseline)
     if args.model is not None:
         runs = [r for r in runs if args.model in (r.model, r.path.name)]

@@ -5,7 +5,9 @@ The keys are :func:`metabench.evaluate`'s arguments, under the names of the comm
 read as strictly as a task file: an unknown key is an error naming the file, the line and the closest valid
 key, and a flag given on the command line replaces the file's value (so a file may leave ``tasks`` or
 ``models`` to the command line; a run needs both from one or the other). Relative paths (``output``,
-``data_dir``) are relative to the folder the command runs in, as the flags' are.
+``data_dir``) are relative to the folder the command runs in, as the flags' are. Values are not coerced:
+``limit: true`` or ``limit: "20"`` is an error naming the line (YAML would make the first ``--limit 1``), and
+a key given twice is refused as in a task file.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StrictBool, StrictInt, ValidationError
 
 from ..errors import ConfigError
 from .loader import RawConfig, config_error
@@ -29,15 +31,15 @@ class RunConfig(Strict):
     tasks: NonEmpty | list[NonEmpty] | None = Field(None, description="task names, globs, tags or groups (`--tasks`)")
     models: NonEmpty | list[NonEmpty] | None = Field(None, description="model specs, e.g. majority (`--model`)")
     seeds: Seeds | None = Field(None, description="a seed count or a list of seeds (`--seeds`); default: the task's")
-    limit: Annotated[int, Field(ge=1)] | None = Field(None, description="only the first N test items (`--limit`)")
+    limit: Annotated[StrictInt, Field(ge=1)] | None = Field(None, description="only the first N test items (`--limit`)")
     launcher: Literal["auto", "serial", "processes", "ray"] | None = Field(None, description="`--launcher`")
     output: NonEmpty | None = Field(None, description="where run folders go (`--output-dir`, default runs)")
     data_dir: NonEmpty | None = Field(None, description="the data mirror (`--data-dir`)")
-    workers: Annotated[int, Field(ge=1)] | None = Field(None, description="`--workers`")
+    workers: Annotated[StrictInt, Field(ge=1)] | None = Field(None, description="`--workers`")
     ray_address: NonEmpty | None = Field(None, description="`--ray-address`")
-    cache: bool = Field(True, description="false: neither read nor write the answer cache (`--no-cache`)")
-    progress: bool = Field(True, description="false: no progress bars (`--no-progress`)")
-    overwrite: bool = Field(False, description="replace finished runs whose answers differ (`--overwrite`)")
+    cache: StrictBool = Field(True, description="false: neither read nor write the answer cache (`--no-cache`)")
+    progress: StrictBool = Field(True, description="false: no progress bars (`--no-progress`)")
+    overwrite: StrictBool = Field(False, description="replace finished runs whose answers differ (`--overwrite`)")
 
 
 #: RunConfig key -> metabench.evaluate keyword, where they differ.

@@ -21,6 +21,8 @@ import os
 import re
 from pathlib import Path
 
+from .. import limits
+from ..bounded_read import read_bytes, read_text
 from ..cache import cache_root
 from ..errors import ConfigError, DataError, did_you_mean
 from ..extras import missing_extra
@@ -144,9 +146,9 @@ def build_spec(config, raw) -> DatasetSpec:
         root, data_files = _base(raw), source.data_files
     else:
         root, data_files = (_base(raw) / source.path).resolve(), source.data_files
-    relpaths = _matched(root, data_files, raw) if data_files is not None else _all_files(root)
+    relpaths = _matched(root, data_files, raw) if data_files is not None else _all_files(root, raw)
     if kind != "builder" and "README.md" not in relpaths and (root / "README.md").is_file():
-        relpaths.append("README.md")  # the dataset card: its configs shape what load_dataset reads
+        relpaths.append(_Walk(root, raw).add(root / "README.md"))  # the card: its configs shape what load_dataset reads
     if not relpaths:
         raise DataError(f"{raw.where('hf_dataset')}: hf_dataset '{source.path}' has no files in {root}")
     files = tuple(DataFile(path=rel, sha256=stamped_sha256(root / rel)) for rel in relpaths)
@@ -208,22 +210,60 @@ def _base(raw) -> Path:
     return Path(hit[0]).parent if hit else Path(raw.path).parent
 
 
-def _all_files(root: Path) -> list[str]:
-    """Every file of a folder source, hidden files and folders (``.git``, ``.cache``) left out."""
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
+def _all_files(root: Path, raw) -> list[str]:
+    """Every file of a folder source, hidden files and folders (``.git``, ``.cache``) left out, walked without
+    following links to folders and within the source limits (``path: /usr`` by mistake must not hash a system)."""
+    walk = _Walk(root, raw)
+    for folder, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                walk.add(Path(folder) / name)
+    return sorted(walk.found)
 
 
 def _matched(root: Path, data_files, raw) -> list[str]:
-    """The files ``data_files`` names under ``root`` (globs expanded); one matching nothing is an error."""
-    found: list[str] = []
+    """The files ``data_files`` names under ``root`` (globs expanded, within the source limits); one matching
+    nothing is an error."""
+    walk = _Walk(root, raw)
     for pattern in _patterns(data_files):
-        hits = sorted(str(p.relative_to(root)) for p in root.glob(pattern) if p.is_file())
+        hits = [walk.add(path) for path in root.glob(pattern) if path.is_file()]
         if not hits:
             raise DataError(f"{raw.where('hf_dataset', 'data_files')}: hf_dataset.data_files '{pattern}' matches no "
                             f"file under {root}", hint=f"data_files are relative to {root}")
-        found.extend(h for h in hits if h not in found)
-    return found
+    return list(walk.found)
+
+
+class _Walk:
+    """The files of a source as they are found: each a regular file whose real location is inside the source's
+    folder (a data file linked out of it would read, and hash, a file the task does not own), counted against
+    ``limits.SOURCE_FILES`` and ``limits.SOURCE_BYTES`` before any is hashed."""
+
+    def __init__(self, root: Path, raw):
+        self.root, self.real_root, self.where = root, Path(os.path.realpath(root)), raw.where("hf_dataset", "path")
+        if self.real_root.parent.name == "snapshots":  # a Hub snapshot: its files link to the repo's blobs/
+            self.real_root = self.real_root.parent.parent
+        self.found: dict[str, None] = {}
+        self.bytes = 0
+
+    def add(self, path: Path) -> str:
+        """``path`` (below the root) taken as one of the source's files; its name relative to the root."""
+        rel = str(path.relative_to(self.root))
+        if rel in self.found:
+            return rel
+        real = Path(os.path.realpath(path))
+        if not real.is_relative_to(self.real_root):
+            raise DataError(f"{self.where}: hf_dataset file '{rel}' leads to {real}, outside the source's folder "
+                            f"{self.real_root}", hint="copy the file into the source's folder instead of linking it")
+        self.found[rel] = None
+        self.bytes += path.stat().st_size
+        for limit, used in ((limits.SOURCE_FILES, len(self.found)), (limits.SOURCE_BYTES, self.bytes)):
+            if used > limit.value:
+                raise DataError(f"{self.where}: hf_dataset source {self.root} holds more than {int(limit.value):,} "
+                                f"{limit.unit}, the limit on the {limit.name}",
+                                hint=f"point path at the dataset's own folder (or name its data_files); raise the "
+                                f"limit with {limit.env}")
+        return rel
 
 
 def _patterns(data_files) -> list[str]:
@@ -245,10 +285,10 @@ def _splits(root: Path, data_files, kind: str, relpaths: list[str]) -> tuple[tup
     if data_files is not None:
         return ("train",), {}  # datasets' name for files given without splits
     if kind == "local" and "dataset_dict.json" in relpaths:
-        splits = tuple(json.loads((root / "dataset_dict.json").read_text(encoding="utf-8"))["splits"])
+        splits = tuple(json.loads(read_text(root / "dataset_dict.json", error=DataError))["splits"])
         return splits, {s: _fingerprint(root / s / "state.json") for s in splits}
     if kind == "local" and "state.json" in relpaths:
-        state = json.loads((root / "state.json").read_text(encoding="utf-8"))
+        state = json.loads(read_text(root / "state.json", error=DataError))
         split = state.get("_split") or "train"
         return (split,), {split: state.get("_fingerprint")}
     return (), {}
@@ -260,10 +300,10 @@ def _card(root: Path, relpaths: list[str], config_name: str | None) -> dict:
     the spec's ``counts``, which ``metabench data verify`` recomputes through the loader."""
     out: dict = {}
     if "README.md" in relpaths:
-        out = _card_header((root / "README.md").read_text(encoding="utf-8", errors="replace"), config_name)
+        out = _card_header(read_bytes(root / "README.md", error=DataError).decode("utf-8", errors="replace"), config_name)
     for info_path in [r for r in relpaths if r.endswith("dataset_info.json")]:
         try:
-            info = json.loads((root / info_path).read_text(encoding="utf-8"))
+            info = json.loads(read_text(root / info_path, error=DataError))
         except (OSError, ValueError):
             continue
         out.setdefault("license", info.get("license") or "")
@@ -301,7 +341,7 @@ def _card_header(text: str, config_name: str | None) -> dict:
 def _fingerprint(state: Path) -> str | None:
     """The fingerprint ``datasets`` gave a saved split (its state.json), None where unreadable."""
     try:
-        return json.loads(state.read_text(encoding="utf-8")).get("_fingerprint")
+        return json.loads(read_text(state, error=DataError)).get("_fingerprint")
     except (OSError, ValueError):
         return None
 

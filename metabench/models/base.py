@@ -66,8 +66,9 @@ class Adapter:
 
     @classmethod
     def check_args(cls, args: dict[str, str]) -> None:
-        """An argument the adapter does not take is an error naming the closest one it does. Called before any
-        job runs (a misspelt argument is bad usage, not a failed job) and again when the adapter is built."""
+        """An argument the adapter does not take is an error naming the closest one it does, and a budget or
+        decoding argument out of its bounds (``training_budget.BOUNDS``: ``epochs=inf``, ``beams=100000``) is an
+        error too. Called before any job runs (bad usage, not a failed job) and again when the adapter is built."""
         allowed = cls.accepted_args()
         unknown = sorted(set(args) - set(allowed))
         if unknown:
@@ -77,6 +78,9 @@ class Adapter:
                 f"model '{cls.name}' takes no argument '{unknown[0]}'{did_you_mean(unknown[0], allowed)}",
                 hint=f"its arguments are: {', '.join(allowed) or '(none)'}",
             )
+        from .training_budget import check_budget_args
+
+        check_budget_args(args)
 
     @classmethod
     def accepted_args(cls) -> tuple[str, ...]:

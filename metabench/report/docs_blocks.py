@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from ..bounded_read import read_text
 from ..errors import MetabenchError, did_you_mean
+from ..safe_paths import inside, write_text
 
 #: table name -> "module:function" (the function: (DocsContext, **args) -> list of Markdown lines)
 TABLES = {
@@ -146,11 +148,16 @@ def pages(docs: Path) -> list[Path]:
 
 
 def update(docs: Path, runs_dir: Path, registry, *, check: bool) -> list[tuple[Path, str]]:
-    """(page, unified diff) for every page whose generated tables differ from the runs; written unless ``check``."""
+    """(page, unified diff) for every page whose generated tables differ from the runs; written unless ``check``.
+
+    Only pages whose real location lies in ``--docs`` are read or rewritten (a page linked to a file elsewhere,
+    ``/dev/zero`` or a pipe is refused, naming it), each read with the bound on any file from a user, and a
+    rewritten page replaces its name (``safe_paths``), never writing through a link."""
     context = DocsContext(runs_dir, registry)
+    root = docs if docs.is_dir() else docs.parent
     changed = []
     for path in pages(docs):
-        text = path.read_text(encoding="utf-8")
+        text = _read_page(root, path)
         if _OPENING not in text:
             continue
         new = regenerate(path, text, context)
@@ -158,8 +165,19 @@ def update(docs: Path, runs_dir: Path, registry, *, check: bool) -> list[tuple[P
             diff = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True), str(path), f"{path} (runs)"))
             changed.append((path, diff))
             if not check:
-                path.write_text(new, encoding="utf-8")
+                write_text(root, path, new)
     return changed
+
+
+def _read_page(root: Path, path: Path) -> str:
+    inside(root, path, action="read or rewrite")
+    try:
+        return read_text(path)
+    except (FileNotFoundError, IsADirectoryError):
+        raise MetabenchError(f"{path}: not a readable page (a folder, or a link to nothing)",
+                             hint="pass --docs a Markdown page or a folder of them") from None
+    except UnicodeDecodeError as exc:
+        raise MetabenchError(f"{path}: not UTF-8 text (byte {exc.start})", hint="save the page as UTF-8") from None
 
 
 def markdown(header: list[str], rows: list[list]) -> list[str]:

@@ -101,6 +101,12 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     k = len(members)
     std_error = math.sqrt(sum(e * e for e in errors)) / k
     n_items = sum(r.n_items for r in members)
+    if not std_error > 0:  # one item, or the same result on every item: no spread to plan from (MDE ±0.0000)
+        raise MetabenchError(
+            f"'{target}': the baseline's {metric} does not vary over its {n_items} item(s) (bootstrap standard "
+            "error 0), so no detectable effect can be planned from it",
+            hint="plan from a baseline run with more items and results that differ between items (not a constant "
+                 "predictor)")
     result = PowerPlan(target, metric, members[0].model, [r.task for r in members], n_items, sum(values) / k,
                        std_error, alpha, power, unit)
     for rho in correlations:

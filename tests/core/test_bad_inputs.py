@@ -141,7 +141,7 @@ def test_validate_a_missing_path(cli, tmp_path):
 PARAMETERS = [
     ("limit-negative", ["--limit", "-1"], 2, ("--limit -1: must be 1 or more", "leave --limit out")),
     ("limit-zero", ["--limit", "0"], 2, ("--limit 0: must be 1 or more",)),
-    ("limit-text", ["--limit", "ten"], 2, ("argument --limit", "invalid int value")),
+    ("limit-text", ["--limit", "ten"], 2, ("--limit 'ten': must be a whole number (1 or more)", "leave --limit out")),
     ("seeds-repeated", ["--seeds", "1,1"], 2, ("--seeds 1,1: seed(s) [1] listed twice", "list distinct seeds")),
     ("seeds-negative", ["--seeds=-1,2"], 2, ("--seeds -1,2: seed -1 is out of range", "seeds are 0 to")),
     ("seeds-huge", ["--seeds", "0,99999999999999999999"], 2, ("seed 99999999999999999999 is out of range",)),

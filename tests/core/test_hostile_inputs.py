@@ -490,7 +490,7 @@ def test_model_arguments_out_of_range_are_refused():
     from metabench.models.hf_encoder import HFEncoder
 
     for value in ("1e20", "inf", "nan", "0"):
-        with pytest.raises(AdapterError, match=rf"epochs={value} must be positive and at most 1000"):
+        with pytest.raises(AdapterError, match=rf"epochs={value} must be a finite number above 0 and at most 1000"):
             HFEncoder({"pretrained": "/nowhere", "epochs": value})
 
 

@@ -240,3 +240,188 @@ def test_gate_replaces_a_symlink_at_the_junit_name_instead_of_writing_through_it
     assert code in (1, 3), out
     assert elsewhere.read_text() == "keep" and not (tmp_path / "gate.xml").is_symlink()
     assert "<testsuites" in (tmp_path / "gate.xml").read_text()
+
+
+# ------------------------------------------------- 3. reads, writes and walks outside what was asked
+
+def _hostile_target(tmp_path: Path, kind: str) -> Path:
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        return tmp_path / "fifo"
+    if kind == "outside-file":
+        (tmp_path / "outside.md").write_text("<!-- generated: suite (metabench report docs) -->\n<!-- end generated -->\n")
+        return tmp_path / "outside.md"
+    return Path("/dev/zero")
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["check", "rewrite"])
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo", "outside-file"])
+def test_report_docs_reads_and_rewrites_only_pages_inside_docs(cli, tmp_path, kind, check):
+    docs, runs = tmp_path / "docs", tmp_path / "runs"
+    docs.mkdir()
+    good_run(runs / "syn" / "m")
+    target = _hostile_target(tmp_path, kind)
+    (docs / "page.md").symlink_to(target)
+    before = target.read_text() if kind == "outside-file" else None
+    code, out = cli("report", "docs", "--docs", docs, "--runs", runs, *(["--check"] if check else []))
+    assert code == 2 and f"{docs / 'page.md'}: leads to {target}, outside the output folder" in out, out
+    if before is not None:
+        assert target.read_text() == before
+
+
+@pytest.mark.parametrize("planted", ["site-index", "outside-file"])
+def test_explore_replaces_a_symlink_planted_at_its_page_name(cli, tmp_path, planted, monkeypatch):
+    import toy_plugin
+
+    run = tmp_path / "runs"
+    assert cli("--tasks", "toy_cls", "--model", "majority", "-o", run, "--no-progress")[0] == 0
+    folder = next(run.glob("toy_cls/*"))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "leaderboard.json").write_text("{}")
+    victim = site / "index.html" if planted == "site-index" else tmp_path / "notes.html"
+    victim.write_text("the user's page")
+    page = Path("explore-out.html")
+    (tmp_path / page).symlink_to(victim)
+    code, out = cli("explore", folder, "-o", page, "--data-dir", toy_plugin.DATA_DIR)
+    assert victim.read_text() == "the user's page"
+    if planted == "site-index":
+        assert code == 2 and "is a leaderboard site" in out, out
+    else:
+        assert code == 0 and not (tmp_path / page).is_symlink() and "<html" in (tmp_path / page).read_text(), out
+
+
+HF_TASK = """\
+task: hf_hostile
+kind: classification
+hf_dataset:
+  path: {path}
+  {files}
+  columns: {{text: sentence, label: label}}
+splits: {{train: train, test: test}}
+labels: {{names: [literal, metaphorical], positive: metaphorical}}
+metrics: [accuracy]
+protocol:
+  baseline: {{seeds: 1}}
+"""
+
+
+def _hf_task(folder: Path, path: str, files: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    task = folder / "hf_hostile.yaml"
+    task.write_text(HF_TASK.format(path=path, files=files))
+    return task
+
+
+@pytest.mark.parametrize("layout", ["linked-data-file", "linked-in-folder", "linked-card"])
+def test_a_hf_dataset_file_linked_out_of_its_source_folder_is_refused(cli, tmp_path, layout):
+    secret = tmp_path / "secret.jsonl"
+    secret.write_text('{"sentence": "s", "label": "literal"}\n')
+    tasks = tmp_path / "tasks"
+    (tasks / "data").mkdir(parents=True)
+    (tasks / "data" / "test.jsonl").write_text('{"sentence": "a", "label": "literal"}\n')
+    if layout == "linked-data-file":
+        (tasks / "data" / "train.jsonl").symlink_to(secret)
+        task = _hf_task(tasks, "json", "data_files: {train: data/train.jsonl, test: data/test.jsonl}")
+    elif layout == "linked-in-folder":
+        (tasks / "data" / "train.jsonl").symlink_to(secret)
+        task = _hf_task(tasks, "./data")
+    else:
+        (tasks / "data" / "train.jsonl").write_text('{"sentence": "b", "label": "literal"}\n')
+        (tasks / "data" / "README.md").symlink_to(secret)
+        task = _hf_task(tasks, "./data")
+    code, out = cli("validate", task)
+    assert code == 1 and f"leads to {secret}, outside the source's folder" in out, out
+
+
+@pytest.mark.parametrize("limit, value", [("METABENCH_MAX_SOURCE_FILES", "5"), ("METABENCH_MAX_SOURCE_BYTES", "1000")])
+def test_a_hf_dataset_path_naming_a_big_folder_is_walked_within_limits(cli, tmp_path, monkeypatch, limit, value):
+    big = tmp_path / "big"
+    for i in range(50):
+        (big / f"d{i % 5}").mkdir(parents=True, exist_ok=True)
+        (big / f"d{i % 5}" / f"f{i}.jsonl").write_text("x" * 100)
+    monkeypatch.setenv(limit, value)
+    code, out = cli("validate", _hf_task(tmp_path / "tasks", str(big)))
+    assert code == 1 and f"holds more than {int(value):,}" in out and limit in out, out
+
+
+# --------------------------------------------------------------- 6. values that pass and fail late
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"tasks": None, "models": "majority"}, "tasks: expected a name or a list of names, got None"),
+    ({"tasks": "toy_cls", "models": 5}, "models: expected a name or a list of names, got 5"),
+    ({"limit": "20"}, "--limit '20': must be a whole number (1 or more)"),
+    ({"limit": 20.5}, "--limit 20.5: must be a whole number (1 or more)"),
+    ({"limit": True}, "--limit True: must be a whole number (1 or more)"),
+    ({"output_dir": 123}, "--output-dir 123: expected a folder"),
+    ({"data_dir": 5}, "--data-dir 5: expected a folder"),
+    ({"launcher": 5}, "unknown launcher 5"),
+    ({"use_cache": "no"}, "--no-cache: expected true or false, got 'no'"),
+    ({"launcher": "processes", "workers": "2"}, "--workers '2': must be a whole number (between 1 and 1024)"),
+])
+def test_the_python_api_refuses_bad_values_as_the_command_line_does(registry, tmp_path, arguments, message):
+    from metabench import evaluate
+    from metabench.errors import MetabenchError
+
+    given = {"tasks": "toy_cls", "models": "majority", "output_dir": tmp_path / "out", **arguments}
+    with pytest.raises(MetabenchError) as caught:
+        evaluate(given.pop("tasks"), given.pop("models"), registry=registry, progress=False, **given)
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("flag, value, message", [
+    ("--limit", "20.5", "--limit 20.5: must be a whole number (1 or more)"),
+    ("--limit", "0", "--limit 0: must be 1 or more"),
+    ("--workers", "1.5", "--workers 1.5: must be a whole number (between 1 and 1024)"),
+])
+def test_the_command_line_says_what_the_api_says(cli, tmp_path, flag, value, message):
+    extra = ["--launcher", "processes"] if flag == "--workers" else []
+    code, out = cli("--tasks", "toy_cls", "--model", "majority", flag, value, *extra, "-o", tmp_path / "out")
+    assert code == 2 and message in out, out
+
+
+@pytest.mark.parametrize("line, message", [
+    ("limit: true", "limit"), ("limit: '20'", "limit"), ("limit: 2.5", "limit"), ("workers: false", "workers"),
+    ("cache: 'no'", "cache"), ("limit: 5\nlimit: 6", "key 'limit' appears twice"),
+])
+def test_a_run_config_coerces_nothing(cli, tmp_path, line, message):
+    config = tmp_path / "run.yaml"
+    config.write_text(f"tasks: toy_cls\nmodels: majority\n{line}\n")
+    code, out = cli("run", "--config", config, "--dry-run", "-o", tmp_path / "out")
+    assert code == 2 and f"{config}:{2 + len(line.splitlines())}" in out and message in out, out
+
+
+@pytest.mark.parametrize("argument", ["epochs=inf", "epochs=1e30", "epochs=nan", "lr=inf", "lr=2", "lr=0",
+                                      "warmup_ratio=1", "beams=100000", "beams=0", "beams=2.5", "max_train=0"])
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_budget_and_decoding_arguments_are_refused_before_any_model_loads(cli, tmp_path, argument, dry_run):
+    spec = f"hf-decoder:pretrained=/nowhere,finetune=true,{argument}"
+    code, out = cli("--tasks", "toy_tag", "--model", spec, "-o", tmp_path / "out", "--no-progress",
+                    *(["--dry-run"] if dry_run else []))
+    name = argument.split("=")[0]
+    assert code == 2 and f"{argument} must be a" in out and f"e.g. {name}=" in out, out
+    assert "inf training examples" not in out and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rows", ["one-item", "constant"])
+def test_power_refuses_a_baseline_without_spread(cli, tmp_path, rows):
+    run = good_run(tmp_path / "runs" / "syn" / "m", n=1 if rows == "one-item" else 30, prediction="yes")
+    if rows == "constant":  # every item right
+        _bomb_free_constant(run)
+    code, out = cli("power", "syn", "--baseline", run, "--resamples", "200")
+    assert code == 2 and "does not vary over its" in out and "±0.0000" not in out, out
+
+
+def _bomb_free_constant(run: Path) -> None:
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    text = "".join(json.dumps({**r, "prediction": "yes", "scores": {"correct": 1.0}}, sort_keys=True) + "\n" for r in rows)
+    (run / "samples.jsonl").write_text(text)
+    _edit_results(run, samples_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                  metrics={"per_seed": {"0": {"accuracy": 1.0}}, "aggregate": {"accuracy": {"mean": 1.0, "std": 0.0, "n": 1}}})
+
+
+@pytest.mark.parametrize("seed", ["-1", "-5", "4294967296"])
+def test_power_checks_its_seed_as_compare_does(cli, tmp_path, seed):
+    run = good_run(tmp_path / "runs" / "syn" / "m", n=30)
+    code, out = cli("power", "syn", "--baseline", run, "--seed", seed)
+    assert code == 2 and f"--seed {seed}: must be between 0 and 4294967295" in out, out

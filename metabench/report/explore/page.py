@@ -12,14 +12,16 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ...errors import MetabenchError
+from ...safe_paths import write_text
 from .join import Exploration
 
 HERE = Path(__file__).parent
 
 
 def check_target(path: Path) -> None:
-    """Refuse a target inside a leaderboard site: the page carries licensed text, the board must not."""
-    for folder in [path.parent.resolve(), *path.parent.resolve().parents]:
+    """Refuse a target inside a leaderboard site (also through a symlink at the name or in its folders): the page
+    carries licensed text, the board must not."""
+    for folder in dict.fromkeys([path.parent.resolve(), *path.parent.resolve().parents, *path.resolve().parents]):
         if (folder / "leaderboard.json").is_file():
             raise MetabenchError(
                 f"-o {path}: {folder} is a leaderboard site, and the explore page holds dataset text from your "
@@ -34,7 +36,7 @@ def write_page(exploration: Exploration, path: Path) -> Path:
     html = env.get_template("explore.html").render(x=exploration, counts=exploration.counts(),
                                                    mcnemar=_mcnemar(exploration))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    write_text(path.parent, path, html)  # renamed over the name: a symlink planted there is replaced, not followed
     return path
 
 
