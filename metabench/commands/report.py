@@ -31,6 +31,9 @@ exit status: 0 site written, 1 site written without the run(s) that failed verif
 2 bad usage (no runs, a target outside -o or not written by metabench: see --force) or an internal error.
 """
 
+#: The runs committed with the repository: power's baseline when none is given.
+COMMITTED_RUNS = Path("leaderboard/runs")
+
 GATE_EXAMPLES = """\
 exit status: 0 no regression (every check could have seen one), 1 regression(s), 3 inconclusive (no regression,
 but some check cannot detect the tolerance with these items; 0 with --inconclusive-ok), 2 unusable input or any
@@ -101,22 +104,25 @@ def add_commands(subparsers) -> None:
                       help="exit 0 instead of 3 when no check regresses but some cannot detect the tolerance")
     gate.add_argument("--junit", type=Path, metavar="FILE",
                       help="also write the checks as JUnit XML (one testcase per task × metric; needs metabench[ci])")
-    gate.add_argument("--summary", type=Path, metavar="FILE",
-                      help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file")
+    gate.add_argument("--summary", metavar="FILE",
+                      help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file; "
+                      "an empty value (the variable unset, as outside Actions) writes none")
     _test_arguments(gate)
     gate.set_defaults(func=_guarded(_cmd_gate))
 
     power = subparsers.add_parser(
         "power", help="the smallest change a task can detect, planned from a baseline's runs",
-        description="Minimum detectable effect (80%% power) of a paired comparison on TASK (or an aggregate: mean "
+        description="Minimum detectable effect (80% power) of a paired comparison on TASK (or an aggregate: mean "
         "group such as moh_x_cv), from the spread of the baseline's metric over its items (bootstrap) under assumed "
         "correlations of the two models' per-item results, and McNemar's for accuracy.",
-        epilog="example:\n  metabench power moh_x_cv --baseline runs/ --model random      (every fold's run of one model)",
+        epilog="examples:\n  metabench power moh_x_cv --baseline runs/ --model random      (every fold's run of one model)\n"
+        "  metabench power m4x_det_en_mono_vua20 --model lookup      (from the committed runs in leaderboard/runs)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     power.add_argument("target", metavar="TASK", help="a task or an aggregate: mean group (its members' runs)")
-    power.add_argument("--baseline", required=True, type=Path, action="append", metavar="RUN",
-                       help="the baseline's run folders or an output folder (repeatable)")
+    power.add_argument("--baseline", type=Path, action="append", metavar="RUN",
+                       help=f"the baseline's run folders or an output folder (repeatable; default: {COMMITTED_RUNS}, "
+                       "the committed runs, when run from the repository root)")
     power.add_argument("--model", metavar="MODEL", help="the baseline model, when --baseline holds runs of several")
     power.add_argument("--metric", help="metric to plan for (default: the task's primary)")
     power.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -369,6 +375,7 @@ def _cmd_gate(args) -> int:
     if args.max_drop is not None and args.max_drop.strip().endswith("%"):
         raise MetabenchError(f"--max-drop {args.max_drop!r} is absolute: write --tolerance {args.max_drop} for a "
                              "relative tolerance")
+    args.summary = _summary_file(args.summary)
     tolerance = Tolerance.parse(args.tolerance or args.max_drop or "0",
                                 "--tolerance" if args.tolerance is not None else "--max-drop")
     baseline, candidate = find_runs(args.baseline), find_runs(args.candidate)
@@ -383,6 +390,20 @@ def _cmd_gate(args) -> int:
         print(format_report(report, args.confidence))
     _gate_outputs(args, report)
     return report.exit_code
+
+
+def _summary_file(value: str | None) -> Path | None:
+    """--summary's file, or None when empty: the workflow's `--summary "$GITHUB_STEP_SUMMARY"` run outside Actions.
+
+    An empty path would otherwise mean the current folder, and a gate that printed PASS would exit 2.
+    """
+    if value is None:
+        return None
+    if not value.strip():
+        print("gate: --summary is empty (GITHUB_STEP_SUMMARY is unset outside GitHub Actions): no Markdown "
+              "summary written", file=sys.stderr)
+        return None
+    return Path(value)
 
 
 def _gate_outputs(args, report) -> None:
@@ -408,13 +429,26 @@ def _cmd_power(args) -> int:
     from ..report.runs import find_runs
 
     Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power, seed=args.seed)  # checked as compare does
-    runs = find_runs(args.baseline)
+    runs = find_runs(args.baseline or _committed_runs())
     if args.model is not None:
         runs = [r for r in runs if args.model in (r.model, r.path.name)]
     result = plan(_registry(), runs, args.target, metric=args.metric, alpha=args.alpha,
                   power=args.power, n_resamples=args.resamples, seed=args.seed)
     print(json.dumps(result.as_dict(), indent=2) if args.json else format_plan(result))
     return 0
+
+
+def _committed_runs() -> list[Path]:
+    """power's baseline when --baseline is left out: the committed runs, which hold a run of every task."""
+    from ..errors import MetabenchError
+
+    if not COMMITTED_RUNS.is_dir():
+        raise MetabenchError(f"power needs a baseline's runs: --baseline was not given and {COMMITTED_RUNS} (the "
+                             "committed runs) is not in the current folder",
+                             hint="pass --baseline RUN (an output folder of `metabench --tasks TASK --model M -o runs/`) "
+                             "or run from the repository root")
+    print(f"power: planning from {COMMITTED_RUNS} (no --baseline given)", file=sys.stderr)
+    return [COMMITTED_RUNS]
 
 
 def _cmd_leaderboard_build(args) -> int:
