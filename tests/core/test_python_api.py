@@ -200,15 +200,28 @@ def test_the_example_run_config_runs_on_the_mirror(tmp_path, capsys):
 
 
 def test_the_python_api_page_example_runs(tmp_path):
-    """The page's Python block, run as written with the example plugin, prints what the run folders hold."""
+    """The page's shell lines and Python block, run as written from a clone's root, print what the run folders hold.
+
+    The clone is a copy of the plugin's folder beside the venv running the tests, so the example writes its
+    runs (and Python its bytecode) into the temporary folder, not the repository.
+    """
     page = (REPO / "docs" / "python-api.md").read_text(encoding="utf-8")
     (code,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    site = tmp_path / "site"
-    shutil.copytree(PACKAGE, site / PACKAGE.name)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(REPO), os.environ.get("PYTHONPATH", "")]),
-               METABENCH_PLUGIN_MODULES="metabench_example_plugin.plugin", METABENCH_DISABLE_PLUGINS="example",
+    (shell,) = re.findall(r"```sh\n(.*?)```", page, flags=re.S)
+    venv = Path(sys.prefix)
+    if not (venv / "bin" / "activate").is_file():
+        pytest.skip("the tests do not run in a venv (the page's commands activate .venv)")
+    shutil.copytree(PACKAGE.parent, tmp_path / "plugins" / PACKAGE.parent.name,
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    (tmp_path / ".venv").symlink_to(venv)
+    (tmp_path / "api_example.py").write_text(code, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH="", METABENCH_DISABLE_PLUGINS="example",  # not an installed copy
                METABENCH_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+    env.pop("METABENCH_PLUGIN_MODULES", None)
+    without = subprocess.run(["bash", "-e", "-c", shell.replace("export ", ": ")], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=300)
+    assert without.returncode == 1 and "unknown model 'cue-words'" in without.stderr  # what the page warns of
+    done = subprocess.run(["bash", "-e", "-c", shell], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
