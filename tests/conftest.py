@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -16,12 +17,25 @@ from mirror import mirror_dir  # noqa: E402 - needs the path above
 
 for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_name, "1")
-os.environ.setdefault("METABENCH_CACHE_DIR", tempfile.mkdtemp(prefix="metabench-test-cache-"))
+#: The tests' cache: a folder of this session's, never the user's (~/.cache/metabench or an exported
+#: METABENCH_CACHE_DIR), removed at the session's end; a test that needs a fresh one sets its own.
+SESSION_CACHE = tempfile.mkdtemp(prefix="metabench-test-cache-")
+os.environ["METABENCH_CACHE_DIR"] = SESSION_CACHE
 os.environ.setdefault("METABENCH_ALLOW_DOWNLOAD", "0")
 
 
 if mirror_dir() is not None:
     os.environ.setdefault("METABENCH_DATA_DIR", str(mirror_dir()))
+
+
+def pytest_configure(config):
+    import clean_tree  # lists (under CI: fails on) the files the session leaves in the working tree
+
+    config.pluginmanager.register(clean_tree, "metabench-clean-tree")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture

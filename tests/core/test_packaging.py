@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,8 +37,14 @@ def test_non_editable_install_ships_builtin_tasks(tmp_path):
 
 
 def test_example_plugin_installs_and_its_task_runs(tmp_path):
+    """Built from a copy: setuptools builds in the source folder, whose `build/` and `*.egg-info` would stay in
+    the repository (and later make metabench warn that the plugin is found twice)."""
+    shipped, source = REPO / "plugins" / "metabench-example-plugin", tmp_path / "metabench-example-plugin"
+    before = sorted(shipped.iterdir())
+    shutil.copytree(shipped, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     site = tmp_path / "site"
-    _pip_target(REPO / "plugins" / "metabench-example-plugin", site)
+    _pip_target(source, site)
+    assert sorted(shipped.iterdir()) == before
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)]), "METABENCH_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("METABENCH_PLUGIN_MODULES", None)
     listed = subprocess.run([sys.executable, "-m", "metabench.cli", "plugins"], capture_output=True, text=True, env=env, timeout=60)

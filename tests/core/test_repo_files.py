@@ -4,6 +4,7 @@ check carries: ~16 MB of wheels and ~18 MB of task data, benchmarks/gpu_check.sh
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -43,3 +44,19 @@ def test_committed_runs_keep_their_samples_gzipped():
     assert not plain, (f"{len(plain)} committed run(s) keep plain samples.jsonl, e.g. {plain[:3]}: compress them with "
                        "`find leaderboard/runs -name samples.jsonl -exec gzip -n -9 -f {} +` (readers check the digest "
                        "of the uncompressed text)")
+
+
+def test_the_session_check_sees_a_file_left_in_the_tree():
+    """tests/clean_tree.py lists what a session leaves behind; it must see a new untracked file."""
+    from clean_tree import stray_paths
+
+    before = stray_paths()
+    if before is None:
+        pytest.skip("not a git checkout")
+    left = REPO / "tests" / f"left-behind-{os.getpid()}.txt"
+    try:
+        left.write_text("x")
+        assert left.relative_to(REPO).as_posix() in stray_paths() - before
+    finally:
+        left.unlink()
+    assert left.relative_to(REPO).as_posix() not in stray_paths()
