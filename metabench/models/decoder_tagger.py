@@ -37,6 +37,7 @@ from .finetune import Schedule, Selection, train
 from .hf_common import (
     adapter_fingerprint,
     folder_fingerprint,
+    loading_model,
     parse_bool,
     parse_dtype,
     parse_float,
@@ -44,6 +45,7 @@ from .hf_common import (
     pick_device_and_threads,
     resolve_pretrained,
     torch_dtype,
+    weights_placement,
 )
 from .training_budget import apply_budget, content_hash
 from .tag_grammar import Grammar, span_types
@@ -247,8 +249,9 @@ class DecoderTagger(Adapter):
         try:
             dtype = torch_dtype(self.dtype_name, self.device)
             name = "dtype" if int(transformers.__version__.split(".")[0]) >= 5 else "torch_dtype"  # renamed in 5
-            model = AutoModelForCausalLM.from_pretrained(str(folder or self.folder), trust_remote_code=self.trust_remote_code,
-                                                         **{name: dtype})
+            with loading_model():
+                model = AutoModelForCausalLM.from_pretrained(str(folder or self.folder), trust_remote_code=self.trust_remote_code,
+                                                             **{name: dtype}, **weights_placement(self.device))
         finally:
             transformers.logging.set_verbosity(verbosity)
         return model.to(self.device)
@@ -257,7 +260,9 @@ class DecoderTagger(Adapter):
         if method == "lora":
             from peft import PeftModel
 
-            return PeftModel.from_pretrained(self._load_base(), str(folder)).to(self.device)
+            base = self._load_base()
+            with loading_model():
+                return PeftModel.from_pretrained(base, str(folder)).to(self.device)
         return self._load_base(folder)  # a full checkpoint is a model folder
 
     def _trainable(self, seed: int, method: str):
@@ -357,7 +362,7 @@ class DecoderTagger(Adapter):
                                       pad_token_id=pad, bos_token_id=tokenizer.bos_token_id)
             with torch.inference_mode():
                 generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
-                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos)])
+                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos, self.device)])
             for row, (i, grammar) in enumerate(zip(chunk, grammars)):
                 new = generated[row, width:].tolist()
                 tags, repaired = grammar.read(new)

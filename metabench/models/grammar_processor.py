@@ -1,25 +1,82 @@
 """The decoding constraint as a transformers ``LogitsProcessor`` (imported only when a tagger generates: it
-needs torch and transformers)."""
+needs torch and transformers).
+
+Why it works on tensors: a decoding step on a GPU takes milliseconds, so a constraint that copies the generated
+ids to the host, walks each row's prefix in Python and writes its mask row by row leaves the GPU idle most of the
+step. Each sentence's grammar is compiled once into a deterministic automaton (:meth:`Grammar.automaton`), and
+the automata of a batch are laid side by side in two small tables on the model's device: for every state, the
+ids it allows and the state each leads to. Each row carries its state from step to step as a handle into them;
+a step is a few gathers and one scatter, with no host round trip (``benchmarks/bench_grammar_overhead.py``
+measures it against an unconstrained ``generate`` of the same length).
+"""
 
 from __future__ import annotations
 
 import torch
 from transformers import LogitsProcessor
 
-from .tag_grammar import Grammar
+from .tag_grammar import FINISHED, Grammar
+
+#: Row 0 of the tables: after eos, or after an id off the grammar (a finished row that ``generate`` pads).
+_DONE = 0
+
+
+def _tables(grammars: list[Grammar], eos: int, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(ids, targets, starts): ``ids[s]`` the ids state ``s`` allows (a short row padded by repeating its first
+    id, so a scatter of the row writes only allowed ids), ``targets[s]`` the state each leads to, ``starts[g]``
+    the state grammar ``g`` starts in. State 0 is the shared finished state, which allows only eos."""
+    ids_rows, target_rows, starts = [[eos]], [[_DONE]], []
+    for grammar in grammars:
+        offset = len(ids_rows)
+        starts.append(offset)
+        for row in grammar.automaton():
+            ids_rows.append(list(row))
+            target_rows.append([_DONE if nxt == FINISHED else offset + nxt for nxt in row.values()])
+    width = max(map(len, ids_rows))
+
+    def pad(rows: list[list[int]]) -> torch.Tensor:
+        return torch.tensor([row + row[:1] * (width - len(row)) for row in rows], dtype=torch.long, device=device)
+
+    return pad(ids_rows), pad(target_rows), torch.tensor(starts, dtype=torch.long, device=device)
 
 
 class GrammarProcessor(LogitsProcessor):
     """Leaves a finite score only on the ids each row's grammar allows next; every other id gets -inf, whatever
     the model or an earlier processor preferred. Rows are batch x beams (row ``r`` is sentence ``r // beams``);
-    the generated ids start at column ``start``. A finished row may write only ``eos`` (generation pads it)."""
+    the generated ids start at column ``start``. A finished row may write only ``eos`` (generation pads it).
 
-    def __init__(self, grammars: list[Grammar], start: int, beams: int, eos: int):
-        self.grammars, self.start, self.beams, self.eos = grammars, start, beams, eos
+    Beam search reorders rows between steps; a row's parent is the previous row of the same sentence whose ids
+    its prefix repeats (found on the device). Greedy decoding keeps rows in place."""
+
+    def __init__(self, grammars: list[Grammar], start: int, beams: int, eos: int, device=None):
+        self.start, self.beams = start, beams
+        self.ids, self.targets, starts = _tables(grammars, eos, device)
+        self._starts = starts.repeat_interleave(beams)
+        self._state: torch.Tensor | None = None
+        self._previous: torch.Tensor | None = None
+
+    def _parents(self, input_ids: torch.LongTensor) -> torch.Tensor:
+        """For each row, the row of the previous step it extends (beam search only)."""
+        rows, groups = input_ids.shape[0], input_ids.shape[0] // self.beams
+        prefix = input_ids[:, self.start : -1].reshape(groups, self.beams, 1, -1)
+        before = self._previous[:, self.start :].reshape(groups, 1, self.beams, -1)
+        match = (prefix == before).all(-1).to(torch.int8).argmax(-1)  # [groups, beams]: the first equal parent
+        base = torch.arange(0, rows, self.beams, device=input_ids.device).unsqueeze(1)
+        return (base + match).reshape(-1)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        mask = torch.full_like(scores, float("-inf"))
-        for row, ids in enumerate(input_ids[:, self.start:].tolist()):
-            allowed = self.grammars[row // self.beams].allowed(ids) or {self.eos}
-            mask[row, sorted(allowed)] = 0.0
-        return scores + mask
+        if self._state is None or input_ids.shape[1] == self.start:
+            if self.ids.device != input_ids.device:  # built before the model's device was known
+                self.ids, self.targets, self._starts = (t.to(input_ids.device) for t in (self.ids, self.targets, self._starts))
+            state = self._starts
+        else:
+            state = self._state if self.beams == 1 else self._state[self._parents(input_ids)]
+            hit = self.ids[state] == input_ids[:, -1:]
+            nxt = self.targets[state].gather(1, hit.to(torch.int8).argmax(1, keepdim=True)).squeeze(1)
+            state = torch.where(hit.any(1), nxt, _DONE)
+        self._state = state
+        if self.beams > 1:
+            self._previous = input_ids
+        allowed = self.ids[state]
+        kept = scores.gather(1, allowed)  # in place: no vocabulary-wide mask is built
+        return scores.fill_(float("-inf")).scatter_(1, allowed, kept)

@@ -21,6 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,8 +247,39 @@ def _hash_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+_HASH_SECONDS = [0.0]  # time this process spent on model files' sha256 (a job charges it to model_hash_s)
+_LOAD_SECONDS = [0.0]  # time this process spent loading models (a job charges it to model_load_s)
+
+
+def model_hashing_seconds() -> float:
+    """Wall seconds this process has spent hashing model folders (or finding their memoised hashes) so far."""
+    return _HASH_SECONDS[0]
+
+
+def model_loading_seconds() -> float:
+    """Seconds this process has spent loading models (weights read and placed on their device) so far."""
+    return _LOAD_SECONDS[0]
+
+
+@contextmanager
+def loading_model():
+    """Charge the time of the ``with`` block to model loading (see :mod:`metabench.timings`)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        _LOAD_SECONDS[0] += time.perf_counter() - started
+
+
+def weights_placement(device: str) -> dict:
+    """``from_pretrained`` keywords that read the weights straight onto an accelerator (no host copy of every
+    tensor first, then a transfer); on the CPU, nothing: the weights are read where they stay."""
+    return {} if device == "cpu" else {"device_map": {"": device}}
+
+
 def file_sha256(path: Path) -> str:
-    """sha256 of a file, memoised on disk by (real path, size, mtime) under the cache root."""
+    """sha256 of a file, memoised on disk by (real path, size, mtime) under the cache root: a 16 GB folder is
+    read once per machine, then each run costs a stat per file (benchmarks/bench_model_hash.py)."""
     real = Path(os.path.realpath(path))
     stat = real.stat()
     memo_key = hashlib.sha256(f"{real}\x00{stat.st_size}\x00{stat.st_mtime_ns}".encode()).hexdigest()
@@ -264,13 +298,23 @@ def file_sha256(path: Path) -> str:
     return value
 
 
+def _hash_files(files: list[Path]) -> dict[str, str]:
+    """sha256 per file name, the files hashed side by side: sha256 releases the GIL on large blocks, so the
+    shards of a 16 GB folder are read by as many cores as there are shards the first time (later, the memo)."""
+    started = time.perf_counter()
+    try:
+        if len(files) < 2:
+            return {f.name: file_sha256(f) for f in files}
+        with ThreadPoolExecutor(max_workers=min(len(files), os.cpu_count() or 1)) as pool:
+            return dict(zip((f.name for f in files), pool.map(file_sha256, files)))
+    finally:
+        _HASH_SECONDS[0] += time.perf_counter() - started
+
+
 def folder_hashes(folder: Path) -> dict[str, str]:
     """sha256 per file that decides a decoder's answers (config, tokenizer, chat template, weights)."""
-    out = {}
-    for path in sorted(folder.iterdir()):
-        if path.is_file() and path.suffix in DECODER_SUFFIXES and not path.name.startswith("metabench-"):
-            out[path.name] = file_sha256(path)
-    return out
+    return _hash_files([path for path in sorted(folder.iterdir()) if path.is_file()
+                        and path.suffix in DECODER_SUFFIXES and not path.name.startswith("metabench-")])
 
 
 def folder_fingerprint(folder: Path) -> str:
@@ -278,7 +322,7 @@ def folder_fingerprint(folder: Path) -> str:
     files = _fingerprint_files(folder)
     if not any(f.name == "config.json" for f in files):
         raise AdapterError(f"{folder}: no config.json, so this is not a model folder")
-    payload = {f.name: file_sha256(f) for f in files}
+    payload = _hash_files(files)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -57,6 +57,7 @@ from .finetune import Schedule, Selection, train
 from .hf_common import (
     adapter_fingerprint,
     folder_fingerprint,
+    loading_model,
     parse_bool,
     parse_dtype,
     parse_float,
@@ -296,7 +297,8 @@ class HFEncoder(Adapter):
         verbosity = transformers.logging.get_verbosity()
         transformers.logging.set_verbosity_error()
         try:
-            model = cls.from_pretrained(str(source), config=config, trust_remote_code=self.trust_remote_code)
+            with loading_model():  # read on the CPU: the new head's initialisation stays the same on every device
+                model = cls.from_pretrained(str(source), config=config, trust_remote_code=self.trust_remote_code)
         finally:
             transformers.logging.set_verbosity(verbosity)
         if n_tokens is not None and n_tokens != model.get_input_embeddings().weight.shape[0]:

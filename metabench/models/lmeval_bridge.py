@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 from ..errors import AdapterError, UnsupportedError
 from ..requests import ChoiceRequest, GenerateRequest, RankRequest, first_word
 from .base import Adapter, AdapterSettings
-from .hf_common import Pretrained, folder_hashes, parse_int, resolve_pretrained
+from .hf_common import Pretrained, folder_hashes, loading_model, parse_int, resolve_pretrained
 
 #: Arguments that change how fast answers come, never which answers: left out of fingerprints.
 RUNTIME_ARGS = frozenset({
@@ -78,7 +78,8 @@ class LMEvalDecoder(Adapter):
             else:
                 _SHARED.clear()  # at most one model in memory
                 started = time.perf_counter()
-                self._lm = self._load()
+                with loading_model():
+                    self._lm = self._load()
                 self._facts["load_s"] = round(time.perf_counter() - started, 3)
                 _SHARED[key] = (self._lm, dict(self._facts))
         return self._lm

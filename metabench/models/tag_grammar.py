@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 OUTSIDE = "O"
+#: The automaton's state after eos (:meth:`Grammar.automaton`): nothing more is allowed.
+FINISHED = -1
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,39 @@ class Grammar:
     def allowed(self, prefix: Sequence[int]) -> set[int]:
         """The ids that may come next after ``prefix`` (empty once eos is written, or off the grammar)."""
         return {h.piece.ids[h.offset] for h in self._hyps(tuple(prefix)) if h.offset < len(h.piece.ids)}
+
+    def automaton(self) -> list[dict[int, int]]:
+        """The grammar as a deterministic automaton over token ids, for decoding on a device without reading
+        ids back: ``table[s]`` maps each id allowed in state ``s`` to the next state (state 0 is the start;
+        :data:`FINISHED` after eos). A state is the set of readings (tags aside) that the ids so far allow, so
+        ``table`` agrees with :meth:`allowed` on every prefix; there are about as many states as ids in the
+        longest output, each with a handful of ids (a word, an opening tag per type, a close)."""
+        def key(hyps) -> frozenset:
+            return frozenset((h.state, h.piece, h.offset) for h in hyps)
+
+        start = key(self._expand(_State(0, None, False), ()))
+        index, queue, table = {start: 0}, [start], [{}]
+        while queue:
+            current = queue.pop()
+            moves: dict[int, list[_Hyp]] = {}
+            for state, piece, offset in current:
+                if offset == len(piece.ids):
+                    continue  # a finished eos
+                moved = _Hyp(state, piece, offset + 1, ())
+                complete = moved.offset == len(piece.ids) and piece.kind != "eos"
+                moves.setdefault(piece.ids[offset], []).extend(self._advance(moved) if complete else [moved])
+            row = table[index[current]]
+            for token, hyps in moves.items():
+                nxt = key(hyps)
+                if all(h.offset == len(h.piece.ids) for h in hyps):
+                    row[token] = FINISHED
+                    continue
+                if nxt not in index:
+                    index[nxt] = len(table)
+                    table.append({})
+                    queue.append(nxt)
+                row[token] = index[nxt]
+        return table
 
     def target(self, tags: Sequence[str]) -> list[int]:
         """The ids of the tagged copy for ``tags`` (one BIO tag per word), eos included: a training target."""

@@ -36,7 +36,7 @@ class VLLMDecoder(PretrainedDecoder):
     allowed_args = (
         "pretrained", "dtype", "batch_size", "max_batch_size", "tensor_parallel_size", "data_parallel_size",
         "gpu_memory_utilization", "max_model_len", "quantization", "revision", "tokenizer", "trust_remote_code",
-        "add_bos_token", "enforce_eager", "chat_template", "chunk_size",
+        "add_bos_token", "enforce_eager", "enable_prefix_caching", "chat_template", "chunk_size",
     )
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
@@ -65,7 +65,9 @@ class VLLMDecoder(PretrainedDecoder):
                 kwargs[key] = parse_int(self.args[key], key, self.name)
         if "gpu_memory_utilization" in self.args:
             kwargs["gpu_memory_utilization"] = float(self.args["gpu_memory_utilization"])
-        for key in ("add_bos_token", "enforce_eager"):
+        # enable_prefix_caching: vLLM keeps the key/values of a prompt shared by many requests (a choice item's
+        # options, a task's few-shot prefix) instead of recomputing them per request; lm-eval passes it to LLM().
+        for key in ("add_bos_token", "enforce_eager", "enable_prefix_caching"):
             if key in self.args:
                 kwargs[key] = parse_bool(self.args[key], key, self.name)
         lm = VLLM(**kwargs)

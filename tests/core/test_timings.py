@@ -42,3 +42,18 @@ def test_ray_flags_without_the_ray_launcher_are_an_error(toy_registry, tmp_path)
         run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, launcher="processes", ray_address="h:1"))
     with pytest.raises(MetabenchError, match="unknown launcher 'thread'"):
         run(toy_registry, "toy_all", ["majority"], RunOptions(output_dir=tmp_path, launcher="thread"))
+
+
+def test_metered_work_is_charged_to_its_own_phase_whichever_lap_it_falls_in():
+    from metabench.timings import PHASES, Phases
+
+    loading = [0.0]
+    phases = Phases({"model_load_s": lambda: loading[0]})
+    time.sleep(0.02)
+    loading[0] += 0.015  # a model loaded lazily inside the first forward pass: 15 ms of the lap
+    phases.lap("predict_s")
+    seconds = phases.record()
+    assert seconds["model_load_s"] == pytest.approx(0.015)
+    assert seconds["predict_s"] == pytest.approx(seconds["total_s"] - 0.015)
+    assert sum(seconds[p] for p in PHASES) == pytest.approx(seconds["total_s"], rel=1e-9)
+

@@ -55,9 +55,10 @@ def test_vllm_parallel_sizes_reach_the_engine(monkeypatch, tiny_gpt2):
     module.VLLM = _recorder(seen)
     monkeypatch.setitem(sys.modules, "lm_eval.models.vllm_causallms", module)
     adapter = VLLMDecoder({"pretrained": str(tiny_gpt2), "dtype": "bfloat16", "tensor_parallel_size": "4",
-                           "data_parallel_size": "2", "gpu_memory_utilization": "0.8"})
+                           "data_parallel_size": "2", "gpu_memory_utilization": "0.8", "enable_prefix_caching": "true"})
     with pytest.raises(_Captured):
         adapter._load()
     assert (seen["tensor_parallel_size"], seen["data_parallel_size"]) == (4, 2)
     assert seen["dtype"] == "bfloat16" and seen["gpu_memory_utilization"] == 0.8
+    assert seen["enable_prefix_caching"] is True  # shared prompts' key/values kept by the engine
 

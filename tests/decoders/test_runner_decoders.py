@@ -29,6 +29,12 @@ def test_prompted_tasks_run_and_rerun_from_the_cache(decoder_registry, tmp_path,
     samples = read_samples(by_task["toy_choice"].run_dir)
     assert len(samples) == 6 and all(len(s["prediction"]["loglikelihoods"]) == 2 for s in samples)
     assert "accuracy" in choice["metrics"]["aggregate"]
+    # the time before the first forward pass is shown apart: the model's files hashed, the model loaded
+    timings = choice["timings"]
+    assert timings["model_hash_s"] > 0 and timings["model_load_s"] > 0 and timings["predict_s"] > 0
+    from metabench.timings import PHASES
+
+    assert sum(timings[p] for p in PHASES) == pytest.approx(timings["total_s"], rel=1e-9)
 
     generate = read_results(by_task["toy_generate"].run_dir)
     assert generate["seeds"] == [0, 1]  # temperature 0.7, two sampled runs

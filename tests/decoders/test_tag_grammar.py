@@ -108,3 +108,25 @@ def test_tag_types_and_bad_input():
         grammar([(1,), ()])
     with pytest.raises(ValueError, match="2 tags for 3 words"):
         grammar([(1,), (2,), (3,)]).target(("O", "O"))
+
+
+def test_the_automaton_allows_what_the_grammar_allows_on_every_prefix():
+    """The device tables are compiled from ``automaton()``: a wrong state would let a decoder leave the grammar."""
+    from metabench.models.tag_grammar import FINISHED
+
+    rng = random.Random(3)
+    for _ in range(200):
+        words = [tuple(rng.randint(1, 40) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(1, 9))]
+        # tags that share a first id with each other or with words: readings the automaton must merge
+        g = Grammar(words, {"METAPHOR": (90, rng.choice([1, 91])), "SIMILE": (rng.choice([5, 90]),)},
+                    {"METAPHOR": (92,), "SIMILE": (95, rng.choice([92, 96]))}, EOS)
+        table = g.automaton()
+        for _ in range(10):
+            state, prefix = 0, []
+            while state != FINISHED:
+                assert set(table[state]) == g.allowed(prefix), prefix
+                token = rng.choice(sorted(table[state]))
+                prefix.append(token)
+                state = table[state][token]
+            assert g.allowed(prefix) == set() and not g.read(prefix)[1]
+        assert len(table) <= g.longest * len(g.opens) * 2  # no blow-up of the subset construction

@@ -1,0 +1,82 @@
+"""The offline GPU check (benchmarks/gpu_check.sh) on a CPU machine: its dry run, its CPU smoke run over every
+path with tiny shapes, and the docs table generated from committed GPU runs (docs/gpu.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mirror import REPO, mirror_dir
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _check(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    if mirror_dir() is None:
+        pytest.skip("needs the data mirror (METABENCH_DATA_DIR)")
+    env = {**os.environ, "METABENCH_DATA_DIR": str(mirror_dir()), "OUT": str(tmp_path / "out"),
+           "GPU_CHECK_WORK": str(tmp_path / "work"), "PYTHON": sys.executable}
+    return subprocess.run(["bash", str(REPO / "benchmarks" / "gpu_check.sh"), *args], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=1800)
+
+
+def test_the_docs_table_matches_the_committed_gpu_runs():
+    assert _module("gpu_table").main(["--check"]) == 0, "run python benchmarks/gpu_table.py --write"
+
+
+def test_the_table_reads_each_target_from_a_run_and_says_met_or_missed():
+    table = _module("gpu_table")
+    report = {"paths": {
+        "scoring_one_token": {"ratio_requests_per_s": 1.2, "max_abs_loglikelihood_diff": 0.004},
+        "scoring_multi": {"ratio_requests_per_s": 1.1, "max_abs_loglikelihood_diff": 0.02},
+        "first_gpu_work": {"warm": {"before_first_forward_s": 3.0}},
+        "tagger": {"wall_s": 75.0},
+    }}
+    rows = {target: (measured, verdict) for target, measured, verdict in table.rows(report)}
+    one = rows["hf-decoder scoring ≥ 1.0× lm-eval HFLM requests/s, one-token options"]
+    assert one == ("1.20×", "met")
+    assert rows["hf-decoder scoring ≥ 1.3× lm-eval HFLM requests/s, multi-token options"] == ("1.10×", "missed")
+    assert rows["per-option |Δ log-likelihood| ≤ 1e-2 in bf16"] == ("2.0e-02", "missed")  # the worse of the two
+    assert rows["first GPU work ≤ 5 s after start, warm hash memo"][1] == "met"
+    assert rows["tagger: 1,000 LoRA sentences + 1,000 constrained decodes ≤ 60 s"] == ("75.0 s", "missed")
+    assert rows["encoder fine-tune step bf16 autocast ≥ 1.8× fp32"] == ("—", "not measured")
+
+
+def test_the_dry_run_plans_every_path_and_builds_nothing(tmp_path):
+    done = _check(tmp_path, "--dry-run")
+    assert done.returncode == 0, done.stderr[-2000:]
+    plan = json.loads(done.stdout[: done.stdout.rindex("}") + 1])
+    assert plan["paths"] == ["scoring_one_token", "scoring_multi", "encoder_bf16", "tagger", "grammar_overhead",
+                             "first_gpu_work", "projection_8b"]
+    assert plan["missing"] == [] and not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path):
+    """Every path end to end on the CPU with tiny shapes: the code a GPU machine runs, with figures in the JSON."""
+    done = _check(tmp_path, "--cpu-smoke")
+    report = json.loads((tmp_path / "out" / "gpu_check.json").read_text())
+    failed = {name: path.get("error") for name, path in report["paths"].items() if not path["ok"]}
+    assert done.returncode == 0 and not failed, (failed, done.stderr[-3000:])
+    paths = report["paths"]
+    assert report["mode"] == "cpu-smoke" and report["environment"]["device"] == "cpu"
+    for name in ("scoring_one_token", "scoring_multi"):
+        # the two scorers agree on every option (float32 on the CPU), and both sides were timed
+        assert paths[name]["max_abs_loglikelihood_diff"] < 1e-3 and paths[name]["same_argmax"] == paths[name]["items"]
+        assert paths[name]["lm_eval_hflm"]["requests"] == paths[name]["options_compared"] > 0
+        assert paths[name]["ratio_requests_per_s"] > 0
+    assert paths["encoder_bf16"]["bfloat16"]["steps"] == paths["encoder_bf16"]["float32"]["steps"] > 0
+    assert paths["tagger"]["outputs"]["repaired_outputs"] == 0 and paths["tagger"]["test_sentences"] > 0
+    assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
+    assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
+    assert paths["projection_8b"]["t12_recipe_hours"] > 0
