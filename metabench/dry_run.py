@@ -28,6 +28,7 @@ from .jobs import Job
 from .launch.execute import job_seeds, preflight
 from .models.spec import ModelSpec
 from .registry import Registry
+from .report.runs import COMMITTED_RUNS
 from .store import run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
@@ -49,6 +50,7 @@ class PlannedJob:
     test_items: int | None = None
     max_length: int | None = None
     run_dir: Path | None = None  # where its run folder is (or would be) written
+    family: str = ""  # the adapter's: a baseline reads no tokens worth bounding
 
     @property
     def fine_tunes(self) -> int:
@@ -91,6 +93,8 @@ class RunPlan:
     rates: dict[str, Rate]
     #: Tasks `all` left out because their data was built for one model (tag model_specific).
     left_out: list[str] = field(default_factory=list)
+    #: The folders of finished runs the sizes and rates were read from, in the order looked at.
+    runs_read: list[Path] = field(default_factory=list)
 
     @property
     def fine_tunes(self) -> int:
@@ -101,15 +105,24 @@ def plan_jobs(registry: Registry, jobs: list[Job], *, cache_path: Path | None, r
     """The plan of ``jobs`` (from :func:`metabench.runner.plan`). ``cache_path``: the answer cache whose
     remembered jobs count as done (None: not looked at); ``runs_from``: a folder of finished runs to measure
     the training speed from and to read split sizes the datasets do not declare from (None: the output
-    folder)."""
-    folder = runs_from if runs_from is not None else (jobs[0].options.output_dir if jobs else None)
-    planned = [_plan_one(registry, job, cache_path, folder) for job in jobs]
+    folder, then the committed runs when run from the repository root, so a fresh clone's plan has both)."""
+    folders = [runs_from] if runs_from is not None else _run_folders(jobs[0].options.output_dir) if jobs else []
+    planned = [_plan_one(registry, job, cache_path, folders) for job in jobs]
     models = {job.model.text: job.model for job in jobs}
-    rates = {text: rate for text, spec in sorted(models.items()) if folder and (rate := measured_rate(folder, spec))}
-    return RunPlan(planned, rates)
+    rates = {text: rate for text, spec in sorted(models.items())
+             if (rate := next(filter(None, (measured_rate(folder, spec) for folder in folders)), None))}
+    return RunPlan(planned, rates, runs_read=folders)
 
 
-def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path | None) -> PlannedJob:
+def _run_folders(output_dir: Path) -> list[Path]:
+    """The output folder, then the committed runs (when they are there and are not the output folder)."""
+    folders = [Path(output_dir)]
+    if COMMITTED_RUNS.is_dir() and COMMITTED_RUNS.resolve() != Path(output_dir).resolve():
+        folders.append(COMMITTED_RUNS)
+    return folders
+
+
+def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[Path]) -> PlannedJob:
     task, spec, options = job.task, job.model, job.options
     out = PlannedJob(task.name, spec.text, "run")
     try:
@@ -120,8 +133,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: Path 
     except MetabenchError as exc:
         out.status, out.reason = "failed", exc.message
         return out
-    out.seeds = len(seeds)
-    recorded = _recorded_sizes(runs, task) if runs is not None else {}
+    out.seeds, out.family = len(seeds), adapter.family
+    recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")
     limited = options.limit if options.limit is not None and (out.test_items is None or options.limit < out.test_items) else None
@@ -237,10 +250,11 @@ def plan_lines(plan: RunPlan) -> list[str]:
              f"{counts['failed']} failing", ""]
     if active:
         rows = [[j.task, j.model, j.status, j.seeds, _finetune(j), _number(j.training_examples),
-                 _number(j.test_items and j.test_items * j.seeds), _number(j.token_bound)] for j in active]
+                 _number(j.test_items and j.test_items * j.seeds), _tokens(j)] for j in active]
         lines += tabulate(rows, headers=["task", "model", "status", "seeds", "fine-tune (seeds × epochs × train items)",
                                          "training examples", "test items × seeds", "tokens ≤"],
                           disable_numparse=True).split("\n")
+        lines += unknown_lines(plan, active)
     for status in ("skipped", "failed"):
         by_reason: dict[str, list[str]] = {}
         for job in (j for j in jobs if j.status == status):
@@ -252,6 +266,22 @@ def plan_lines(plan: RunPlan) -> list[str]:
                   f"{MODEL_SPECIFIC}; name them to run them): {', '.join(plan.left_out)}"]
     lines += ["", *cost_lines(plan), "", "a dry run: no model loaded, no data read, nothing written"]
     return lines
+
+
+def unknown_lines(plan: RunPlan, active: list[PlannedJob]) -> list[str]:
+    """Why a cell says ``?``: a plan that cannot know a number says so instead of leaving a bare mark."""
+    sizes = sum(j.test_items is None or (j.fine_tunes > 0 and j.train_items is None) for j in active)
+    prompts = sum(_tokens(j) == "?" and j.test_items is not None and (not j.fine_tunes or j.train_items is not None)
+                  for j in active)
+    read = " or ".join(f"{folder}/" for folder in plan.runs_read) or "no runs folder"
+    lines = []
+    if sizes:
+        lines.append(f"?: {sizes} job(s) whose split sizes are unknown until the data is read: the dataset declares "
+                     f"no count for the split and no finished run of the task in {read} records one")
+    if prompts:
+        lines.append(f"tokens ?: {prompts} job(s) of a model without a max_length bound (a prompted model's input "
+                     "length is known once its prompts are rendered, which a dry run does not do)")
+    return [""] + lines if lines else []
 
 
 def cost_lines(plan: RunPlan) -> list[str]:
@@ -267,13 +297,19 @@ def cost_lines(plan: RunPlan) -> list[str]:
                 "max_length)" if tokens else "")]
     for model, rate in plan.rates.items():
         mine = sum(e for j in running if j.model == model and (e := j.training_examples) is not None)
-        lines.append(f"measured on this machine ({model}: {rate.fine_tunes} fine-tune(s) in {rate.source}): "
-                     f"{rate.seconds_per_example * 1000:.1f} ms per training example → ≈ {_duration(mine * rate.seconds_per_example)} "
-                     "of fine-tuning for the jobs above whose size is known")
+        lines.append(f"measured by {rate.fine_tunes} fine-tune(s) of {model} in {rate.source}, on the machine(s) that "
+                     f"ran them: {rate.seconds_per_example * 1000:.1f} ms per training example → ≈ "
+                     f"{_duration(mine * rate.seconds_per_example)} of fine-tuning for the jobs above whose size is known")
     trained = {j.model for j in running if j.fine_tunes}
+    read = " or ".join(f"{folder}/" for folder in plan.runs_read) or "the runs folder"
     for model in sorted(trained - set(plan.rates)):
-        lines.append(f"no measured rate for {model}: no finished fine-tune of it in the runs folder")
+        lines.append(f"no time estimate for {model}: no finished fine-tune of it in {read} to measure its speed from "
+                     "(a run of one task, e.g. with --limit, gives one)")
     return lines
+
+
+def _tokens(job: PlannedJob) -> str:
+    return "—" if job.family == "baseline" else _number(job.token_bound)
 
 
 def _finetune(job: PlannedJob) -> str:

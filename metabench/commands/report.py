@@ -31,9 +31,6 @@ exit status: 0 site written, 1 site written without the run(s) that failed verif
 2 bad usage (no runs, a target outside -o or not written by metabench: see --force) or an internal error.
 """
 
-#: The runs committed with the repository: power's baseline when none is given.
-COMMITTED_RUNS = Path("leaderboard/runs")
-
 GATE_EXAMPLES = """\
 exit status: 0 no regression (every check could have seen one), 1 regression(s), 3 inconclusive (no regression,
 but some check cannot detect the tolerance with these items; 0 with --inconclusive-ok), 2 unusable input or any
@@ -121,7 +118,7 @@ def add_commands(subparsers) -> None:
     )
     power.add_argument("target", metavar="TASK", help="a task or an aggregate: mean group (its members' runs)")
     power.add_argument("--baseline", type=Path, action="append", metavar="RUN",
-                       help=f"the baseline's run folders or an output folder (repeatable; default: {COMMITTED_RUNS}, "
+                       help="the baseline's run folders or an output folder (repeatable; default: leaderboard/runs, "
                        "the committed runs, when run from the repository root)")
     power.add_argument("--model", metavar="MODEL", help="the baseline model, when --baseline holds runs of several")
     power.add_argument("--metric", help="metric to plan for (default: the task's primary)")
@@ -441,6 +438,7 @@ def _cmd_power(args) -> int:
 def _committed_runs() -> list[Path]:
     """power's baseline when --baseline is left out: the committed runs, which hold a run of every task."""
     from ..errors import MetabenchError
+    from ..report.runs import COMMITTED_RUNS
 
     if not COMMITTED_RUNS.is_dir():
         raise MetabenchError(f"power needs a baseline's runs: --baseline was not given and {COMMITTED_RUNS} (the "

@@ -321,10 +321,11 @@ class NotCompared(str):
     summary prints one count line per reason (the lines themselves with ``--verbose``)."""
 
     reason: str
+    task: str
 
-    def __new__(cls, text: str, reason: str) -> "NotCompared":
+    def __new__(cls, text: str, reason: str, task: str) -> "NotCompared":
         line = super().__new__(cls, text)
-        line.reason = reason
+        line.reason, line.task = reason, task
         return line
 
 
@@ -343,32 +344,14 @@ def compare_runs(
 
     runs, rejected, _ = verify_runs(registry, runs)
     notes = [NotCompared(f"task '{v.run.task}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",
-                         "rejected by verification (the run's files disagree with each other)") for v in rejected]
+                         "rejected by verification (the run's files disagree with each other)", v.run.task)
+             for v in rejected]
     comparisons = []
-    for task, group in by_task(runs).items():
-        if len(group) < 2:
-            notes.append(NotCompared(f"task '{task}': a single run ({group[0].model}), nothing to compare it with",
-                                     "a single run of the task"))
-            continue
-        try:
-            reference = reference_run(group, baseline)
-        except MetabenchError as exc:
-            notes.append(NotCompared(exc.message, "no run of the --baseline model"))
-            continue
-        for metric in metrics or [reference.primary_metric]:
-            if reference.aggregate(metric) is None:
-                notes.append(NotCompared(f"task '{task}': no metric '{metric}'", "the metric is not reported"))
-                continue
-            for run in group:
-                if run is reference:
-                    continue
-                try:
-                    comparisons.append(compare_pair(registry, reference, run, metric, options))
-                except MetabenchError as exc:
-                    notes.append(NotCompared(
-                        f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}",
-                        "runs over other items, config or data" if isinstance(exc, AlignmentError)
-                        else "no value or test for the metric"))
+    for task, whole in by_task(runs).items():
+        item_sets = _by_item_set(whole)
+        for group in item_sets:
+            others = [run for run in whole if run not in group]
+            comparisons += _compare_group(registry, task, group, others, metrics, baseline, options, notes)
     if not comparisons:
         raise MetabenchError(
             "nothing could be paired:\n  " + "\n  ".join(notes),
@@ -376,6 +359,64 @@ def compare_runs(
             "output folder)",
         )
     return comparisons, notes
+
+
+def _by_item_set(group: list[Run]) -> list[list[Run]]:
+    """A task's runs split by the items they scored (`--limit`, and how many), in the order given.
+
+    A full run and a `--limit 200` run of the same task cannot be paired; a folder holding both pairs of each
+    (the README's runs, then its run config) tests both pairs instead of only those of the first run's items.
+    """
+    sets: dict[tuple, list[Run]] = {}
+    for run in group:
+        sets.setdefault((run.results.get("limit"), run.n_items), []).append(run)
+    return list(sets.values())
+
+
+def _items_phrase(run: Run) -> str:
+    limit = run.results.get("limit")
+    return f"{run.n_items} items" + (f", --limit {limit}" if limit is not None else "")
+
+
+def _compare_group(registry: Registry, task: str, group: list[Run], others: list[Run], metrics: list[str] | None,
+                   baseline: str | None, options: Options, notes: list[NotCompared]) -> list[Comparison]:
+    """Every run of one item set of a task against its baseline; what cannot be paired goes to ``notes``.
+
+    ``others`` are the task's runs over other items, named in the note of a run left alone over its own.
+    """
+    comparisons: list[Comparison] = []
+    several = bool(others)
+    if len(group) < 2:
+        if several:
+            held = "; ".join(f"{run.path.name}: {_items_phrase(run)}" for run in others)
+            notes.append(NotCompared(f"task '{task}': {group[0].path} is the only run over its items "
+                                     f"({_items_phrase(group[0])}); the task's other runs hold other items ({held})",
+                                     "the only run over its items", task))
+        else:
+            notes.append(NotCompared(f"task '{task}': a single run ({group[0].model}), nothing to compare it with",
+                                     "a single run of the task", task))
+        return comparisons
+    try:
+        reference = reference_run(group, baseline)
+    except MetabenchError as exc:
+        notes.append(NotCompared(exc.message + (f" over {_items_phrase(group[0])}" if several else ""),
+                                 "no run of the --baseline model", task))
+        return comparisons
+    for metric in metrics or [reference.primary_metric]:
+        if reference.aggregate(metric) is None:
+            notes.append(NotCompared(f"task '{task}': no metric '{metric}'", "the metric is not reported", task))
+            continue
+        for run in group:
+            if run is reference:
+                continue
+            try:
+                comparisons.append(compare_pair(registry, reference, run, metric, options))
+            except MetabenchError as exc:
+                notes.append(NotCompared(
+                    f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}",
+                    "runs over other items, config or data" if isinstance(exc, AlignmentError)
+                    else "no value or test for the metric", task))
+    return comparisons
 
 
 def correction_phrase(correction: str, count: int) -> str:
@@ -412,9 +453,14 @@ def format_mde(mde: float | None) -> str:
 
 
 def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
+    """Table rows; a pair is named by its run folders where model names do not tell the rows apart (one model,
+    or a task compared over several item sets, such as its full and its `--limit` runs)."""
+    items: dict[str, set[int]] = {}
+    for c in comparisons:
+        items.setdefault(c.task, set()).add(c.n_items)
     rows = []
     for c in comparisons:
-        same = c.baseline == c.candidate
+        same = c.baseline == c.candidate or len(items[c.task]) > 1
         significant = c.p_adjusted is not None and c.p_adjusted <= alpha
         rows.append([
             *map(escape, (c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate)),
@@ -448,11 +494,19 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
     if verbose:
         lines.extend(f"not compared: {escape(n)}" for n in notes)
         return "\n".join(lines)
-    counts: dict[str, int] = {}
+    tasks: dict[str, list[str]] = {}
     for note in notes:
-        reason = getattr(note, "reason", "other")
-        counts[reason] = counts.get(reason, 0) + 1
-    lines.extend(f"not compared: {count} × {escape(reason)}" for reason, count in counts.items())
-    if counts:
+        tasks.setdefault(getattr(note, "reason", "other"), []).append(getattr(note, "task", ""))
+    lines.extend(f"not compared: {len(named)} × {escape(reason)}{_tasks_phrase(named)}" for reason, named in tasks.items())
+    if tasks:
         lines.append("(--verbose lists each one)")
     return "\n".join(lines)
+
+
+def _tasks_phrase(tasks: list[str], shown: int = 5) -> str:
+    """Which tasks a count line covers, so the short form still says what was left out."""
+    distinct = list(dict.fromkeys(t for t in tasks if t))
+    if not distinct:
+        return ""
+    more = f" and {len(distinct) - shown} more" if len(distinct) > shown else ""
+    return f" (task{'s' if len(distinct) > 1 else ''} {', '.join(escape(t) for t in distinct[:shown])}{more})"

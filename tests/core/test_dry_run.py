@@ -162,3 +162,28 @@ def test_the_plan_of_all_names_the_tasks_it_leaves_out(capsys, tmp_path, monkeyp
     assert "hard_mi_minilm_l6 " not in out.split("left out of all")[0]
     assert main(["--tasks", "hard", "--model", "majority", "--dry-run", "-o", str(tmp_path / "runs")]) == 0
     assert "left out of all" not in capsys.readouterr().out
+
+
+def test_a_fresh_folder_plans_from_the_committed_runs_and_says_why_a_number_is_unknown(tmp_path, monkeypatch, capsys):
+    """From the repository root a fresh output folder's plan takes undeclared split sizes and the fine-tuning speed
+    from the committed runs, naming them; elsewhere each `?` is explained and the missing estimate said."""
+    task = "boisson_moh_lexical_f0@default"  # its folds declare no counts: only a finished run knows them
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["--tasks", task, "--model", "hf:minilm-l6", "--model", "majority", "--dry-run", "-o", str(tmp_path / "runs")]
+    committed = next((ROOT / "leaderboard" / "runs" / task).glob("*/results.json"))  # any model's run records it
+    train = json.loads(committed.read_text())["data"]["splits"]["train"]["n"]
+
+    monkeypatch.chdir(ROOT)
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[1]: line for line in out.splitlines() if line.startswith(task + " ")}
+    assert f"× {train:,}" in rows["hf:minilm-l6"] and "?" not in out
+    assert rows["majority"].split()[-1] == "—"  # a baseline reads no tokens worth bounding
+    assert "fine-tune(s) of hf:minilm-l6 in leaderboard/runs, on the machine(s) that ran them" in out
+
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "?: 2 job(s) whose split sizes are unknown until the data is read" in out
+    assert f"no finished run of the task in {tmp_path / 'runs'}/ records one" in out
+    assert "no time estimate for hf:minilm-l6: no finished fine-tune of it in" in out

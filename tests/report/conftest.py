@@ -55,6 +55,12 @@ def short_runs(report_registry, tmp_path_factory) -> Path:
     return _run_toy(report_registry, tmp_path_factory.mktemp("short") / "runs", ["lookup"], limit=30)
 
 
+@pytest.fixture(scope="session")
+def short_pairs(report_registry, tmp_path_factory) -> Path:
+    """majority and lookup on the first 30 items only: a pair over other items than the full runs'."""
+    return _run_toy(report_registry, tmp_path_factory.mktemp("short-pairs") / "runs", ["majority", "lookup"], limit=30)
+
+
 @pytest.fixture
 def copy_run(tmp_path):
     """Copy a run folder to ``tmp_path/<name>/<task>/<model>`` so that a test may edit it."""

@@ -216,7 +216,8 @@ def test_cli_compare_table_json_and_errors(cli, toy_runs, short_runs):
     payload = json.loads(out)
     assert code == 0 and payload["correction"] == "bh" and len(payload["comparisons"]) == 6
     code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", short_runs / "toy_cls" / "lookup@limit=30")
-    assert code == 2 and "10 item id(s) in A are not in B" in err
+    assert code == 2 and "lookup@limit=30 is the only run over its items (30 items, --limit 30)" in err
+    assert "the task's other runs hold other items (lookup: 40 items)" in err
     code, _, err = cli("compare", toy_runs / "toy_cls" / "lookup", toy_runs / "toy_tag" / "lookup")
     assert code == 2 and "nothing could be paired" in err
     code, _, err = cli("compare", toy_runs / "nowhere")
@@ -258,9 +259,26 @@ def test_conventional_readings_are_kept_only_when_they_reproduce_the_metric(repo
     assert macro.test is None and "cannot be rebuilt" in macro.notes[0]
 
 
+def test_compare_tests_each_item_set_of_a_task(cli, toy_runs, short_pairs, tmp_path):
+    """A folder with a task's full runs and its --limit runs (the README's runs, then its run config): both
+    pairs are tested, each named by its run folders, and nothing is left out."""
+    mixed = tmp_path / "mixed"
+    for source in (toy_runs / "toy_cls" / "majority", toy_runs / "toy_cls" / "lookup",
+                   short_pairs / "toy_cls" / "majority@limit=30", short_pairs / "toy_cls" / "lookup@limit=30"):
+        shutil.copytree(source, mixed / "toy_cls" / source.name)
+    code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200", "--json")
+    assert code == 0, err
+    pairs = {(c["baseline_run"].rsplit("/", 1)[-1], c["candidate_run"].rsplit("/", 1)[-1], c["n_items"])
+             for c in json.loads(out)["comparisons"]}
+    full = json.loads((toy_runs / "toy_cls" / "lookup" / "results.json").read_text())["n_items"]
+    assert pairs == {("majority", "lookup", full), ("majority@limit=30", "lookup@limit=30", 30)}
+    code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200")
+    assert "lookup@limit=30" in out.split("\n\n")[0] and "not compared" not in out
+
+
 def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_path):
-    """A full run, a --limit run and a task with one run in one folder: the full pair is compared, each pair
-    that cannot be compared is one line with its reason, and the exit status is 0."""
+    """A full run, a --limit run and a task with one run in one folder: the full pair is compared, each run
+    that cannot be compared is one line with its reason and task, and the exit status is 0."""
     mixed = tmp_path / "mixed"
     for source, target in ((toy_runs / "toy_cls" / "majority", "toy_cls/majority"),
                            (toy_runs / "toy_cls" / "lookup", "toy_cls/lookup"),
@@ -272,12 +290,13 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     table = out.split("\n\n")[0]
     assert table.count("toy_cls") == 1 and "toy_tag" not in table  # one comparison: full lookup vs majority
     counted = [line for line in out.splitlines() if line.startswith("not compared: ")]
-    assert counted == ["not compared: 1 × runs over other items, config or data",
-                       "not compared: 1 × a single run of the task"], out
+    assert counted == ["not compared: 1 × the only run over its items (task toy_cls)",
+                       "not compared: 1 × a single run of the task (task toy_tag)"], out
     code, out, err = cli("compare", mixed, "--baseline", "majority", "--resamples", "200", "--verbose")
     skipped = [line for line in out.splitlines() if line.startswith("not compared: ")]
     assert len(skipped) == 2, out
-    assert any("toy_cls" in line and "item id(s)" in line for line in skipped)  # the --limit 30 run
+    assert any("toy_cls" in line and "lookup@limit=30 is the only run over its items (30 items, --limit 30)" in line
+               for line in skipped)
     assert any("toy_tag" in line and "a single run (lookup)" in line for line in skipped)
     code, _, err = cli("compare", mixed / "toy_tag", mixed / "toy_cls" / "lookup@limit=30", "--baseline", "majority")
     assert code == 2 and "nothing could be paired" in err and "toy_tag" in err and "toy_cls" in err
