@@ -28,8 +28,7 @@ from .jobs import Job
 from .launch.execute import job_seeds, preflight
 from .models.spec import ModelSpec
 from .registry import Registry
-from .report.runs import COMMITTED_RUNS
-from .store import run_name
+from .store import COMMITTED_RUNS, run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
 CONFIRM_ABOVE = 20

@@ -49,6 +49,9 @@ from .printable import escape, is_printable
 from .safe_paths import inside
 
 SCHEMA_VERSION = 1
+#: The runs committed with the repository, relative to its root: a run of every task, read where the user gave no
+#: runs (``power``'s baseline, a dry run's split sizes and training speed on a fresh clone).
+COMMITTED_RUNS = Path("leaderboard/runs")
 RESULTS = "results.json"
 SAMPLES = "samples.jsonl"
 #: The same bytes gzipped (``gzip -n samples.jsonl``): how a published run keeps a large samples file small.

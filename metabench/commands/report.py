@@ -438,7 +438,7 @@ def _cmd_power(args) -> int:
 def _committed_runs() -> list[Path]:
     """power's baseline when --baseline is left out: the committed runs, which hold a run of every task."""
     from ..errors import MetabenchError
-    from ..report.runs import COMMITTED_RUNS
+    from ..store import COMMITTED_RUNS
 
     if not COMMITTED_RUNS.is_dir():
         raise MetabenchError(f"power needs a baseline's runs: --baseline was not given and {COMMITTED_RUNS} (the "

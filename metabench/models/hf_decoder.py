@@ -32,6 +32,7 @@ from ..errors import AdapterError
 from ..requests import RankRequest
 from .base import AdapterSettings
 from .hf_common import parse_bool, parse_int, pick_device
+from .kv_cache import cache_argument, returned_cache
 from .lmeval_bridge import WORD_STOPS, PretrainedDecoder, seed_from, wanted, word_of
 from .prompt_sharing import shared_prompt_scores
 
@@ -165,7 +166,7 @@ class HFDecoder(PretrainedDecoder):
             todo = [i for i, text in enumerate(texts) if wanted(text, request.complete)]
             words: dict[int, str] = {}
             if todo:
-                continued = greedy_words(lm.model, out.past_key_values, [tokens[i] for i in todo],
+                continued = greedy_words(lm.model, returned_cache(out), [tokens[i] for i in todo],
                                          request.max_word_tokens, tokenizer, lm.device)
                 words = {i: word for i, word in zip(todo, continued)}
             answers.append([[texts[i], words.get(i)] for i in range(len(tokens))])
@@ -199,8 +200,8 @@ def greedy_words(model, cache, first_tokens: list[int], max_new: int, tokenizer,
         if all(done):
             break
         with torch.no_grad():
-            out = model(current, past_key_values=cache, use_cache=True)
-        cache = out.past_key_values
+            out = model(current, use_cache=True, **{cache_argument(model): cache})
+        cache = returned_cache(out)
         nxt = out.logits[:, -1].argmax(-1).tolist()
         for row in range(n):
             if done[row]:

@@ -29,6 +29,7 @@ import copy
 from dataclasses import dataclass
 
 from ..errors import AdapterError
+from .kv_cache import cache_argument, returned_cache
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def _encode(lm, index: int, context: str, options: tuple[str, ...]) -> _Item | N
 
 def _forward(lm, **inputs):
     """The model's forward pass as lm-eval's ``HFLM._model_call`` runs it (no gradients, its mixed-precision
-    autocast), with the keyword arguments this scorer needs (``logits_to_keep``, ``past_key_values``,
+    autocast), with the keyword arguments this scorer needs (``logits_to_keep``, the cache (:mod:`.kv_cache`),
     ``position_ids``): a model whose ``forward`` lacks one (old remote code) gets a clear error, not a traceback."""
     import torch
 
@@ -115,11 +116,11 @@ def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]
             tokens = chunk[b].options[j][:-1]
             cont_ids[row, :len(tokens)] = torch.tensor(tokens, device=device)
             cont_mask[row, :len(tokens)] = 1
-        cache = out.past_key_values if start + batch >= len(rows) else copy.deepcopy(out.past_key_values)
+        cache = returned_cache(out) if start + batch >= len(rows) else copy.deepcopy(returned_cache(out))
         cache.batch_select_indices(owner)
         positions = lengths[owner][:, None] + torch.arange(span, device=device)  # each row's own context length on
         logits = _forward(lm, input_ids=cont_ids, attention_mask=torch.cat([mask[owner], cont_mask], dim=1),
-                          position_ids=positions, past_key_values=cache, use_cache=True).logits
+                          position_ids=positions, use_cache=True, **{cache_argument(lm.model): cache}).logits
         logprobs = F.log_softmax(logits, dim=-1, dtype=softmax_dtype)
         for row, (b, j) in enumerate(group):
             cont = chunk[b].options[j]

@@ -13,10 +13,6 @@ from pathlib import Path
 from ..errors import MetabenchError
 from ..store import RESULTS, read_results, read_samples, resolve, run_folders
 
-#: The runs committed with the repository, relative to its root: a run of every task, read where the user gave no
-#: runs (``power``'s baseline, a dry run's split sizes and training speed on a fresh clone).
-COMMITTED_RUNS = Path("leaderboard/runs")
-
 
 @dataclass
 class Run:
