@@ -140,17 +140,39 @@ def _takes_registry_and_settings(cls) -> bool:
     return takes_all or {"registry", "settings"} <= set(parameters)
 
 
+#: The plugin API 1 warnings shown in this process (warnings' own registry: one per class, file and line).
+_OLD_STYLE_WARNED: dict = {}
+
+
+def _defined_at(cls) -> tuple[str, int]:
+    """The file and first line of ``cls``'s definition, or its module's file when the source is not available."""
+    import inspect
+    import sys
+
+    try:
+        return inspect.getsourcefile(cls) or "", inspect.getsourcelines(cls)[1]
+    except (OSError, TypeError):
+        return getattr(sys.modules.get(cls.__module__), "__file__", None) or cls.__module__, 1
+
+
 def _build_old_style(cls, args: dict, spec: ModelSpec, registry: Registry, settings: AdapterSettings) -> Adapter:
     """An adapter written before plugin API 2 (``__init__(self, args)``) still works, for at least one minor
     version: it is built with its arguments alone, then given the registry and the settings, with a
-    deprecation warning naming the class and the fix (docs/plugins.md, change log)."""
+    deprecation warning naming the class and the fix (docs/plugins.md, change log).
+
+    The warning points at the class's own file and line, which is what its author edits (metabench's frames
+    would name metabench's files), and is shown once per process however many times the adapter is built (a
+    plan builds it, then the job does).
+    """
     import warnings
 
-    warnings.warn(
+    filename, lineno = _defined_at(cls)
+    warnings.warn_explicit(
         f"--model {spec.text}: adapter class {cls.__module__}.{cls.__qualname__} takes no registry= and settings= "
         "arguments (plugin API 1); metabench sets them after building it, until it drops API 1. Write its __init__ "
         "as `def __init__(self, args, *, registry=None, settings=None)` and pass both to super().__init__ "
-        "(docs/plugins.md, change log)", PluginAPIDeprecationWarning, stacklevel=3)
+        "(docs/plugins.md, change log)", PluginAPIDeprecationWarning, filename, lineno, module=cls.__module__,
+        registry=_OLD_STYLE_WARNED)
     adapter = cls(args)
     adapter.registry = registry
     adapter.use_cache = settings.use_cache

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import pytest
 
 from metabench import plugins
@@ -98,5 +101,12 @@ def test_an_adapter_of_plugin_api_1_still_builds_with_a_deprecation_warning():
                       r"registry= and settings= arguments \(plugin API 1\).*docs/plugins.md"):
         adapter = build_adapter(parse_model_spec("old-style:k=1"), registry, AdapterSettings(use_cache=False, progress=False))
     assert isinstance(adapter, OldStyle) and adapter.args == {"k": "1"} and adapter.registry is registry
+    with warnings.catch_warnings(record=True) as shown:  # as the command line shows them: once per location
+        warnings.simplefilter("default")
+        for _ in range(2):  # a plan builds it, then its job
+            build_adapter(parse_model_spec("old-style:k=2"), registry, AdapterSettings(use_cache=False, progress=False))
+    (warning,) = [w for w in shown if issubclass(w.category, PluginAPIDeprecationWarning)]
+    assert warning.filename == __file__  # where the class is written, not metabench's own file
+    assert "class OldStyle" in Path(__file__).read_text().splitlines()[warning.lineno - 1]
     assert (adapter.use_cache, adapter.progress) == (False, False)
     assert build_adapter(parse_model_spec("majority"), registry).registry is registry
