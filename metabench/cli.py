@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .errors import ExplainedError, MetabenchError
 
 EXAMPLES = """\
@@ -79,7 +79,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ray-address", help="with --launcher ray: join this cluster (HOST:PORT) instead of a local Ray")
     run.add_argument("--workers", help="with --launcher processes: worker processes; with ray and no "
                      "--ray-address: CPUs of the local Ray (default: all CPUs), so at most this many jobs at once")
-    run.add_argument("--no-progress", action="store_true", default=None, help="hide progress bars")
+    run.add_argument("--no-progress", action="store_true", default=None,
+                     help="hide progress bars (hidden by default when stderr is not a terminal: a log gets no cursor codes)")
+    run.add_argument("--progress", dest="no_progress", action="store_false", default=None,
+                     help="show progress bars even when stderr is not a terminal")
     run.add_argument("--overwrite", action="store_true", default=None,
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
     run.add_argument("--dry-run", action="store_true",
@@ -189,12 +192,20 @@ def _run_arguments(args) -> dict:
              "use_cache": None if args.no_cache is None else not args.no_cache,
              "progress": None if args.no_progress is None else not args.no_progress}
     given.update({key: value for key, value in flags.items() if value is not None})
+    given.setdefault("progress", _stderr_is_terminal())  # bars redraw with cursor codes, which a log file keeps
     missing = [flag for key, flag in (("tasks", "--tasks"), ("models", "--model")) if key not in given]
     if missing:
         where = f" or in {args.config}" if args.config else " (or a --config file setting them)"
         raise MetabenchError(f"{' and '.join(missing)} required{where}",
                              hint="e.g. metabench run --tasks m4x_det_en_mono --model majority, or --config examples/run.yaml")
     return given
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced by an object without isatty, or closed
+        return False
 
 
 def _print_group_means(outcomes) -> None:

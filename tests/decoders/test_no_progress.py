@@ -1,4 +1,5 @@
-"""--no-progress silences every progress bar of a run, the libraries' own included (transformers' weight loading)."""
+"""--no-progress silences every progress bar of a run, the libraries' own included (transformers' weight loading);
+without a terminal on stderr that is the default, so a log holds no cursor codes."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ def test_no_progress_hides_transformers_loading_bars(toy_env, tiny_gpt2, tmp_pat
                                f"hf-decoder:{tiny_gpt2}", "--limit", "2", "--no-cache", "-o", str(tmp_path), *flags],
                               capture_output=True, text=True, env=env, timeout=300)
 
-    shown = run()
+    shown = run("--progress")  # stderr is a pipe here, where bars are hidden unless asked for
     assert shown.returncode == 0 and "Loading weights" in shown.stderr  # the bar this test is about exists
+    piped = run()
+    assert piped.returncode == 0, piped.stderr
+    assert "Loading weights" not in piped.stderr and "\x1b[" not in piped.stderr and "\r" not in piped.stderr
     quiet = run("--no-progress")
     assert quiet.returncode == 0, quiet.stderr
     assert "Loading weights" not in quiet.stderr and "it/s]" not in quiet.stderr, quiet.stderr
