@@ -316,14 +316,23 @@ def _cmd_plugins(args) -> int:
 
     registry, strict = _diagnosis_registry()
     TaskIndex(registry)  # task files are read here, so their problems are listed too
-    rows = [[p["name"], p["version"], ", ".join(h.removeprefix("metabench_register_") for h in p["hooks"]), p["status"]]
-            for p in registry.plugins]
+    rows = [[p["name"], p["version"], ", ".join(h.removeprefix("metabench_register_") for h in p["hooks"]),
+             _plugin_status(p, registry.problems)] for p in registry.plugins]
     print(tabulate(rows, headers=["plugin", "version", "hooks", "status"]))
     if registry.problems:
         print(f"\n{len(registry.problems)} problem(s):")
         for problem in registry.problems:
             print(f"  {problem}")
     return 2 if strict and registry.problems else 0
+
+
+def _plugin_status(record: dict, problems: list) -> str:
+    """A plugin's status: "ok" only when nothing of it was quarantined (one broken task file leaves the plugin
+    loaded, but it is not ok)."""
+    own = sum(problem.plugin == record["name"] for problem in problems)
+    if record["status"] != "ok" or not own:
+        return record["status"]
+    return f"loaded, {own} problem(s) below: part of it is quarantined"
 
 
 def _cmd_schema(args) -> int:

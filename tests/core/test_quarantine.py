@@ -59,6 +59,8 @@ def test_two_broken_plugins_are_quarantined_and_everything_else_works(broken_env
     assert code == 0 and "2 problem(s)" in out
     _names_both(out)
     assert "quarantined:" in out
+    (bad_task,) = [line for line in out.splitlines() if line.startswith("bad_task_plugin ")]
+    assert bad_task.rstrip().endswith("loaded, 1 problem(s) below: part of it is quarantined")  # not "ok"
 
     code, out, err = _metabench(broken_env, "--tasks", "plugin_bad_cls", "--model", "majority", "-o", tmp_path / "x")
     assert code == 2 and "task 'plugin_bad_cls' is quarantined: " in err and "bad.yaml:6" in err
