@@ -5,9 +5,8 @@ Plugins decorate their hook functions with ``metabench.hookimpl`` (see ``metaben
 ``import metabench`` stays as light as the hook markers.
 """
 
-__version__ = "0.1.0"
-
-from .hookspecs import hookimpl  # noqa: E402 - after __version__, which hookspecs' users read
+from .hookspecs import hookimpl
+from .version import __version__
 
 #: The Python API (metabench/api.py), imported when first asked for.
 _API = ("evaluate", "compare", "Evaluation", "TaskResult", "MetricValue", "ComparisonReport")

@@ -33,7 +33,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .data import itemcache
 from .data.context import DataContext
 from .errors import MetabenchError

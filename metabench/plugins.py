@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pluggy
 
-from . import __version__, hookspecs
+from . import hookspecs
+from .version import __version__
 from .errors import PluginError, did_you_mean
 from .registry import Entry, Problem, Registry
 

@@ -41,7 +41,8 @@ from importlib import metadata
 from itertools import repeat
 from pathlib import Path
 
-from . import __version__, limits
+from . import limits
+from .version import __version__
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
 from .filelock import locked

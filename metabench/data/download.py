@@ -30,7 +30,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
 from ..connections import DOWNLOAD
 from ..errors import DataError
 from .hashing import hash_mismatch, sha256_of

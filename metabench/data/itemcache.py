@@ -34,7 +34,7 @@ import pickle
 from functools import lru_cache
 from pathlib import Path
 
-from .. import __version__
+from ..version import __version__
 from ..atomic import write_atomically
 from ..cache import cache_root
 from ..filelock import locked

@@ -26,7 +26,7 @@ def _modules() -> dict[str, Path]:
 def _imports(name: str, path: Path):
     """(line, candidate module names) of every import statement in a module, relative ones made absolute."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(_without_lazy_api(name, ast.parse(path.read_text(encoding="utf-8")))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -39,9 +39,19 @@ def _imports(name: str, path: Path):
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the metabench modules it imports anywhere in its body."""
+    """Module -> the metabench modules it imports anywhere in its body. ``from . import limits`` imports the
+    module ``metabench.limits``; it names the package only as where the module lives (the package is initialised
+    by then), so it counts as an import of the package itself only for a name that is no module of it."""
     modules = _modules()
-    return {name: {c for _, candidates in _imports(name, path) for c in candidates if c in modules and c != name}
+
+    def targets(candidates: list[str]) -> set[str]:
+        target, names = candidates[0], candidates[1:]
+        found = {c for c in names if c in modules}
+        if (len(found) < len(names) or not names) and target in modules:
+            found.add(target)
+        return found
+
+    return {name: {c for _, candidates in _imports(name, path) for c in targets(candidates) if c != name}
             for name, path in modules.items()}
 
 
@@ -51,15 +61,6 @@ def dangling_imports() -> list[str]:
     return [f"{name}:{line} imports {candidates[0]}" for name, path in modules.items()
             for line, candidates in _imports(name, path)
             if candidates[0].split(".")[0] == "metabench" and not any(c in modules for c in candidates)]
-
-
-def _without_lazy_api(name: str, tree: ast.Module) -> ast.Module:
-    """The package root's module ``__getattr__`` (PEP 562: ``metabench.evaluate`` loads ``metabench.api`` on
-    first use) is left out: the root is initialised before any submodule can import it back, so the modules
-    that read ``metabench.__version__`` form no cycle with the API. Every other lazy import counts."""
-    if name == "metabench":
-        tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "__getattr__")]
-    return tree
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from ... import __version__
+from ...version import __version__
 from ...errors import MetabenchError
 from ...registry import Registry
 from ...task_facts import datasets_used
