@@ -224,11 +224,11 @@ def encoder_bf16(folder: Path, ctx) -> dict:
         results, wall = metabench_run("vua18_seq", model, ctx.work / f"encoder-{dtype}", ctx.env, "--seeds", "1",
                                       "--no-cache", *ctx.limit_args)
         record = next(iter(results["model"]["info"]["checkpoints"].values()))
-        steps = max(1, record.get("steps") or record.get("optimizer_steps") or 1)
-        out[dtype] = {"wall_s": wall, "fit_s": results["timings"]["fit_s"], "train_s": record.get("train_s"),
-                      "steps": record.get("steps") or record.get("optimizer_steps"),
-                      "step_ms": 1e3 * (record.get("train_s") or 0) / steps, "predict_s": results["timings"]["predict_s"],
-                      "f1": results["metrics"]["aggregate"].get("f1", {}).get("mean"),
+        metric = results["task"]["primary_metric"]
+        out[dtype] = {"wall_s": wall, "fit_s": results["timings"]["fit_s"], "train_s": record["train_s"],
+                      "steps": record["steps"], "step_ms": 1e3 * record["train_s"] / max(1, record["steps"]),
+                      "predict_s": results["timings"]["predict_s"], "metric": metric,
+                      "f1": results["metrics"]["aggregate"][metric]["mean"],
                       "compute_dtype": results["model"]["info"].get("dtype")}
     out["step_speedup_bf16"] = out["float32"]["step_ms"] / out["bfloat16"]["step_ms"] if out["bfloat16"]["step_ms"] else None
     return out
