@@ -93,5 +93,13 @@ def unknown(category: str, name: str, choices: Iterable[str], *, where: str = ""
     prefix = f"{where}: " if where else ""
     return UnknownNameError(
         f"{prefix}unknown {category} '{name}'{did_you_mean(name, choices)}",
-        hint=f"`metabench ls {category}s` lists the {len(choices)} registered {category}s",
+        hint=registered_hint(category, len(choices)),
     )
+
+
+def registered_hint(category: str, count: int) -> str:
+    """The hint of an unknown name: where the valid ones are listed, and that a plugin's need the plugin (a task
+    file of a plugin validated or run without it loaded would otherwise look merely misspelt)."""
+    return (f"`metabench ls {category}s` lists the {count} registered {category}s; one a plugin registers needs "
+            "that plugin loaded (`metabench plugins` lists the loaded ones; install it, or name its module in "
+            "METABENCH_PLUGIN_MODULES)")

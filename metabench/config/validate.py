@@ -7,7 +7,7 @@ import inspect
 from pydantic import ValidationError
 
 from ..data.load import check_args
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError, did_you_mean, registered_hint
 from ..registry import Registry
 from .loader import RawConfig
 from .paper_layouts import check_binding, registered_views
@@ -140,5 +140,5 @@ def _check_name(registry: Registry, category: str, name: str, where: str) -> Non
         valid = registry.names(category)
         raise ConfigError(
             f"{where}: unknown {category} '{name}'{did_you_mean(name, valid)}",
-            hint=f"`metabench ls {category}s` lists the {len(valid)} registered {category}s",
+            hint=registered_hint(category, len(valid)),
         )

@@ -108,3 +108,16 @@ def test_the_plugin_adds_a_cli_verb_through_the_commands_hook(env):
     assert "cue-words" in _metabench("--help", env=env).stdout
     without = _metabench("--help", env={**env, "METABENCH_PLUGIN_MODULES": ""}).stdout
     assert "cue-words" not in without and "hard" in without  # a built-in family's verbs come the same way
+
+
+def test_validating_the_plugins_tasks_without_it_names_the_file_and_the_missing_plugin(env):
+    """Without the plugin loaded its dataset is unknown: the error names the task file and line, and the hint says a
+    plugin's names need the plugin loaded (not only "see the list")."""
+    without = {**env, "METABENCH_PLUGIN_MODULES": ""}
+    task = Path(env["PYTHONPATH"].split(os.pathsep)[0]) / PACKAGE.name / "tasks" / "example_cue_words.yaml"
+    done = _metabench("validate", task, env=without)
+    assert done.returncode == 1
+    line = next(n for n, text in enumerate(task.read_text().splitlines(), 1) if text.startswith("dataset:"))
+    assert f"FAIL  {task}:{line}: unknown dataset 'example_sentences'" in done.stdout
+    assert "needs that plugin loaded" in done.stdout and "METABENCH_PLUGIN_MODULES" in done.stdout
+    assert _metabench("validate", task, env=env).returncode == 0
