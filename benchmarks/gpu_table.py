@@ -17,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 PAGE = REPO / "docs" / "gpu.md"
-BEGIN = "<!-- generated: gpu-results (python benchmarks/gpu_table.py --write) -->"
-END = "<!-- end generated -->"
+BEGIN = "<!-- gpu-results: python benchmarks/gpu_table.py --write -->"
+END = "<!-- end gpu-results -->"
 
 
 def _get(report: dict, *keys):

@@ -299,10 +299,10 @@ class HFEncoder(Adapter):
         try:
             with loading_model():  # read on the CPU: the new head's initialisation stays the same on every device
                 model = cls.from_pretrained(str(source), config=config, trust_remote_code=self.trust_remote_code)
+            if n_tokens is not None and n_tokens != model.get_input_embeddings().weight.shape[0]:
+                model.resize_token_embeddings(n_tokens)  # its "new embeddings" notice on every fine-tune: silenced
         finally:
             transformers.logging.set_verbosity(verbosity)
-        if n_tokens is not None and n_tokens != model.get_input_embeddings().weight.shape[0]:
-            model.resize_token_embeddings(n_tokens)
         return model
 
     # ------------------------------------------------------------------ fit
