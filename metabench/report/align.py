@@ -39,7 +39,14 @@ def _examples(values, limit: int = 3) -> str:
 
 
 def item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
-    """Each item id's samples, one per seed in ``run.seeds`` order; refuses incomplete or duplicated rows."""
+    """Each item id's samples, one per seed in ``run.seeds`` order; refuses incomplete or duplicated rows.
+    Made once per run (a leaderboard asks for them four times per run and more); never changed by a reader."""
+    if run._item_rows is None:
+        run._item_rows = _item_rows(run)
+    return run._item_rows
+
+
+def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
     seeds = run.seeds
     position = {seed: j for j, seed in enumerate(seeds)}
     table: dict[str, list[dict | None]] = {}

@@ -16,7 +16,7 @@ from ..registry import Registry
 from ..stats.controls import ControlledEffect, OverlapBin, accuracy_by_overlap, controlled_effect
 from .align import item_rows
 from .runs import Run
-from .surface import item_features
+from .surface import SurfaceFeatures, item_features
 
 
 @dataclass
@@ -40,10 +40,13 @@ class Controls:
         return out
 
 
-def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, confidence: float = 0.95) -> Controls:
-    """The controlled regression and overlap bins of ``metaphor`` vs ``literal`` runs of one model."""
+def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, confidence: float = 0.95,
+             features: SurfaceFeatures | None = None) -> Controls:
+    """The controlled regression and overlap bins of ``metaphor`` vs ``literal`` runs of one model; pass one
+    ``features`` reader to many calls to read each task's items once."""
+    read = features if features is not None else (lambda run: item_features(registry, run))
     rows = {True: item_rows(metaphor), False: item_rows(literal)}
-    features = {True: item_features(registry, metaphor), False: item_features(registry, literal)}
+    features = {True: read(metaphor), False: read(literal)}
     if paired:
         shared = rows[True].keys() & rows[False].keys()
         ids = {side: sorted(shared) for side in (True, False)}

@@ -47,6 +47,7 @@ from ..errors import MetabenchError
 from ..metrics._common import prf
 from ..metrics.decomposition import contribution_keys, decomposition_of
 from ..metrics.tagging import parse_tag
+from ..stats.paired import over_rows
 from .align import Pair
 from .runs import Run
 
@@ -313,13 +314,36 @@ def _label_counts(run: Run, rows, metric: str, seen: list | None) -> _Counts | N
         fixed, labels, stat = True, [args["positive"]], metric
     else:
         return None
-    table = np.array([
-        [[_one_vs_rest(r["gold"], r["prediction"], label) for label in labels] for r in item] for item in rows
-    ], dtype=float)
-    return _Counts(table, stat, fixed)
+    return _Counts(_one_vs_rest(rows, labels), stat, fixed)
 
 
-def _one_vs_rest(gold, prediction, label) -> tuple[int, int, int]:
+#: answers compared with numpy's elementwise ``==`` on object arrays: Python's own ``==`` for each, so 1 == 1.0
+#: == True as in the metric; anything else (a list) is compared one item at a time
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _one_vs_rest(rows, labels: list) -> np.ndarray:
+    """``table[item, seed, label] = (tp, fp, fn)`` of each label against the rest: one elementwise comparison
+    per label over every answer (Python's ``==`` on each pair, as `_one_vs_rest_item` does) when all are
+    single values, which the leaderboard's thousands of rows need; else item by item."""
+    shape = (len(rows), len(rows[0]))
+    golds = [r["gold"] for item in rows for r in item]
+    predictions = [r["prediction"] for item in rows for r in item]
+    if not all(type(v) in _SCALARS for v in (*golds, *predictions, *labels)):
+        return np.array([[[_one_vs_rest_item(r["gold"], r["prediction"], label) for label in labels] for r in item]
+                         for item in rows], dtype=float)
+    gold, prediction = np.empty(len(golds), dtype=object), np.empty(len(golds), dtype=object)
+    gold[:], prediction[:] = golds, predictions
+    table = np.empty((len(golds), len(labels), 3))
+    for j, label in enumerate(labels):
+        is_gold, is_predicted = (gold == label).astype(bool), (prediction == label).astype(bool)
+        table[:, j, 0] = is_predicted & is_gold
+        table[:, j, 1] = is_predicted & (gold != label).astype(bool)
+        table[:, j, 2] = (prediction != label).astype(bool) & is_gold
+    return table.reshape(*shape, len(labels), 3)
+
+
+def _one_vs_rest_item(gold, prediction, label) -> tuple[int, int, int]:
     return (int(prediction == label and gold == label), int(prediction == label and gold != label),
             int(prediction != label and gold == label))
 
@@ -338,10 +362,12 @@ def _score(totals: np.ndarray, stat: str, fixed_labels: bool) -> float:
 
 
 def _positional(a: _Counts, b: _Counts) -> list[ItemMetric]:
-    """Both runs' count metrics over one position table (see the module docstring)."""
+    """Both runs' count metrics over one position table (see the module docstring), each with its form over a
+    block of resamples (`metabench.stats.paired.over_rows`, see `_tallies`)."""
     n = len(a.table)
     flat = (a.table.reshape(n, -1), b.table.reshape(n, -1))
     shapes = (a.table.shape[1:], b.table.shape[1:])
+    positions = (np.arange(n), np.arange(n, 2 * n))
 
     def metric(positions: np.ndarray) -> float:
         weights = np.bincount(positions, minlength=2 * n)
@@ -352,5 +378,76 @@ def _positional(a: _Counts, b: _Counts) -> list[ItemMetric]:
             totals, shape = weights[side * n:(side + 1) * n] @ flat[side], shapes[side]
         return _score(totals.reshape(shape), a.stat, a.fixed_labels)
 
-    positions = (np.arange(n), np.arange(n, 2 * n))
-    return [ItemMetric(p, metric, metric(p), None, shape) for p, shape in zip(positions, shapes)]
+    items = _Tallies(np.hstack(flat), split=flat[0].shape[1])  # an item: both runs' counts side by side
+    pooled = _Tallies(np.vstack(flat)) if shapes[0] == shapes[1] else None  # a position of either run
+
+    def rows(records: np.ndarray, draws: np.ndarray) -> np.ndarray:
+        side = next((s for s in (0, 1) if records is positions[s]), None)
+        if side is not None:  # one run's own positions: the draws are item numbers, the same for both runs
+            totals, shape = items.totals(draws, side), shapes[side]
+        elif pooled is not None:  # positions of both runs, as a test that exchanges items draws them
+            totals, shape = pooled.totals(np.take(records, draws, axis=0), 0), shapes[0]
+        else:  # both runs of other seeds in one pool (no test draws them): as `metric` reads each row
+            return np.array([metric(row) for row in np.take(records, draws, axis=0)])
+        scored = _scores(totals.reshape(len(draws), *shape), a.stat, a.fixed_labels)
+        if scored is None:  # a seed with no label to average: `_score` raises the error it always raised
+            return np.array([metric(row) for row in np.take(records, draws, axis=0)])
+        return scored
+
+    return [ItemMetric(p, over_rows(metric, rows), metric(p), None, shape) for p, shape in zip(positions, shapes)]
+
+
+class _Tallies:
+    """Summed count rows of many resamples at once, through the few distinct rows a count table holds.
+
+    A resample's totals are the sum of its drawn items' count rows. Items of a binary task at one seed have a
+    handful of distinct rows (a true positive, a false positive...), so each drawn item is read as its row's
+    number, one ``bincount`` per block counts how often each distinct row was drawn in each resample, and a
+    small matrix product gives the totals: no copy of the draws, no items × resamples matrix. Counts are whole
+    numbers, so the totals are exact, equal to the one-resample sums whatever the order of the additions.
+    The last block is kept (alive, so ``is`` cannot mistake a new array for it): a bootstrap hands both runs'
+    calls the same block, and its tally is made once.
+    """
+
+    def __init__(self, table: np.ndarray, split: int | None = None):
+        distinct, self.row_of = np.unique(table, axis=0, return_inverse=True)
+        self.row_of = self.row_of.reshape(-1)
+        self.tables = (distinct,) if split is None else (distinct[:, :split], distinct[:, split:])
+        self._last: tuple = (None, None)
+
+    def totals(self, draws: np.ndarray, part: int) -> np.ndarray:
+        """Each row of ``draws``' summed counts in ``tables[part]``; ``draws`` index the table's rows."""
+        if self._last[0] is not draws:
+            k = len(self.tables[0])
+            drawn = self.row_of[draws] + (k * np.arange(len(draws)))[:, None]
+            self._last = (draws, np.bincount(drawn.ravel(), minlength=k * len(draws)).reshape(len(draws), k))
+        return self._last[1] @ self.tables[part]
+
+
+def _scores(totals: np.ndarray, stat: str, fixed_labels: bool) -> np.ndarray | None:
+    """`_score` of many count tables at once (``totals[row, seed, label] = (tp, fp, fn)``), with the same
+    floating-point operations in the same order, so every value equals `_score`'s bit for bit (what keeps the
+    leaderboard's numbers those of the one-resample-at-a-time bootstrap). None when some seed of some row has
+    no label to average over (where `_score` raises): the caller then takes `_score`'s path for its error."""
+    tp, fp, fn = totals[..., 0], totals[..., 1], totals[..., 2]
+    precision = _safe_divide(tp, tp + fp)
+    recall = _safe_divide(tp, tp + fn)
+    value = {"precision": precision, "recall": recall,
+             "f1": _safe_divide(2 * precision * recall, precision + recall)}[stat]
+    counted = np.ones(tp.shape, dtype=bool) if fixed_labels else (totals != 0).any(axis=-1)
+    labels = counted.sum(axis=-1)
+    if not labels.all():
+        return None
+    per_seed = np.zeros(labels.shape)
+    for label in range(value.shape[-1]):  # label by label, as Python's sum() adds them
+        per_seed = per_seed + np.where(counted[..., label], value[..., label], 0.0)
+    per_seed = per_seed / labels
+    total = np.zeros(len(totals))
+    for seed in range(per_seed.shape[1]):
+        total = total + per_seed[:, seed]
+    return total / per_seed.shape[1]
+
+
+def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """`metabench.metrics._common.safe_div` elementwise: 0.0 where the denominator is 0."""
+    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)

@@ -69,13 +69,15 @@ def _paper_layout(rows: list[dict]) -> list[dict]:
 
 def control_rows(registry: Registry, runs: list[Run], confidence: float) -> dict:
     from .controls import controls  # noqa: PLC0415 - statsmodels loads only when a page shows controls
+    from .surface import SurfaceFeatures  # noqa: PLC0415
 
+    features = SurfaceFeatures(registry)
     pairs = [(subset, reference, False) for reference, subset in gap_pairs(runs)]
     pairs += [(original, paraphrase, True) for original, paraphrase in variant_pairs(runs)]
     rows, errors = [], []
     for metaphor, literal, paired in pairs:
         try:
-            result = controls(registry, metaphor, literal, paired=paired, confidence=confidence)
+            result = controls(registry, metaphor, literal, paired=paired, confidence=confidence, features=features)
         except MetabenchError as exc:
             errors.append(f"{metaphor.model}: {metaphor.task} vs {literal.task}: {exc.message}")
             continue

@@ -21,6 +21,8 @@ class Run:
     path: Path
     results: dict
     _samples: list[dict] | None = field(default=None, repr=False)
+    #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
+    _item_rows: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def task(self) -> str:

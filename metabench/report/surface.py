@@ -15,10 +15,32 @@ from .runs import Run
 
 def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:
     """``{item id: (overlap, length)}`` for every test item of the run's task."""
-    from ..config.index import TaskIndex  # noqa: PLC0415
+    return SurfaceFeatures(registry)(run)
+
+
+class SurfaceFeatures:
+    """`item_features` for many runs, as the leaderboard's controls need them: one task index for all (building
+    it reads every task file), and each task's items read once however many model pairs share the task."""
+
+    def __init__(self, registry: Registry):
+        self.registry = registry
+        self._index = None
+        self._read: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
+
+    def __call__(self, run: Run) -> dict[str, tuple[float, int]]:
+        key = (run.task, run.results["task"]["config_hash"])
+        if key not in self._read:
+            if self._index is None:
+                from ..config.index import TaskIndex  # noqa: PLC0415
+
+                self._index = TaskIndex(self.registry)
+            self._read[key] = _features(self.registry, self._index, run)
+        return self._read[key]
+
+
+def _features(registry: Registry, index, run: Run) -> dict[str, tuple[float, int]]:
     from ..data.load import load_split  # noqa: PLC0415
 
-    index = TaskIndex(registry)
     if run.task not in index.tasks:
         raise MetabenchError(
             f"surface controls read the items of task '{run.task}', which is not registered here",

@@ -84,8 +84,7 @@ def verify_run(registry, run: Run) -> Verdict:
     ids = list(table)
     golds = {}
     for item, rows in table.items():
-        answers = {json.dumps(r["gold"], sort_keys=True) for r in rows}
-        if len(answers) > 1:
+        if len(rows) > 1 and len({json.dumps(r["gold"], sort_keys=True) for r in rows}) > 1:
             verdict.problems.append(f"item {item!r} has different golds at different seeds")
             return verdict
         golds[item] = rows[0]["gold"]

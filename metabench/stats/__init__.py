@@ -25,7 +25,8 @@ _HOMES = {
     "metabench.stats.corrections": ("benjamini_hochberg", "holm"),
     "metabench.stats.paired": (
         "BootstrapResult", "McNemarResult", "PairedTResult", "RandomisationResult", "WilcoxonResult",
-        "approximate_randomisation", "mcnemar", "mcnemar_from_counts", "paired_bootstrap", "paired_t", "wilcoxon",
+        "approximate_randomisation", "mcnemar", "mcnemar_from_counts", "over_rows", "paired_bootstrap", "paired_t",
+        "wilcoxon",
     ),
     "metabench.stats.unpaired": (
         "FisherResult", "PermutationResult", "ProportionDifferenceCI", "TwoProportionResult", "fisher_exact",

@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import safe_paths
@@ -35,6 +35,13 @@ class Built:
     #: each rejected run's folder as found on this machine (``rejected`` names it as published: relative to
     #: the runs folder), so the command line can point at the files to fix
     rejected_folders: list[Path]
+    #: the files of ``written`` whose bytes changed (the others were left untouched, mtime included), and the
+    #: generated files of the last build that are gone
+    changed: list[Path] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    #: runs read, and runs ranked (verified, newest per task, model and item set)
+    n_runs: int = 0
+    n_ranked: int = 0
 
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
@@ -54,7 +61,9 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     writers = [registry.resolve("reporter", name, where="--format") for name in names]
     tables = find_tables(paths)
     run_paths = [p for p in paths if not _tables_only(p)]
-    board = build_board(registry, find_runs(run_paths), title=title, correction=correction, alpha=alpha,
+    runs = find_runs(run_paths)
+    n_found = len(runs)
+    board = build_board(registry, runs, title=title, correction=correction, alpha=alpha,
                         options=Options(n_resamples=n_resamples), phi_tables=tables)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
@@ -70,19 +79,42 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
             safe_paths.inside(out_dir, out_dir / name, action="write")
         _refuse_foreign(out_dir, set(staged) - before, force)
         moved: list[str] = []
+        changed: list[str] = []
         try:
             for name in sorted(staged):
-                safe_paths.replace_file(out_dir, staged[name], out_dir / name)
+                if not _same_bytes(staged[name], out_dir / name):
+                    safe_paths.replace_file(out_dir, staged[name], out_dir / name)
+                    changed.append(name)
                 moved.append(name)
         except BaseException:  # the files moved so far are still ours: listed, so the next build may replace them
             safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(before | set(moved)), indent=0) + "\n")
             raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    for stale in sorted(before - set(staged)):  # a task or model that is gone leaves no page behind
-        safe_paths.remove_file(out_dir, out_dir / stale)
-    safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(staged), indent=0) + "\n")
-    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"], rejected_folders)
+    stale = sorted(before - set(staged))
+    for name in stale:  # a task or model that is gone leaves no page behind
+        safe_paths.remove_file(out_dir, out_dir / name)
+    manifest = json.dumps(sorted(staged), indent=0) + "\n"
+    if _read_or_none(out_dir / MANIFEST) != manifest:
+        safe_paths.write_text(out_dir, out_dir / MANIFEST, manifest)
+    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"], rejected_folders,
+                 changed=[out_dir / name for name in changed], removed=[out_dir / name for name in stale],
+                 n_runs=n_found, n_ranked=board["n_runs"])
+
+
+def _same_bytes(new: Path, target: Path) -> bool:
+    """Whether ``target`` is a regular file (not a symlink) holding exactly ``new``'s bytes: then the build
+    leaves it alone, so a rebuild of the same runs changes no file and a commit shows only what moved."""
+    if target.is_symlink() or not target.is_file() or target.stat().st_size != new.stat().st_size:
+        return False
+    return target.read_bytes() == new.read_bytes()
+
+
+def _read_or_none(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except (OSError, MetabenchError):
+        return None
 
 
 def _staged_name(path: Path, staging: Path, reporter: str) -> str:
@@ -171,10 +203,12 @@ def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> No
         rejected["run"] = in_runs_folder(rejected["run"])
     for task in board.get("tasks", []):
         shown = {e["run"]: relative(e["run"]) for e in task.get("entries", []) if "run" in e}
+        # one pass, longest folder first: run/lookup must not rewrite the start of run/lookup_key=expression
+        local = re.compile("|".join(re.escape(path) for path in sorted(shown, key=len, reverse=True)) or "(?!)")
         for entry in task.get("entries", []):
             error = (entry.get("vs_best") or {}).get("error")
-            for local, published in shown.items() if error else ():
-                error = entry["vs_best"]["error"] = error.replace(local, published)
+            if error:
+                entry["vs_best"]["error"] = local.sub(lambda found: shown[found[0]], error)
             if "run" in entry:
                 entry["run"] = shown[entry["run"]]
     for ignored in board.get("ignored_runs", []):
