@@ -13,9 +13,9 @@ from metabench.models.base import AdapterSettings
 from metabench.models.hf_decoder import HFDecoder
 from metabench.models.tag_grammar import Grammar
 from metabench.requests import TagRequest, Training
+from needs import needs
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("peft")
+pytestmark = needs("torch", "peft")
 
 LABELS = ("O", "B-METAPHOR", "I-METAPHOR")
 WORDS = "the company ladder golden light bathed red brick of house headline progress steps stairs".split()
@@ -72,6 +72,8 @@ class Adversary:
         self.grammars, self.start, self.beams, self.rng, self.mode = grammars, start, beams, rng, mode
 
     def __call__(self, input_ids, scores):
+        import torch
+
         bias = torch.zeros_like(scores)
         for row, ids in enumerate(input_ids[:, self.start:].tolist()):
             if self.mode == "forbidden":
@@ -85,6 +87,7 @@ class Adversary:
 @pytest.mark.parametrize("beams", [1, 3])
 @pytest.mark.parametrize("mode", ["forbidden", "random"])
 def test_constrained_decoding_copies_every_word_in_order_whatever_the_logits(tiny_llama, beams, mode):
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 
     from metabench.models.grammar_processor import GrammarProcessor

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
+from metabench.models.kv_cache import cache_argument, returned_cache
+from needs import needs
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
-
-from metabench.models.kv_cache import cache_argument, returned_cache  # noqa: E402 - after the skips
+pytestmark = needs("torch", "transformers")
 
 
 def _tiny():
+    import torch
+    import transformers
+
     torch.manual_seed(0)
     config = transformers.LlamaConfig(vocab_size=50, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
                                       num_attention_heads=2, num_key_value_heads=2)
@@ -21,6 +22,8 @@ def _tiny():
 
 
 def test_a_cached_step_warns_nothing_and_matches_the_full_pass():
+    import torch
+
     model = _tiny()
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)

@@ -5,8 +5,9 @@ import pytest
 
 from metabench.stats.seed_order import almost_stochastic_order, violation_ratio
 
-deepsig = pytest.importorskip("deepsig")  # imports torch: ~10 s, once for this module
-from deepsig.aso import compute_violation_ratio  # noqa: E402 (after the skip)
+from needs import needs
+
+pytestmark = needs("deepsig")  # imported by the tests that use it: it imports torch (~10 s)
 
 # (baseline seeds, candidate seeds): candidate better, overlapping with unequal seed counts, candidate worse
 SCENARIOS = {
@@ -18,6 +19,8 @@ SCENARIOS = {
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_violation_ratio_matches_deepsig(name):
+    from deepsig.aso import compute_violation_ratio
+
     a, b = SCENARIOS[name]
     # deepsig leaves the first grid point (t = dt, the lowest scores) out of the violation integral, not out of
     # W2: the two differ by at most that point's share of W2
@@ -29,6 +32,8 @@ def test_violation_ratio_matches_deepsig(name):
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_eps_min_matches_deepsig(name):
+    import deepsig
+
     a, b = SCENARIOS[name]
     ours = almost_stochastic_order(a, b, n_resamples=5000, seed=0)
     theirs = deepsig.aso(b, a, num_bootstrap_iterations=400, num_jobs=1, show_progress=False, seed=0)
