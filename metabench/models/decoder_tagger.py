@@ -100,6 +100,7 @@ class DecoderTagger(Adapter):
         self._beams = 1
         self._word_ids: dict[str, tuple[int, ...]] = {}
         self._checkpoints: dict[str, dict] = {}
+        self._trainable_parameters = 0
         self._counts = {"predicted_items": 0, "repaired_outputs": 0, "generated_tokens": 0, "predict_s": 0.0}
 
     # ------------------------------------------------------------------ identity
@@ -149,7 +150,7 @@ class DecoderTagger(Adapter):
             out["budget"] = budget
         if self.model is not None:
             out["parameters"] = sum(p.numel() for p in self.model.parameters())
-            out["trainable_parameters"] = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+            out["trainable_parameters"] = self._trainable_parameters
         return out
 
     def _method(self) -> str | None:
@@ -222,6 +223,9 @@ class DecoderTagger(Adapter):
             record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
         else:
             record.update({"cached": False, **self._train(training, key, store, parts, method)})
+        # what training updates, counted before the adapters are folded into the weights (then none are left)
+        self._trainable_parameters = sum(p.numel() for name, p in self.model.named_parameters()
+                                         if method != "lora" or "lora_" in name)
         if method == "lora":  # the adapters folded into the weights: decoding runs the plain model
             self.model = self.model.merge_and_unload()
         self.model.eval()

@@ -164,12 +164,14 @@ def test_fit_predict_and_reuse_the_checkpoint(tiny_llama, tmp_path, cache, metho
     folder = cache / "checkpoints" / record["key"]
     if method == "lora":
         assert (folder / "adapter_model.safetensors").is_file() and not (folder / "model.safetensors").exists()
+        assert 0 < trainable < total  # the adapters, counted before they were merged into the weights
     else:
         assert (folder / "model.safetensors").is_file() and trainable == total
 
     again = tagger(tiny_llama, tmp_path, method=method)
     again.fit(training(data, protocol()))
     assert again.info()["checkpoints"]["0"]["cached"] is True
+    assert again.info()["trainable_parameters"] == trainable  # a checkpoint read back counts the same
     assert again.predict([TagRequest(w, LABELS) for w, _ in test], seed=0) == preds
 
 
