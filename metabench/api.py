@@ -221,6 +221,7 @@ def compare(
     seed: int = 0,
     alpha: float = 0.05,
     power: float = 0.8,
+    unit: str = "auto",
     registry=None,
 ) -> ComparisonReport:
     """Paired significance tests between stored runs of the same task, as ``metabench compare`` does.
@@ -230,7 +231,8 @@ def compare(
     model, folder name or path; default the first): McNemar for accuracy, a paired bootstrap for F1, a paired
     t-test across seeds when both runs have 2+ seeds; ``test`` forces one (``metabench ls tests``).
     p-values are adjusted over all comparisons (``holm``, ``bh`` or ``none``); each comparison's minimum
-    detectable effect is computed at ``alpha`` and ``power``.
+    detectable effect is computed at ``alpha`` and ``power``. ``unit``: what item-level tests resample (``auto``:
+    the clusters the task declares; ``item``; ``token``: the words of a tagging task's token metrics).
     """
     from .report.compare import CORRECTIONS, Options, adjust, compare_runs
     from .report.groups import compare_groups
@@ -238,7 +240,8 @@ def compare(
 
     if correction not in CORRECTIONS:
         raise MetabenchError(f"unknown correction {correction!r}", hint=f"corrections: {', '.join(CORRECTIONS)}")
-    options = Options(test=test, confidence=confidence, n_resamples=resamples, seed=seed, alpha=alpha, power=power)
+    options = Options(test=test, confidence=confidence, n_resamples=resamples, seed=seed, alpha=alpha, power=power,
+                      unit=unit)
     if registry is None:
         from .plugins import default_registry
 

@@ -300,3 +300,20 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     assert any("toy_tag" in line and "a single run (lookup)" in line for line in skipped)
     code, _, err = cli("compare", mixed / "toy_tag", mixed / "toy_cls" / "lookup@limit=30", "--baseline", "majority")
     assert code == 2 and "nothing could be paired" in err and "toy_tag" in err and "toy_cls" in err
+
+
+def test_the_resampling_unit_reaches_the_comparison_from_the_api_and_the_command_line(capsys):
+    """``--unit token`` on vua18_seq resamples words: it was dropped on the way to the comparison (#35)."""
+    from metabench.api import compare
+    from metabench.cli import main
+    from mirror import REPO
+
+    runs = [REPO / "leaderboard" / "runs" / "vua18_seq" / "majority",
+            REPO / "leaderboard" / "runs" / "vua18_seq" / "hf_minilm-l6@seeds=0-2"]
+    by_unit = {unit: compare(runs, metrics="token_f1", test="bootstrap", resamples=200, unit=unit).comparisons[0]
+               for unit in ("auto", "token")}
+    assert by_unit["token"].unit == "tokens" and by_unit["auto"].unit != "tokens"
+    assert (by_unit["token"].ci_low, by_unit["token"].ci_high) != (by_unit["auto"].ci_low, by_unit["auto"].ci_high)
+    assert main(["compare", *map(str, runs), "--metric", "token_f1", "--test", "bootstrap", "--resamples", "200",
+                 "--unit", "token"]) == 0
+    assert "bootstrap (tokens)" in capsys.readouterr().out
