@@ -27,6 +27,7 @@ import hashlib
 import json
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import ExplainedError
@@ -65,9 +66,15 @@ class Verdict:
         return {"checked": self.checked, "unchecked": self.unchecked}
 
 
-def verify_runs(registry, runs: list[Run]) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
-    """(runs that passed, verdicts of those that failed, every verdict keyed by ``id(run)``)."""
-    verdicts = [verify_run(registry, run) for run in runs]
+def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None,
+                ) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
+    """(runs that passed, verdicts of those that failed, every verdict keyed by ``id(run)``); ``done`` is called
+    after each run (a progress bar)."""
+    verdicts = []
+    for run in runs:
+        verdicts.append(verify_run(registry, run))
+        if done is not None:
+            done()
     _cross_check_golds([v for v in verdicts if v.ok])
     return ([v.run for v in verdicts if v.ok], [v for v in verdicts if not v.ok],
             {id(v.run): v for v in verdicts})

@@ -268,20 +268,19 @@ def paired_bootstrap(
     n_resamples = validation.n_resamples(n_resamples)
     confidence = validation.confidence(confidence)
     seed = validation.seed(seed)
-    rng = np.random.default_rng(seed)
     if _is_mean(metric):
         a = validation.score_vector(items_a, "items_a")
         b = validation.score_vector(items_b, "items_b")
         metric_a, metric_b = float(a.mean()), float(b.mean())
         differences = b - a
-        deltas = np.concatenate([differences[block].mean(axis=1) for block in _index_blocks(rng, n, n_resamples)])
+        deltas = np.concatenate([differences[block].mean(axis=1) for block in _seeded_blocks(seed, n, n_resamples)])
     else:
         take_a, take_b = _selector(items_a), _selector(items_b)
         everything = np.arange(n)
         metric_a = _evaluate(metric, take_a(everything), "items_a")
         metric_b = _evaluate(metric, take_b(everything), "items_b")
         arrays = isinstance(items_a, np.ndarray) and isinstance(items_b, np.ndarray)
-        draws = ((block, block) for block in _index_blocks(rng, n, n_resamples))
+        draws = ((block, block) for block in _seeded_blocks(seed, n, n_resamples))
         deltas = _resampled_deltas(metric, items_a, items_b, draws, arrays)
     delta = metric_b - metric_a
     tail = (1.0 - confidence) / 2.0
@@ -419,6 +418,29 @@ def _tie_tolerance(delta: float) -> float:
     would be counted or not by chance. Distinct metric values differ by far more than 1e-9.
     """
     return 1e-9 * max(1.0, abs(delta))
+
+
+#: Draws kept for the next bootstrap of the same seed and size, up to this many bytes: a leaderboard makes
+#: every comparison of a task's items with seed 0, so they all draw the same indices.
+_KEPT_DRAW_BYTES = 64 << 20
+_kept: dict[tuple[int, int, int], tuple[np.ndarray, ...]] = {}
+
+
+def _seeded_blocks(seed: int, n: int, n_resamples: int) -> Iterator[np.ndarray]:
+    """`_index_blocks` of ``default_rng(seed)``: the same blocks, drawn once for consecutive bootstraps of one
+    seed and size (the last such set is kept, read-only, when it fits in ``_KEPT_DRAW_BYTES``)."""
+    key = (seed, n, n_resamples)
+    if key in _kept:
+        return iter(_kept[key])
+    blocks = _index_blocks(np.random.default_rng(seed), n, n_resamples)
+    if n * n_resamples * 8 > _KEPT_DRAW_BYTES:
+        return blocks
+    kept = tuple(blocks)
+    for block in kept:
+        block.flags.writeable = False
+    _kept.clear()
+    _kept[key] = kept
+    return iter(kept)
 
 
 def _index_blocks(rng: np.random.Generator, n: int, n_resamples: int) -> Iterator[np.ndarray]:

@@ -23,6 +23,7 @@ from ..compare import Options
 from ...hard.phi_table import TABLE_FILE, find_tables
 from ..runs import find_runs
 from .board import build_board
+from .progress import Progress
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,14 @@ class Built:
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
                title: str = "metabench leaderboard", correction: str = "holm", alpha: float = 0.05,
-               n_resamples: int = 10_000, force: bool = False) -> Built:
+               n_resamples: int = 10_000, force: bool = False, progress: Progress | None = None) -> Built:
     """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``.
 
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
     through :mod:`metabench.safe_paths` (nothing lands or is deleted outside ``out_dir``, whatever symlinks
     or listed names say), and only after every target was checked: a file there that the last build did not
-    write (the user's own ``index.html``) is refused, unless ``force``.
+    write (the user's own ``index.html``) is refused, unless ``force``. A file whose bytes did not change is
+    left as it is. ``progress`` shows the build's phases on stderr (`progress.Progress`).
     """
     names = formats or registry.names("reporter")
     if not names:
@@ -64,7 +66,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     runs = find_runs(run_paths)
     n_found = len(runs)
     board = build_board(registry, runs, title=title, correction=correction, alpha=alpha,
-                        options=Options(n_resamples=n_resamples), phi_tables=tables)
+                        options=Options(n_resamples=n_resamples), phi_tables=tables, progress=progress)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -73,8 +75,11 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     before = _generated(out_dir)
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
-        staged = {_staged_name(path, staging, name): path
-                  for name, write in zip(names, writers) for path in write(board, staging)}
+        with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
+            staged = {}
+            for name, write in zip(names, writers):
+                staged.update((_staged_name(path, staging, name), path) for path in write(board, staging))
+                done()
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
         _refuse_foreign(out_dir, set(staged) - before, force)

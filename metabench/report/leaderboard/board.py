@@ -39,6 +39,7 @@ from ..runs import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
 from ..verify import CHECKS, Verdict, verify_runs
+from .progress import Progress
 
 SCHEMA_VERSION = 2
 
@@ -372,14 +373,20 @@ def _hardness(runs: list[Run], phi_tables: list[dict], confidence: float) -> dic
 
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = (),
-                published: list[Published] | None = None) -> dict:
+                published: list[Published] | None = None, progress: Progress | None = None) -> dict:
     """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
-    phi tables found beside them (hardness breakdowns)."""
-    runs, rejected, verdicts = verify_runs(registry, runs)
+    phi tables found beside them (hardness breakdowns); ``progress`` shows the phases on stderr."""
+    progress = progress or Progress.off()
+    with progress.phase("verifying runs", len(runs), "run") as done:
+        runs, rejected, verdicts = verify_runs(registry, runs, done)
     runs, ignored = latest_runs(runs)
     published = load_published() if published is None else published
-    tasks = [_task(registry, name, group, correction, alpha, options, verdicts, published)
-             for name, group in sorted(by_task(runs).items())]
+    groups_by_task = sorted(by_task(runs).items())
+    with progress.phase("ranking and testing tasks", len(groups_by_task), "task") as done:
+        tasks = []
+        for name, group in groups_by_task:
+            tasks.append(_task(registry, name, group, correction, alpha, options, verdicts, published))
+            done()
     _heat(tasks)
     models = _models(tasks)
     complete = [r for r in runs if not r.partial]
@@ -388,7 +395,14 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     views = registered_views(registry)
     cells = Cells.from_bindings(_bindings(registry, runs), views)
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
-    gameability, artifact_tables = artifact_report(registry, one_per_model, alpha=alpha)
+    with progress.phase("gaps, controls and paper tables", 1, "step") as done:
+        gameability, artifact_tables = artifact_report(registry, one_per_model, alpha=alpha)
+        gaps = {
+            **_gaps(one_per_model, correction, alpha, options.confidence),
+            "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
+            "controls": control_rows(registry, one_per_model, options.confidence),
+        }
+        done()
     return {
         "schema_version": SCHEMA_VERSION,
         "title": title,
@@ -410,11 +424,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "tasks": tasks,
         "models": models,
         "groups": groups,
-        "gaps": {
-            **_gaps(one_per_model, correction, alpha, options.confidence),
-            "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
-            "controls": control_rows(registry, one_per_model, options.confidence),
-        },
+        "gaps": gaps,
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates, _budget_labels(complete))
                          for view in views.values() if view.filled_by is None] + artifact_tables,
         "gameability": gameability,

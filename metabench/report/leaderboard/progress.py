@@ -1,0 +1,43 @@
+"""What a leaderboard build is doing, on stderr, while it does it.
+
+A build over hundreds of runs takes a while; silence reads as a hang. Each phase (verifying runs, ranking
+tasks, the gaps page...) is a bar on a terminal (tqdm) and, where stderr is a file or a pipe (CI logs, ``2>
+log``), one plain line when the phase ends: a bar's carriage returns and cursor codes would fill a log with
+redrawn lines. ``enabled=False`` (``--no-progress``) prints nothing. Never written into a generated file.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from typing import IO, Callable, Iterator
+
+
+class Progress:
+    """Phases of one build, shown on ``stream`` (stderr)."""
+
+    def __init__(self, enabled: bool = True, stream: IO[str] | None = None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.terminal = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    @classmethod
+    def off(cls) -> "Progress":
+        """Shows nothing: what library callers get unless they ask."""
+        return cls(enabled=False)
+
+    @contextmanager
+    def phase(self, label: str, total: int, unit: str) -> Iterator[Callable[[], None]]:
+        """A phase of ``total`` steps; yields the function that marks one step done."""
+        started = time.perf_counter()
+        if self.terminal:
+            from tqdm import tqdm  # noqa: PLC0415 - only for a build shown on a terminal
+
+            with tqdm(total=total, desc=f"leaderboard: {label}", unit=unit, file=self.stream, leave=False) as bar:
+                yield lambda: bar.update(1)
+        else:
+            yield lambda: None
+        if self.enabled:
+            print(f"leaderboard: {label}: {total} {unit}(s) in {time.perf_counter() - started:.1f} s",
+                  file=self.stream, flush=True)
