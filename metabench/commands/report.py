@@ -144,6 +144,9 @@ def add_commands(subparsers) -> None:
     build.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
     build.add_argument("--force", action="store_true",
                        help="replace files in the output folder that metabench did not write (default: refuse)")
+    build.add_argument("--no-progress", action="store_true",
+                       help="print no progress on stderr (default: a bar per phase on a terminal, a line per phase "
+                       "elsewhere)")
     build.set_defaults(func=_cmd_leaderboard_build)
 
     report = subparsers.add_parser("report", help="generate the results tables in docs/ from committed runs")
@@ -450,16 +453,21 @@ def _committed_runs() -> list[Path]:
 
 
 def _cmd_leaderboard_build(args) -> int:
+    import time
+
     from ..report.leaderboard import build_site
+    from ..report.leaderboard.progress import Progress
 
     from ..report.compare import Options
 
     Options(alpha=args.alpha, n_resamples=args.resamples)  # checks them as compare does
+    started = time.perf_counter()
     built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
-                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force)
-    for path in built.written:
-        print(path)
-    print(f"leaderboard: {len(built.written)} file(s) written to {args.output_dir}", file=sys.stderr)
+                       correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force,
+                       progress=Progress(enabled=not args.no_progress))
+    print(f"leaderboard: {built.n_runs} runs read, {built.n_ranked} ranked, {len(built.rejected)} rejected; "
+          f"{len(built.written)} files in {args.output_dir}, {len(built.changed)} changed, {len(built.removed)} removed "
+          f"({time.perf_counter() - started:.1f} s)")
     for rejected, folder in zip(built.rejected, built.rejected_folders):
         print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}\n  run folder: {folder}",
               file=sys.stderr)
