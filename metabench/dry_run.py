@@ -336,6 +336,14 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
     """The plan of :func:`metabench.evaluate` with the same arguments (``settings``: its launcher, progress,
     workers... which do not change what runs); ``runs_from``: the finished runs to measure the training speed
     and read undeclared split sizes from (default: the output folder)."""
+    from .data.resolve import stamps_read_only
+
+    with stamps_read_only():  # a plan writes nothing: not even the verified-files record of the cache
+        return _plan_run(tasks, models, seeds=seeds, limit=limit, output_dir=output_dir, data_dir=data_dir,
+                         use_cache=use_cache, registry=registry, runs_from=runs_from)
+
+
+def _plan_run(tasks, models, *, seeds, limit, output_dir, data_dir, use_cache, registry, runs_from) -> RunPlan:
     from .run_values import joined, listed, seed_list
     from .config.index import TaskIndex
     from .jobs import RunOptions

@@ -577,3 +577,24 @@ def test_listing_and_validating_a_source_task_import_no_datasets(folder, tmp_pat
     assert out.returncode == 0, out.stderr
     assert "hf_tag" in out.stdout and "1 valid" in out.stdout
     assert out.stdout.strip().endswith("HEAVY="), out.stdout
+
+
+def test_a_dry_run_of_a_source_task_writes_nothing(folder):
+    """The plan hashes the source's files to key its jobs, but records no stamp in the cache (#36): a dry run
+    leaves the cache and the output folder as they were."""
+    from metabench.dry_run import plan_run
+
+    _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
+    _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 12))
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    cache, runs = folder.parent / "cache", folder.parent / "runs"
+
+    def files() -> set[Path]:
+        return {p for root in (cache, runs) if root.exists() for p in root.rglob("*")}
+
+    before = files()
+    planned = plan_run("hf_cls", "majority", output_dir=runs, registry=_registry(folder))
+    assert [(p.task, p.status) for p in planned.jobs] == [("hf_cls", "run")]
+    assert files() == before
+    _run(folder, "hf_cls")  # a real run records the stamps as before
+    assert (cache / "verified-files.json").is_file()
