@@ -44,6 +44,8 @@ TABLES = {
     "suite": "metabench.report.docs_suite:suite_table",
     "dry-run": "metabench.report.docs_suite:dry_run_block",
     "decoder-taggers": "metabench.report.docs_decoders:taggers_table",
+    "calibration": "metabench.report.docs_calibration:calibration_table",
+    "gate-false-fails": "metabench.report.docs_calibration:gate_table",
 }
 
 OPEN = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?P<args>(?: [\w-]+=\S+)*) \(metabench report docs\) -->$")

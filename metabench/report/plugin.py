@@ -22,6 +22,7 @@ def metabench_register_reporters(register):
 def metabench_register_commands(register):
     register("report", "metabench.commands.report:add_commands", description="compare, gate, leaderboard")
     register("explore", "metabench.commands.explore:add_commands", description="a local page of a run's per-item answers")
+    register("stats", "metabench.commands.stats:add_commands", description="calibrate: simulated error rates of the tests")
 
 
 @hookimpl

@@ -1,0 +1,109 @@
+"""`metabench stats calibrate`: every procedure's simulated error rates on every task shape, and the gate's false
+fails, as one JSON record that the docs' calibration tables are generated from.
+
+The simulation takes minutes, too long for `metabench report docs` to rerun on every check, so the command
+writes its figures to ``benchmarks/results/calibration.json`` with a fingerprint of what they depend on: the
+settings, the source of the simulation and of the statistics it calls, and the samples digest of every
+committed run it reads. `tests/report/test_calibration_docs.py` recomputes the fingerprint and fails when the
+record is stale; `metabench report docs` renders the tables from the record (docs_calibration).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..stats import calibrate
+from . import gate_replay, task_shapes
+
+RECORD = Path("benchmarks/results/calibration.json")
+#: the modules whose source the figures depend on (the simulation, the statistics it calls, the gate's path)
+SOURCES = ("metabench/stats/calibrate.py", "metabench/stats/paired.py", "metabench/stats/power.py",
+           "metabench/stats/corrections.py", "metabench/report/task_shapes.py", "metabench/report/gate_replay.py",
+           "metabench/report/gate.py", "metabench/report/calibration.py")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Replications per hypothesis and procedure, bootstrap resamples in each simulated test, null gates per
+    scenario, and the seed of everything."""
+
+    replications: int = 400
+    resamples: int = 1000
+    gate_replays: int = 200
+    seed: int = 0
+    correction_replications: int = 20_000
+
+
+def fingerprint(root: Path, settings: Settings) -> str:
+    """sha256 of the settings, the sources in ``SOURCES`` and the samples digests of the runs read."""
+    repo = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256(json.dumps(asdict(settings), sort_keys=True).encode())
+    for source in SOURCES:
+        digest.update((repo / source).read_bytes())
+    read = task_shapes.READ + tuple((gate_replay.FOLDS, folder) for _, folder, _, _ in gate_replay.SCENARIOS)
+    for results in sorted(root.glob("*/*/results.json")):
+        if any(results.match(f"{task}/{folder}/results.json") for task, folder in read):
+            digest.update(json.loads(results.read_text(encoding="utf-8"))["samples_sha256"].encode())
+    return digest.hexdigest()
+
+
+def run(registry, root: Path, settings: Settings = Settings()) -> dict:
+    """The record: calibration rows (procedure × shape) and the gate's null replays."""
+    rows = []
+    for population in task_shapes.populations(root):
+        rows += calibrate.calibrate_population(population, replications=settings.replications,
+                                               resamples=settings.resamples, seed=settings.seed)
+    for shape in task_shapes.seed_shapes(root):
+        rows += calibrate.calibrate_seeds(shape, replications=settings.replications, seed=settings.seed)
+    rows += calibrate.calibrate_corrections(task_shapes.family_size(root),
+                                            replications=settings.correction_replications, seed=settings.seed)
+    with tempfile.TemporaryDirectory(prefix="metabench-gate-replay-") as work:
+        replays = gate_replay.replay(registry, root, Path(work), replays=settings.gate_replays, seed=settings.seed)
+    return {"settings": asdict(settings), "fingerprint": fingerprint(root, settings),
+            "rows": [row.as_dict() for row in rows], "gate": [r.as_dict() for r in replays]}
+
+
+def percent(rate: float | None, se: float | None = None) -> str:
+    if rate is None:
+        return "—"
+    return f"{100 * rate:.1f}" + ("" if se is None else f" ± {100 * se:.1f}")
+
+
+def table_rows(record: dict) -> list[list[str]]:
+    """One row per procedure and shape: type-I, coverage under H0 and H1, printed MDE, power at it, targets missed."""
+    out = []
+    for row in record["rows"]:
+        se = row["se"]
+        coverage = "—" if row["coverage_null"] is None else (
+            f"{percent(row['coverage_null'], se.get('coverage_null'))} / {percent(row['coverage_alt'], se.get('coverage_alt'))}")
+        out.append([row["procedure"], row["shape"], percent(row["type_i"], se.get("type_i")), coverage,
+                    "—" if row["mde"] is None else f"{row['mde']:.4f}", percent(row["power"], se.get("power")),
+                    ", ".join(row["missed"]) or "none", row["note"]])
+    return out
+
+
+HEADER = ["procedure", "task shape", "type-I % (α 0.05)", "coverage % H0 / H1", "MDE printed", "power % at MDE",
+          "missed", "note"]
+GATE_HEADER = ["null comparison", "gates", "false fails (exit 1)", "inconclusive (exit 3)"]
+
+
+def gate_rows(record: dict) -> list[list]:
+    return [[r["scenario"], r["replays"], r["false_fails"], r["inconclusive"]] for r in record["gate"]]
+
+
+def format_record(record: dict) -> str:
+    from tabulate import tabulate
+
+    settings = record["settings"]
+    return "\n".join([
+        tabulate(table_rows(record), headers=HEADER, disable_numparse=True), "",
+        f"{settings['replications']} replications per hypothesis, {settings['resamples']} bootstrap resamples per test, "
+        f"seed {settings['seed']}; ± = Monte-Carlo standard error. Targets: type-I ≤ {100 * calibrate.TYPE_I_MAX:g} %, "
+        f"coverage ≥ {100 * calibrate.COVERAGE_MIN:g} %, power {100 * calibrate.POWER_TARGET:g} ± "
+        f"{100 * calibrate.POWER_SLACK:g} %.", "",
+        tabulate(gate_rows(record), headers=GATE_HEADER, disable_numparse=True),
+    ])

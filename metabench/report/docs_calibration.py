@@ -1,0 +1,35 @@
+"""docs/reporting.md's calibration tables, rendered from the record `metabench stats calibrate --write` committed
+(``benchmarks/results/calibration.json``, next to the repository's committed runs): the simulation takes minutes,
+so `metabench report docs` reads its figures instead of rerunning it, and a test fails when the record is stale."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import MetabenchError
+from .calibration import GATE_HEADER, HEADER, RECORD, gate_rows, table_rows
+from .docs_blocks import markdown
+
+
+def _record(context, file: str) -> dict:
+    path = Path(context.runs_dir).resolve().parents[1] / file
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MetabenchError(f"{path}: no calibration record", hint="run `metabench stats calibrate --write`") from None
+
+
+def calibration_table(context, file: str = str(RECORD)) -> list[str]:
+    """Procedure × task shape → type-I, coverage, printed MDE, power, and the targets missed."""
+    record = _record(context, file)
+    settings = record["settings"]
+    return [*markdown(HEADER, table_rows(record)), "",
+            f"{settings['replications']} simulated test sets per hypothesis and procedure, {settings['resamples']} "
+            f"bootstrap resamples in each, seed {settings['seed']} ({settings['correction_replications']} families for "
+            "Holm and BH); ± is the Monte-Carlo standard error."]
+
+
+def gate_table(context, file: str = str(RECORD)) -> list[str]:
+    """The gate's false fails on null replays."""
+    return markdown(GATE_HEADER, gate_rows(_record(context, file)))

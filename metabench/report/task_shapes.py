@@ -1,0 +1,119 @@
+"""The task shapes `metabench stats calibrate` simulates, read from the committed runs.
+
+A simulated test set must look like the real ones: as many items (or documents) as the task has, the real class
+balance and cluster sizes, and two systems that agree and disagree as real runs do. So each shape is built from
+two seeds of one committed run (the same recipe twice: a difference of exactly 0 in expectation) through the
+run readers, never typed: MOH-X folds of 64 items (the ten folds pooled as the population), MUNCH judgements
+(the full split and the 100-item decoder runs), VUA-18 sentences in their documents (`metadata.cluster`), and
+the Meta4XNLI English detection sentences. The spread of per-seed differences for the paired t comes from the
+per-seed values of the same runs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import MetabenchError
+from ..stats.calibrate import Population, SeedShape
+from .runs import Run, find_runs
+
+#: (task or fold pattern, run folder) of each shape's population: two seeds of one recipe
+MOH_X = ("moh_x_cv_fold*", "hf_minilm-l6@seeds=0-2")
+MUNCH = ("munch_sent_judge_msent_p1", "random")
+MUNCH_DECODER = "hf-decoder_smollm2-135m@limit=100"
+VUA18 = ("vua18_seq", "hf_minilm-l6@seeds=0-2")
+M4X = ("m4x_det_en_mono", "hf_minilm-l6@seeds=0,1")
+#: every (task pattern, run folder) read here
+READ = (MOH_X, MUNCH, (MUNCH[0], MUNCH_DECODER), VUA18, M4X)
+
+
+def _runs(root: Path, task: str, folder: str) -> list[Run]:
+    paths = sorted(p for p in root.glob(f"{task}/{folder}") if p.is_dir())
+    if not paths:
+        raise MetabenchError(f"{root}/{task}/{folder}: no committed run to read the task's shape from",
+                             hint="run from the repository root, or pass --runs leaderboard/runs")
+    return find_runs(paths)
+
+
+def _by_seed(run: Run) -> dict[int, list[dict]]:
+    rows: dict[int, list[dict]] = {}
+    for row in run.samples:
+        rows.setdefault(int(row["seed"]), []).append(row)
+    return rows
+
+
+def _records(run: Run, metric: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per-item records of seeds 0 and 1 (see `Population`) and the item ids, in the run's order."""
+    rows = _by_seed(run)
+    first, second = rows[0], {r["id"]: r for r in rows[1]}
+    ids = [r["id"] for r in first]
+
+    def record(row: dict) -> list[float]:
+        scores = row["scores"]
+        if metric == "correct":
+            return [scores["correct"], 1.0]
+        if metric in ("token", "span"):
+            return [scores[f"{metric}_tp"], scores[f"{metric}_fp"], scores[f"{metric}_fn"]]
+        gold, predicted = row["gold"] == metric, row["prediction"] == metric  # F1 of the positive label
+        return [float(gold and predicted), float(predicted and not gold), float(gold and not predicted)]
+
+    return (np.array([record(r) for r in first]), np.array([record(second[i]) for i in ids]), ids)
+
+
+def _positive(run: Run) -> str:
+    for spec in run.results["task"]["config"]["metrics"]:
+        if isinstance(spec, dict) and spec["name"] == "f1":
+            return spec["args"]["positive"]
+    raise MetabenchError(f"task '{run.task}' has no f1 metric with a positive label")
+
+
+def populations(root: Path) -> list[Population]:
+    """Every item-level shape (see the module docstring), read from the committed runs under ``root``."""
+    folds = _runs(root, *MOH_X)
+    correct = [_records(run, "correct") for run in folds]
+    f1 = [_records(run, _positive(run)) for run in folds]
+    fold_size = folds[0].n_items
+    munch = _runs(root, *MUNCH)[0]
+    munch_a, munch_b, _ = _records(munch, "correct")
+    decoder = _runs(root, MUNCH[0], MUNCH_DECODER)[0]
+    vua = _runs(root, *VUA18)[0]
+    vua_a, vua_b, vua_ids = _records(vua, "token")
+    spec = vua.results["task"]["config"]["metadata"]["cluster"]
+    names = [re.search(spec["id_pattern"], i).group(1) for i in vua_ids]
+    documents = {name: k for k, name in enumerate(dict.fromkeys(names))}
+    m4x = _runs(root, *M4X)[0]
+    m4x_a, m4x_b, _ = _records(m4x, "span")
+    return [
+        Population("moh_x_cv fold", "mean", np.concatenate([a for a, _, _ in correct]),
+                   np.concatenate([b for _, b, _ in correct]), "items", fold_size),
+        Population("moh_x_cv fold F1", "f1", np.concatenate([a for a, _, _ in f1]),
+                   np.concatenate([b for _, b, _ in f1]), "items", fold_size),
+        Population(f"{MUNCH[0]}@limit", "mean", munch_a, munch_b, "items", decoder.n_items),
+        Population(MUNCH[0], "mean", munch_a, munch_b, "items", munch.n_items),
+        Population(f"{VUA18[0]} token_f1", "f1", vua_a, vua_b, spec["name"], len(documents),
+                   np.array([documents[n] for n in names])),
+        Population(f"{M4X[0]} span_f1", "f1", m4x_a, m4x_b, "sentences", m4x.n_items),
+    ]
+
+
+def seed_shapes(root: Path) -> list[SeedShape]:
+    """The paired t's shapes: seeds per run, and the spread of per-seed differences of two such runs,
+    sqrt(2) times the runs' per-seed standard deviation of the primary metric (the median over MOH-X's folds)."""
+    def spread(runs: list[Run]) -> float:
+        return math.sqrt(2) * statistics.median(statistics.stdev(r.per_seed(r.primary_metric)) for r in runs)
+
+    folds = _runs(root, *MOH_X)
+    vua, m4x = _runs(root, *VUA18), _runs(root, *M4X)
+    return [SeedShape(f"moh_x_cv fold {folds[0].primary_metric}", len(folds[0].seeds), spread(folds)),
+            SeedShape(f"{VUA18[0]} {vua[0].primary_metric}", len(vua[0].seeds), spread(vua)),
+            SeedShape(f"{M4X[0]} {m4x[0].primary_metric}", len(m4x[0].seeds), spread(m4x))]
+
+
+def family_size(root: Path) -> int:
+    """How many checks one Holm/BH family holds: the MOH-X folds, gated together."""
+    return len(_runs(root, *MOH_X))

@@ -1,0 +1,98 @@
+"""The calibration engine on small fixed-seed cases (seconds): it reproduces metabench's own procedures, and the
+rates it measures are the known ones where theory gives them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from metabench.stats import paired_bootstrap
+from metabench.stats.calibrate import (Population, SeedShape, bootstrap, calibrate_corrections, calibrate_population,
+                                       calibrate_seeds, mc_se, metric_of, t_interval)
+
+
+def _correctness(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+    a = (rng.random(n) < 0.7).astype(float)
+    b = np.where(rng.random(n) < 0.2, 1 - a, a)
+    return np.stack([a, np.ones(n)], 1), np.stack([b, np.ones(n)], 1)
+
+
+def test_the_vectorised_bootstrap_is_paired_bootstrap_on_f1_counts():
+    """Clustered F1 as compare runs it (a callable over drawn clusters' counts) against the replay here."""
+    rng = np.random.default_rng(3)
+    counts_a, counts_b = rng.integers(0, 6, (30, 3)).astype(float), rng.integers(0, 6, (30, 3)).astype(float)
+
+    def f1(records):
+        return float(metric_of("f1", np.asarray(records)[:, :3].sum(0) if len(records) else np.zeros(3)))
+
+    real = paired_bootstrap(counts_a, counts_b, f1, n_resamples=4000, seed=5)
+    replay = bootstrap("f1", counts_a, counts_b, np.random.default_rng(5), n_resamples=4000)
+    assert replay.delta == pytest.approx(real.delta, abs=1e-12)
+    assert replay.std_error == pytest.approx(real.std_error, rel=0.05)
+    for mine, theirs in ((replay.ci_low, real.ci_low), (replay.ci_high, real.ci_high)):
+        assert mine == pytest.approx(theirs, abs=0.15 * real.std_error)
+    assert replay.pvalue == pytest.approx(real.pvalue, abs=0.03)
+
+
+def test_t_interval_uses_clusters_minus_one_degrees_of_freedom():
+    rng = np.random.default_rng(0)
+    a, b = rng.random((12, 2)), rng.random((12, 2))
+    boot = bootstrap("mean", a, b, rng, n_resamples=500)
+    low, high, p, mde = t_interval(boot, 12)
+    assert high - low == pytest.approx(2 * scipy.stats.t.ppf(0.975, 11) * boot.std_error)
+    assert p == pytest.approx(2 * scipy.stats.t.sf(abs(boot.delta) / boot.std_error, 11))
+    assert mde == pytest.approx((scipy.stats.t.ppf(0.975, 11) + scipy.stats.t.ppf(0.8, 11)) * boot.std_error)
+
+
+def test_exact_mcnemar_type_i_is_at_most_alpha_on_a_small_null():
+    a, b = _correctness()
+    population = Population("toy", "mean", a, b, "items", 60)
+    rows = {r.procedure: r for r in calibrate_population(population, replications=300, resamples=200, seed=0,
+                                                         only=("McNemar exact",))}
+    exact = rows["McNemar exact"]
+    assert exact.type_i <= 0.05 + 2 * exact.se["type_i"]
+    assert exact.power is not None and exact.power > exact.type_i  # the alternative is detected more often
+
+
+def test_bootstrap_coverage_on_a_known_case_is_within_mc_error_of_95():
+    """400 items of a mean difference: the percentile interval's coverage is ~95 % (large n)."""
+    a, b = _correctness(n=2000, seed=2)
+    population = Population("toy", "mean", a, b, "items", 400)
+    row, = calibrate_population(population, replications=300, resamples=400, seed=1, only=("bootstrap over items",))
+    assert abs(row.coverage_null - 0.95) <= 3 * row.se["coverage_null"]
+    assert abs(row.power - 0.80) <= 3 * row.se["power"] + 0.05
+
+
+def test_ignoring_clusters_inflates_type_i():
+    """Items that share a cluster effect: the document bootstrap holds its level, the item bootstrap does not."""
+    rng = np.random.default_rng(4)
+    clusters, size = 40, 25
+    effect = np.repeat(rng.normal(0, 0.25, clusters), size)  # the candidate's document-level luck
+    a = (rng.random(clusters * size) < 0.6).astype(float)
+    b = (rng.random(clusters * size) < np.clip(0.6 + effect, 0, 1)).astype(float)
+    population = Population("toy", "mean", np.stack([a, np.ones_like(a)], 1), np.stack([b, np.ones_like(b)], 1),
+                            "documents", clusters, np.repeat(np.arange(clusters), size))
+    rows = {r.procedure: r for r in calibrate_population(
+        population, replications=150, resamples=300, seed=2,
+        only=("bootstrap over documents (default)", "bootstrap over sentences (ignores documents)"))}
+    assert rows["bootstrap over sentences (ignores documents)"].type_i > 0.15
+    assert rows["bootstrap over documents (default)"].type_i < 0.10
+
+
+def test_paired_t_is_exact_under_normal_differences():
+    normal, heavy = calibrate_seeds(SeedShape("toy", 5, 0.1), replications=800, seed=0)
+    assert abs(normal.type_i - 0.05) <= 3 * normal.se["type_i"]
+    assert abs(normal.coverage_null - 0.95) <= 3 * normal.se["coverage_null"]
+    assert heavy.procedure.endswith("heavy-tailed differences")
+
+
+def test_holm_holds_the_family_wise_error_and_bh_the_fdr():
+    holm, bh = calibrate_corrections(10, replications=4000, seed=0)
+    assert abs(holm.type_i - (1 - 0.995 ** 10)) <= 3 * holm.se["type_i"]  # Holm's first step, exactly
+    assert bh.type_i <= 0.05 * 0.5 + 3 * bh.se["type_i"]  # BH: FDR <= alpha * m0 / m
+
+
+def test_mc_se_is_never_zero():
+    assert mc_se(0.0, 200) > 0.005 and mc_se(1.0, 200) > 0.005
