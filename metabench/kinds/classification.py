@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from .views import DEFAULT_MASK, expression_key, render
-from ..errors import ConfigError
+from ..errors import ConfigError, MetabenchError
 from ..requests import ClassifyRequest
 from .base import Kind, KindArgs, LazyContext
 
@@ -61,7 +61,17 @@ class Classification(Kind):
 
     def gold(self, item) -> str:
         raw = str(getattr(item, self.args.label_field))
-        return self.args.label_map.get(raw, raw)
+        return self._known(self.args.label_map.get(raw, raw), item)
+
+    def _known(self, gold: str, item) -> str:
+        """A gold label outside ``labels.names`` would be scored as a class no model can answer: refused,
+        naming the item (a dataset's new label, or a label_map that misses one)."""
+        if gold not in self._labels:
+            raise MetabenchError(
+                f"task '{self.config.task}', item '{item.id}': gold label {gold!r} is not in labels.names "
+                f"{list(self._labels)}",
+                hint="add it to labels.names, or map it with kind_args.label_map")
+        return gold
 
     def gold_key(self):
         if type(self).gold is not Classification.gold:  # a subclass reading golds its own way
@@ -73,7 +83,12 @@ class Classification(Kind):
             return super().golds(items)
         raw = map(str, map(attrgetter(self.args.label_field), items))
         mapping = self.args.label_map
-        return [mapping.get(r, r) for r in raw] if mapping else list(raw)
+        golds = [mapping.get(r, r) for r in raw] if mapping else list(raw)
+        known = set(self._labels)
+        for item, gold in zip(items, golds):
+            if gold not in known:
+                self._known(gold, item)
+        return golds
 
     def request_type(self) -> type:
         return ClassifyRequest

@@ -598,3 +598,16 @@ def test_a_dry_run_of_a_source_task_writes_nothing(folder):
     assert files() == before
     _run(folder, "hf_cls")  # a real run records the stamps as before
     assert (cache / "verified-files.json").is_file()
+
+
+@pytest.mark.parametrize("split", ["test", "train"])
+def test_a_gold_label_outside_the_label_names_fails_naming_the_item(folder, split):
+    """A label the task does not name would be scored as a class no model can answer (#36): the job fails,
+    naming the item, the label and the fix."""
+    rows = {"train": _cls_rows("train", 12), "test": _cls_rows("test", 6)}
+    rows[split][3]["label"] = "idiomatic"
+    for name, part in rows.items():
+        _write_jsonl(folder / "data" / f"{name}.jsonl", part)
+    (folder / "hf_cls.yaml").write_text(CLS_TASK, encoding="utf-8")
+    message = _failed_message(folder, "hf_cls")
+    assert f"item '{split}-3': gold label 'idiomatic' is not in labels.names ['literal', 'metaphorical']" in message
