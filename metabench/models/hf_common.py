@@ -311,10 +311,26 @@ def _hash_files(files: list[Path]) -> dict[str, str]:
         _HASH_SECONDS[0] += time.perf_counter() - started
 
 
+#: What a model folder's weights are stored as (one file, or shards beside an index).
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt", ".pth")
+
+
+def _check_weights(folder: Path, files: list[Path]) -> None:
+    """A folder with a config but no weights fails in ``from_pretrained`` after the run has started, as an
+    internal error: refused here, when the model's fingerprint is first needed, naming what is missing."""
+    if not any(f.suffix in WEIGHT_SUFFIXES and f.name not in _IGNORED_WEIGHTS for f in files):
+        raise AdapterError(
+            f"{folder}: a model folder without weights (no model.safetensors, pytorch_model.bin, shards or .gguf; "
+            f"it holds {', '.join(sorted(f.name for f in files)) or 'no model file'})",
+            hint="point pretrained= at the folder save_pretrained wrote, or copy the weight files into it")
+
+
 def folder_hashes(folder: Path) -> dict[str, str]:
     """sha256 per file that decides a decoder's answers (config, tokenizer, chat template, weights)."""
-    return _hash_files([path for path in sorted(folder.iterdir()) if path.is_file()
-                        and path.suffix in DECODER_SUFFIXES and not path.name.startswith("metabench-")])
+    files = [path for path in sorted(folder.iterdir()) if path.is_file()
+             and path.suffix in DECODER_SUFFIXES and not path.name.startswith("metabench-")]
+    _check_weights(folder, files)
+    return _hash_files(files)
 
 
 def folder_fingerprint(folder: Path) -> str:
@@ -322,6 +338,7 @@ def folder_fingerprint(folder: Path) -> str:
     files = _fingerprint_files(folder)
     if not any(f.name == "config.json" for f in files):
         raise AdapterError(f"{folder}: no config.json, so this is not a model folder")
+    _check_weights(folder, files)
     payload = _hash_files(files)
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

@@ -91,3 +91,19 @@ def test_short_names_resolve_only_through_the_registry_passed_in(model_folder, t
         resolve_pretrained("tiny-fixed", None)
     hub = resolve_pretrained("org/some-model", toy_registry, download=False)
     assert hub.folder is None and hub.source == "org/some-model"
+
+
+@pytest.mark.parametrize("family", ["encoder", "decoder"])
+def test_a_folder_without_weights_is_an_error_naming_it_before_any_work(model_folder, family):
+    """It failed inside from_pretrained, after the run had started, as 'a bug in metabench' (#36)."""
+    from metabench.errors import AdapterError
+    from metabench.models.hf_decoder import HFDecoder
+    from metabench.models.hf_encoder import HFEncoder
+
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        (model_folder / name).unlink()
+    adapter = (HFEncoder if family == "encoder" else HFDecoder)({"pretrained": str(model_folder)})
+    with pytest.raises(AdapterError, match=f"{model_folder}: a model folder without weights") as raised:
+        adapter.fingerprint()
+    assert "config.json" in str(raised.value)  # what the folder holds (training_args.bin is not taken for weights)
+    assert "save_pretrained" in raised.value.hint
