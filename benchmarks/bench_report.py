@@ -18,7 +18,7 @@ import numpy as np
 from tabulate import tabulate
 
 from metabench import plugins
-from metabench.metrics._common import prf
+from metabench.metrics.common import prf
 from metabench.metrics.classification import macro_f1
 from metabench.report import plugin as report_plugin
 from metabench.report.compare import Options, compare_pair

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..data.datasets._common import LIT, MET, bad_split
+from ..data.datasets.common import LIT, MET, bad_split
 from ..data.spec import DatasetSpec
 from ..errors import DataError, NotBuiltError
 from ..extras import MissingExtraError

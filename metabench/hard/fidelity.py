@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..data.datasets._common import MET
+from ..data.datasets.common import MET
 
 FILES = ("semcor", "semcor_instances")
 MIN_JACCARD = 0.8

@@ -20,7 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from ..data.datasets._common import LIT, MET
+from ..data.datasets.common import LIT, MET
 from ..errors import DataError
 
 #: sense-key ss_type -> WordNet part of speech (5 = adjective satellite)

@@ -22,7 +22,7 @@ import operator
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 
-from ._common import MetricInputError, check_pair, prf
+from .common import MetricInputError, check_pair, prf
 
 
 def accuracy(golds: Sequence[Hashable], preds: Sequence[Hashable]) -> float:

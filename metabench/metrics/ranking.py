@@ -35,7 +35,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
-from ._common import MetricInputError, check_pair, named
+from .common import MetricInputError, check_pair, named
 
 Normaliser = Callable[[str], str]
 Answers = str | Iterable[str]  # acceptable answers of one item

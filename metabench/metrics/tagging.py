@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from numbers import Integral
 from typing import NamedTuple
 
-from ._common import MetricInputError, check_pair, named, prf
+from .common import MetricInputError, check_pair, named, prf
 
 DEFAULT_POSITIVE = "METAPHOR"
 _PREFIXES = ("B", "I", "E", "S")

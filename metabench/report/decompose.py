@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import MetabenchError
-from ..metrics._common import prf
+from ..metrics.common import prf
 from ..metrics.decomposition import contribution_keys, decomposition_of
 from ..metrics.tagging import parse_tag
 from ..stats.paired import over_rows
@@ -449,5 +449,5 @@ def _scores(totals: np.ndarray, stat: str, fixed_labels: bool) -> np.ndarray | N
 
 
 def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """`metabench.metrics._common.safe_div` elementwise: 0.0 where the denominator is 0."""
+    """`metabench.metrics.common.safe_div` elementwise: 0.0 where the denominator is 0."""
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metabench.data.datasets._common import LIT, MET
+from metabench.data.datasets.common import LIT, MET
 from metabench.hard.mine import mine_word_phi, phi_bin, select_hard, statistics
 from metabench.hard.pool import Instance, SenseLabels
 from metabench.hard.store import MineSettings

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metabench.metrics._common import prf
+from metabench.metrics.common import prf
 from metabench.report.decompose import _Counts, _positional
 from metabench.stats import approximate_randomisation, paired_bootstrap
 

@@ -14,7 +14,7 @@ import re
 from ...errors import DataError
 from ..readers import open_text
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 FILES = {
     "met2lit": "metaphor_paraphrase_bizzoni/metaphor_paraphrase_corpus.txt",

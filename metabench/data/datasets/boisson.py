@@ -28,7 +28,7 @@ import re
 from ...errors import DataError
 from ..readers import read_jsonl, read_table
 from ..spec import DatasetSpec
-from ._common import LIT, MET, bad_split, check_unique_ids, files, label_counts, noted, result, stem
+from .common import LIT, MET, bad_split, check_unique_ids, files, label_counts, noted, result, stem
 
 FAMILY = "boisson_construction_artifacts"
 CARDIFF = f"{FAMILY}/cardiff_metaphors_and_analogies"

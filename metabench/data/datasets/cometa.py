@@ -4,7 +4,7 @@ Meta4XNLI repository. CoNLL ``word<TAB>tag`` with tags B-METAPHOR / O; splits tr
 from __future__ import annotations
 
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, conll_items, files, result, tagging_stats
+from .common import bad_split, check_unique_ids, conll_items, files, result, tagging_stats
 
 SPLITS = ("train", "test")
 

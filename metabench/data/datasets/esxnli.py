@@ -13,7 +13,7 @@ from collections import Counter
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 HUMAN = "esxnli/esxnli.tsv"
 MACHINE = "esxnli/esxnli.mt.tsv"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result, stem
+from .common import bad_split, check_unique_ids, files, result, stem
 
 SPLIT_FILES = {s: f"fig_qa/{s}.csv" for s in ("train", "train_s", "train_xl", "dev", "test")}
 

@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from ...errors import DataError
 from ..readers import read_jsonl
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 TYPES = ("metaphor", "simile", "idiom", "sarcasm")
 FINAL = {"train": "flute/FLUTEfinaltrain.json", "dev": "flute/FLUTEfinalval.json"}

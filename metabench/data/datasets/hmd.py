@@ -20,7 +20,7 @@ import re
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import LIT, MET, bad_split, check_unique_ids, files, label_counts, result, to_int
+from .common import LIT, MET, bad_split, check_unique_ids, files, label_counts, result, to_int
 
 FILES = {name: f"hard_metaphor_hmd/{name}_ChalMC.tsv"
          for name in ("semcor", "semcor_instances", "senseval3", "senseval3_instances")}

@@ -13,7 +13,7 @@ from collections import Counter
 
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 FILES = {
     "metaphors": (

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict, deque
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 ROOT = "metaphor_llm_paraphrases/data"
 #: set -> (original file, side(s) holding the metaphor)

@@ -16,7 +16,7 @@ from collections import Counter
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result, token_spans
+from .common import bad_split, check_unique_ids, files, result, token_spans
 
 IDIOMS = 1727
 KEYWORDS = "magpie/idiom_keywords.tsv"

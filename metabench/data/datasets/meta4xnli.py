@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import (
+from .common import (
     bad_split,
     cached_conll,
     check_unique_ids,

@@ -16,7 +16,7 @@ import re
 from ...errors import DataError
 from ..readers import open_text
 from ..spec import DatasetSpec
-from ._common import (
+from .common import (
     LIT,
     MET,
     bad_split,

@@ -26,7 +26,7 @@ from collections import Counter
 from ...errors import DataError
 from ..readers import read_json, read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 FOR_JUDGEMENT = "munch/correct_answers/for_judgement.csv"
 FOR_GENERATION = "munch/correct_answers/for_generation.csv"

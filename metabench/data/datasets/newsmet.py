@@ -13,7 +13,7 @@ from collections import Counter
 
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import LIT, MET, bad_split, binary_label, check_unique_ids, files, label_counts, result, stem
+from .common import LIT, MET, bad_split, binary_label, check_unique_ids, files, label_counts, result, stem
 
 SPLIT_FILES = {
     "train": "newsmet/train_val_test_gold_plus/train_goldplus.csv",

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 
 from ...errors import DataError
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 VERSIONS = (1, 2, 3)
 SPLITS = ("dev", "test")

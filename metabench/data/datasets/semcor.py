@@ -24,7 +24,7 @@ from xml.etree import ElementTree
 from ...errors import DataError
 from ..readers import open_text, read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 PARTS = ("brown1", "brown2", "brownv")
 NAF_DIR = "semcor/semcor3.0_naf"

@@ -12,7 +12,7 @@ from collections import Counter
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import bad_split, check_unique_ids, files, result
+from .common import bad_split, check_unique_ids, files, result
 
 FILE = "sick/SICK.txt"
 SPLITS = {"train": "TRAIN", "dev": "TRIAL", "test": "TEST"}

@@ -15,7 +15,7 @@ import dataclasses
 
 from ...errors import DataError
 from ..spec import DatasetSpec
-from ._common import LIT, MET, bad_split, files, fold_counts, gao_verb_items, melbert_fold_items, noted, result
+from .common import LIT, MET, bad_split, files, fold_counts, gao_verb_items, melbert_fold_items, noted, result
 
 GAO_FILE = "trofi/TroFi_formatted_all3737.csv"
 ANNOTATED_FILE = "trofi/raw_TroFi_annotated.csv"

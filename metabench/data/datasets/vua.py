@@ -25,7 +25,7 @@ from collections import Counter
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from ._common import (
+from .common import (
     LIT,
     LIT_TAG,
     MET,
