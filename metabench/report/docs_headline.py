@@ -3,15 +3,20 @@
 One row per task or k-fold group for one model: the primary metric's mean ± std over seeds (a group: the
 unweighted mean of its folds per seed, as `groups.group_rows` computes it), the seeds against the task's
 protocol (fewer is labelled partial), the wall time the runs cost (``_cost``, summed over folds), and the published
-numbers of the same protocol beside it (`published.py`), never typed by hand.
+numbers of the same protocol beside it (`published.py`), never typed by hand, and the best constant answer's
+score on the same items with the ≈ chance mark (`trivial.py`).
 """
 
 from __future__ import annotations
 
+from .compare import Options
 from .docs_artifacts import names
 from .docs_blocks import markdown
 from .groups import group_rows
 from .published import load_published
+from .trivial import chance
+
+ALPHA = 0.05  # the board's ≈ chance test (metabench leaderboard build --alpha)
 
 
 def _duration(seconds: float) -> str:
@@ -61,12 +66,34 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
         unrecorded = sum(n for _, n in costs)
         if unrecorded:
             wall += f" ({unrecorded} of {sum(len(r.seeds) for r in found)} fine-tunes unrecorded)"
+        trivial = _trivial(context, found, value["mean"])
         same = sorted((p for p in published if p.task == name and p.metric == metric and p.protocol == "same"),
                       key=lambda p: -p.fraction)
         beside = "; ".join(f"{p.system} {p.fraction:.3f} (Δ {value['mean'] - p.fraction:+.3f})" for p in same) or "—"
         rows.append([name + (f" ({len(members)} folds)" if name in groups else ""), metric,
-                     f"{value['mean']:.4f} ± {value['std']:.4f}", seeds, f"{sum(r.n_items for r in found):,}",
+                     f"{value['mean']:.4f} ± {value['std']:.4f}", trivial, seeds, f"{sum(r.n_items for r in found):,}",
                      wall, beside])
-    return markdown(["task", "metric", "mean ± std over seeds", "seeds", "test items",
-                     "wall time (fine-tunes' own records + test)",
+    return markdown(["task", "metric", "mean ± std over seeds", "best constant answer, same items", "seeds",
+                     "test items", "wall time (fine-tunes' own records + test)",
                      "published, same protocol (Δ = ours − published)"], rows)
+
+
+def _trivial(context, runs: list, mean: float) -> str:
+    """The best constant answer's score on the same items and golds (per fold, then their mean, for a k-fold
+    group) and the ≈ chance mark (:mod:`metabench.report.trivial`): a headline never stands alone beside a
+    number that answering one label for every item reaches (MOH-X: 'metaphor' everywhere beats MiniLM)."""
+    verdicts = [chance(context.registry, run, Options(), ALPHA) for run in runs]
+    values = [v.get("baseline_value") for v in verdicts]
+    if any(v is None for v in values):
+        return "— (" + next(v["note"] for v in verdicts if v.get("baseline_value") is None) + ")"
+    baseline = sum(values) / len(values)
+    answers = sorted({v["baseline"] for v in verdicts})
+    text = f"{baseline:.4f} ({', '.join(answers)})"
+    if len(runs) > 1:
+        near = sum(v["chance"] is True for v in verdicts)
+        text += f"; ≈ chance in {near} of {len(runs)} folds" if near else f"; above it in all {len(runs)} folds"
+    elif verdicts[0]["chance"] is True:
+        text += "; ≈ chance"
+    if mean <= baseline:
+        text = "≈ " + text + ": the headline is not above it"
+    return text

@@ -15,9 +15,10 @@ def test_headline_rows_come_from_the_runs(report_registry, toy_runs):
     header, _, row, missing = headline_table(context, model="random", tasks="toy_tag;no_such_task")
     cells = [c.strip() for c in row.strip("|").split("|")]
     value = run.aggregate("span_f1")
-    assert cells[:5] == ["toy_tag", "span_f1", f"{value['mean']:.4f} ± {value['std']:.4f}", "2 of 2",
-                         f"{run.n_items:,}"]
-    assert cells[5] == f"{run.results['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
+    assert cells[:3] == ["toy_tag", "span_f1", f"{value['mean']:.4f} ± {value['std']:.4f}"]
+    assert cells[4:6] == ["2 of 2", f"{run.n_items:,}"]
+    assert cells[6] == f"{run.results['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
+    assert "(" in cells[3] and "best constant answer" in header  # the trivial predictor beside the headline
     assert "no complete committed run" in missing and "wall time" in header
 
 
@@ -36,3 +37,17 @@ def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached
     assert _cost(_fine_tuned(800.0, 704.0, {"0": trained, "1": loaded, "2": loaded})) == (800.0 - 704.0 + 2000.0, 0)
     # seed 0's answers came from the answer cache: no checkpoint loaded, no record, counted as unrecorded
     assert _cost(_fine_tuned(1500.0, 1400.0, {"1": trained, "2": trained})) == (1500.0 - 1400.0 + 1400.0, 1)
+
+
+def test_a_headline_below_the_constant_answer_is_marked_on_every_fold():
+    """MOH-X: MiniLM's F1 0.5685 is below answering 'metaphor' for every item (#35): the row says so."""
+    from metabench.plugins import default_registry
+    from mirror import REPO
+
+    context = DocsContext(REPO / "leaderboard" / "runs", default_registry())
+    _, _, moh, trofi = headline_table(context, model="hf:minilm-l6", tasks="moh_x_cv;trofi_cv")
+    moh_cells = [c.strip() for c in moh.strip("|").split("|")]
+    mean, constant = float(moh_cells[2].split(" ± ")[0]), moh_cells[3]
+    assert constant.startswith("≈ ") and "not above it" in constant and "≈ chance in" in constant
+    assert float(constant.removeprefix("≈ ").split(" ")[0]) > mean
+    assert "constant \"metaphor\"" in trofi and "folds" in trofi
