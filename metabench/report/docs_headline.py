@@ -87,7 +87,8 @@ def _trivial(context, runs: list, mean: float) -> str:
     if any(v is None for v in values):
         return "— (" + next(v["note"] for v in verdicts if v.get("baseline_value") is None) + ")"
     baseline = sum(values) / len(values)
-    answers = sorted({v["baseline"] for v in verdicts})
+    # a fold's majority answer is one of the constant answers: named once
+    answers = sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts})
     text = f"{baseline:.4f} ({', '.join(answers)})"
     if len(runs) > 1:
         near = sum(v["chance"] is True for v in verdicts)
