@@ -183,6 +183,16 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
     return entries
 
 
+def _item_set_label(run: Run) -> str:
+    """What a set of runs was scored on: "all N" only where the run recorded the split's size and scored all of
+    it; a run older than that record says its count without claiming the whole split (#35)."""
+    if run.partial:
+        return f"first {run.n_items} test items (runs with --limit: {run.n_items} of {run.results.get('n_test_items', '?')})"
+    if run.results.get("n_test_items") == run.n_items:
+        return f"all {run.n_items} test items"
+    return f"{run.n_items} test items (the runs do not record the split's size)"
+
+
 def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
           verdicts: dict[int, Verdict], published: list[Published]) -> dict:
     first = group[0]
@@ -192,8 +202,7 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
     entries = [e for index, runs in enumerate(sets)
                for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options, verdicts)]
     item_sets = [{"n_items": runs[0].n_items, "partial": runs[0].partial, "models": len(runs),
-                  "label": (f"first {runs[0].n_items} test items (runs with --limit)" if runs[0].partial
-                            else f"all {runs[0].n_items} test items")} for runs in sets]
+                  "label": _item_set_label(runs[0])} for runs in sets]
     task = first.results["task"]
     main = [e for e in entries if e["item_set"] == 0]
     return {
