@@ -231,7 +231,7 @@ def _cmd_compare(args) -> int:
     try:
         report = compare(runs, baseline=args.baseline, metrics=args.metric, test=args.test, correction=args.correction,
                          confidence=args.confidence, resamples=args.resamples, seed=args.seed, alpha=args.alpha,
-                         power=args.power, registry=_registry())
+                         power=args.power, unit=args.unit, registry=_registry())
     except MetabenchError:
         if not args.published:
             raise
