@@ -16,6 +16,8 @@ examples:
 
 
 def add_commands(subparsers) -> None:
+    from ..report.calibration import Settings  # numpy-free: a dataclass of numbers
+
     stats = subparsers.add_parser("stats", help="statistics about metabench's own statistics")
     sub = stats.add_subparsers(dest="stats_command", metavar="ACTION", required=True)
     calibrate = sub.add_parser(
@@ -25,10 +27,12 @@ def add_commands(subparsers) -> None:
         "documents, Meta4XNLI sentences) and counts how often each procedure compare and gate use rejects, covers "
         "the true difference, and detects the MDE it prints; then replays null comparisons through gate.")
     calibrate.add_argument("--runs", type=Path, default=Path("leaderboard/runs"), help="committed runs (default leaderboard/runs)")
-    calibrate.add_argument("--replications", type=int, default=400, help="simulated test sets per hypothesis (default 400)")
-    calibrate.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples per simulated test (default 1000)")
-    calibrate.add_argument("--gate-replays", type=int, default=200, help="null gates per scenario (default 200)")
-    calibrate.add_argument("--seed", type=int, default=0, help="seed of the whole simulation (default 0)")
+    for flag, name, text in (("--replications", "replications", "simulated test sets per hypothesis and procedure"),
+                             ("--resamples", "resamples", "bootstrap resamples in each simulated test"),
+                             ("--gate-replays", "gate_replays", "null gates per scenario"),
+                             ("--seed", "seed", "seed of the whole simulation")):
+        default = getattr(Settings, name)
+        calibrate.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
     calibrate.add_argument("--write", action="store_true", help="also write the record metabench report docs reads")
     calibrate.add_argument("--json", action="store_true", help="print the record as JSON instead of tables")
     calibrate.set_defaults(func=_cmd_calibrate)
