@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import MetabenchError
+from ..errors import MetabenchError, RunFileError
+from ..printable import escape
 from ..store import RESULTS, read_results, read_samples, resolve, run_folders
 
 
@@ -112,6 +113,17 @@ def load_run(path: Path) -> Run:
     return Run(folder, read_results(folder))
 
 
+def _utf8_named(path: Path) -> Path:
+    """A run's folder name goes into pages, JSON and JUnit files, all UTF-8: a name that is not (bytes the file
+    system kept as they were) is refused here, naming the folder, rather than failing the last write."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RunFileError(f"{escape(str(path))}: the folder name is not valid UTF-8, and run folder names are "
+                           "written into reports", hint="rename the folder (e.g. with a UTF-8 or ASCII name)") from None
+    return path
+
+
 def find_runs(paths: list[Path]) -> list[Run]:
     """Every run named by ``paths``: run folders, results.json files, or folders searched recursively.
 
@@ -133,7 +145,7 @@ def find_runs(paths: list[Path]) -> list[Run]:
                     f"{path}: no runs here (no {RESULTS} in this folder or below)",
                     hint="pass the --output-dir of `metabench run`, or one of its run folders",
                 )
-        for run in map(load_run, found):
+        for run in map(load_run, map(_utf8_named, found)):
             if run.path.resolve() not in seen:
                 seen.add(run.path.resolve())
                 runs.append(run)

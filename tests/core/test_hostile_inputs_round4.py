@@ -425,3 +425,17 @@ def test_power_checks_its_seed_as_compare_does(cli, tmp_path, seed):
     run = good_run(tmp_path / "runs" / "syn" / "m", n=30)
     code, out = cli("power", "syn", "--baseline", run, "--seed", seed)
     assert code == 2 and f"--seed {seed}: must be between 0 and 4294967295" in out, out
+
+
+# ------------------------------------------------------------------- 8. last round's leftovers: names not UTF-8
+
+@pytest.mark.parametrize("command", ["compare", "gate", "leaderboard"])
+def test_a_run_folder_whose_name_is_not_utf8_is_refused_naming_it(cli, tmp_path, command):
+    """Bytes a file system keeps as they were reach every page, JSON and JUnit file as the run's folder name:
+    the last write failed as an internal error. Refused when the runs are found, escaped in the message."""
+    base, cand = _pair(tmp_path)
+    odd = cand.with_name(os.fsdecode(b"m\xff"))
+    cand.rename(odd)
+    code, out = cli(*_commands(tmp_path, base, odd)[command])
+    assert code == 2 and "the folder name is not valid UTF-8" in out and "m\\udcff" in out, out
+    assert not (tmp_path / "site").exists()
