@@ -465,11 +465,17 @@ def _cmd_leaderboard_build(args) -> int:
     built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force,
                        progress=Progress(enabled=not args.no_progress))
-    print(f"leaderboard: {built.n_runs} runs read, {built.n_ranked} ranked, {len(built.rejected)} rejected; "
+    print(f"leaderboard: {built.n_runs} runs read, {built.n_ranked} ranked ({len(built.unverified)} of them "
+          f"unverified), {len(built.rejected)} rejected; "
           f"{len(built.written)} files in {args.output_dir}, {len(built.changed)} changed, {len(built.removed)} removed "
           f"({time.perf_counter() - started:.1f} s)")
     for rejected, folder in zip(built.rejected, built.rejected_folders):
         print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}\n  run folder: {folder}",
+              file=sys.stderr)
+    reasons = sorted({u["reason"] for u in built.unverified})
+    if reasons:  # one line per distinct reason: a missing mirror leaves every run unverified for the same one
+        print(f"leaderboard: {len(built.unverified)} run(s) not checked against the data, ranked below the verified "
+              f"runs and never given the ★: {'; '.join(reasons[:3])}{' ...' if len(reasons) > 3 else ''}",
               file=sys.stderr)
     if built.rejected:
         print(f"leaderboard: {len(built.rejected)} run(s) rejected by verification and left out (exit status 1)",

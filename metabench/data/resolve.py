@@ -55,8 +55,25 @@ def cache_dir() -> Path:
 
 
 def download_allowed() -> bool:
-    """Whether loaders may fetch missing files: yes unless ``METABENCH_ALLOW_DOWNLOAD=0``."""
+    """Whether loaders may fetch missing files: yes unless ``METABENCH_ALLOW_DOWNLOAD=0`` or inside
+    :func:`no_downloads`."""
+    if _NO_DOWNLOADS[0]:
+        return False
     return os.environ.get("METABENCH_ALLOW_DOWNLOAD", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_NO_DOWNLOADS = [False]
+
+
+@contextmanager
+def no_downloads():
+    """Read data from the mirror and the cache only: a report checking runs against the data must not fetch
+    gigabytes or wait on the network; data it cannot find leaves the run unverified instead."""
+    before, _NO_DOWNLOADS[0] = _NO_DOWNLOADS[0], True
+    try:
+        yield
+    finally:
+        _NO_DOWNLOADS[0] = before
 
 
 def search_roots(data_dir: Path | None = None) -> list[tuple[str, Path]]:

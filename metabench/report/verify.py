@@ -15,10 +15,11 @@ build`, `compare` and `gate` verify every run first and set aside those that fai
 4. every metric results.json reports that the samples can rebuild (`decompose.seed_values`) is rebuilt
    at each seed and must equal the recorded value, and each aggregate mean and std must be those of the
    per-seed values. Metrics the samples cannot rebuild (in/out-of-vocabulary F1, breakdowns by an item
-   field) are listed as unchecked.
-
-Only run files are read, never the task YAML or the dataset: the digests recorded at run time are the seam
-between the dataset and the reporter.
+   field) are listed as unchecked;
+5. checks 1-4 read the run's own account, which a careful forger rewrites whole. So the run is then checked
+   against the data its task names (`verify_data`): config hash, data files, split sizes and ids, and the
+   samples' test ids and golds, recomputed once per task and limit. A run whose data cannot be had here is
+   *unverified*: kept, marked, never ranked above a verified run and never crowned.
 """
 
 from __future__ import annotations
@@ -35,13 +36,17 @@ from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
 from .runs import Run
+from .verify_data import DataVerifier
 
 #: What every run passes before it is ranked (written on the leaderboard's pages).
 CHECKS = ("samples.jsonl matches the sha256 recorded in results.json; every item appears once at every seed and "
           "n_items counts them; item ids and golds match the digests recorded from the dataset at run time (runs "
           "older than the golds digest: the golds agree with the strict majority of runs of the same task, config "
           "and data); every metric the samples can rebuild equals results.json at every seed, and each mean and std "
-          "are those of the per-seed values. A run that fails is listed under rejected runs, never ranked.")
+          "are those of the per-seed values; the task config hash, data files, split ids and the samples' test ids "
+          "and golds match those recomputed from the data the task names. A run that fails is listed under rejected "
+          "runs, never ranked; a run whose data is not available where the board is built is marked unverified, "
+          "ranked below every verified run and never given the ★.")
 #: Rebuilt and recorded values may differ by float rounding only.
 TOLERANCE = 1e-6
 _LABEL_METRICS = ("precision", "recall", "f1", "macro_f1")
@@ -57,22 +62,33 @@ class Verdict:
     checked: list[str] = field(default_factory=list)
     unchecked: list[str] = field(default_factory=list)
     golds: str | None = None  # digest of the samples' (id, gold) pairs, for the cross-run check
+    ids: str | None = None  # digest of the samples' item ids, for the check against the data
+    unverified: str | None = None  # why the run could not be checked against the data (check 5)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def summary(self) -> dict:
-        return {"checked": self.checked, "unchecked": self.unchecked}
+        return {"checked": self.checked, "unchecked": self.unchecked,
+                "data": self.unverified or "checked against the data the task names"}
 
 
 def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None,
                 ) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
     """(runs that passed, verdicts of those that failed, every verdict keyed by ``id(run)``); ``done`` is called
-    after each run (a progress bar)."""
-    verdicts = []
+    after each run (a progress bar). Runs that passed but could not be checked against the data carry
+    ``Verdict.unverified``."""
+    verdicts, data = [], DataVerifier(registry)
     for run in runs:
-        verdicts.append(verify_run(registry, run))
+        verdict = verify_run(registry, run)
+        if verdict.ok:
+            found = data.problems(run.results, verdict.ids, verdict.golds)
+            if isinstance(found, str):
+                verdict.unverified = found
+            else:
+                verdict.problems.extend(found)
+        verdicts.append(verdict)
         if done is not None:
             done()
     _cross_check_golds([v for v in verdicts if v.ok])
@@ -81,7 +97,7 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
 
 
 def verify_run(registry, run: Run) -> Verdict:
-    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run."""
+    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run: its own files only."""
     verdict = Verdict(run)
     try:
         table = item_rows(run)  # reads samples.jsonl: digest, lines, one row per item and seed
@@ -98,7 +114,8 @@ def verify_run(registry, run: Run) -> Verdict:
     if run.n_items != len(ids):
         verdict.problems.append(f"results.json says n_items = {run.n_items} but samples.jsonl holds {len(ids)} item(s)")
     recorded = run.results.get("data", {}).get("splits", {}).get("test", {})
-    if "ids_sha256" in recorded and _ids_sha256(ids) != recorded["ids_sha256"]:
+    verdict.ids = _ids_sha256(ids)
+    if "ids_sha256" in recorded and verdict.ids != recorded["ids_sha256"]:
         verdict.problems.append("the item ids in samples.jsonl are not the test items the run recorded "
                                 "(data.splits.test.ids_sha256): a row was dropped, added or renamed")
     verdict.golds = golds_sha256(golds.items())

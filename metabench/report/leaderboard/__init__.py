@@ -43,6 +43,8 @@ class Built:
     #: runs read, and runs ranked (verified, newest per task, model and item set)
     n_runs: int = 0
     n_ranked: int = 0
+    #: ranked runs that could not be checked against the data here (`verify_data`): run, task, model, reason
+    unverified: list[dict] = field(default_factory=list)
 
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
@@ -104,7 +106,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         safe_paths.write_text(out_dir, out_dir / MANIFEST, manifest)
     return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"], rejected_folders,
                  changed=[out_dir / name for name in changed], removed=[out_dir / name for name in stale],
-                 n_runs=n_found, n_ranked=board["n_runs"])
+                 n_runs=n_found, n_ranked=board["n_runs"], unverified=board["unverified_runs"])
 
 
 def _same_bytes(new: Path, target: Path) -> bool:
@@ -206,6 +208,8 @@ def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> No
     for rejected in board.get("rejected_runs", []):
         rejected["reasons"] = [unlocal(r, rejected["run"]) for r in rejected["reasons"]]
         rejected["run"] = in_runs_folder(rejected["run"])
+    for unverified in board.get("unverified_runs", []):
+        unverified["run"] = in_runs_folder(unverified["run"])
     for task in board.get("tasks", []):
         shown = {e["run"]: relative(e["run"]) for e in task.get("entries", []) if "run" in e}
         # one pass, longest folder first: run/lookup must not rewrite the start of run/lookup_key=expression

@@ -149,16 +149,24 @@ def _item_sets(group: list[Run]) -> list[list[Run]]:
 def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item_set: int, correction: str,
             alpha: float, options: Options, verdicts: dict[int, Verdict]) -> list[dict]:
     """Entries of one item set, ranked, each tested against the set's best run and against the task's best
-    trivial baseline (`trivial`); the ★ goes to the best run that is neither constant nor ≈ chance."""
+    trivial baseline (`trivial`); the ★ goes to the best run that is neither constant nor ≈ chance. Runs that
+    could not be checked against the data (`verify_data`) come after every verified run and never hold the ★:
+    their numbers are only their own account."""
+
+    def unverified(run: Run) -> str | None:
+        verdict = verdicts.get(id(run))
+        return verdict.unverified if verdict is not None else None
 
     def sort_key(run: Run):
         mean = (run.aggregate(metric) or {}).get("mean")
-        return (mean is None, -(mean or 0.0) if higher else (mean or 0.0), run.model)
+        return (unverified(run) is not None, mean is None, -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
     ordered = sorted(runs, key=sort_key)
     entries = [_entry(run, metric, item_set, verdicts.get(id(run))) for run in ordered]
     for run, entry in zip(ordered, entries):
         entry["marks"] = assess(registry, run, options, alpha)
+        entry["marks"]["unverified"] = unverified(run)
+        entry["marks"]["eligible"] = entry["marks"]["eligible"] and entry["marks"]["unverified"] is None
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
@@ -227,12 +235,13 @@ def _published(published: list[Published], name: str, run: Run, metric: str, mai
 
 
 def _rank(entries: list[dict], metric: str) -> None:
-    """Competition ranking (1, 2, 2, 4): equal means share a rank."""
+    """Competition ranking (1, 2, 2, 4): equal means share a rank; an unverified run never shares one with a
+    verified run (it is ranked below them all)."""
     previous, rank = object(), 0
     for position, entry in enumerate(entries, 1):
-        mean = entry["metrics"][metric]["mean"]
-        if mean != previous:
-            rank, previous = position, mean
+        key = (entry["marks"]["unverified"] is not None, entry["metrics"][metric]["mean"])
+        if key != previous:
+            rank, previous = position, key
         entry["rank"] = rank
 
 
@@ -312,7 +321,8 @@ def _group_ours(groups: list[dict], entry: Published) -> list[dict]:
 def _group_eligible(marks: list[dict | None]) -> bool:
     found = [m for m in marks if m is not None]
     at_chance = sum(m["trivial"]["chance"] is True for m in found)
-    return bool(found) and not any(m["constant"] for m in found) and at_chance * 2 < len(found)
+    return (bool(found) and not any(m["constant"] or m["unverified"] for m in found)
+            and at_chance * 2 < len(found))
 
 
 def _heat(tasks: list[dict]) -> None:
@@ -425,6 +435,8 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "ignored_runs": ignored,
         "rejected_runs": [{"task": v.run.results.get("task", {}).get("name"), "model": v.run.model, "run": str(v.run.path),
                            "reasons": v.problems} for v in rejected],
+        "unverified_runs": [{"task": r.task, "model": r.model, "run": str(r.path), "reason": verdicts[id(r)].unverified}
+                            for r in runs if verdicts[id(r)].unverified],
         "verification": CHECKS,
         "marks_rule": RULE,
         "published_groups": [{**e.as_dict(), "for_group": True, "ours": _group_ours(groups, e)} for e in published

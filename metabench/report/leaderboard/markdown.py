@@ -37,6 +37,7 @@ def _mark(entry: dict) -> str:
     else:
         mark = " ▼" if (entry["vs_best"] or {}).get("significant") else ""
     marks = entry.get("marks") or {}
+    mark += " (unverified)" if marks.get("unverified") else ""
     if marks.get("constant"):
         return mark + " (constant)"
     return mark + (" (≈ chance)" if (marks.get("trivial") or {}).get("chance") else "")
@@ -153,6 +154,11 @@ def render(board: dict) -> str:
                       [[r["run"], r["task"], r["model"], "; ".join(r["reasons"])] for r in board["rejected_runs"]])
     else:
         out += ["None: every run passed verification.", ""]
+    if board.get("unverified_runs"):
+        out += ["## Unverified runs", "", "Not checked against the data their task names (it is not available where "
+                "this board was built): ranked below every verified run, never given the ★.", ""]
+        out += _table(["run", "task", "model", "why"],
+                      [[r["run"], r["task"], r["model"], r["reason"]] for r in board["unverified_runs"]])
 
     if board["gaps"]["rows"]:
         out += ["## Metaphor gaps", "",

@@ -1,0 +1,103 @@
+"""Verifying runs against the data their task names, not against the run's own account of it.
+
+Every digest in results.json was written by whoever wrote the run: a forger who rewrites the golds and then
+recomputes every digest and metric, or who relabels a run of one task as another task of the same kind,
+passes every check that reads run files only, and the honest runs are the ones left "not comparable". So each
+task's data is loaded here the way a run loads it (`TaskIndex.load`, `jobs.prepare` with the run's
+``--limit``, ``kind.golds``), its digests computed with the functions the run used (`jobs.ids_sha256` through
+the loaded splits, `store.golds_sha256`), and every run of the task must agree with them: config hash, data
+files, each split's size and ids, and the test ids and golds its samples hold.
+
+Loading is the expensive part, so it happens once per (task, limit) per verifier (the parsed-item cache
+makes a load cheap; tasks share slices). Data is read from the mirror and the cache only, never downloaded:
+where it cannot be had here (no mirror, a task whose plugin is not installed), the run is *unverified*, which
+the reports show and never rank above a verified run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config.index import TaskIndex
+from ..data.resolve import no_downloads
+from ..errors import MetabenchError
+from ..jobs import prepare
+from ..store import golds_sha256
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the data gives for one task at one ``--limit``: the digests a run of it must carry."""
+
+    config_hash: str
+    files: dict[str, str]  # "dataset:path" -> sha256, every split role's files
+    splits: dict[str, dict]  # role -> {"n", "ids_sha256"}, the test split cut to the limit
+    golds_sha256: str
+
+
+class DataVerifier:
+    """Recomputes, per (task, limit), what a run of the task must hold, and compares runs with it."""
+
+    def __init__(self, registry):
+        self.registry = registry
+        self._index: TaskIndex | None = None
+        self._found: dict[tuple[str, int | None], Expected | str] = {}
+
+    def expected(self, task: str, limit: int | None) -> Expected | str:
+        """The task's digests at ``limit``, or why they cannot be computed here (the run stays unverified)."""
+        key = (task, limit)
+        if key not in self._found:
+            try:
+                self._found[key] = self._compute(task, limit)
+            except MetabenchError as exc:  # no mirror, a file that is not the pinned one, an unknown task
+                hint = f" (fix: {exc.hint})" if exc.hint else ""
+                self._found[key] = f"not checked against the data: {exc.message}{hint}"
+        return self._found[key]
+
+    def _compute(self, name: str, limit: int | None) -> Expected:
+        if self._index is None:
+            self._index = TaskIndex(self.registry)
+        with no_downloads():
+            task = self._index.load(name)
+            data = prepare(self.registry, task, limit=limit)
+            test = data.test
+            golds = golds_sha256(zip((str(item.id) for item in test.items), test.golds(data.kind)))
+        files: dict[str, str] = {}
+        for split in data.splits.values():
+            if split is not None:
+                files.update(split.files)
+        splits = {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
+                  for role, split in data.splits.items() if split is not None}
+        return Expected(task.hash, files, splits, golds)
+
+    def problems(self, results: dict, ids_sha256: str, golds: str) -> list[str] | str:
+        """What in a run disagrees with the data (``ids_sha256`` and ``golds``: the digests of its samples' test
+        ids and golds), or why it could not be checked."""
+        name = results["task"]["name"]
+        expected = self.expected(name, results.get("limit"))
+        if isinstance(expected, str):
+            return expected
+        rerun = (f"rerun it with the task as it is here (metabench --tasks {name} --model "
+                 f"'{results['model']['spec']}'), or drop it")
+        found = []
+        if results["task"].get("config_hash") != expected.config_hash:
+            found.append(f"its task config hash is not the one task '{name}' has here (the run was made with "
+                         f"another version of the task, or under another task's name; fix: {rerun})")
+        recorded_files = results.get("data", {}).get("files", {})
+        if recorded_files != expected.files:
+            differ = sorted(set(recorded_files) ^ set(expected.files)
+                            | {f for f in recorded_files.keys() & expected.files.keys()
+                               if recorded_files[f] != expected.files[f]})
+            found.append(f"its data files are not the ones task '{name}' reads here ({', '.join(differ[:3])}"
+                         f"{' ...' if len(differ) > 3 else ''}; fix: {rerun})")
+        recorded_splits = results.get("data", {}).get("splits", {})
+        for role, want in expected.splits.items():
+            got = recorded_splits.get(role, {})
+            if any(key in got and got[key] != value for key, value in want.items()):
+                found.append(f"its {role} split (data.splits.{role}) is not the one task '{name}' loads here")
+        if ids_sha256 != expected.splits["test"]["ids_sha256"]:
+            found.append(f"the item ids in samples.jsonl are not the test items of task '{name}' in the data"
+                         + (f" at --limit {results['limit']}" if results.get("limit") is not None else ""))
+        elif golds != expected.golds_sha256:
+            found.append(f"the golds in samples.jsonl are not the ones the data gives for task '{name}'")
+        return found
