@@ -10,7 +10,7 @@ the hard family's plugin, ``metabench.hard.plugin``, like a third party's verbs)
   metabench hard breakdown --model hf:minilm-l6 RUN...                any VUA-Verb or HARD run by phi bin
   metabench hard breakdown --phi-table FILE RUN...                    the same from a portable phi table
 
-``--sor steps=300,tau=0.1`` changes SOR settings and ``--mine min_instances=5`` mining settings (both default to
+``--sor steps=300,tau=0.1`` changes SOR settings and ``--mine rate_min_instances=5`` mining settings (both default to
 the paper's values; docs/hard-metaphors.md lists them). Imports stay inside the verbs.
 """
 
@@ -164,7 +164,8 @@ def cmd_vua_phi(args) -> int:
     registry, settings, mine, build = _build(args)
     meta = json.loads((build / "build.json").read_text(encoding="utf-8"))
     sor_folder = sor_store().find(meta["sor_key"])
-    rows, counts = vua_phi(registry, build, sor_folder, min_instances=mine.min_instances, k_rule=mine.k_rule,
+    rows, counts = vua_phi(registry, build, sor_folder, pool_min_instances=mine.pool_min_instances,
+                           rate_min_instances=mine.rate_min_instances, k_rule=mine.k_rule,
                            max_length=mine.max_length, layer=settings.layer, log=_log)
     with open(build / PHI_FILE, "w", encoding="utf-8") as handle:
         for row in rows:

@@ -73,7 +73,7 @@ def ensure_hard(registry, model: str, settings: SORSettings, mine: MineSettings,
         instances = [i for i in instances if i.key in labels.labels]
     if mine.words == "candidates":  # only these verbs can yield a hard metaphor: phi is computed per verb
         counts, metaphorical = Counter(i.key for i in instances), labels.metaphorical()
-        candidates = {i.word for i in instances if i.key in metaphorical and counts[i.key] >= mine.min_instances}
+        candidates = {i.word for i in instances if i.key in metaphorical and counts[i.key] >= mine.rate_min_instances}
         instances = [i for i in instances if i.word in candidates]
     _say(log, f"embedding {len(instances)} pool instances of {len({i.word for i in instances})} MOH verbs")
     started = time.monotonic()

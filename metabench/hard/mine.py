@@ -22,7 +22,8 @@ UNLABELLED = "unlabelled"
 
 
 def mine_word_phi(instances: list[Instance], vectors: np.ndarray, labels: SenseLabels, settings) -> list[dict]:
-    """One row per instance: its sense, MOH label, phi (None where its sense is too rare) and nearest literal."""
+    """One row per instance: its sense, MOH label, phi (None where its sense is below the rate gate, or out of
+    the pool) and nearest literal."""
     by_word: dict[str, list[int]] = defaultdict(list)
     for position, inst in enumerate(instances):
         by_word[inst.word].append(position)
@@ -30,8 +31,8 @@ def mine_word_phi(instances: list[Instance], vectors: np.ndarray, labels: SenseL
     for word in sorted(by_word):
         members = by_word[word]
         senses = [instances[i].key for i in members]
-        phi = overlap_ratios(vectors[members], senses, min_instances=settings.min_instances,
-                             k_rule=settings.k_rule).phi
+        phi = overlap_ratios(vectors[members], senses, pool_min_instances=settings.pool_min_instances,
+                             rate_min_instances=settings.rate_min_instances, k_rule=settings.k_rule).phi
         literal = [i for i in members if labels.labels.get(instances[i].key) == LIT]
         for local, i in enumerate(members):
             inst = instances[i]

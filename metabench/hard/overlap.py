@@ -6,8 +6,11 @@ same word sense g"; its worked examples (1/19 and 18/19 with 20 instances) and t
 k = n_g - 1 with the instance itself excluded, which is the default here (``k_rule="n_minus_1"``);
 ``k_rule="n"`` is the literal reading (k = n_g, self still excluded, so phi can never reach 1).
 
-Senses with fewer than ``min_instances`` instances (the paper: "at least four") are dropped from the pool
-before neighbours are searched, so a rare sense neither gets a phi nor occupies a neighbour slot.
+Two gates, as in the authors' code. Senses with fewer than ``pool_min_instances`` instances (default 2: the
+code's ``remove_rare_context``) are dropped from the pool before neighbours are searched, so they neither get a
+phi nor occupy a neighbour slot. Of the senses in the pool, only those with at least ``rate_min_instances``
+(default 4: the paper's "at least four examples") get a phi; the others stay in the pool as neighbours. The
+legacy keyword ``min_instances=N`` sets both gates to N (the single knob before the split).
 
 Ties at the k-th similarity are resolved by expectation: when r slots remain and t candidates tie, m of them
 of sense g, they contribute r*m/t. That is the mean of s over every order of the tied candidates, so phi
@@ -32,8 +35,9 @@ class Overlap:
     """phi per instance (NaN where its sense was dropped) and the senses kept in the pool."""
 
     phi: np.ndarray
-    kept: np.ndarray  # bool per instance: its sense has at least min_instances instances
+    kept: np.ndarray  # bool per instance: its sense has at least pool_min_instances instances (in the pool)
     senses: dict[str, int]  # kept sense -> number of instances
+    rated: np.ndarray | None = None  # bool per instance: its sense also has at least rate_min_instances (has a phi)
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:
@@ -47,11 +51,22 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-def _check(min_instances: int, k_rule: str) -> None:
+POOL_MIN_INSTANCES, RATE_MIN_INSTANCES = 2, 4  # the authors' code and the paper's "at least four"
+
+
+def _gates(pool_min_instances: int, rate_min_instances: int, min_instances: int | None, k_rule: str) -> tuple[int, int]:
+    """(pool gate, rate gate), checked; ``min_instances`` (legacy) sets both."""
     if k_rule not in K_RULES:
         raise ValueError(f"k_rule={k_rule!r} is not one of {K_RULES}")
-    if min_instances < 2:
-        raise ValueError(f"min_instances={min_instances}: a sense needs at least 2 instances to have neighbours")
+    if min_instances is not None:
+        pool_min_instances = rate_min_instances = min_instances
+    if pool_min_instances < 2:
+        raise ValueError(f"pool_min_instances={pool_min_instances}: a sense needs at least 2 instances to have "
+                         "neighbours")
+    if rate_min_instances < pool_min_instances:
+        raise ValueError(f"rate_min_instances={rate_min_instances} < pool_min_instances={pool_min_instances}: a "
+                         "sense left out of the pool cannot be rated")
+    return pool_min_instances, rate_min_instances
 
 
 def _k(n_g: int, k_rule: str, available: int) -> int:
@@ -75,27 +90,32 @@ def same_sense_in_top_k(similarities: np.ndarray, same: np.ndarray, k: int) -> f
 
 
 def overlap_ratios(
-    vectors: np.ndarray, senses: Sequence[str], *, min_instances: int = 4, k_rule: str = "n_minus_1"
+    vectors: np.ndarray, senses: Sequence[str], *, pool_min_instances: int = POOL_MIN_INSTANCES,
+    rate_min_instances: int = RATE_MIN_INSTANCES, k_rule: str = "n_minus_1", min_instances: int | None = None,
 ) -> Overlap:
-    """phi of every instance of ONE word, given its vectors and the sense of each (same order)."""
-    _check(min_instances, k_rule)
+    """phi of every instance of ONE word, given its vectors and the sense of each (same order): NaN where its
+    sense is below the rate gate (it may still be in the pool, as a neighbour of the others)."""
+    pool_min, rate_min = _gates(pool_min_instances, rate_min_instances, min_instances, k_rule)
     if len(senses) != len(vectors):
         raise ValueError(f"{len(vectors)} vectors but {len(senses)} senses")
     counts = Counter(senses)
-    kept_senses = {g: n for g, n in counts.items() if n >= min_instances}
+    kept_senses = {g: n for g, n in counts.items() if n >= pool_min}
     kept = np.array([g in kept_senses for g in senses], dtype=bool)
+    rated = np.array([counts[g] >= rate_min for g in senses], dtype=bool) & kept
     phi = np.full(len(senses), np.nan)
     index = np.flatnonzero(kept)
     if len(index) < 2:
-        return Overlap(phi, kept, kept_senses)
+        return Overlap(phi, kept, kept_senses, np.zeros(len(senses), dtype=bool))
     pool = normalise(np.asarray(vectors)[index])
     labels = np.array([senses[i] for i in index], dtype=object)
     sims = pool @ pool.T
     for row, i in enumerate(index):
+        if not rated[i]:
+            continue
         others = np.arange(len(index)) != row
         k = _k(kept_senses[senses[i]], k_rule, len(index) - 1)
         phi[i] = same_sense_in_top_k(sims[row, others], labels[others] == senses[i], k) / k
-    return Overlap(phi, kept, kept_senses)
+    return Overlap(phi, kept, kept_senses, rated)
 
 
 def query_overlap(
@@ -104,19 +124,22 @@ def query_overlap(
     pool: np.ndarray,
     pool_senses: Sequence[str],
     *,
-    min_instances: int = 4,
+    pool_min_instances: int = POOL_MIN_INSTANCES,
+    rate_min_instances: int = RATE_MIN_INSTANCES,
     k_rule: str = "n_minus_1",
+    min_instances: int | None = None,
 ) -> np.ndarray:
     """phi of instances from outside the pool (e.g. VUA items) placed among one word's pool instances.
 
     Each query is treated as one more instance of its sense: with n_g pool instances of that sense, the query's
     sense has n_g + 1 instances, so k = n_g (``n_minus_1``) or n_g + 1 (``n``), over the pool only (the query is
-    its own 'self'). NaN where the query's sense has fewer than ``min_instances`` instances in the pool.
+    its own 'self'). The pool keeps the senses with at least ``pool_min_instances`` instances; a query gets a phi
+    only where its sense has at least ``rate_min_instances`` pool instances (NaN otherwise).
     """
-    _check(min_instances, k_rule)
+    pool_min, rate_min = _gates(pool_min_instances, rate_min_instances, min_instances, k_rule)
     counts = Counter(pool_senses)
-    kept_senses = {g for g, n in counts.items() if n >= min_instances}
-    keep = np.array([g in kept_senses for g in pool_senses], dtype=bool)
+    keep = np.array([counts[g] >= pool_min for g in pool_senses], dtype=bool)
+    kept_senses = {g for g, n in counts.items() if n >= rate_min}  # the senses a query may be rated under
     phi = np.full(len(query_senses), np.nan)
     if not keep.any():
         return phi

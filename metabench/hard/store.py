@@ -69,9 +69,13 @@ def sor_store() -> CheckpointStore:
 class MineSettings:
     """How phi is computed over the pool (the threshold xi is applied when the set is loaded)."""
 
-    # the authors' mining code (clustering.py: word2sentence(minimum=1) -> remove_rare_context keeps senses with
-    # more than 1 instance); the paper says "at least four examples": min_instances=4
-    min_instances: int = 2
+    # two gates, as in the authors' code: a sense with at least pool_min_instances instances enters the word's
+    # neighbour pool (clustering.py: word2sentence(minimum=1) -> remove_rare_context keeps senses with more than 1
+    # instance), and a metaphorical sense gets a phi only with at least rate_min_instances (the paper: "at least
+    # four examples"; the code tests the sense count > 4). The deprecated single knob ``min_instances=N`` sets both
+    # to N (the first builds, and the committed hard_mi_* tasks: min_instances=4 = pool 4, rate 4).
+    pool_min_instances: int = 2
+    rate_min_instances: int = 4
     k_rule: str = "n_minus_1"  # worked examples and code; "n" = the paper's sentence read literally
     inventory: str = "all"  # "all" senses of a MOH word in the pool; "moh" = only the senses MOH lists (code)
     max_length: int = 128  # sub-tokens per input when embedding; longer sentences are windowed around the target
@@ -82,16 +86,26 @@ class MineSettings:
         default = MineSettings()
         return {k: v for k, v in asdict(self).items() if getattr(default, k) != v}
 
+    def key_payload(self) -> dict:
+        """The settings as cache keys see them. Where the two gates are equal this is the single-knob layout of
+        the builds made before the split (``min_instances``), so those builds keep their keys and the committed
+        hard_mi_* tasks (``min_instances=4``) still find the builds their runs were tested on."""
+        payload = asdict(self)
+        if self.pool_min_instances == self.rate_min_instances:
+            payload["min_instances"] = payload.pop("pool_min_instances")
+            del payload["rate_min_instances"]
+        return payload
+
 
 def settings_flags(settings: SORSettings, mine: MineSettings) -> str:
-    """' --sor steps=300,context_words=10 --mine min_instances=4': the flags naming non-default settings."""
+    """' --sor steps=300,context_words=10 --mine pool_min_instances=4': the flags naming non-default settings."""
     parts = [(flag, ",".join(f"{k}={v}" for k, v in changed.items()))
              for flag, changed in (("sor", settings.changed()), ("mine", mine.changed()))]
     return "".join(f" --{flag} {text}" for flag, text in parts if text)
 
 
 def build_key(sor: str, pool_hash: str, mine: MineSettings) -> str:
-    return _key({"version": MINE_VERSION, "sor": sor, "pool": pool_hash, "mine": asdict(mine)})
+    return _key({"version": MINE_VERSION, "sor": sor, "pool": pool_hash, "mine": mine.key_payload()})
 
 
 def build_dir(key: str) -> Path:
@@ -104,7 +118,7 @@ def index_path() -> Path:
 
 
 def index_entry(base_fingerprint: str, settings: SORSettings, mine: MineSettings) -> str:
-    return _key({"base": base_fingerprint, "settings": asdict(settings), "mine": asdict(mine)})
+    return _key({"base": base_fingerprint, "settings": asdict(settings), "mine": mine.key_payload()})
 
 
 def read_index() -> dict:
@@ -120,11 +134,19 @@ def record_build(base_fingerprint: str, settings: SORSettings, mine: MineSetting
     write_atomically(index_path(), json.dumps(index, indent=2, sort_keys=True))
 
 
+#: the single knob of the first builds: ``min_instances=N`` means pool_min_instances=N and rate_min_instances=N
+LEGACY_MIN_INSTANCES = "min_instances"
+
+
 def parse_mine_settings(text: str | None) -> MineSettings:
-    """``min_instances=5,k_rule=n`` -> mining settings; errors name the bad field and the allowed values."""
+    """``rate_min_instances=5,k_rule=n`` -> mining settings; errors name the bad field and the allowed values.
+
+    ``min_instances=N`` (deprecated; the committed hard_mi_* tasks name it) sets both gates to N, exactly what it
+    computed before the split, with a FutureWarning naming the two settings; it cannot be combined with them."""
+    import warnings  # noqa: PLC0415
     from dataclasses import fields  # noqa: PLC0415
 
-    known = {f.name: f.type for f in fields(MineSettings)}
+    known = {f.name: f.type for f in fields(MineSettings)} | {LEGACY_MIN_INSTANCES: "int"}
     values: dict = {}
     for name, raw in parse_pairs(text, what="mining setting", known=known).items():
         if known[name] == "int":
@@ -133,6 +155,16 @@ def parse_mine_settings(text: str | None) -> MineSettings:
             values[name] = int(raw)
         else:
             values[name] = raw
+    if LEGACY_MIN_INSTANCES in values:
+        both = values.pop(LEGACY_MIN_INSTANCES)
+        given = sorted({"pool_min_instances", "rate_min_instances"} & values.keys())
+        if given:
+            raise MetabenchError(f"mining setting min_instances={both} sets both gates and cannot be combined with "
+                                 f"{' and '.join(given)}", hint="name pool_min_instances and rate_min_instances only")
+        warnings.warn(f"mining setting min_instances={both} is deprecated: it sets both gates, "
+                      f"pool_min_instances={both},rate_min_instances={both} (the same build as before); the authors' "
+                      "defaults are pool_min_instances=2,rate_min_instances=4", FutureWarning, stacklevel=2)
+        values["pool_min_instances"] = values["rate_min_instances"] = both
     settings = MineSettings(**values)
     if settings.k_rule not in ("n_minus_1", "n"):
         raise MetabenchError(f"mining setting k_rule={settings.k_rule!r} is not n_minus_1 or n")
@@ -140,8 +172,11 @@ def parse_mine_settings(text: str | None) -> MineSettings:
         raise MetabenchError(f"mining setting words={settings.words!r} is not candidates or all")
     if settings.inventory not in ("all", "moh"):
         raise MetabenchError(f"mining setting inventory={settings.inventory!r} is not all or moh")
-    if settings.min_instances < 2 or settings.max_length < 8:
-        raise MetabenchError("mining settings need min_instances >= 2 and max_length >= 8")
+    if settings.pool_min_instances < 2 or settings.max_length < 8:
+        raise MetabenchError("mining settings need pool_min_instances >= 2 and max_length >= 8")
+    if settings.rate_min_instances < settings.pool_min_instances:
+        raise MetabenchError(f"mining settings rate_min_instances={settings.rate_min_instances} < pool_min_instances="
+                             f"{settings.pool_min_instances}: a sense left out of the pool has no neighbours to rate")
     return settings
 
 

@@ -7,8 +7,8 @@ that text. The item is then embedded with the SOR encoder and placed among the p
 (:func:`metabench.hard.overlap.query_overlap`: k = the number of pool instances of its sense).
 
 Only the verbs of the HARD(M) build are covered (the MOH verbs, whose pool vectors the build holds), and an
-item gets a phi only where its sense has at least ``min_instances`` pool instances; the others are counted as
-uncovered, never guessed.
+item gets a phi only where its sense has at least ``rate_min_instances`` pool instances (the pool itself holds the
+senses with at least ``pool_min_instances``); the others are counted as uncovered, never guessed.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ def vua_sense_keys(registry, data_dir=None) -> tuple[list[dict], dict[str, int]]
     return rows, counts
 
 
-def vua_phi(registry, build: Path, sor_folder: Path, *, min_instances: int, k_rule: str, max_length: int,
-            layer: int, log=None) -> tuple[list[dict], dict]:
+def vua_phi(registry, build: Path, sor_folder: Path, *, pool_min_instances: int, rate_min_instances: int,
+            k_rule: str, max_length: int, layer: int, log=None) -> tuple[list[dict], dict]:
     """phi per VUA-Verb test item (None where uncovered), and the coverage counts."""
     from .sor import embed  # noqa: PLC0415
 
@@ -82,7 +82,8 @@ def vua_phi(registry, build: Path, sor_folder: Path, *, min_instances: int, k_ru
     for word, positions in by_query_word.items():
         members = by_word[word]
         phi = query_overlap(query_vectors[positions], [covered[p]["sense"] for p in positions], vectors[members],
-                            [pool[m]["sense"] for m in members], min_instances=min_instances, k_rule=k_rule)
+                            [pool[m]["sense"] for m in members], pool_min_instances=pool_min_instances,
+                            rate_min_instances=rate_min_instances, k_rule=k_rule)
         for p, value in zip(positions, phi):
             if not np.isnan(value):
                 phi_by_id[covered[p]["id"]] = round(float(value), 6)

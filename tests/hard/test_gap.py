@@ -85,6 +85,8 @@ def test_gap_takes_the_hard_runs_settings_and_a_missing_build_names_them():
     given = SimpleNamespace(sor="steps=150", mine="")
     _settings_of(run, given)  # a flag given on the command line wins
     assert (given.sor, given.mine) == ("steps=150", "min_instances=4")
-    flags = settings_flags(SORSettings.parse(args.sor), parse_mine_settings(args.mine))
-    assert flags == " --sor steps=300,context_words=10 --mine min_instances=4"
+    with pytest.warns(FutureWarning):  # min_instances=4: both gates 4, so only the pool gate differs from default
+        flags = settings_flags(SORSettings.parse(args.sor), parse_mine_settings(args.mine))
+    assert flags == " --sor steps=300,context_words=10 --mine pool_min_instances=4"
+    assert parse_mine_settings(flags.split("--mine ")[1]) == parse_mine_settings("pool_min_instances=4,rate_min_instances=4")
     assert settings_flags(SORSettings(), MineSettings()) == ""

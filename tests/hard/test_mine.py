@@ -71,15 +71,53 @@ def test_hard_metaphors_without_a_literal_partner_are_kept_by_default():
     assert (dropped["hard_metaphors"], dropped["examples"]) == (1, 2) and kept["hard_without_literal"] == 1
 
 
-def test_min_instances_follows_the_authors_code_by_default():
-    """clustering.py keeps every sense with more than one instance: a 2-instance sense gets a phi by default,
-    and none under the paper's wording (min_instances=4)."""
+def test_the_pool_gate_and_the_rate_gate_act_separately():
+    """The authors' two gates: a 2-instance sense stays in the pool (a neighbour of the others) but gets no phi
+    under the default rate gate (4, the paper's "at least four"); each gate moves its own thing only."""
     instances, vectors, labels = word()
-    instances, vectors = instances[2:], vectors[2:]  # the metaphorical sense keeps 2 instances
-    assert MineSettings().min_instances == 2
-    rated = lambda settings: {r["id"] for r in mine_word_phi(instances, vectors, labels, settings) if r["phi"] is not None}  # noqa: E731
-    assert {"s:2", "s:3"} <= rated(MineSettings())
-    assert not {"s:2", "s:3"} & rated(MineSettings(min_instances=4))
+    instances, vectors = instances[2:], vectors[2:]  # the metaphorical sense keeps 2 instances: s:2 (4°), s:3 (85°)
+    assert (MineSettings().pool_min_instances, MineSettings().rate_min_instances) == (2, 4)
+    phi = lambda settings: {r["id"]: r["phi"] for r in mine_word_phi(instances, vectors, labels, settings)}  # noqa: E731
+    default = phi(MineSettings())
+    assert default["s:2"] is None and default["s:3"] is None  # in the pool, not rated
+    # ... but in the pool: the literal s:4 (90°) counts s:3 (85°) among its 3 nearest, so its phi is 2/3
+    assert default["s:4"] == pytest.approx(2 / 3)
+    rated = phi(MineSettings(rate_min_instances=2))  # the rate gate lowered: the same pool, now s:2, s:3 rated
+    assert rated["s:2"] is not None and rated["s:3"] is not None
+    assert {k: v for k, v in rated.items() if k not in ("s:2", "s:3")} == {
+        k: v for k, v in default.items() if k not in ("s:2", "s:3")}  # nobody else's phi moves
+    out = phi(MineSettings(pool_min_instances=4))  # the pool gate raised: s:2, s:3 leave the pool
+    assert out["s:2"] is None and out["s:3"] is None and out["s:4"] == pytest.approx(1.0)
+    assert {k for k, v in out.items() if v is not None} == {k for k, v in default.items() if v is not None}
+
+
+def test_legacy_min_instances_sets_both_gates_and_keeps_the_build_key():
+    """``min_instances=4`` (the committed hard_mi_* tasks) is pool 4 and rate 4, with a FutureWarning, and its
+    cache keys are those of the builds made before the split (so the tasks still find their runs' builds)."""
+    import hashlib
+
+    from metabench.errors import MetabenchError
+    from metabench.hard.sor import SORSettings
+    from metabench.hard.store import build_key, index_entry, parse_mine_settings
+
+    with pytest.warns(FutureWarning, match="pool_min_instances=4,rate_min_instances=4"):
+        legacy = parse_mine_settings("min_instances=4")
+    assert (legacy.pool_min_instances, legacy.rate_min_instances) == (4, 4)
+    assert legacy == parse_mine_settings("pool_min_instances=4,rate_min_instances=4")
+    old_payload = {"min_instances": 4, "k_rule": "n_minus_1", "inventory": "all", "max_length": 128,
+                   "words": "candidates"}  # asdict(MineSettings) before the split
+    old = lambda payload: hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()  # noqa: E731
+    assert build_key("sor", "pool", legacy) == old({"version": "hard-mine/1", "sor": "sor", "pool": "pool",
+                                                    "mine": old_payload})
+    from dataclasses import asdict
+    assert index_entry("fp", SORSettings(), legacy) == old({"base": "fp", "settings": asdict(SORSettings()),
+                                                            "mine": old_payload})
+    assert build_key("sor", "pool", MineSettings()) != build_key("sor", "pool", parse_mine_settings(
+        "pool_min_instances=2,rate_min_instances=2"))  # the new default is a new build
+    with pytest.raises(MetabenchError, match="cannot be combined"):
+        parse_mine_settings("min_instances=4,rate_min_instances=5")
+    with pytest.raises(MetabenchError, match="rate_min_instances=2 < pool_min_instances=3"):
+        parse_mine_settings("pool_min_instances=3,rate_min_instances=2")
 
 
 def test_phi_bins_are_fig_5b_bins():

@@ -62,16 +62,48 @@ def test_same_sense_in_top_k_without_ties_is_a_plain_count():
     assert same_sense_in_top_k(sims, same, 3) == 2
 
 
-def test_senses_below_the_minimum_are_dropped_from_the_pool():
+def test_senses_below_the_pool_gate_are_dropped_from_the_pool():
     # C (3 instances) sits inside A's cluster: kept, it would take A's neighbour slots.
     vectors = at(0, 2, 4, 6, 1, 3, 5, 90, 92, 94, 96)
     senses = ["A"] * 4 + ["C"] * 3 + ["B"] * 4
-    result = overlap_ratios(vectors, senses)
+    result = overlap_ratios(vectors, senses, pool_min_instances=4)
     assert np.isnan(result.phi[4:7]).all() and not result.kept[4:7].any()
     assert result.senses == {"A": 4, "B": 4}
     np.testing.assert_allclose(result.phi[:4], 1.0)
-    lowered = overlap_ratios(vectors, senses, min_instances=3).phi
+    assert_equal_nan(overlap_ratios(vectors, senses, min_instances=4).phi, result.phi)  # legacy: both gates 4
+    lowered = overlap_ratios(vectors, senses, pool_min_instances=3).phi
     assert lowered[:4].max() < 1.0  # with C in the pool, A's neighbours are mostly C
+
+
+def test_the_two_gates_act_separately():
+    """Default (pool 2, rate 4): C (3 instances) is a neighbour but gets no phi; the rate gate alone decides who is
+    rated, the pool gate alone who is a neighbour."""
+    vectors = at(0, 2, 4, 6, 1, 3, 5, 90, 92, 94, 96)
+    senses = ["A"] * 4 + ["C"] * 3 + ["B"] * 4
+    default = overlap_ratios(vectors, senses)
+    assert default.kept.all() and default.senses == {"A": 4, "C": 3, "B": 4}
+    assert np.isnan(default.phi[4:7]).all() and not default.rated[4:7].any() and default.rated[:4].all()
+    assert default.phi[:4].max() < 1.0  # C in the pool takes A's neighbour slots although C is not rated
+    rate3 = overlap_ratios(vectors, senses, rate_min_instances=3)  # same pool, C now rated
+    assert not np.isnan(rate3.phi[4:7]).any()
+    np.testing.assert_allclose(rate3.phi[[*range(4), *range(7, 11)]], default.phi[[*range(4), *range(7, 11)]])
+    with pytest.raises(ValueError, match="rate_min_instances=2 < pool_min_instances=3"):
+        overlap_ratios(vectors, senses, pool_min_instances=3, rate_min_instances=2)
+
+
+def test_a_query_is_rated_under_the_rate_gate_among_the_pool_gates_neighbours():
+    vectors = at(0, 2, 4, 6, 1, 3, 5, 90, 92, 94, 96)
+    senses = ["A"] * 4 + ["C"] * 3 + ["B"] * 4
+    queries, query_senses = at(3, 4), ["C", "A"]
+    phi = query_overlap(queries, query_senses, vectors, senses)  # C: 3 pool instances < 4, not rated
+    assert np.isnan(phi[0]) and phi[1] < 1.0  # ... but C's instances are A's query's neighbours
+    assert not np.isnan(query_overlap(queries, query_senses, vectors, senses, rate_min_instances=3)[0])
+    assert query_overlap(queries, query_senses, vectors, senses, pool_min_instances=4)[1] == pytest.approx(1.0)
+
+
+def assert_equal_nan(a, b):
+    np.testing.assert_array_equal(np.isnan(a), np.isnan(b))
+    np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(b)])
 
 
 def test_query_phi_matches_the_instance_computed_inside_the_pool():
