@@ -197,6 +197,12 @@ def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir) -> 
     return _Slice(load_split(registry, dataset, split, json.loads(args_json), data_dir))
 
 
+def release_loaded() -> None:
+    """Forget the slices kept for jobs that share them: a report that loads data only to check runs against it
+    must not carry ~10^6 items, and the garbage collector's passes over them, through the rest of its work."""
+    _load_memo.cache_clear()
+
+
 def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split | None:
     if role not in task.slices:
         return None

@@ -91,6 +91,7 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
         verdicts.append(verdict)
         if done is not None:
             done()
+    data.release()
     _cross_check_golds([v for v in verdicts if v.ok])
     return ([v.run for v in verdicts if v.ok], [v for v in verdicts if not v.ok],
             {id(v.run): v for v in verdicts})

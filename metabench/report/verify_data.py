@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..config.index import TaskIndex
 from ..data.resolve import no_downloads
 from ..errors import MetabenchError
-from ..jobs import prepare
+from ..jobs import prepare, release_loaded
 from ..store import golds_sha256
 
 
@@ -69,6 +69,10 @@ class DataVerifier:
         splits = {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
                   for role, split in data.splits.items() if split is not None}
         return Expected(task.hash, files, splits, golds)
+
+    def release(self) -> None:
+        """Drop the loaded items (the digests are kept): verification is done with them."""
+        release_loaded()
 
     def problems(self, results: dict, ids_sha256: str, golds: str) -> list[str] | str:
         """What in a run disagrees with the data (``ids_sha256`` and ``golds``: the digests of its samples' test
