@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from metabench.report.docs_blocks import DocsContext
 from metabench.report.docs_headline import headline_table
 from metabench.report.runs import find_runs
@@ -51,3 +53,31 @@ def test_a_headline_below_the_constant_answer_is_marked_on_every_fold():
     assert constant.startswith("≈ ") and "not above it" in constant and "≈ chance in" in constant
     assert float(constant.removeprefix("≈ ").split(" ")[0]) > mean
     assert "constant \"metaphor\"" in trofi and "folds" in trofi
+    # #35 item 5: the per-seed fold means, MOH-X unstable across seeds and constant-like at seed 0; TroFi neither
+    seeds = moh_cells[8]
+    assert "unstable across seeds" in seeds and "constant-like at seed 0" in seeds
+    per_seed = [float(v) for v in seeds.split(":")[0].split(" / ")]
+    assert max(per_seed) - min(per_seed) > 0.10 and float(moh_cells[2].split(" ± ")[0]) == pytest.approx(
+        sum(per_seed) / len(per_seed), abs=1e-3)
+    assert "unstable" not in trofi and "constant-like" not in trofi
+
+
+def test_the_stability_marks_follow_their_rule():
+    from metabench.report.docs_headline import SKEW_MARGIN, UNSTABLE_RANGE, stability
+
+    def run(seed_answers, golds):
+        return SimpleNamespace(samples=[{"seed": seed, "prediction": a, "gold": g} for seed, answers in seed_answers.items()
+                                        for a, g in zip(answers, golds)])
+
+    golds = ["m"] * 5 + ["l"] * 5
+    steady = run({0: golds, 1: golds}, golds)
+    assert stability([0.60, 0.60 + UNSTABLE_RANGE - 0.01], [steady]) == "0.600 / 0.690"
+    assert "unstable across seeds (range 0.110 > 0.10)" in stability([0.60, 0.71], [steady])
+    assert stability([0.6, None], [steady]) == "0.600 / —"  # one value: no spread to judge
+    # seed 1 answers 'l' for 8 of 10 items where the golds have 5: +0.30 > SKEW_MARGIN; seed 0 at +0.10 is not
+    skewed = run({0: ["l"] * 6 + ["m"] * 4, 1: ["l"] * 8 + ["m"] * 2}, golds)
+    assert 0.10 < SKEW_MARGIN < 0.30
+    marks = stability([0.6, 0.6], [skewed])
+    assert "constant-like at seed 1 (80% \"l\", golds 50%)" in marks and "seed 0" not in marks
+    # pooled over a group's folds; tag sequences are not judged by answer share
+    assert "constant-like" not in stability([0.6], [run({0: [["O", "O"]] * 10}, [["B-M", "O"]] * 10)])
