@@ -32,13 +32,17 @@ def report_registry():
 
 
 def _run_toy(registry, out: Path, models, limit=None) -> Path:
+    """Toy runs, with the toy data also in the session's data cache: reports check runs against the data their
+    task names (`verify_data`), and find it there while METABENCH_DATA_DIR stays the real mirror."""
     import toy_plugin
 
+    from metabench.data.resolve import cache_dir
     from metabench.runner import RunOptions, run
 
     options = RunOptions(output_dir=out, progress=False, use_cache=False, data_dir=toy_plugin.DATA_DIR, limit=limit)
     outcomes = run(registry, "toy_all", list(models), options)
     assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
+    shutil.copytree(toy_plugin.DATA_DIR, cache_dir(), dirs_exist_ok=True)
     return out
 
 

@@ -82,8 +82,12 @@ def test_samples_not_matching_their_digest_are_rejected(report_registry, runs):
     assert not verdict.ok and "samples_sha256" in verdict.problems[0]
 
 
-def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report_registry, runs):
-    """Three runs of toy_cls recorded no golds digest; the one whose golds differ from the majority is out."""
+def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report_registry, runs, tmp_path,
+                                                                         monkeypatch):
+    """Three runs of toy_cls recorded no golds digest; the one whose golds differ from the majority is out. No
+    data here (where it is, the check against it rejects the run first)."""
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(tmp_path / "no-mirror"))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "no-cache"))
     for folder in (runs / "toy_cls").iterdir():
         forge(folder, results=lambda d: d["data"]["splits"]["test"].pop("golds_sha256"))
     flip = {"literal": "metaphorical", "metaphorical": "literal"}

@@ -48,9 +48,9 @@ class _OtherTask:
 
 
 @pytest.fixture
-def registry(tmp_path_factory, monkeypatch):
-    """The report tests' registry plus toy_cls_train, reading the toy data from the mirror variable (as a
-    leaderboard build does: it is given no --data-dir)."""
+def registry(tmp_path_factory):
+    """The report tests' registry plus toy_cls_train (the toy data is in the session's data cache:
+    conftest's ``_run_toy``)."""
     import toy_plugin
 
     from metabench import plugins
@@ -59,7 +59,6 @@ def registry(tmp_path_factory, monkeypatch):
 
     folder = tmp_path_factory.mktemp("other-task")
     (folder / "toy_cls_train.yaml").write_text(OTHER_TASK.format(base=toy_plugin.TASK_DIR / "_toy_base.yaml"))
-    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
     extras = [m for m in (stats_plugin, report_plugin) if m.__name__ not in plugins.BUILTIN_PLUGINS]
     return plugins.load(extra_plugins=(toy_plugin, *extras, _OtherTask(folder)))
 
@@ -208,10 +207,11 @@ def test_the_data_is_loaded_once_per_task_and_limit(registry, runs, monkeypatch)
 
 
 def test_without_the_data_runs_are_unverified_never_crowned(registry, board_cli, runs, tmp_path, monkeypatch):
-    """No mirror: nothing is rejected, every run is marked unverified and none takes the ★."""
-    empty = tmp_path / "empty-mirror"
-    empty.mkdir()
-    monkeypatch.setenv("METABENCH_DATA_DIR", str(empty))
+    """No mirror and nothing in the cache: nothing is rejected, every run is marked unverified and none takes
+    the ★."""
+    for variable, folder in (("METABENCH_DATA_DIR", "empty-mirror"), ("METABENCH_CACHE_DIR", "empty-cache")):
+        (tmp_path / folder).mkdir()
+        monkeypatch.setenv(variable, str(tmp_path / folder))
     code, out, err = board_cli("leaderboard", "build", runs / "toy_cls", "-o", tmp_path / "site", "--resamples", "200")
     assert code == 0, err
     assert "4 ranked (4 of them unverified), 0 rejected" in out and "not checked against the data" in err
