@@ -66,10 +66,11 @@ class Classification(Kind):
     def _known(self, gold: str, item) -> str:
         """A gold label outside ``labels.names`` would be scored as a class no model can answer: refused,
         naming the item (a dataset's new label, or a label_map that misses one)."""
-        if gold not in self._labels:
+        names = self.labels()
+        if gold not in names:
             raise MetabenchError(
                 f"task '{self.config.task}', item '{item.id}': gold label {gold!r} is not in labels.names "
-                f"{list(self._labels)}",
+                f"{list(names)}",
                 hint="add it to labels.names, or map it with kind_args.label_map")
         return gold
 
@@ -84,7 +85,7 @@ class Classification(Kind):
         raw = map(str, map(attrgetter(self.args.label_field), items))
         mapping = self.args.label_map
         golds = [mapping.get(r, r) for r in raw] if mapping else list(raw)
-        known = set(self._labels)
+        known = set(self.labels())
         for item, gold in zip(items, golds):
             if gold not in known:
                 self._known(gold, item)

@@ -10,6 +10,7 @@ import pytest
 from metabench.data.context import DataContext
 from metabench.data.datasets import impli
 from metabench.data.items import NLIPair
+from metabench.errors import MetabenchError
 from metabench.kinds.classification import Classification
 
 
@@ -20,18 +21,26 @@ def mirror_dir() -> Path | None:
 
 
 class _Config:
+    task = "rte_like"
     kind_args = {"text_field": "premise", "pair_field": "hypothesis",
                  "label_map": {"neutral": "not_entailment", "contradiction": "not_entailment"}}
+
+    class labels:  # noqa: N801 - the shape of TaskConfig.labels
+        names = ["entailment", "not_entailment"]
 
 
 def test_label_map_binarises_three_way_gold():
     kind = Classification.__new__(Classification)
-    kind.args = Classification.Args.model_validate(_Config.kind_args)
+    kind.config, kind.args = _Config, Classification.Args.model_validate(_Config.kind_args)
     items = [NLIPair(id=str(i), premise="p", hypothesis="h", label=label)
              for i, label in enumerate(["entailment", "neutral", "contradiction"])]
     golds = [kind.gold(item) for item in items]
     assert golds == ["entailment", "not_entailment", "not_entailment"]
     assert kind.golds(items) == golds  # the one-pass reading the runner uses
+    unmapped = NLIPair(id="x", premise="p", hypothesis="h", label="unknown")
+    for read in (lambda: kind.gold(unmapped), lambda: kind.golds([*items, unmapped])):
+        with pytest.raises(MetabenchError, match="item 'x': gold label 'unknown' is not in labels.names"):
+            read()
 
 
 @pytest.mark.mirror

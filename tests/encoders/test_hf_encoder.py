@@ -228,6 +228,7 @@ def test_hf_auto_resolves_a_registered_name_once(tiny_bert, tmp_path):
 
     (tmp_path / "gpt2").mkdir()
     (tmp_path / "gpt2" / "config.json").write_text(json.dumps({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}))
+    (tmp_path / "gpt2" / "model.safetensors").write_bytes(b"weights")  # fingerprinted, never loaded
     builds = []
 
     def builder(folder):
@@ -262,8 +263,10 @@ def test_recipe_knobs_replace_the_task_schedule_and_key_the_checkpoint(tiny_bert
     assert tuned.fingerprint() != plain.fingerprint()
 
 
-@pytest.mark.parametrize(("arg", "value", "message"), [("lr", "0", "must be positive"), ("lr", "fast", "not a number"),
-                                                       ("warmup_ratio", "1", "[0, 1)"), ("epochs", "nan", "positive")])
+@pytest.mark.parametrize(("arg", "value", "message"), [("lr", "0", "must be a finite number above 0"),
+                                                       ("lr", "fast", "must be a finite number"),
+                                                       ("warmup_ratio", "1", "from 0 and below 1"),
+                                                       ("epochs", "nan", "must be a finite number above 0")])
 def test_recipe_knobs_reject_bad_values(tiny_bert, arg, value, message):
     with pytest.raises(AdapterError, match=message.replace("[", r"\[").replace(")", r"\)")):
         make_adapter(tiny_bert, **{arg: value})
