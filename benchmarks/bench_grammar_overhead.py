@@ -132,13 +132,13 @@ def main(argv=None) -> int:
             return out, time.perf_counter() - started
 
         with torch.inference_mode():
-            out, _ = generate(config, [GrammarProcessor(grammars, width, 1, eos, args.device)])  # warm-up; the length
+            out, _ = generate(config, [GrammarProcessor(grammars, width, 1, eos)])  # warm-up; the length
             n = out.shape[1] - width
             fixed = GenerationConfig(max_new_tokens=n, min_new_tokens=n, **common)
             constrained = unconstrained = processor = float("inf")
             for repetition in range(args.repeat):  # alternating, the minimum of each side: a shared machine's noise
                 steps.clear()
-                timed = _Timed(GrammarProcessor(grammars, width, 1, eos, args.device), args.device)
+                timed = _Timed(GrammarProcessor(grammars, width, 1, eos), args.device)
                 out, seconds = generate(config, [record, timed])
                 constrained, processor = min(constrained, seconds), min(processor, timed.seconds)
                 plain, seconds = generate(fixed)

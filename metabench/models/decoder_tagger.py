@@ -366,7 +366,7 @@ class DecoderTagger(Adapter):
                                       pad_token_id=pad, bos_token_id=tokenizer.bos_token_id)
             with torch.inference_mode():
                 generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
-                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos, self.device)])
+                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos)])
             for row, (i, grammar) in enumerate(zip(chunk, grammars)):
                 new = generated[row, width:].tolist()
                 tags, repaired = grammar.read(new)

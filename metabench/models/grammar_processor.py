@@ -48,10 +48,8 @@ class GrammarProcessor(LogitsProcessor):
     Beam search reorders rows between steps; a row's parent is the previous row of the same sentence whose ids
     its prefix repeats (found on the device). Greedy decoding keeps rows in place."""
 
-    def __init__(self, grammars: list[Grammar], start: int, beams: int, eos: int, device=None):
-        self.start, self.beams = start, beams
-        self.ids, self.targets, starts = _tables(grammars, eos, device)
-        self._starts = starts.repeat_interleave(beams)
+    def __init__(self, grammars: list[Grammar], start: int, beams: int, eos: int):
+        self.grammars, self.start, self.beams, self.eos = grammars, start, beams, eos
         self._state: torch.Tensor | None = None
         self._previous: torch.Tensor | None = None
 
@@ -65,10 +63,9 @@ class GrammarProcessor(LogitsProcessor):
         return (base + match).reshape(-1)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        if self._state is None or input_ids.shape[1] == self.start:
-            if self.ids.device != input_ids.device:  # built before the model's device was known
-                self.ids, self.targets, self._starts = (t.to(input_ids.device) for t in (self.ids, self.targets, self._starts))
-            state = self._starts
+        if self._state is None or input_ids.shape[1] == self.start:  # the first step: tables on the ids' device
+            self.ids, self.targets, starts = _tables(self.grammars, self.eos, input_ids.device)
+            state = starts.repeat_interleave(self.beams)
         else:
             state = self._state if self.beams == 1 else self._state[self._parents(input_ids)]
             hit = self.ids[state] == input_ids[:, -1:]
