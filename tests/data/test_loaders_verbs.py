@@ -106,3 +106,17 @@ def test_melbert_vua20_test_space_header():
     assert [i.id for i in items] == ["a3m-fragment02_45_1", "a3m-fragment02_45_3"]  # ETS token ids
     assert [(target(i), i.pos, i.meta["fgpos"]) for i in items] == [("Design", "NOUN", "NN"), ("Crossed", "VERB", "VBN")]
     assert items[0].group == "a3m-fragment02_45"
+
+
+def test_shared_task_every_word_is_a_target_labelled_by_its_marker():
+    """track=allwords (MelBERT's VUA-20 training targets): every token with a letter or digit, ETS-style ids,
+    label from the M_ marker, which is stripped from the text; empty and punctuation-only sentences give none."""
+    items = fixture_ctx(spec(vua, "vua_shared_task"), FIXTURES).load("train", track="allwords")
+    assert [i.id for i in items] == [f"a1e-fragment01_1_{k}" for k in (1, 2, 3, 4, 5, 6, 8, 9)]
+    assert [(target(i), i.label) for i in items][2:6] == [
+        ("unbundler", "literal"), ("reveals", "metaphor"), ("laid-back", "literal"), ("approach", "metaphor"),
+    ]
+    assert items[0].text == "Latest corporate unbundler reveals laid-back approach : Roland Franklin"
+    assert {i.group for i in items} == {"a1e-fragment01_1"}
+    with pytest.raises(DataError, match="track=allwords"):
+        fixture_ctx(spec(vua, "vua_shared_task"), FIXTURES).load("train", track="allpos")

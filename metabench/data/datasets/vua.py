@@ -10,8 +10,9 @@
 - ``vua20_test_melbert``: the VUA-20 test set in MelBERT format, one TextItem per target token (ids are the
   ETS token ids). Split test.
 - ``vua_shared_task``: the official ETS FigLang 2018/2020 token lists joined with the VUAMC sentences, one
-  TextItem per target token, ids = ETS token ids. ``track`` verb (train 17,240 / test 5,873) or allpos
-  (test 22,196 only: the all-POS train token list is not in the mirror).
+  TextItem per target token, ids = ETS token ids. ``track`` verb (train 17,240 / test 5,873), allpos
+  (test 22,196 only: the all-POS train token list is not in the mirror) or allwords (every word labelled by its
+  ``M_`` marker: MelBERT's VUA-20 training targets, train 160,307).
 - ``vua_shared_task_sequence``: the ETS VUAMC sentences with every ``M_``-marked token tagged B-METAPHOR.
   Splits train/test.
 """
@@ -325,12 +326,14 @@ def _ets_sentences(ctx, split: str) -> dict[tuple[str, str], tuple[tuple[str, ..
 def load_shared_task(ctx, split: str, track: str = "verb"):
     from ..items import TextItem  # noqa: PLC0415
 
+    if track == "allwords":
+        return _every_word(ctx, split)
     key = (track, split)
     if key not in ETS_LABELS:
         raise bad_split(
             "vua_shared_task", split, ("train", "test"),
             "the all-POS train token list (all_pos_tokens.csv, 72,611 ids) is not in the mirror; use "
-            "vua_shared_task_sequence train, or track=verb" if key == ("allpos", "train") else "",
+            "track=allwords (MelBERT's VUA-20 training targets), or track=verb" if key == ("allpos", "train") else "",
         )
     sentences = _ets_sentences(ctx, split)
     relpath = ETS_LABELS[key]
@@ -345,20 +348,48 @@ def load_shared_task(ctx, split: str, track: str = "verb"):
         words, marked, _ = found
         if not 1 <= offset <= len(words):
             raise DataError(f"{where}: token offset {offset} outside the sentence's {len(words)} words")
-        text = " ".join(words)
-        items.append(
-            TextItem(
-                id=row["id"],
-                text=text,
-                label=binary_label(row["label"], where),
-                spans=(token_spans(text)[offset - 1],),
-                target_index=offset - 1,
-                group=f"{txt_id}_{sentence_id}",
-                source=f"vua_shared_task_{track}",
-                meta={"m_marker": marked[offset - 1], "split": split, "line": line},
-            )
-        )
+        items.append(_target_item(TextItem, words, marked, (txt_id, sentence_id), offset,
+                                  label=binary_label(row["label"], where), track=track, split=split, line=line))
     check_unique_ids(items, f"vua_shared_task {track}/{split}")
+    return items
+
+
+def _target_item(cls, words, marked, sentence, offset: int, *, label: str, track: str, split: str, line: int):
+    """One target token as a TextItem; ids are the ETS token ids '<txt>_<sentence>_<1-based offset>'."""
+    text = " ".join(words)
+    return cls(
+        id=f"{sentence[0]}_{sentence[1]}_{offset}",
+        text=text,
+        label=label,
+        spans=(token_spans(text)[offset - 1],),
+        target_index=offset - 1,
+        group=f"{sentence[0]}_{sentence[1]}",
+        source=f"vua_shared_task_{track}",
+        meta={"m_marker": marked[offset - 1], "split": split, "line": line},
+    )
+
+
+_WORD = re.compile(r"\w")
+
+
+def _every_word(ctx, split: str):
+    """Every word of the shared task's sentences as a target, labelled by its ``M_`` marker: MelBERT's VUA-20
+    training set. The ETS all-POS train id list (72,611 content-word targets) is not public any more; MelBERT
+    trained on every token of the 12,109 non-empty training sentences (its README: 160,154 tokens), which the
+    marker labels. A token without a letter or digit (punctuation) is not a target: 160,307 targets, 153 more
+    than MelBERT's count, whose exact filter is unpublished."""
+    from ..items import TextItem  # noqa: PLC0415
+
+    if split not in ETS_SENTENCES:
+        raise bad_split("vua_shared_task", split, ETS_SENTENCES)
+    items = [
+        _target_item(TextItem, words, marked, sentence, offset, label=MET if marked[offset - 1] else LIT,
+                     track="allwords", split=split, line=line)
+        for sentence, (words, marked, line) in _ets_sentences(ctx, split).items()
+        for offset in range(1, len(words) + 1)
+        if _WORD.search(words[offset - 1])
+    ]
+    check_unique_ids(items, f"vua_shared_task allwords/{split}")
     return items
 
 
@@ -384,6 +415,12 @@ def verify_shared_task(ctx):
         out.append(result(f"{track}/{split}: label 1 exactly on M_-marked tokens", 0,
                           sum((i.label == MET) != i.meta["m_marker"] for i in items)))
     out.append(result("Boisson Table 1 VUAC_ST2 test", 22196, len(ctx.load("test", track="allpos"))))
+    every = ctx.load("train", track="allwords")
+    out.append(result("train: non-empty sentences (MelBERT README: VUA-20 train sentences)", 12109,
+                      sum(1 for words, _, _ in _ets_sentences(ctx, "train").values() if words)))
+    out.append(noted("MelBERT README: VUA-20 train targets", 160154, len(every),
+                     "allwords: every token with a letter or digit (in 12,093 sentences; 16 hold punctuation only); "
+                     "MelBERT's exact token filter is unpublished"))
     out.append(noted("Boisson Table 1 VUAC_ST2 train", 72611, None,
                      "the ETS all-POS train token list is not in the mirror (not found in any stored repository)"))
     gold_2020 = [(i.id, i.label) for i in ctx.load("test", track="verb")]
@@ -518,16 +555,19 @@ def specs():
             files=files("vua", *ETS_SENTENCES.values(), *ETS_LABELS.values(), *ETS_EXTRA.values()),
             loader="metabench.data.datasets.vua:load_shared_task",
             splits=("train", "test"),
-            args={"track": ("verb", "allpos")},
+            args={"track": ("verb", "allpos", "allwords")},
             licence=LICENCE + " YU-NLPLab/DeepMet has no LICENSE file.",
             citation=CITE_ETS,
             description=(
                 "Official ETS VUA shared-task (FigLang 2018/2020) targets joined with the VUAMC sentences: "
                 "one item per target token, ids = ETS token ids. track=verb: train 17,240 / test 5,873; "
-                "track=allpos: test 22,196 (the all-POS train list is not in the mirror). The 2018 and 2020 "
-                "test gold labels are identical for verbs; the all-POS gold is the 2020 release."
+                "track=allpos: test 22,196 (the all-POS train list is not in the mirror). track=allwords: every "
+                "word of the sentences labelled by its M_ marker (train 160,307: MelBERT's VUA-20 training "
+                "targets). The 2018 and 2020 test gold labels are identical for verbs; the all-POS gold is the "
+                "2020 release."
             ),
-            counts={"items": {"train:track=verb": 17240, "test:track=verb": 5873, "test:track=allpos": 22196},
+            counts={"items": {"train:track=verb": 17240, "test:track=verb": 5873, "test:track=allpos": 22196,
+                              "train:track=allwords": 160307},
                     "verify": "metabench.data.datasets.vua:verify_shared_task"},
         ),
         DatasetSpec(
