@@ -1,7 +1,8 @@
 """The per-item answer cache: what makes a killed run resume and a rerun nearly free.
 
 Answers are keyed by (model fingerprint, task config hash, data hash, item id, seed, protocol), so another
-model, an edited task or changed data never reuses a stale answer. SQLite commits each batch atomically:
+model, an edited task or changed data never reuses a stale answer. A later draw of ``--repeat`` keys its
+answers by ``"<seed>~draw<r>"`` in the seed's place (:mod:`metabench.launch.repeats`): no draw is served another's. SQLite commits each batch atomically:
 after a SIGKILL, every batch committed before it is there and nothing half-written is.
 
 Once a job's seed has an answer for every test item, the whole set is also stored as one row of the ``jobs``
@@ -29,12 +30,13 @@ def cache_root() -> Path:
     return Path(os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench").expanduser()
 
 
-def item_key(fingerprint: str, config_hash: str, data_hash: str, item_id: str, seed: int, protocol: str) -> str:
+def item_key(fingerprint: str, config_hash: str, data_hash: str, item_id: str, seed: int | str, protocol: str) -> str:
+    """``seed``: the run seed, or ``"<seed>~draw<r>"`` for a later draw of ``--repeat`` (its own answers)."""
     raw = "\x00".join((fingerprint, config_hash, data_hash, item_id, str(seed), protocol))
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def job_key(fingerprint: str, config_hash: str, data_hash: str, seed: int, protocol: str) -> str:
+def job_key(fingerprint: str, config_hash: str, data_hash: str, seed: int | str, protocol: str) -> str:
     """The key of one seed of one job's complete answer set (the ``jobs`` table)."""
     raw = "\x00".join(("job", fingerprint, config_hash, data_hash, str(seed), protocol))
     return hashlib.sha256(raw.encode()).hexdigest()

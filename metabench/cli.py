@@ -68,6 +68,12 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="model adapter and arguments, e.g. majority, constant:label=O, hf:minilm-l6; repeatable")
     run.add_argument("--seeds", help="seed count (5) or list (0,1,2); default: the task's protocol")
     run.add_argument("--limit", help="evaluate only the first N test items (for quick checks)")
+    run.add_argument("--repeat", metavar="N",
+                     help="sampled generation only (protocol.decoder.temperature > 0): answer every item N times per "
+                     "seed, each draw with its own recorded sampling seed, and score each item's majority answer "
+                     "(ties: the answer drawn first); results record every draw and each item's flip rate, and "
+                     "`gate` compares majorities. Greedy, scored-option, encoder and baseline jobs are refused "
+                     "(their draws would be identical). 1 to 100; default 1")
     run.add_argument("-o", "--output-dir", type=Path, help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", default=None,
@@ -186,6 +192,7 @@ def _run_arguments(args) -> dict:
     given = read_run_config(args.config) if args.config else {}
     flags = {"tasks": args.tasks, "models": args.model, "seeds": _parse_seeds(args.seeds),
              "limit": None if args.limit is None else number_text(args.limit),
+             "repeat": None if args.repeat is None else number_text(args.repeat),
              "output_dir": args.output_dir, "data_dir": args.data_dir, "launcher": args.launcher,
              "ray_address": args.ray_address, "overwrite": args.overwrite,
              "workers": None if args.workers is None else number_text(args.workers),

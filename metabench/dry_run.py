@@ -50,6 +50,7 @@ class PlannedJob:
     max_length: int | None = None
     run_dir: Path | None = None  # where its run folder is (or would be) written
     family: str = ""  # the adapter's: a baseline reads no tokens worth bounding
+    draws: int = 1  # --repeat: the test items are answered this many times per seed
 
     @property
     def fine_tunes(self) -> int:
@@ -69,7 +70,12 @@ class PlannedJob:
             return 0
         validation = (self.validation_items or 0) * (self.epochs or 0) * self.seeds
         training = self.training_examples
-        return None if training is None or self.test_items is None else training + validation + self.test_items * self.seeds
+        return None if training is None or self.test_items is None else training + validation + self.test_answers
+
+    @property
+    def test_answers(self) -> int | None:
+        """Answers the test items take: items × seeds × draws (``--repeat``)."""
+        return self.test_items and self.test_items * self.seeds * self.draws
 
     @property
     def token_bound(self) -> float | None:
@@ -132,7 +138,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
     except MetabenchError as exc:
         out.status, out.reason = "failed", exc.message
         return out
-    out.seeds, out.family = len(seeds), adapter.family
+    out.seeds, out.family, out.draws = len(seeds), adapter.family, options.repeat
     recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")
@@ -147,7 +153,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
         if cap is not None and out.train_items is not None:
             out.train_items = min(out.train_items, cap)
         out.validation_items = items("validation") if finetune.select_metric else 0
-    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited)
+    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
+                                                            options.repeat)
     if _finished(out.run_dir, job) or _remembered(registry, job, adapter, seeds, cache_path):
         out.status, out.reason = "done", "finished run found"
     return out
@@ -249,9 +256,11 @@ def plan_lines(plan: RunPlan) -> list[str]:
              f"{counts['failed']} failing", ""]
     if active:
         rows = [[j.task, j.model, j.status, j.seeds, _finetune(j), _number(j.training_examples),
-                 _number(j.test_items and j.test_items * j.seeds), _tokens(j)] for j in active]
+                 _number(j.test_answers), _tokens(j)] for j in active]
+        draws = max(j.draws for j in active)
+        answers = "test items × seeds" + (f" × {draws} draws (--repeat)" if draws > 1 else "")
         lines += tabulate(rows, headers=["task", "model", "status", "seeds", "fine-tune (seeds × epochs × train items)",
-                                         "training examples", "test items × seeds", "tokens ≤"],
+                                         "training examples", answers, "tokens ≤"],
                           disable_numparse=True).split("\n")
         lines += unknown_lines(plan, active)
     for status in ("skipped", "failed"):
@@ -332,7 +341,7 @@ def _duration(seconds: float) -> str:
 
 
 def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir=None, use_cache: bool = True,
-             registry=None, runs_from=None, **settings) -> RunPlan:
+             registry=None, runs_from=None, repeat: int = 1, **settings) -> RunPlan:
     """The plan of :func:`metabench.evaluate` with the same arguments (``settings``: its launcher, progress,
     workers... which do not change what runs); ``runs_from``: the finished runs to measure the training speed
     and read undeclared split sizes from (default: the output folder)."""
@@ -340,17 +349,17 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
 
     with stamps_read_only():  # a plan writes nothing: not even the verified-files record of the cache
         return _plan_run(tasks, models, seeds=seeds, limit=limit, output_dir=output_dir, data_dir=data_dir,
-                         use_cache=use_cache, registry=registry, runs_from=runs_from)
+                         use_cache=use_cache, registry=registry, runs_from=runs_from, repeat=repeat)
 
 
-def _plan_run(tasks, models, *, seeds, limit, output_dir, data_dir, use_cache, registry, runs_from) -> RunPlan:
+def _plan_run(tasks, models, *, seeds, limit, output_dir, data_dir, use_cache, registry, runs_from, repeat) -> RunPlan:
     from .run_values import joined, listed, seed_list
     from .config.index import TaskIndex
     from .jobs import RunOptions
     from .runner import check_options, plan
 
     options = RunOptions(output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds),
-                         limit=limit, data_dir=data_dir, use_cache=use_cache)
+                         limit=limit, data_dir=data_dir, use_cache=use_cache, repeat=repeat)
     check_options(options)
     if registry is None:
         from .plugins import default_registry

@@ -77,6 +77,8 @@ def key(registry, job, fingerprint: str, family: str, seeds: list[int]) -> str |
         "limit": job.options.limit,
         "slices": slices,
     }
+    if job.options.repeat > 1:  # only then: the keys of jobs remembered before --repeat existed stay valid
+        payload["repeat"] = job.options.repeat
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

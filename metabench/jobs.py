@@ -44,6 +44,7 @@ class RunOptions:
     ray_address: str | None = None  # join this Ray cluster instead of starting a local one
     workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
+    repeat: int = 1  # --repeat: draws per item and seed of sampled generation, voted (metabench.launch.repeats)
 
     def __post_init__(self):
         """Paths may be given as strings (a script's ``RunOptions(output_dir="out")``); anything else (``123``)

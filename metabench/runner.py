@@ -12,11 +12,12 @@ import warnings
 
 from .config.index import TaskIndex
 from .connections import split_host_port
-from .errors import MetabenchError, PluginAPIDeprecationWarning
+from .errors import MetabenchError, PluginAPIDeprecationWarning, UnsupportedError
 from .option_values import whole_number
 from .jobs import Job, RunOptions
 from .launch import LAUNCHERS
 from .launch import launch as launch_jobs
+from .launch.execute import preflight
 from .launch.outcomes import JobOutcome
 from .models.spec import check_model_spec, parse_model_spec
 from .registry import Registry
@@ -42,6 +43,8 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
             for number, (name, spec) in enumerate(pairs, 1)]
 
 
+#: More draws per item than this is a typo (``--repeat 1000``): each draw is a full pass over the test items.
+MAX_REPEAT = 100
 #: More worker processes than this is a typo (``--workers 10000``), not a machine: each one loads the plugins.
 MAX_WORKERS = 1024
 
@@ -61,6 +64,9 @@ def check_options(options: RunOptions) -> None:
     if options.workers is not None and options.launcher not in ("processes", "ray"):
         raise MetabenchError("--workers only applies to --launcher processes or ray",
                              hint="add --launcher processes (this machine's cores) or ray, or leave it out")
+    whole_number(options.repeat, "--repeat", 1, MAX_REPEAT,
+                 hint="e.g. --repeat 5 (five draws per item of a sampled decoder, the majority scored); leave it "
+                 "out for one draw")
     if options.workers is not None:
         whole_number(options.workers, "--workers", 1, MAX_WORKERS,
                      hint="leave --workers out to use every CPU, or give a count, e.g. --workers 2")
@@ -68,6 +74,16 @@ def check_options(options: RunOptions) -> None:
         raise MetabenchError(f"--ray-address {options.ray_address!r}: expected HOST:PORT text", hint="e.g. 127.0.0.1:6379")
     if options.ray_address and options.ray_address != "auto":
         split_host_port(options.ray_address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
+
+
+def check_repeatable(registry: Registry, jobs: list[Job]) -> None:
+    """``--repeat`` N > 1 on a job whose answers cannot differ between draws raises (usage, exit 2); a job its
+    model cannot serve at all stays a skip, reported when it runs."""
+    for job in jobs:
+        try:
+            preflight(registry, job)
+        except UnsupportedError:
+            continue
 
 
 def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:
@@ -82,5 +98,7 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
                       PluginAPIDeprecationWarning, stacklevel=2)
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
+    if options.repeat > 1:  # a job that cannot repeat is bad usage, refused before any job runs
+        check_repeatable(registry, jobs)
     check_writable(options.output_dir)
     return RunReport((launch or launch_jobs)(registry, jobs, options), index)

@@ -66,17 +66,20 @@ LOCK_WAIT_S = 60.0
 _PACKAGES = ("torch", "transformers", "lm_eval", "datasets", "pluggy", "pyyaml", "scipy", "numpy", "vllm")
 
 
-def run_name(model_slug: str, seeds: list[int], protocol_seeds: list[int], limit: int | None) -> str:
+def run_name(model_slug: str, seeds: list[int], protocol_seeds: list[int], limit: int | None, repeat: int = 1) -> str:
     """The folder name of a run: the model slug, plus what else changes the answer set.
 
     ``limit`` is the effective limit (None when it kept every test item), so ``--limit 5000`` on a
-    3,630-item split names the full run.
+    3,630-item split names the full run. ``repeat``: ``--repeat`` N > 1 scores majority answers, another
+    answer set (``@repeat=N``).
     """
     name = model_slug
     if list(seeds) != list(protocol_seeds):
         name += f"@seeds={_seed_text(seeds)}"
     if limit is not None:
         name += f"@limit={limit}"
+    if repeat > 1:
+        name += f"@repeat={repeat}"
     return name
 
 

@@ -36,6 +36,8 @@ class RunConfig(Strict):
     output: NonEmpty | None = Field(None, description="where run folders go (`--output-dir`, default runs)")
     data_dir: NonEmpty | None = Field(None, description="the data mirror (`--data-dir`)")
     workers: Annotated[StrictInt, Field(ge=1)] | None = Field(None, description="`--workers`")
+    repeat: StrictInt | None = Field(None, description="draws per item and seed of sampled generation, majority "
+                                     "answer scored (`--repeat`)")
     ray_address: NonEmpty | None = Field(None, description="`--ray-address`")
     cache: StrictBool = Field(True, description="false: neither read nor write the answer cache (`--no-cache`)")
     progress: StrictBool = Field(True, description="false: no progress bars (`--no-progress`)")

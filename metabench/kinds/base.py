@@ -8,6 +8,7 @@ model: the runner carries requests to the adapter and answers back.
 from __future__ import annotations
 
 import inspect
+import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -73,6 +74,12 @@ class Kind:
     def score(self, item, gold, prediction) -> dict[str, float]:
         """Per-item scores: the input of paired significance tests."""
         raise NotImplementedError
+
+    def answer_key(self, item, prediction) -> str:
+        """What two draws of one item share when they give the same answer (``--repeat`` votes on it, see
+        :mod:`metabench.launch.repeats`): the answer's JSON by default; kinds whose answers are read off text
+        override it with what they read."""
+        return json.dumps(prediction, sort_keys=True, ensure_ascii=False)
 
     def metric_input(self, item, gold, prediction) -> tuple[Any, Any]:
         """(gold, prediction) as the task's metric functions read them: the answer itself by default; kinds

@@ -16,6 +16,7 @@ Two modes:
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Literal
 
@@ -138,6 +139,12 @@ class Generation(PromptedMixin, Kind):
             return parsers.parse_marked(text, item.words, positive, args.mark, args.close_mark)
         stripped = text.strip()
         return parsers.Parsed(stripped, bool(stripped), "ok" if stripped else "empty")
+
+    def answer_key(self, item, prediction) -> str:
+        """Draws that parse to the same answer are one answer (" Metaphorical." and "metaphorical"); every
+        output the parser cannot read is one answer too (all are scored as wrong)."""
+        parsed = self.parse(item, prediction)
+        return json.dumps(parsed.value, sort_keys=True, ensure_ascii=False) if parsed.ok else "\x00unreadable"
 
     def score(self, item, gold, prediction) -> dict[str, float]:
         parsed = self.parse(item, prediction)

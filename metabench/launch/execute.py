@@ -29,6 +29,7 @@ from ..requests import Training
 from ..store import check_run_dir, golds_sha256, run_name, samples_text
 from ..timings import Phases
 from .gc_tuning import freeze_loaded
+from . import repeats
 from .outcomes import JobResult
 from .record import process_facts, results_record
 
@@ -58,6 +59,7 @@ def preflight(registry: Registry, job: Job) -> tuple[Adapter, object, list[int]]
     if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
         adapter.check_request_type(kind.request_type(), task.name)
     _check_training(task, adapter, task.config.splits.train)
+    repeats.check(task, job.model.text, adapter, kind, job.options.repeat)
     return adapter, kind, seeds
 
 
@@ -82,7 +84,8 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     freeze_loaded()
     test = data.test
     limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
-    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited)
+    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
+                                                        options.repeat)
     check_run_dir(run_dir)
     if kind.request_type() is None:  # a kind that does not declare it: probe the first item
         adapter.check_request_type(type(kind.request(test.items[0])), task.name)
@@ -95,29 +98,38 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
 
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
-    per_seed, samples, preds_by_seed = {}, [], {}
+    per_seed, samples, preds_by_seed, per_draw = {}, [], {}, {}
     timings = {"cached_items": 0}
     for seed in seeds:
-        whole = job_key(fingerprint, task.hash, data_hash, seed, adapter.family)
-        found = answers_cache.get_job(whole)
-        if found is not None and len(found) == len(ids) and all(i in found for i in ids):
-            preds = [found[i] for i in ids]
-            timings["cached_items"] += len(preds)
+        answers = []
+        for draw in repeats.draws(seed, options.repeat):
+            whole = job_key(fingerprint, task.hash, data_hash, draw.cache_seed, adapter.family)
+            found = answers_cache.get_job(whole)
+            if found is not None and len(found) == len(ids) and all(i in found for i in ids):
+                answers.append([found[i] for i in ids])
+                timings["cached_items"] += len(ids)
+            else:
+                answers.append(_seed_answers(job, data, adapter, answers_cache, draw, data_hash, training_hash,
+                                             fingerprint, requests, timings, phases))
+                answers_cache.put_job(whole, dict(zip(ids, answers[-1])))
             phases.lap("cache_lookup_s")
+        if options.repeat == 1:
+            preds = answers[0]
+            samples.extend({"id": item.id, "seed": seed, "gold": gold, "prediction": pred,
+                            "scores": kind.item_scores(item, gold, pred)} for item, gold, pred in zip(test.items, golds, preds))
         else:
-            preds = _seed_answers(job, data, adapter, answers_cache, seed, data_hash, training_hash, fingerprint,
-                                  requests, timings, phases)
-            answers_cache.put_job(whole, dict(zip(ids, preds)))
-            phases.lap("cache_lookup_s")
+            preds, rows = repeats.voted_rows(kind, test.items, golds, seed, answers)
+            samples.extend(rows)
+            per_draw[str(seed)] = [kind.aggregate(test.items, golds, drawn) for drawn in answers]
         per_seed[str(seed)] = kind.aggregate(test.items, golds, preds)
         preds_by_seed[seed] = preds
-        for item, gold, pred in zip(test.items, golds, preds):
-            samples.append({"id": item.id, "seed": seed, "gold": gold, "prediction": pred, "scores": kind.item_scores(item, gold, pred)})
         phases.lap("score_s")
     kind.warn_unusable(test.items, preds_by_seed)
 
     lines = samples_text(samples).encode("utf-8")
     results = results_record(registry, job, adapter, data, seeds, per_seed, timings)
+    if options.repeat > 1:
+        results["repeat"] = repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary)
     results["data"]["splits"]["test"]["golds_sha256"] = golds_sha256(zip(ids, golds))
     results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
     memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
@@ -125,7 +137,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
         cache.put_run(memo, job_memo.stored(results), run_dir.name, lines)
     phases.lap("write_s")  # encoding the samples, the record; write() adds the time writing the folder takes
     timings.update(phases.record())
-    answered = len(test.items) * len(seeds) - timings["cached_items"]
+    answered = len(test.items) * len(seeds) * options.repeat - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
     return JobResult(job, results, lines, run_dir)
 
@@ -141,19 +153,20 @@ def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases:
     check_run_dir(run_dir)
     results = {**record, **process_facts(registry)}
     phases.lap("write_s")
-    results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]), **phases.record(),
+    draws = record.get("repeat", {}).get("n", 1)
+    results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]) * draws, **phases.record(),
                           "items_per_s": None}
     return JobResult(job, results, lines, run_dir)
 
 
-def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, training_hash, fingerprint,
-                  requests: dict, timings: dict, phases: Phases) -> list:
-    """One seed's answers item by item: those the cache has, then the missing ones computed (the adapter is
-    fitted only if some item is missing, and requests are rendered only for the missing items). Without a
-    cache (``--no-cache``, or a baseline) the items' own ids key the answers: no sha256 per item."""
-    task, kind, items = job.task, data.kind, data.test.items
+def _seed_answers(job: Job, data: TaskData, adapter, cache, draw: repeats.Draw, data_hash, training_hash,
+                  fingerprint, requests: dict, timings: dict, phases: Phases) -> list:
+    """One draw of one seed's answers item by item: those the cache has, then the missing ones computed (the
+    adapter is fitted only if some item is missing, and requests are rendered only for the missing items).
+    Without a cache (``--no-cache``, or a baseline) the items' own ids key the answers: no sha256 per item."""
+    task, kind, items, seed = job.task, data.kind, data.test.items, draw.seed
     if cache.enabled:
-        keys = [item_key(fingerprint, task.hash, data_hash, item.id, seed, adapter.family) for item in items]
+        keys = [item_key(fingerprint, task.hash, data_hash, item.id, draw.cache_seed, adapter.family) for item in items]
     else:  # unique within the test split (prepare checks it)
         keys = [item.id for item in items]
     answers = cache.get_many(keys)
@@ -168,8 +181,9 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, seed, data_hash, tra
         phases.lap("load_s")
         adapter.fit(_training(data, adapter, seed, training_hash))
         phases.lap("fit_s")
-        _answer(adapter, requests, keys, missing, answers, cache, seed,
-                f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}",
+        draw_text = f" draw {draw.index + 1}/{job.options.repeat}" if job.options.repeat > 1 else ""
+        _answer(adapter, requests, keys, missing, answers, cache, draw.sampling_seed,
+                f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}{draw_text}",
                 job.options)
         phases.lap("predict_s")
     return [answers[key] for key in keys]

@@ -31,13 +31,15 @@ def summary_table(outcomes: list) -> str:
         r = o.results
         primary = r["task"]["primary_metric"]
         timings = r["timings"]
+        draws = r.get("repeat", {}).get("n", 1)
         rows.append([
             o.task,
             o.model,
             primary,
-            format_metric(r["metrics"]["aggregate"].get(primary, {})),
+            format_metric(r["metrics"]["aggregate"].get(primary, {})) + (
+                f" majority of {draws} draws, flip rate {r['repeat']['mean_flip_rate']:.3f}" if draws > 1 else ""),
             r["n_items"],
-            f"{timings['cached_items']}/{r['n_items'] * len(r['seeds'])}",
+            f"{timings['cached_items']}/{r['n_items'] * len(r['seeds']) * draws}",
             f"{timings['total_s']:.1f}s",
         ])
     return tabulate(rows, headers=["task", "model", "metric", "value", "items", "cached", "time"])
