@@ -21,6 +21,8 @@ examples:
   metabench --tasks m4x_det_en_mono --model majority  a baseline on one task
   metabench --tasks detection --model hf:minilm-l6 --seeds 0,1
   metabench --tasks 'm4x_*' --model lookup --model majority --limit 200
+  metabench --tasks m4x_nli_zs_en --model hf-decoder:smollm2-135m --repeat 5
+                                                      a sampled decoder: each item's majority of 5 draws
   metabench validate tasks/ my_tasks/                 check YAML files without running them
   metabench plugins                                   installed plugins and their hooks
 
