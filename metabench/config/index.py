@@ -1,7 +1,8 @@
 """Finding tasks and groups in the registered folders, and expanding a --tasks selection.
 
 A selection is a comma-separated list of task names, shell globs (``m4x_det_*``), tags, group names or
-``all``. Every file is read once per process; full validation against the registry happens when a task is
+``all``. Every file is read once per process, and not at all while the index kept on disk (``index_cache.py``)
+matches every file's bytes; full validation against the registry happens when a task is
 loaded for a run (or by ``metabench validate``), so listing stays fast.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from ..data.hf_source import register as register_source
 from ..errors import ConfigError, DataError, did_you_mean
 from ..registry import Problem, Registry
+from . import index_cache
 from .loader import RawConfig, config_hash, parse, read_raw
 from .yamlsource import load_located
 from .schema import GroupConfig, TaskConfig
@@ -53,6 +55,10 @@ class LoadedTask:
         return role_slices(self.config)
 
 
+#: What a built index consists of (the cached properties are recomputed from it on demand).
+_STORED = ("tasks", "groups", "quarantined", "_group_plugins", "_problems")
+
+
 class TaskIndex:
     """All tasks and groups from every registered task folder."""
 
@@ -63,6 +69,15 @@ class TaskIndex:
         #: Task/group names whose file is broken, with the problem: selecting one says why.
         self.quarantined: dict[str, Problem] = {}
         self._group_plugins: dict[str, tuple[str, Path]] = {}
+        #: What reading the files quarantined, in order: reported again when the index comes from the cache.
+        self._problems: list[Problem] = []
+        entry_key = index_cache.key(registry)
+        stored = index_cache.read(entry_key)
+        if stored is not None:
+            vars(self).update(stored)
+            for problem in self._problems:
+                registry.quarantine(problem, ConfigError)
+            return
         for folder, entry in registry.task_dirs():
             for path in sorted(folder.rglob("*.yaml")):
                 if path.name.startswith("_"):
@@ -72,6 +87,7 @@ class TaskIndex:
                 except ConfigError as exc:
                     self._quarantine(path, entry, exc)
         self._check_groups()
+        index_cache.write(entry_key, {name: getattr(self, name) for name in _STORED})
 
     def _check_groups(self) -> None:
         """A group naming something that does not exist, or containing itself, is quarantined (with its file)
@@ -151,6 +167,7 @@ class TaskIndex:
         fix = f"{exc.hint + '; or ' if exc.hint else ''}disable the plugin with METABENCH_DISABLE_PLUGINS={entry.plugin}"
         problem = Problem(entry.plugin, where, message, fix)
         self.registry.quarantine(problem, ConfigError)
+        self._problems.append(problem)
         self.quarantined.setdefault(_declared_name(path) or path.stem, problem)
 
     @cached_property
