@@ -23,7 +23,7 @@ from metabench.metrics.classification import macro_f1
 from metabench.report import plugin as report_plugin
 from metabench.report.compare import Options, compare_pair
 from metabench.report.leaderboard import build_site
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.stats import plugin as stats_plugin
 from metabench.store import write_run
 

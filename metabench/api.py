@@ -82,13 +82,13 @@ class TaskResult:
 
     @classmethod
     def from_run(cls, run) -> TaskResult:
-        """From a stored run (:class:`metabench.report.runs.Run`)."""
+        """From a stored run (:class:`metabench.runs.stored.Run`)."""
         result = cls(run.task, run.model, "ok", run.path)
         result._fill(run.results)
         return result
 
     def _fill(self, results: dict) -> None:
-        from .report.runs import Run
+        from .runs.stored import Run
 
         run = Run(self.run_dir or Path("."), results)
         self.results, self.seeds, self.primary_metric, self.n_items = results, run.seeds, run.primary_metric, run.n_items
@@ -236,7 +236,7 @@ def compare(
     """
     from .report.compare import CORRECTIONS, Options, adjust, compare_runs
     from .report.groups import compare_groups
-    from .report.runs import find_runs
+    from .runs.stored import find_runs
 
     if correction not in CORRECTIONS:
         raise MetabenchError(f"unknown correction {correction!r}", hint=f"corrections: {', '.join(CORRECTIONS)}")
@@ -258,7 +258,7 @@ def run_paths(runs) -> list[Path]:
     """Folders from whatever names runs: a path (str or Path), a result, an evaluation, or a list of them."""
     if isinstance(runs, (str, os.PathLike)):
         return [Path(runs)]
-    from .report.runs import Run
+    from .runs.stored import Run
 
     if isinstance(runs, Run):
         return [runs.path]

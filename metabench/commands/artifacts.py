@@ -26,7 +26,7 @@ def add_commands(subparsers) -> None:
 
 def _cmd_gameability(args) -> int:
     from ..plugins import default_registry  # noqa: PLC0415
-    from ..report.runs import find_runs  # noqa: PLC0415
+    from ..runs.stored import find_runs  # noqa: PLC0415
 
     return gameability(default_registry(), find_runs(args.runs), what="artifacts gameability", alpha=args.alpha,
                        resamples=args.resamples, seed=args.seed, as_json=args.json)
@@ -38,7 +38,7 @@ def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int
     from ..config.index import TaskIndex  # noqa: PLC0415
     from ..errors import MetabenchError  # noqa: PLC0415
     from ..report.gameability import assess, format_rows  # noqa: PLC0415
-    from ..report.runs import one_per_task_and_model  # noqa: PLC0415
+    from ..runs.stored import one_per_task_and_model  # noqa: PLC0415
 
     unassessed: list[str] = []
     rows = assess(TaskIndex(registry), one_per_task_and_model(runs, what), alpha=alpha, n_resamples=resamples,

@@ -38,7 +38,7 @@ def _cmd_explore(args) -> int:
     from ..plugins import default_registry
     from ..report.explore.join import explore
     from ..report.explore.page import check_target, write_page
-    from ..report.runs import load_run
+    from ..runs.stored import load_run
 
     if len(args.runs) > 2:
         raise MetabenchError(f"explore takes one or two runs, got {len(args.runs)}", hint="metabench explore RUN [RUN_B]")

@@ -212,7 +212,7 @@ def _phi_tables(build, rows=None):
 
 
 def cmd_breakdown(args) -> int:
-    from ..report.runs import find_runs  # noqa: PLC0415
+    from ..runs.stored import find_runs  # noqa: PLC0415
 
     return breakdown(find_runs(args.runs), table_file=args.phi_table, model=args.model, sor=args.sor, mine=args.mine,
                      confidence=args.confidence, as_json=args.json)
@@ -255,7 +255,7 @@ def _settings_of(hard_run, args) -> None:
 def cmd_gap(args) -> int:
     import json
 
-    from ..report.runs import load_run  # noqa: PLC0415
+    from ..runs.stored import load_run  # noqa: PLC0415
     from ..hard.gap import format_report, report, sentence_units  # noqa: PLC0415
 
     hard_run, vua_run = load_run(Path(args.hard_run)), load_run(Path(args.vua_run))

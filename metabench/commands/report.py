@@ -211,7 +211,7 @@ def _cmd_compare(args) -> int:
     from ..api import compare
     from ..report.compare import format_comparisons
     from ..report.groups import group_comparison_table
-    from ..report.runs import find_runs
+    from ..runs.stored import find_runs
 
     from ..errors import MetabenchError
 
@@ -282,7 +282,7 @@ def _paired_variants(args, runs) -> int:
     from ..errors import MetabenchError
     from ..report.compare import adjust
     from ..report.paired_variants import format_effects, paired_effect, variant_pairs
-    from ..report.runs import one_per_task_and_model
+    from ..runs.stored import one_per_task_and_model
 
     if args.test or args.metric:
         raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
@@ -365,7 +365,7 @@ def _artifacts(args, runs) -> int:
 def _cmd_gate(args) -> int:
     from ..report.gate import Tolerance, format_report, gate
     from ..report.output_files import check_outputs
-    from ..report.runs import find_runs
+    from ..runs.stored import find_runs
 
     from ..errors import MetabenchError
 
@@ -426,7 +426,7 @@ def _gate_outputs(args, report) -> None:
 def _cmd_power(args) -> int:
     from ..report.compare import Options
     from ..report.power_plan import format_plan, plan
-    from ..report.runs import find_runs
+    from ..runs.stored import find_runs
 
     Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power, seed=args.seed)  # checked as compare does
     runs = find_runs(args.baseline or _committed_runs())

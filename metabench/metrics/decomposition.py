@@ -2,7 +2,7 @@
 
 A corpus metric such as F1 or balanced accuracy is not a mean of per-item values: a bootstrap has to draw
 items and recompute the metric from what the drawn items contribute. Built-in span/token F1 and accuracy are
-rebuilt that way by ``metabench.report.decompose``; any other metric declares its decomposition with
+rebuilt that way by ``metabench.runs.decompose``; any other metric declares its decomposition with
 :func:`per_item`:
 
 - ``contribution(gold, prediction, **args) -> sequence of numbers``: what one item contributes, a vector of

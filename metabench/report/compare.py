@@ -37,10 +37,10 @@ from ..registry import Registry
 from ..printable import escape
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
 from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
-from .align import AlignmentError, describe, pair
-from .clusters import cluster_members, clustered, declared
-from .decompose import ItemMetric, item_metrics, token_units
-from .runs import Run, by_task
+from ..runs.align import AlignmentError, describe, pair
+from ..runs.clusters import cluster_members, clustered, declared
+from ..runs.decompose import ItemMetric, item_metrics, token_units
+from ..runs.stored import Run, by_task
 
 #: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
 MAX_RESAMPLES = 1_000_000
@@ -340,7 +340,7 @@ def compare_runs(
     items, a metric it lacks) becomes one note with the reason, and the other tasks are still compared.
     Raises only when nothing at all could be paired. Returns the comparisons and the notes.
     """
-    from .verify import verify_runs
+    from ..runs.verify import verify_runs
 
     runs, rejected, _ = verify_runs(registry, runs)
     notes = [NotCompared(f"task '{v.run.task}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",

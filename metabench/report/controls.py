@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass
 
 from ..registry import Registry
 from ..stats.controls import ControlledEffect, OverlapBin, accuracy_by_overlap, controlled_effect
-from .align import item_rows
-from .runs import Run
+from ..runs.align import item_rows
+from ..runs.stored import Run
 from .surface import SurfaceFeatures, item_features
 
 

@@ -65,8 +65,8 @@ class DocsContext:
     def runs(self) -> list:
         """The runs that passed verification and were checked against the data: a number in the docs is never
         one a run only claims (a rejected or unverified run is left out; `metabench leaderboard build` lists why)."""
-        from .runs import find_runs  # noqa: PLC0415
-        from .verify import verify_runs  # noqa: PLC0415
+        from ..runs.stored import find_runs  # noqa: PLC0415
+        from ..runs.verify import verify_runs  # noqa: PLC0415
 
         _, _, verdicts = verify_runs(self.registry, find_runs([self.runs_dir]))
         return [v.run for v in verdicts.values() if v.ok and v.unverified is None]

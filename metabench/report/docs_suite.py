@@ -15,7 +15,7 @@ from ..jobs import RunOptions
 from ..runner import plan
 from .docs_blocks import markdown
 from .groups import group_rows
-from .runs import load_run
+from ..runs.stored import load_run
 
 
 def _plan(context, tasks: str, model: str, output_dir: Path) -> RunPlan:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..store import read_samples, write_run
 from .gate import gate
-from .runs import Run, find_runs
+from ..runs.stored import Run, find_runs
 
 #: (scenario, run folder under each MOH-X fold, share of items disturbed per seed, how)
 SCENARIOS = (

@@ -13,7 +13,7 @@ the SOR model and its training steps: a breakdown by a 150-step SOR is not one b
 from __future__ import annotations
 
 from ..errors import MetabenchError
-from .runs import Run
+from ..runs.stored import Run
 
 
 def _one_seed(run: Run) -> tuple[int, list[dict]]:

@@ -15,7 +15,7 @@ from ..registry import Registry
 from .compare import adjust
 from .gaps import gap_pairs
 from .paired_variants import generator, paired_effect, variant_pairs
-from .runs import Run
+from ..runs.stored import Run
 
 #: The paper's prompt types by task-name suffix, and the suffixes beyond the paper: the scored decoder mode and
 #: the encoder.

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ..errors import MetabenchError
-from .align import AlignmentError, describe, item_rows
+from ..runs.align import AlignmentError, describe, item_rows
 from .compare import CORRECTIONS, _finite, correction_phrase, format_p
-from .runs import Run
+from ..runs.stored import Run
 
 ORIGINAL, PARAPHRASE = "original", "paraphrase"
 

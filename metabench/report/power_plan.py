@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass, field
 from ..errors import MetabenchError
 from ..registry import Registry
 from ..stats.power import bootstrap_std_error, mcnemar_mde, normal_mde
-from .align import pair
-from .clusters import cluster_members, clustered, declared
-from .decompose import item_metrics
-from .runs import Run, by_task
+from ..runs.align import pair
+from ..runs.clusters import cluster_members, clustered, declared
+from ..runs.decompose import item_metrics
+from ..runs.stored import Run, by_task
 
 #: the correlations of per-item results a plan shows by default
 CORRELATIONS = (0.0, 0.5, 0.8)

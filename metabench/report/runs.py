@@ -1,178 +1,19 @@
-"""Finding stored runs on disk: a run folder, a results.json path, or a folder of many runs.
-
-The reporter reads nothing but these files (see ``metabench.store``), so runs made on another machine or
-by an older metabench compare the same way as fresh ones. Samples are read lazily: a leaderboard of many
-runs only reads the samples of the runs it tests.
-"""
+"""Moved to :mod:`metabench.runs.stored` (issue 37): the old names still resolve here, with a
+``PluginAPIDeprecationWarning``, for plugins that read runs through them (docs/plugins.md, change log)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+import warnings
 
-from ..errors import MetabenchError, RunFileError
-from ..printable import escape
-from ..store import RESULTS, read_results, read_samples, resolve, run_folders
+from ..errors import PluginAPIDeprecationWarning
+from ..runs import stored
 
-
-@dataclass
-class Run:
-    """One stored run: its folder and results.json; ``samples`` are read on first use."""
-
-    path: Path
-    results: dict
-    _samples: list[dict] | None = field(default=None, repr=False)
-    #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
-    _item_rows: dict | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def task(self) -> str:
-        return self.results["task"]["name"]
-
-    @property
-    def model(self) -> str:
-        """The model as the user wrote it (``--model`` value): the name shown in every table."""
-        return self.results["model"]["spec"]
-
-    @property
-    def seeds(self) -> list[int]:
-        return list(self.results["seeds"])
-
-    @property
-    def protocol_seeds(self) -> int | None:
-        """How many seeds the task's protocol asks of this run's model family (None when it does not say): a run
-        with fewer is partial on seeds, and says so wherever its number appears."""
-        family = self.results["model"].get("family") or "encoder"
-        seeds = ((self.results["task"].get("config", {}).get("protocol") or {}).get(family) or {}).get("seeds")
-        return len(seeds) if isinstance(seeds, list) else seeds
-
-    @property
-    def primary_metric(self) -> str:
-        return self.results["task"]["primary_metric"]
-
-    @property
-    def n_items(self) -> int:
-        return self.results["n_items"]
-
-    @property
-    def partial(self) -> bool:
-        """True when the run scored only part of the test split (``--limit``). Runs written before metabench
-        recorded ``n_test_items`` count as partial when their limit could have cut the split."""
-        total = self.results.get("n_test_items")
-        if total is not None:
-            return self.n_items < total
-        limit = self.results.get("limit")
-        return limit is not None and self.n_items >= limit
-
-    @property
-    def budget(self) -> dict | None:
-        """The budget knobs a run trained under instead of its task's recipe (a training subset, fewer epochs...),
-        as its adapter recorded them (``model.info.budget``); None for a run that followed the recipe."""
-        return (self.results["model"].get("info") or {}).get("budget") or None
-
-    @property
-    def datasets(self) -> list[dict] | None:
-        """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
-        return self.results["task"].get("datasets")
-
-    @property
-    def groups(self) -> list[dict]:
-        """The ``aggregate: mean`` groups the task belongs to, with all their members, as recorded."""
-        return self.results["task"].get("groups", [])
-
-    @property
-    def paper_view(self) -> list[dict] | None:
-        """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded (None for runs that
-        predate the record)."""
-        return self.results["task"].get("paper_view")
-
-    def higher_is_better(self, metric: str) -> bool:
-        """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are
-        keyed as ``per_class`` and ``recall_at_k``); a metric missing there is taken as higher-is-better."""
-        table = self.results.get("higher_is_better", {})
-        return bool(table.get(metric, table.get(metric.split("/", 1)[0].split("[", 1)[0], True)))
-
-    def aggregate(self, metric: str) -> dict | None:
-        return self.results["metrics"]["aggregate"].get(metric)
-
-    def per_seed(self, metric: str) -> list[float | None]:
-        """The metric's value for each seed, in ``seeds`` order (None where the run has no value)."""
-        per_seed = self.results["metrics"]["per_seed"]
-        return [per_seed.get(str(seed), {}).get(metric) for seed in self.seeds]
-
-    @property
-    def samples(self) -> list[dict]:
-        if self._samples is None:
-            self._samples = read_samples(self.path, self.results)
-        return self._samples
+_MOVED = ("Run", "load_run", "find_runs", "one_per_task_and_model", "by_task")
 
 
-def load_run(path: Path) -> Run:
-    """A run from its folder or its results.json."""
-    folder = resolve(path.parent if path.name == RESULTS else path)
-    return Run(folder, read_results(folder))
-
-
-def _utf8_named(path: Path) -> Path:
-    """A run's folder name goes into pages, JSON and JUnit files, all UTF-8: a name that is not (bytes the file
-    system kept as they were) is refused here, naming the folder, rather than failing the last write."""
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        raise RunFileError(f"{escape(str(path))}: the folder name is not valid UTF-8, and run folder names are "
-                           "written into reports", hint="rename the folder (e.g. with a UTF-8 or ASCII name)") from None
-    return path
-
-
-def find_runs(paths: list[Path]) -> list[Run]:
-    """Every run named by ``paths``: run folders, results.json files, or folders searched recursively.
-
-    Order is the order of ``paths``, and sorted by folder within a searched folder, so "the first run"
-    means the same thing on every machine. A run named twice (a folder and its parent, one folder given
-    twice) is one run: counted twice it would be compared with itself or ranked twice.
-    """
-    runs: list[Run] = []
-    seen: set[Path] = set()
-    for path in paths:
-        if not path.exists():
-            raise MetabenchError(f"{path}: no such file or folder", hint="pass run folders, results.json files or an output folder")
-        if path.is_file() or (resolve(path) / RESULTS).is_file():
-            found = [path]
-        else:
-            found = run_folders(path)
-            if not found:
-                raise MetabenchError(
-                    f"{path}: no runs here (no {RESULTS} in this folder or below)",
-                    hint="pass the --output-dir of `metabench run`, or one of its run folders",
-                )
-        for run in map(load_run, map(_utf8_named, found)):
-            if run.path.resolve() not in seen:
-                seen.add(run.path.resolve())
-                runs.append(run)
-    return runs
-
-
-def one_per_task_and_model(runs: list[Run], option: str) -> list[Run]:
-    """``runs`` with one run per (task, model), for reports that pick *the* run of a task and model: two
-    different runs of one pair would leave the choice (and the verdict) to the order of the arguments, so they
-    are refused. The same folder named twice, or two copies of one run (same samples), count once."""
-    kept: dict[tuple[str, str], Run] = {}
-    for run in runs:
-        first = kept.setdefault((run.task, run.model), run)
-        if first is run or first.path.resolve() == run.path.resolve():
-            continue
-        if first.results.get("samples_sha256") != run.results.get("samples_sha256") or first.seeds != run.seeds:
-            raise MetabenchError(
-                f"{option}: two different runs of task '{run.task}' with model '{run.model}': {first.path} and "
-                f"{run.path}; which one counts would depend on the order of the arguments",
-                hint="pass only one of them (name the run folders, or one --output-dir per set of runs)",
-            )
-    return list(kept.values())
-
-
-def by_task(runs: list[Run]) -> dict[str, list[Run]]:
-    """Runs grouped by task name, tasks and runs in first-seen order."""
-    groups: dict[str, list[Run]] = {}
-    for run in runs:
-        groups.setdefault(run.task, []).append(run)
-    return groups
+def __getattr__(name: str):
+    if name in _MOVED:
+        warnings.warn(f"metabench.report.runs.{name} moved to metabench.runs.stored.{name}",
+                      PluginAPIDeprecationWarning, stacklevel=2)
+        return getattr(stored, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import MetabenchError
 from ..registry import Registry
 from ..stats.controls import length, overlap
-from .runs import Run
+from ..runs.stored import Run
 
 
 def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:

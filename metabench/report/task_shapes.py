@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import MetabenchError
 from ..stats.calibrate import Population, SeedShape
-from .runs import Run, find_runs
+from ..runs.stored import Run, find_runs
 
 #: (task or fold pattern, run folder) of each shape's population: two seeds of one recipe
 MOH_X = ("moh_x_cv_fold*", "hf_minilm-l6@seeds=0-2")

@@ -26,10 +26,10 @@ from dataclasses import replace
 
 from ..errors import MetabenchError
 from ..metrics.tagging import DEFAULT_POSITIVE, sentence_counts, spans
-from .align import item_rows
+from ..runs.align import item_rows
 from .compare import Options, compare_pair
-from .decompose import seed_values
-from .runs import Run
+from ..runs.decompose import seed_values
+from ..runs.stored import Run
 
 #: One answer for at least this share of a seed's items makes the seed constant.
 CONSTANT_SHARE = 0.99

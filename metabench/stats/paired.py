@@ -351,7 +351,7 @@ def over_rows(metric: Callable[[Any], float],
     `paired_bootstrap` and `approximate_randomisation` then evaluate a whole block in one call, and hand
     both systems' calls the same draws; a metric without it is called once per resample, as before. ``rows``
     gets the records and the indices rather than the records drawn, so a metric whose records are positions
-    in a table of its own (`metabench.report.decompose`) skips the copy."""
+    in a table of its own (`metabench.runs.decompose`) skips the copy."""
     metric.over_rows = rows
     return metric
 

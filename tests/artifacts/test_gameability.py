@@ -11,7 +11,7 @@ from metabench.report.gameability import assess
 from metabench.report.artifact_tables import boisson_tables
 from metabench.config.index import TaskIndex
 from metabench.metrics.classification import macro_f1
-from metabench.report.runs import Run
+from metabench.runs.stored import Run
 
 LABELS = ["literal", "metaphor"]
 

@@ -11,7 +11,7 @@ import stat
 import pytest
 
 from metabench.errors import MetabenchError, RunFileError
-from metabench.report.runs import find_runs, load_run
+from metabench.runs.stored import find_runs, load_run
 from metabench.runner import RunOptions, run
 from metabench.store import RESULTS, SAMPLES, SAMPLES_GZ, read_results, read_samples, run_folders, run_name, write_run
 

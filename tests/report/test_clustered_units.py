@@ -12,7 +12,7 @@ import pytest
 
 from metabench.errors import MetabenchError
 from metabench.report.compare import Options, compare_pair
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.store import write_run
 
 N_SENTENCES, WORDS = 100, 20

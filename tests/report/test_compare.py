@@ -11,9 +11,9 @@ import pytest
 from metabench import stats
 from metabench.errors import MetabenchError, RunFileError
 from metabench.metrics.tagging import f1_from_counts
-from metabench.report.align import AlignmentError, pair
+from metabench.runs.align import AlignmentError, pair
 from metabench.report.compare import Options, adjust, compare_pair, compare_runs
-from metabench.report.runs import find_runs, load_run
+from metabench.runs.stored import find_runs, load_run
 from metabench.stats.power import mcnemar_mde, normal_mde, paired_t_mde
 from metabench.stats.seed_order import almost_stochastic_order
 from metabench.store import read_results, read_samples, write_run

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from metabench.report.docs_decoders import METRICS, tagger_row
-from metabench.report.runs import Run
+from metabench.runs.stored import Run
 
 
 def test_a_budget_run_with_a_limit_is_a_partial_row_with_its_costs():

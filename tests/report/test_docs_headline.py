@@ -8,7 +8,7 @@ import pytest
 
 from metabench.report.docs_blocks import DocsContext
 from metabench.report.docs_headline import headline_table
-from metabench.report.runs import find_runs
+from metabench.runs.stored import find_runs
 
 
 def test_headline_rows_come_from_the_runs(report_registry, toy_runs):

@@ -13,7 +13,7 @@ import metabench
 from metabench.cli import main
 from metabench.report.explore.join import explore
 from metabench.report.explore.page import write_page
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.stats.paired import mcnemar
 
 from headless import LAPTOP, browser  # noqa: F401 - the shared headless Chromium fixture

@@ -9,7 +9,7 @@ import pytest
 from metabench import stats
 from metabench.errors import MetabenchError
 from metabench.report.gaps import subset_gap, subset_pairs
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 
 
 def test_subset_tasks_pair_by_name():

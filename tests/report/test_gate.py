@@ -154,7 +154,7 @@ def test_verdict_is_inconclusive_when_the_test_cannot_see_the_tolerance():
 
 def test_the_old_max_drop_keyword_still_works(report_registry, toy_runs):
     from metabench.report.gate import gate
-    from metabench.report.runs import find_runs
+    from metabench.runs.stored import find_runs
 
     runs = find_runs([toy_runs / "toy_cls" / "lookup"])
     with pytest.warns(DeprecationWarning, match="tolerance=Tolerance"):

@@ -10,7 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 from metabench.errors import MetabenchError
 from metabench.hard.phi_table import FORMAT, find_tables, load_table, save_table, table_name
 from metabench.report.hardness import hardness_row
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.store import write_run
 
 M, L = "metaphor", "literal"

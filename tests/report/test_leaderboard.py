@@ -131,7 +131,7 @@ def test_board_builds_from_run_files_where_the_plugin_is_not_installed(toy_runs)
     from metabench import plugins
     from metabench.report.compare import Options
     from metabench.report.leaderboard.board import build_board
-    from metabench.report.runs import find_runs
+    from metabench.runs.stored import find_runs
 
     registry = plugins.load()
     assert not registry.has("dataset", "toy_tagging")
@@ -161,7 +161,7 @@ def test_heatmap_of_many_tasks_is_stacked_so_labels_are_never_scaled_down():
 def test_gaps_page_opens_on_a_real_gap_not_on_zero_against_zero(report_registry, make_run, tmp_path):
     from metabench.report.compare import Options
     from metabench.report.leaderboard.board import build_board
-    from metabench.report.runs import find_runs
+    from metabench.runs.stored import find_runs
 
     for model, nomet, met in (("a-zero", 0, 0), ("b-model", 40, 10)):
         make_run(tmp_path / "t_nomet" / model, task="t_nomet", model=model, correct={0: [1] * nomet + [0] * (60 - nomet)},

@@ -8,9 +8,9 @@ import pytest
 
 from metabench import stats
 from metabench.errors import MetabenchError
-from metabench.report.align import AlignmentError
+from metabench.runs.align import AlignmentError
 from metabench.report.paired_variants import is_variant_of, paired_effect, variant_pairs
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.store import read_results, read_samples, write_run
 
 

@@ -131,7 +131,7 @@ def test_average_row_is_the_unweighted_mean_of_complete_columns(complete, builti
 def test_partial_runs_stay_out_of_the_paper_views(report_registry, toy_runs, short_runs):
     """toy_tag is bound to Table 14's ES → EN row (fixture): its full runs fill it, its --limit run does not."""
     from metabench.report.leaderboard.board import build_board
-    from metabench.report.runs import find_runs
+    from metabench.runs.stored import find_runs
 
     board = build_board(report_registry, find_runs([toy_runs, short_runs]), options=Options(n_resamples=50))
     table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
@@ -146,7 +146,7 @@ def test_partial_runs_stay_out_of_the_paper_views(report_registry, toy_runs, sho
 
 def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report_registry, toy_runs):
     from metabench.report.leaderboard.board import build_board
-    from metabench.report.runs import find_runs
+    from metabench.runs.stored import find_runs
 
     runs = find_runs([toy_runs])
     for run in runs:

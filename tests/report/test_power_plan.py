@@ -10,7 +10,7 @@ import pytest
 import scipy.stats
 
 from metabench.report.power_plan import plan
-from metabench.report.runs import find_runs
+from metabench.runs.stored import find_runs
 from metabench.stats.power import mcnemar_mde
 
 Z = scipy.stats.norm.ppf(0.975) + scipy.stats.norm.ppf(0.8)

@@ -10,7 +10,7 @@ from metabench.errors import ConfigError
 from metabench.report.leaderboard.board import build_board
 from metabench.report.leaderboard.site import write as write_site
 from metabench.report.published import Published, load_published
-from metabench.report.runs import find_runs
+from metabench.runs.stored import find_runs
 
 
 def test_the_published_file_is_cited_and_names_real_tasks_and_metrics(report_registry):

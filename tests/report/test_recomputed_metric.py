@@ -12,7 +12,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 from metabench.hookspecs import hookimpl
 from metabench.report.compare import Options, compare_pair
-from metabench.report.runs import load_run
+from metabench.runs.stored import load_run
 from metabench.store import write_run
 
 METRIC = "plain_balanced_accuracy"

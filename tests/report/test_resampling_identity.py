@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from metabench.metrics.common import prf
-from metabench.report.decompose import _Counts, _positional
+from metabench.runs.decompose import _Counts, _positional
 from metabench.stats import approximate_randomisation, paired_bootstrap
 
 RUNS = Path(__file__).resolve().parents[2] / "leaderboard" / "runs"
@@ -92,9 +92,9 @@ def test_the_bootstrap_equals_one_written_out_from_its_documented_draws():
 def test_committed_runs_compare_the_same_through_either_path(report_registry, task):
     """A committed pair (VUA-Verb's 3-seed F1 run against a 1-seed one; a Boisson macro-F1 pair), as the
     leaderboard compares it, through the vectorised metric and through the old one-resample loop."""
-    from metabench.report.align import pair
-    from metabench.report.decompose import item_metrics
-    from metabench.report.runs import find_runs
+    from metabench.runs.align import pair
+    from metabench.runs.decompose import item_metrics
+    from metabench.runs.stored import find_runs
 
     runs = find_runs([RUNS / task])
     aligned = next(pair(a, b) for a in runs for b in runs if a is not b and a.results["task"]["config_hash"]

@@ -11,9 +11,9 @@ import pytest
 from scipy import stats
 
 from metabench.report.compare import Options
-from metabench.report.runs import find_runs, load_run
+from metabench.runs.stored import find_runs, load_run
 from metabench.report.trivial import assess, constant
-from metabench.report.verify import verify_run, verify_runs
+from metabench.runs.verify import verify_run, verify_runs
 from metabench.store import read_samples, samples_text
 
 

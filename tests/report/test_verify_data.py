@@ -14,9 +14,9 @@ from metabench import hookimpl
 from metabench.config.index import TaskIndex
 from metabench.jobs import build_kind, prepare
 from metabench.launch.record import seed_summary
-from metabench.report.runs import find_runs, load_run
-from metabench.report.verify import verify_run, verify_runs
-from metabench.report.verify_data import DataVerifier
+from metabench.runs.stored import find_runs, load_run
+from metabench.runs.verify import verify_run, verify_runs
+from metabench.runs.verify_data import DataVerifier
 from metabench.store import golds_sha256, read_samples, samples_text
 
 #: A second classification task on the toy data, its test split being the training file: a run of toy_cls

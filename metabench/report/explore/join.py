@@ -71,7 +71,7 @@ class Exploration:
 
 
 def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | None = None) -> Exploration:
-    """Join one or two stored runs (:class:`metabench.report.runs.Run`) of a task with its test items."""
+    """Join one or two stored runs (:class:`metabench.runs.stored.Run`) of a task with its test items."""
     if not 1 <= len(runs) <= 2:
         raise MetabenchError(f"explore takes one run or two runs of the same task, got {len(runs)}",
                              hint="metabench explore RUN [RUN_B]")

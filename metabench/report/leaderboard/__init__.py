@@ -21,7 +21,7 @@ from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
 from ...hard.phi_table import TABLE_FILE, find_tables
-from ..runs import find_runs
+from ...runs.stored import find_runs
 from .board import build_board
 from .progress import Progress
 

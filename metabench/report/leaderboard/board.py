@@ -35,10 +35,10 @@ from ..metaphor_effects import control_rows, paired_rows
 from ...config.paper_layouts import registered_views
 from ..paper_views import Cells, fill
 from ..artifact_tables import artifact_report
-from ..runs import Run, by_task
+from ...runs.stored import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
-from ..verify import CHECKS, Verdict, verify_runs
+from ...runs.verify import CHECKS, Verdict, verify_runs
 from .progress import Progress
 
 SCHEMA_VERSION = 2

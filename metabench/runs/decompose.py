@@ -49,7 +49,7 @@ from ..metrics.decomposition import contribution_keys, decomposition_of
 from ..metrics.tagging import parse_tag
 from ..stats.paired import over_rows
 from .align import Pair
-from .runs import Run
+from .stored import Run
 
 _COUNTS = re.compile(r"^(span|token)_(precision|recall|f1)$")
 _LABEL_METRICS = ("precision", "recall", "f1", "macro_f1")

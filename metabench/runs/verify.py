@@ -35,7 +35,7 @@ from ..errors import ExplainedError
 from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
-from .runs import Run
+from .stored import Run
 from .verify_data import DataVerifier
 
 #: What every run passes before it is ranked (written on the leaderboard's pages).

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import MetabenchError
 from .decompose import ItemMetric
-from .runs import Run
+from .stored import Run
 
 
 def declared(run: Run) -> dict | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import MetabenchError
-from .runs import Run
+from .stored import Run
 
 
 class AlignmentError(MetabenchError):
