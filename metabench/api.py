@@ -143,6 +143,7 @@ def evaluate(
     workers: int | None = None,
     ray_address: str | None = None,
     overwrite: bool = False,
+    repeat: int = 1,
     registry=None,
 ) -> Evaluation:
     """Run ``models`` on ``tasks`` and write a run folder per job, as ``metabench run`` does.
@@ -151,7 +152,8 @@ def evaluate(
     ``--model`` specs (``"majority"``, ``"hf:minilm-l6"``). ``seeds``: a count (``3`` = seeds 0, 1, 2) or a
     list; default the task's protocol. ``limit``: the first N test items only (the run is then partial).
     ``output_dir``: where run folders go (default ``runs``). ``launcher``: ``auto``, ``serial``,
-    ``processes`` or ``ray`` (docs/scaling.md). A job that fails or is skipped does not raise: its
+    ``processes`` or ``ray`` (docs/scaling.md). ``repeat``: draws per item and seed of a sampled decoder, the
+    majority answer scored (docs/decoders.md, Repeated draws). A job that fails or is skipped does not raise: its
     :class:`TaskResult` says why; bad usage (an unknown task or model, a bad option) raises
     :class:`metabench.errors.MetabenchError`.
     """
@@ -162,7 +164,7 @@ def evaluate(
         output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds), limit=limit,
         data_dir=data_dir,
         use_cache=use_cache, progress=progress, launcher=launcher, ray_address=ray_address, workers=workers,
-        overwrite=overwrite,
+        overwrite=overwrite, repeat=repeat,
     )
     if registry is None:
         from .plugins import default_registry

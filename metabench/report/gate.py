@@ -28,6 +28,7 @@ from ..errors import MetabenchError
 from ..printable import escape
 from ..registry import Registry
 from .compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
+from .flips import flip_line
 from ..runs.stored import Run, by_task
 
 REGRESSION, PASS, INCONCLUSIVE = "regression", "pass", "inconclusive"
@@ -211,6 +212,7 @@ def gate(
                 )
             comparisons.append(comparison)
     adjust(comparisons, correction)
+    notes += [line for task, run in base.items() if (line := flip_line(run, cand[task])) is not None]
     verdicts = [verdict(c, tolerance.of(c.baseline_value), alpha) for c in comparisons]
     return GateReport(comparisons, verdicts, notes, tolerance, alpha, correction, inconclusive_ok)
 
