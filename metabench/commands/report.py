@@ -1,28 +1,12 @@
-"""The ``compare``, ``gate`` and ``leaderboard`` subcommands: argument parsing only, the work is in the modules."""
+"""The ``gate``, ``power``, ``leaderboard`` and ``report`` subcommands (and ``compare``, from `compare.py`): argument
+parsing only, the work is in the modules."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from pathlib import Path
-
-COMPARE_EXAMPLES = """\
-examples:
-  metabench compare runs/toy_cls/majority runs/toy_cls/lookup     two runs of one task
-  metabench compare runs/ --baseline majority                     every model against majority, per task
-  metabench compare runs/ --metric accuracy --metric macro_f1 --correction bh
-  metabench compare --gap runs/m4x_nli_zs_en_xnli_dev_no_met/M runs/m4x_nli_zs_en_xnli_dev_met/M
-  metabench compare --paired-variants --controls runs/mlp_impli_original_nli_zero/M runs/mlp_impli_paraphrase_mistral_nli_zero/M
-  metabench compare --paired-variants --controls runs/                     every original/paraphrase pair found
-  metabench compare --phi-table leaderboard/runs/hard_phi/minilm-l6 runs/vua_verb/M    recall/precision per phi bin
-  metabench compare --phi-model hf:minilm-l6 runs/vua_verb/M runs/hard_mi_minilm_l6/M  phi from this machine's cache
-
-exit status: 0 compared (what could not be paired is listed, with the reason), 2 bad usage, nothing at all
-could be paired, an unreadable or damaged run file, or an internal error. compare never exits 1: a worse
-candidate is a result here; `metabench gate` turns it into a failing status.
-"""
 
 LEADERBOARD_EXAMPLES = """example:
   metabench leaderboard build leaderboard/runs -o leaderboard/
@@ -43,43 +27,9 @@ examples:
 
 
 def add_commands(subparsers) -> None:
-    compare = subparsers.add_parser(
-        "compare", help="paired significance tests between runs of the same task", epilog=COMPARE_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Compare runs of the same task item by item: McNemar for accuracy, paired bootstrap for "
-        "F1, paired t-test across seeds when both runs have 2+ seeds. Δ = candidate − baseline.",
-    )
-    compare.add_argument("runs", nargs="+", type=Path, metavar="RUN",
-                         help="run folders, results.json files or output folders (searched recursively)")
-    compare.add_argument("--baseline", metavar="MODEL", help="reference run of each task: a model, folder name or path "
-                         "(default: the first run of each task)")
-    compare.add_argument("--gap", action="store_true",
-                         help="RUN_A RUN_B are one model on two subset tasks (e.g. no-met, met): unpaired accuracy gap")
-    compare.add_argument("--paired-variants", action="store_true",
-                         help="one model on an original task and its paraphrase task (same item ids): paired "
-                         "metaphor effect over the shared ids (two runs: original first; more: paired by task name)")
-    compare.add_argument("--controls", action="store_true",
-                         help="with --gap or --paired-variants: logistic regression of correctness on metaphor + "
-                         "premise-hypothesis overlap + length, and accuracy by overlap bin")
-    compare.add_argument("--artifacts", action="store_true",
-                         help="runs of tasks with input views (<task>@<view>): per cell and model, the views' macro-F1, "
-                         "relative gaps and the gameability flag (docs/artifacts.md)")
-    hard = compare.add_argument_group("hardness breakdown (hard metaphors, docs/hard-metaphors.md)")
-    hard.add_argument("--phi-table", type=Path, metavar="FILE",
-                      help="VUA-Verb runs per phi bin of a SOR model: a hard_phi.json written by `metabench hard "
-                      "vua-phi --save` (or its folder)")
-    hard.add_argument("--phi-model", metavar="MODEL",
-                      help="the same from this machine's cache: the HARD(MODEL) build (after `metabench hard mine` "
-                      "and `hard vua-phi`); also breaks down runs of hard_mi tasks")
-    hard.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
-    hard.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
-    compare.add_argument("--published", action="store_true",
-                         help="also print the published results of other systems on these tasks (never ranked; "
-                         "metabench/report/published_results.yaml), with each of our models beside them")
-    compare.add_argument("--verbose", action="store_true",
-                         help="list every run or task not compared with its reason (default: one count line per reason)")
-    _test_arguments(compare)
-    compare.set_defaults(func=_guarded(_cmd_compare))
+    from .compare import add_commands as add_compare, guarded, test_arguments
+
+    add_compare(subparsers)
 
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",
@@ -104,8 +54,8 @@ def add_commands(subparsers) -> None:
     gate.add_argument("--summary", metavar="FILE",
                       help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file; "
                       "an empty value (the variable unset, as outside Actions) writes none")
-    _test_arguments(gate)
-    gate.set_defaults(func=_guarded(_cmd_gate))
+    test_arguments(gate)
+    gate.set_defaults(func=guarded(_cmd_gate))
 
     power = subparsers.add_parser(
         "power", help="the smallest change a task can detect, planned from a baseline's runs",
@@ -162,38 +112,6 @@ def add_commands(subparsers) -> None:
     docs.set_defaults(func=_cmd_report_docs)
 
 
-def _test_arguments(parser) -> None:
-    parser.add_argument("--metric", action="append", metavar="M", help="metric to test (repeatable; default: primary)")
-    parser.add_argument("--test", metavar="NAME", help="force a test (`metabench ls tests`), e.g. bootstrap, wilcoxon")
-    parser.add_argument("--correction", choices=["holm", "bh", "none"], default="holm",
-                        help="multiple-comparison correction over all comparisons (default holm)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the CIs (default 0.95)")
-    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    parser.add_argument("--unit", choices=["auto", "item", "token"], default="auto",
-                        help="resampling unit of item-level tests: the clusters the task declares (metadata.cluster, "
-                        "e.g. documents), else the item (auto, the default); the item (a sentence for tagging tasks); "
-                        "or, for token_* metrics, the token, which ignores that a sentence's tokens move together")
-    parser.add_argument("--power", type=float, default=0.8,
-                        help="power at which the minimum detectable effect (MDE) is computed (default 0.8)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-
-
-def _guarded(command):
-    """``command`` with its stdout passed through :class:`metabench.printable.GuardedStream`: what ``compare``
-    and ``gate`` print holds names from committed runs, and CI reads it (a line starting ``::error::`` is a
-    GitHub workflow command). The gate's own annotations go to stderr, unguarded, escaped where made."""
-
-    def run(args) -> int:
-        from ..printable import GuardedStream
-
-        with contextlib.redirect_stdout(GuardedStream(sys.stdout)):
-            return command(args)
-
-    return run
-
-
 def _registry():
     from ..plugins import default_registry
 
@@ -205,161 +123,6 @@ def _options(args):
 
     return Options(test=args.test, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed,
                    alpha=args.alpha, power=args.power, unit=args.unit)
-
-
-def _cmd_compare(args) -> int:
-    from ..api import compare
-    from ..report.compare import format_comparisons
-    from ..report.groups import group_comparison_table
-    from ..runs.stored import find_runs
-
-    from ..errors import MetabenchError
-
-    runs = find_runs(args.runs)
-    if args.gap and args.paired_variants:
-        raise MetabenchError("--gap (different items) and --paired-variants (the same items) exclude each other")
-    if args.phi_table or args.phi_model:
-        return _hardness(args, runs)
-    if args.gap:
-        return _gap(args, runs)
-    if args.paired_variants:
-        return _paired_variants(args, runs)
-    if args.controls:
-        raise MetabenchError("--controls needs --gap or --paired-variants (a metaphor side and a literal side)")
-    if args.artifacts:
-        return _artifacts(args, runs)
-    try:
-        report = compare(runs, baseline=args.baseline, metrics=args.metric, test=args.test, correction=args.correction,
-                         confidence=args.confidence, resamples=args.resamples, seed=args.seed, alpha=args.alpha,
-                         power=args.power, unit=args.unit, registry=_registry())
-    except MetabenchError:
-        if not args.published:
-            raise
-        report = None  # nothing pairs, but the published results beside the runs still print
-    published = _published_beside(runs) if args.published else None
-    if args.json:
-        payload = report.as_dict() if report is not None else {}
-        print(json.dumps({**payload, **({"published": published} if args.published else {})}, indent=2))
-        return 0
-    if report is not None:
-        print(format_comparisons(report.comparisons, report.notes, correction=args.correction, alpha=args.alpha,
-                                 confidence=args.confidence, power=args.power,
-                                 verbose=args.verbose or len(report.notes) <= 1))
-        if report.groups:
-            print("\nGroup means (k-fold folds, papers' average rows), complete runs only:\n"
-                  + group_comparison_table(report.groups))
-    if args.published:
-        from ..report.published import format_beside
-
-        print("\n" + format_beside(published))
-    return 0
-
-
-def _published_beside(runs) -> list[dict]:
-    from ..report.groups import group_rows
-    from ..report.published import beside_runs, load_published
-
-    return beside_runs(load_published(), runs, group_rows([r.results for r in runs if not r.partial]))
-
-
-def _gap(args, runs) -> int:
-    from ..errors import MetabenchError
-    from ..report.compare import adjust
-    from ..report.gaps import format_gaps, subset_gap
-
-    if len(runs) != 2:
-        raise MetabenchError(f"--gap takes exactly two runs (one model on two subset tasks), got {len(runs)}",
-                             hint="e.g. metabench compare --gap runs/TASK_no_met/MODEL runs/TASK_met/MODEL")
-    if args.test or args.metric:
-        raise MetabenchError("--gap always reports accuracy with the z-test and Fisher's exact test; drop --test/--metric")
-    gaps = subset_gap(runs[0], runs[1], confidence=args.confidence)
-    adjust(gaps, args.correction)
-    _emit(args, "gaps", gaps, format_gaps, _controls(args, [(runs[1], runs[0])], paired=False))
-    return 0
-
-
-def _paired_variants(args, runs) -> int:
-    from ..errors import MetabenchError
-    from ..report.compare import adjust
-    from ..report.paired_variants import format_effects, paired_effect, variant_pairs
-    from ..runs.stored import one_per_task_and_model
-
-    if args.test or args.metric:
-        raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
-                             "drop --test/--metric")
-    if len(runs) == 2:
-        _check_variant_order(*runs)
-        pairs = [(runs[0], runs[1])]
-    else:
-        pairs = variant_pairs(one_per_task_and_model(runs, "--paired-variants"))
-    if not pairs:
-        raise MetabenchError(
-            f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
-            hint="pass two runs (original first), or folders holding TASK_original_X and TASK_paraphrase_GEN_X runs",
-        )
-    effects = [paired_effect(a, b, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
-               for a, b in pairs]
-    adjust(effects, args.correction)
-    _emit(args, "paired_variants", effects, format_effects, _controls(args, pairs, paired=True))
-    return 0
-
-
-def _check_variant_order(original, paraphrase) -> None:
-    """Two runs are (original, paraphrase) in that order: a swapped pair flips the effect's sign, one task
-    twice measures nothing."""
-    from ..errors import MetabenchError
-    from ..report.paired_variants import is_variant_of
-
-    if original.task == paraphrase.task:
-        raise MetabenchError(f"--paired-variants: both runs are of task '{original.task}' ({original.path} and "
-                             f"{paraphrase.path}); a paired effect needs an original task and its paraphrase task",
-                             hint="pass the original task's run, then the paraphrase task's run")
-    if is_variant_of(paraphrase.task, original.task):
-        raise MetabenchError(f"--paired-variants: '{original.task}' is the paraphrase of '{paraphrase.task}', so the "
-                             "runs are given the wrong way round (the effect's sign would flip)",
-                             hint=f"pass the original first: metabench compare --paired-variants {paraphrase.path} {original.path}")
-
-
-def _hardness(args, runs) -> int:
-    from ..errors import MetabenchError
-    from .hard import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
-
-    if args.gap or args.paired_variants or args.controls or args.artifacts or args.test or args.metric:
-        raise MetabenchError("--phi-table/--phi-model break runs down by hardness; they take no other comparison option")
-    return breakdown(runs, table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
-                     confidence=args.confidence, as_json=args.json)
-
-
-def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
-    """Print tested rows (and their surface controls, if asked for) as JSON or as tables."""
-    if args.json:
-        print(json.dumps({"correction": args.correction, key: [r.as_dict() for r in rows],
-                          **({"controls": [c.as_dict() for c in controlled]} if args.controls else {})}, indent=2))
-        return
-    print(formatter(rows, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
-    if controlled:
-        from ..report.controls import format_controls
-
-        print("\nSurface controls (overlap = premise-hypothesis word-set Jaccard; length = words of both)")
-        print(format_controls(controlled))
-
-
-def _controls(args, pairs, *, paired: bool) -> list:
-    """Surface controls of (metaphor run, literal run) pairs, when --controls asks for them."""
-    if not args.controls:
-        return []
-    from ..report.controls import controls
-
-    registry = _registry()
-    return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)
-            for metaphor, literal in pairs]
-
-
-def _artifacts(args, runs) -> int:
-    from .artifacts import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
-
-    return gameability(_registry(), runs, what="--artifacts", alpha=args.alpha, resamples=args.resamples,
-                       seed=args.seed, as_json=args.json)
 
 
 def _cmd_gate(args) -> int:

@@ -41,6 +41,7 @@ from ..runs.align import AlignmentError, describe, pair
 from ..runs.clusters import cluster_members, clustered, declared
 from ..runs.decompose import ItemMetric, item_metrics, token_units
 from ..runs.stored import Run, by_task
+from .run_marks import marks, short
 
 #: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
 MAX_RESAMPLES = 1_000_000
@@ -111,6 +112,9 @@ class Comparison:
     unit: str = ""
     aso: dict | None = None
     notes: list[str] = field(default_factory=list)
+    #: each run's marks with their reasons (`run_marks`: partial, unverified), set by `compare_runs`
+    baseline_marks: list[str] = field(default_factory=list)
+    candidate_marks: list[str] = field(default_factory=list)
 
     @property
     def drop(self) -> float:
@@ -342,7 +346,7 @@ def compare_runs(
     """
     from ..runs.verify import verify_runs
 
-    runs, rejected, _ = verify_runs(registry, runs)
+    runs, rejected, verdicts = verify_runs(registry, runs)
     notes = [NotCompared(f"task '{v.run.task}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",
                          "rejected by verification (the run's files disagree with each other)", v.run.task)
              for v in rejected]
@@ -352,6 +356,10 @@ def compare_runs(
         for group in item_sets:
             others = [run for run in whole if run not in group]
             comparisons += _compare_group(registry, task, group, others, metrics, baseline, options, notes)
+    for comparison in comparisons:
+        for side in ("baseline", "candidate"):
+            run = next(r for r in runs if str(r.path) == getattr(comparison, f"{side}_run"))
+            setattr(comparison, f"{side}_marks", marks(run, verdicts[id(run)]))
     if not comparisons:
         raise MetabenchError(
             "nothing could be paired:\n  " + "\n  ".join(notes),
@@ -463,7 +471,8 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         same = c.baseline == c.candidate or len(items[c.task]) > 1
         significant = c.p_adjusted is not None and c.p_adjusted <= alpha
         rows.append([
-            *map(escape, (c.task, c.metric, c.baseline_run if same else c.baseline, c.candidate_run if same else c.candidate)),
+            *map(escape, (c.task, c.metric, (c.baseline_run if same else c.baseline) + short(c.baseline_marks),
+                          (c.candidate_run if same else c.candidate) + short(c.candidate_marks))),
             f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
             format_mde(c.mde), escape(f"{c.test} ({c.unit})") if c.test else "—", format_p(c.pvalue),
             format_p(c.p_adjusted) + (" *" if significant else ""),
@@ -486,6 +495,7 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
                  f"at alpha {alpha} (unadjusted).")
     reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
     lines.extend(f"test {escape(test)}: {escape(reason)}" for test, reason in reasons.items())
+    lines.extend(_marks_lines(comparisons))
     for c in comparisons:
         named = escape(f"{c.task} {c.metric} {c.candidate}")
         if c.aso:
@@ -501,6 +511,21 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
     if tasks:
         lines.append("(--verbose lists each one)")
     return "\n".join(lines)
+
+
+def _marks_lines(comparisons: list[Comparison]) -> list[str]:
+    """One line per marked run, with every mark's reason (`run_marks`): a partial or unverified number is
+    never read as a whole, checked one."""
+    found: dict[str, list[str]] = {}
+    for c in comparisons:
+        for run, run_marks in ((c.baseline_run, c.baseline_marks), (c.candidate_run, c.candidate_marks)):
+            if run_marks:
+                found[run] = run_marks
+    if not found:
+        return []
+    return ["marked runs ([partial]: scored part of the test split; [unverified]: not "
+            "checked against the data its task names, so its items and golds are the run's own account):",
+            *(f"  {escape(run)}: {escape('; '.join(run_marks))}" for run, run_marks in found.items())]
 
 
 def _tasks_phrase(tasks: list[str], shown: int = 5) -> str:

@@ -13,14 +13,11 @@ its folds' answers per seed).
 
 from __future__ import annotations
 
-from .compare import Options
 from .docs_artifacts import names
 from .docs_blocks import markdown
 from .groups import group_rows
 from .published import load_published
-from .trivial import chance
-
-ALPHA = 0.05  # the board's ≈ chance test (metabench leaderboard build --alpha)
+from .trivial import beside as constant_beside
 
 #: Unstable across seeds: max − min of the per-seed headline values above this (absolute, on the 0–1 scale):
 #: a seed-to-seed spread this large is more than the reported mean can summarise, whatever the std says (with
@@ -81,7 +78,7 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
         unrecorded = sum(n for _, n in costs)
         if unrecorded:
             wall += f" ({unrecorded} of {sum(len(r.seeds) for r in found)} fine-tunes unrecorded)"
-        trivial = _trivial(context, found, value["mean"])
+        trivial = constant_beside(context.registry, found, value["mean"])
         same = sorted((p for p in published if p.task == name and p.metric == metric and p.protocol == "same"),
                       key=lambda p: -p.fraction)
         beside = "; ".join(f"{p.system} {p.fraction:.3f} (Δ {value['mean'] - p.fraction:+.3f})" for p in same) or "—"
@@ -130,25 +127,3 @@ def skewed_seeds(runs: list) -> list[dict]:
         if share - gold_share > SKEW_MARGIN:
             out.append({"seed": seed, "answer": answer, "share": share, "gold_share": gold_share})
     return out
-
-
-def _trivial(context, runs: list, mean: float) -> str:
-    """The best constant answer's score on the same items and golds (per fold, then their mean, for a k-fold
-    group) and the ≈ chance mark (:mod:`metabench.report.trivial`): a headline never stands alone beside a
-    number that answering one label for every item reaches (MOH-X: 'metaphor' everywhere beats MiniLM)."""
-    verdicts = [chance(context.registry, run, Options(), ALPHA) for run in runs]
-    values = [v.get("baseline_value") for v in verdicts]
-    if any(v is None for v in values):
-        return "— (" + next(v["note"] for v in verdicts if v.get("baseline_value") is None) + ")"
-    baseline = sum(values) / len(values)
-    # a fold's majority answer is one of the constant answers: named once
-    answers = sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts})
-    text = f"{baseline:.4f} ({', '.join(answers)})"
-    if len(runs) > 1:
-        near = sum(v["chance"] is True for v in verdicts)
-        text += f"; ≈ chance in {near} of {len(runs)} folds" if near else f"; above it in all {len(runs)} folds"
-    elif verdicts[0]["chance"] is True:
-        text += "; ≈ chance"
-    if mean <= baseline:
-        text = "≈ " + text + ": the headline is not above it"
-    return text

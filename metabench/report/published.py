@@ -99,43 +99,68 @@ def for_task(entries: list[Published], task: str, groups: list[str] = ()) -> lis
     return [{**e.as_dict(), "for_group": e.task != task} for e in entries if e.task == task or e.task in groups]
 
 
-def beside_runs(entries: list[Published], runs, groups: list[dict]) -> list[dict]:
-    """For ``compare --published``: each entry whose task (or group) the runs cover, with every model's value
-    on the entry's metric (complete runs; a group's mean from ``groups.group_rows``) and Δ = ours − published."""
+def beside_runs(entries: list[Published], runs, groups: list[dict], registry=None) -> list[dict]:
+    """For ``compare published``: each entry whose task (or group) the runs cover, with every model's value
+    on the entry's metric (complete runs; a group's mean from ``groups.group_rows``) and Δ = ours − published.
+
+    With a ``registry``, a row on the runs' primary metric also carries the best constant answer on the same
+    items with the ≈ chance mark (``trivial.beside``, the rule the docs' headline table uses) and, per run, the
+    probable answer-format failure flag (``trivial.below_chance``)."""
+    from .trivial import below_chance, beside
+
     ours: dict[str, list[dict]] = {}
     for run in runs:
         if not run.partial:
-            ours.setdefault(run.task, []).append({"model": run.model, "seeds": len(run.seeds), "aggregate":
-                                                  run.results["metrics"]["aggregate"]})
+            ours.setdefault(run.task, []).append({"model": run.model, "seeds": len(run.seeds), "runs": [run],
+                                                  "aggregate": run.results["metrics"]["aggregate"]})
     for row in groups:
         if not row["missing"]:
-            ours.setdefault(row["group"], []).append({"model": row["model"], "seeds": None, "aggregate": row["aggregate"]})
+            members = [r for r in runs if not r.partial and r.model == row["model"] and r.task in row["member_tasks"]]
+            ours.setdefault(row["group"], []).append({"model": row["model"], "seeds": None, "runs": members,
+                                                      "aggregate": row["aggregate"]})
     rows = []
     for entry in entries:
         for mine in ours.get(entry.task, []):
             value = (mine["aggregate"].get(entry.metric) or {})
-            if value.get("mean") is not None:
-                rows.append({**entry.as_dict(), "model": mine["model"], "seeds": mine["seeds"], "ours": value["mean"],
-                             "ours_std": value.get("std"), "delta": value["mean"] - entry.fraction})
+            if value.get("mean") is None:
+                continue
+            row = {**entry.as_dict(), "model": mine["model"], "seeds": mine["seeds"], "ours": value["mean"],
+                   "ours_std": value.get("std"), "delta": value["mean"] - entry.fraction, "constant": None, "flags": []}
+            if registry is not None and mine["runs"] and all(r.primary_metric == entry.metric for r in mine["runs"]):
+                row["constant"] = beside(registry, mine["runs"], value["mean"])
+                row["flags"] = [f"{r.task}: {flag}" for r in mine["runs"]
+                                if (flag := below_chance(registry, r)) is not None]
+            rows.append(row)
     return rows
 
 
 def format_beside(rows: list[dict]) -> str:
     from tabulate import tabulate
 
+    from .trivial import ALPHA, FORMAT_RULE
+
     if not rows:
         return "published: no published result for the tasks or groups of these runs (metabench/report/published_results.yaml)"
     table = [[r["task"], r["metric"], r["system"], f"{r['fraction']:.4f}", r["protocol"],
               r["model"] + (f" [{r['seeds']} seed{'s' if r['seeds'] != 1 else ''}]" if r["seeds"] else " [group mean]"),
-              f"{r['ours']:.4f}" + (f" ± {r['ours_std']:.4f}" if r["ours_std"] else ""), f"{r['delta']:+.4f}"]
+              f"{r['ours']:.4f}" + (f" ± {r['ours_std']:.4f}" if r["ours_std"] else ""), f"{r['delta']:+.4f}",
+              r.get("constant") or "—"]
              for r in rows]
     lines = ["Published, not re-run here: never ranked with our runs (Δ = ours − published).",
              tabulate(table, headers=["task", "metric", "published system", "published", "protocol", "our model",
-                                      "ours (mean ± std)", "Δ"], disable_numparse=True), ""]
+                                      "ours (mean ± std)", "Δ", "best constant answer, same items"],
+                      disable_numparse=True), ""]
     seen = set()
     for r in rows:
         if (r["task"], r["system"]) not in seen:
             seen.add((r["task"], r["system"]))
             lines.append(f"{r['task']} · {r['system']}: {r['citation']} ({r['source']})"
                          + (f"; protocol {r['protocol']}: {r['differences']}" if r["differences"] else ""))
+    flags = list(dict.fromkeys(f"{r['model']} on {flag}" for r in rows for flag in r.get("flags", [])))
+    if flags:
+        lines += ["", f"rule: {FORMAT_RULE}", *(f"flag: {flag}" for flag in flags)]
+    if any(r.get("constant") for r in rows):
+        lines.append("best constant answer: every gold label answered for every item, scored on the run's own items "
+                     "and golds (a k-fold group: per fold, then their mean); ≈ chance: not significantly better "
+                     f"by compare's paired test at alpha {ALPHA} (docs/reporting.md)")
     return "\n".join(lines)

@@ -115,16 +115,22 @@ def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
     return baseline
 
 
-def chance(registry, run: Run, options: Options, alpha: float) -> dict:
-    """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
-    False (significantly better) or None (no test possible), with the baseline, its value and the test."""
+def _best(registry, run: Run) -> Run | None:
+    """The best constant answer on the run's items by its primary metric (in memory), None if none rebuilds."""
     metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
     rows = list(item_rows(run).values())
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
              if (b := trivial_run(registry, run, name, make, rows)) is not None]
-    if not found:
+    return max(found, key=lambda b: b.aggregate(metric)["mean"] * (1 if higher else -1)) if found else None
+
+
+def chance(registry, run: Run, options: Options, alpha: float) -> dict:
+    """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
+    False (significantly better) or None (no test possible), with the baseline, its value and the test."""
+    metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
+    best = _best(registry, run)
+    if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
-    best = max(found, key=lambda b: b.aggregate(metric)["mean"] * (1 if higher else -1))
     value, mine = best.aggregate(metric)["mean"], (run.aggregate(metric) or {}).get("mean")
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None:
@@ -148,3 +154,57 @@ def assess(registry, run: Run, options: Options, alpha: float) -> dict:
     vs_trivial = chance(registry, run, options, alpha)
     return {"constant": const["constant"], "constant_seeds": const["seeds"], "trivial": vs_trivial,
             "eligible": not const["constant"] and vs_trivial["chance"] is not True}
+
+
+#: The ≈ chance test's level wherever a headline is printed beside its best constant answer (the board's default,
+#: `metabench leaderboard build --alpha`).
+ALPHA = 0.05
+
+FORMAT_RULE = ("probable answer-format failure: a task with two possible answers (two gold labels) where the run is "
+               "significantly below the best constant answer on the same items (the same paired test, two-sided "
+               "p ≤ α): a model that knew nothing would tie it, so answers read as the wrong label (a parser, a "
+               "label map, a prompt's answer words) are the likelier cause than the model")
+
+
+def below_chance(registry, run: Run, options: Options = Options(), alpha: float = ALPHA) -> str | None:
+    """``FORMAT_RULE``'s flag for one run with its test, or None (more than two answers, tag sequences, not
+    significantly below, or no test possible)."""
+    golds = {json.dumps(item[0]["gold"], sort_keys=True) for item in item_rows(run).values()}
+    if len(golds) != 2 or any(_is_sequence(json.loads(g)) for g in golds):
+        return None
+    best = _best(registry, run)
+    metric = run.primary_metric
+    if best is None or (run.aggregate(metric) or {}).get("mean") is None:
+        return None
+    try:
+        comparison = compare_pair(registry, best, run, metric, replace(options, test=None))
+    except MetabenchError:
+        return None
+    if comparison.pvalue is None or comparison.pvalue > alpha or comparison.drop <= 0:
+        return None
+    return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
+            f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "
+            f"p = {comparison.pvalue:.3g}): probable answer-format failure")
+
+
+def beside(registry, runs: list[Run], mean: float, alpha: float = ALPHA) -> str:
+    """The best constant answer's score on the same items and golds beside a headline ``mean`` of ``runs`` (per
+    fold, then their mean, for a k-fold group) with the ≈ chance mark: a headline never stands alone beside a
+    number that answering one label for every item reaches (MOH-X: 'metaphor' everywhere beats MiniLM). The one
+    rule for the docs' headline table and ``compare published``."""
+    verdicts = [chance(registry, run, Options(), alpha) for run in runs]
+    values = [v.get("baseline_value") for v in verdicts]
+    if any(v is None for v in values):
+        return "— (" + next(v["note"] for v in verdicts if v.get("baseline_value") is None) + ")"
+    baseline = sum(values) / len(values)
+    # a fold's majority answer is one of the constant answers: named once
+    answers = sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts})
+    text = f"{baseline:.4f} ({', '.join(answers)})"
+    if len(runs) > 1:
+        near = sum(v["chance"] is True for v in verdicts)
+        text += f"; ≈ chance in {near} of {len(runs)} folds" if near else f"; above it in all {len(runs)} folds"
+    elif verdicts[0]["chance"] is True:
+        text += "; ≈ chance"
+    if mean <= baseline:
+        text = "≈ " + text + ": the headline is not above it"
+    return text

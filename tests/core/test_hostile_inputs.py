@@ -436,7 +436,7 @@ def test_paired_variants_refuses_a_swapped_or_identical_pair(cli, tmp_path):
     a = _labelled_run(tmp_path / "runs" / original / "m", original, "m", GOLDS, _flip(GOLDS, 3))
     b = _labelled_run(tmp_path / "runs" / paraphrase / "m", paraphrase, "m", GOLDS, _flip(GOLDS, 2))
     code, out = cli("compare", "--paired-variants", b, a)
-    assert code == 2 and f"'{paraphrase}' is the paraphrase of '{original}'" in out and f"--paired-variants {a} {b}" in out, out
+    assert code == 2 and f"'{paraphrase}' is the paraphrase of '{original}'" in out and f"compare paired-variants {a} {b}" in out, out
     code, out = cli("compare", "--paired-variants", a, a)  # one run named twice is one run
     assert code == 2 and "no original/paraphrase pair of one model among 1 run(s)" in out, out
     a2 = _labelled_run(tmp_path / "other" / original / "m", original, "m", GOLDS, _flip(GOLDS, 5))

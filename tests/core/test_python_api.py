@@ -98,7 +98,7 @@ def test_compare_matches_the_command_line(toy_registry, tmp_path, monkeypatch, c
                                 registry=toy_registry)
     assert by_path.as_dict() == report.as_dict()
 
-    monkeypatch.setattr("metabench.commands.report._registry", lambda: toy_registry)
+    monkeypatch.setattr("metabench.commands.compare._registry", lambda: toy_registry)
     assert main(["compare", str(tmp_path / "runs"), "--baseline", "majority", "--resamples", "500", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(report.as_dict()))
     with pytest.raises(MetabenchError, match="--confidence 1.5: must lie strictly between 0 and 1"):

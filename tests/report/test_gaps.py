@@ -60,11 +60,13 @@ def test_gap_refuses_other_models_same_task_and_shared_items(subset_runs, make_r
 
 def test_cli_gap(cli, subset_runs):
     nomet, met = subset_runs
-    code, out, err = cli("compare", "--gap", nomet, met)
+    code, out, err = cli("compare", "gap", nomet, met)
     assert code == 0, err
     assert "gap (B−A)" in out and "mean gap over 2 seeds" in out and "p Fisher (Holm)" in out
-    code, out, _ = cli("compare", "--gap", nomet, met, "--json", "--correction", "none")
+    code, old, err = cli("compare", "--gap", nomet, met)  # the old flag: the same output, and the verb named
+    assert code == 0 and old == out and "--gap is deprecated: use `metabench compare gap RUN...`" in err
+    code, out, _ = cli("compare", "gap", nomet, met, "--json", "--correction", "none")
     gaps = json.loads(out)["gaps"]
     assert [g["p_adjusted"] for g in gaps] == [g["pvalue"] for g in gaps]
-    code, _, err = cli("compare", "--gap", nomet)
-    assert code == 2 and "--gap takes exactly two runs" in err
+    code, _, err = cli("compare", "gap", nomet)
+    assert code == 2 and "gap takes exactly two runs" in err

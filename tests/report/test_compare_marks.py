@@ -1,0 +1,90 @@
+"""#35 in `compare`: a partial or unverified run says so with its reason, and `compare published` prints the
+best constant answer with the ≈ chance mark beside each headline (the docs' rule), flagging a two-answer task
+scored below it."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from metabench.report.published import Published
+from metabench.report.run_marks import marks, partial_reasons, short
+from metabench.report.trivial import below_chance, beside
+from metabench.runs.stored import Run, load_run
+from metabench.runs.verify import Verdict
+from metabench.runs.verify_data import DataVerifier
+from metabench.store import read_samples
+
+
+def _with(run: Run, **results) -> Run:
+    edited = copy.deepcopy(run.results)
+    edited.update(results)
+    return Run(run.path, edited, run.samples)
+
+
+def test_partial_reasons_name_the_limit_and_the_subset(toy_runs):
+    run = load_run(toy_runs / "toy_cls" / "lookup")
+    n = run.n_items
+    assert partial_reasons(run) == [] and marks(run, Verdict(run)) == [] and short([]) == ""
+    assert partial_reasons(_with(run, limit=n, n_test_items=n + 7)) == [f"--limit {n}: {n} of {n + 7} test items"]
+    assert partial_reasons(_with(run, n_test_items=n + 7)) == [f"{n} of {n + 7} test items (a subset of the split)"]
+    older = {k: v for k, v in run.results.items() if k != "n_test_items"}
+    assert partial_reasons(Run(run.path, {**older, "limit": n}, run.samples)) == [
+        f"--limit {n}: {n} test items (the run does not record the split's size)"]
+    verdict = Verdict(run, unverified="not checked against the data: no mirror here")
+    assert marks(run, verdict) == ["unverified: no mirror here"]
+    assert short(marks(_with(run, n_test_items=n + 1), verdict)) == " [partial, unverified]"
+
+
+def test_compare_marks_a_limit_run_partial_and_never_whole(cli, short_pairs):
+    pair = [short_pairs / "toy_cls" / "majority@limit=30", short_pairs / "toy_cls" / "lookup@limit=30"]
+    code, out, err = cli("compare", *pair)
+    assert code == 0, err
+    total = json.loads((pair[1] / "results.json").read_text())["n_test_items"]
+    assert "majority [partial]" in out and "lookup [partial]" in out
+    assert f"lookup@limit=30: partial: --limit 30: 30 of {total} test items" in out and "all " not in out
+    code, out, _ = cli("compare", *pair, "--json")
+    [comparison] = json.loads(out)["comparisons"]
+    assert comparison["candidate_marks"] == [f"partial: --limit 30: 30 of {total} test items"]
+
+
+def test_compare_marks_a_run_it_cannot_check_against_the_data(cli, toy_runs, monkeypatch):
+    real, why = DataVerifier.problems, "not checked against the data: (test) its data is not here"
+    monkeypatch.setattr(DataVerifier, "problems", lambda self, results, ids, golds: why
+                        if results["model"]["spec"] == "lookup" else real(self, results, ids, golds))
+    code, out, err = cli("compare", toy_runs / "toy_cls" / "majority", toy_runs / "toy_cls" / "lookup")
+    assert code == 0, err
+    assert "lookup [unverified]" in out and "majority [" not in out
+    assert "lookup: unverified: (test) its data is not here" in out
+
+
+def test_compare_published_puts_the_best_constant_answer_beside_each_headline(cli, toy_runs, monkeypatch):
+    from metabench.report import published as module
+
+    monkeypatch.setattr(module, "load_published", lambda: [Published(
+        task="toy_cls", system="Paper-X", value=0.8, scale="fraction", metric="accuracy", definition="accuracy",
+        protocol="same", citation="X 2031", source="Table 9")])
+    runs = [toy_runs / "toy_cls" / "majority", toy_runs / "toy_cls" / "lookup"]
+    code, out, err = cli("compare", "published", *runs)
+    assert code == 0, err and not err
+    assert "best constant answer, same items" in out and "Paper-X" in out
+    majority = next(line for line in out.splitlines() if "majority [1 seed]" in line)
+    assert "≈ " in majority and "the headline is not above it" in majority  # majority is the constant answer
+    code, old, err = cli("compare", *runs, "--published")  # the old flag: the paired test first, then the same rows
+    assert code == 0 and old.endswith(out) and "--published is deprecated: use `metabench compare published" in err
+    code, out, _ = cli("compare", "published", *runs, "--json")
+    rows = json.loads(out)["published"]
+    assert {r["model"] for r in rows} == {"majority", "lookup"} and all(r["constant"] for r in rows)
+
+
+def test_a_two_answer_task_below_the_constant_answer_is_flagged(report_registry, toy_runs, copy_run, repredict):
+    run_dir = copy_run(toy_runs / "toy_cls" / "lookup", "inverted")
+    other = {"metaphorical": "literal", "literal": "metaphorical"}
+    repredict(run_dir, {r["id"]: other[r["gold"]] for r in read_samples(run_dir)})  # every answer the wrong label
+    inverted = load_run(run_dir)
+    flag = below_chance(report_registry, inverted)
+    assert flag is not None and "probable answer-format failure" in flag
+    assert below_chance(report_registry, load_run(toy_runs / "toy_cls" / "lookup")) is None
+    assert below_chance(report_registry, load_run(toy_runs / "toy_tag" / "lookup")) is None  # tag sequences
+    mean = inverted.aggregate(inverted.primary_metric)["mean"]
+    assert beside(report_registry, [inverted], mean).startswith("≈ ")
