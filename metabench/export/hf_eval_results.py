@@ -1,0 +1,183 @@
+"""Runs as Hugging Face ``.eval_results/*.yaml`` files, which model pages and Hub benchmark leaderboards read.
+
+The format (https://huggingface.co/docs/hub/eval-results) is a YAML list of results, each::
+
+    - dataset:
+        id: ORG/NAME          # the Hub dataset (a registered benchmark)
+        task_id: TASK         # the benchmark's task
+        revision: HASH        # optional: the dataset's revision
+      value: 0.6464           # the score
+      date: "2026-11-25"      # optional
+      source: {url, name, user}   # optional, url required when given
+      notes: "..."            # optional: the evaluation setup
+
+It has no field for uncertainty, seeds, protocol or provenance, and ``verifyToken`` is the Hub's own proof that
+HF Jobs ran the evaluation, which a local run cannot produce. So everything beyond the score goes into
+``notes`` as ``key=value`` clauses separated by ``"; "`` (``NOTE_KEYS``), which :func:`read` parses back:
+the metric, the seeds and their per-seed values, the confidence interval and how it was made, the protocol
+(the task's ``protocol.<family>`` section the run followed), the verification (``verify_data``), the
+verification digest, and whether the run is partial. One file per run, named after the task (``_limitN`` for
+a ``--limit`` run, which its notes also mark partial).
+
+A run is exported only when it passed verification: a rejected run (its files disagree with each other or
+with the data) never is, and an unverified one (its data is not here) only with ``allow_unverified``, its
+notes saying so. All runs must be of one model: an ``.eval_results`` folder belongs to one model repo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from .. import safe_paths
+from ..errors import MetabenchError
+from ..report.run_marks import partial_reasons
+from ..runs.align import pair
+from ..runs.decompose import item_metrics
+from ..runs.stored import Run
+from ..runs.verify import verify_runs
+from ..version import __version__
+
+#: The clauses of ``notes``, in order (``key=value; key=value``).
+NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "items",
+             "partial", "verified", "digest")
+#: Resamples of the one-seed interval (a percentile bootstrap over items, seeded: an export is reproducible).
+N_RESAMPLES = 2000
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One written file: the run it holds and where it went."""
+
+    run: Run
+    path: Path
+    entry: dict
+
+
+def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_revision: str | None = None,
+           metric: str | None = None, source_url: str | None = None, source_name: str | None = None,
+           user: str | None = None, allow_unverified: bool = False) -> list[Exported]:
+    """Write one ``.eval_results`` YAML per run into ``outdir`` (the module docstring); refuses before writing
+    anything when a run is rejected, unverified without ``allow_unverified``, or of another model."""
+    if not runs:
+        raise MetabenchError("hf-eval-results: no runs given", hint="pass run folders or an output folder")
+    models = sorted({run.model for run in runs})
+    if len(models) > 1:
+        raise MetabenchError(f"hf-eval-results: runs of {len(models)} models ({', '.join(models)}); an .eval_results "
+                             "folder belongs to one model repo", hint="export each model's runs into its own folder")
+    if not dataset_id or not re.fullmatch(r"[\w.-]+/[\w.-]+", dataset_id):
+        raise MetabenchError(f"--dataset-id {dataset_id!r}: not a Hub dataset id (ORG/NAME)",
+                             hint="the Hub benchmark dataset these tasks belong to, e.g. --dataset-id my-org/metabench")
+    _, rejected, verdicts = verify_runs(registry, runs)
+    if rejected:
+        raise MetabenchError("hf-eval-results: run(s) rejected by verification, never exported: "
+                             + "; ".join(f"{v.run.path}: {'; '.join(v.problems)}" for v in rejected),
+                             hint="rerun them (or leave them out)")
+    unverified = [run for run in runs if verdicts[id(run)].unverified]
+    if unverified and not allow_unverified:
+        raise MetabenchError("hf-eval-results: run(s) not checked against the data: "
+                             + "; ".join(f"{run.path}: {verdicts[id(run)].unverified}" for run in unverified),
+                             hint="export where the data is (METABENCH_DATA_DIR), or pass --allow-unverified to "
+                             "export them marked unverified")
+    names = [_file_name(run) for run in runs]
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise MetabenchError(f"hf-eval-results: several runs of the same task for one model ({', '.join(twice)})",
+                             hint="pass one run per task")
+    outdir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run, name in zip(runs, names):
+        entry = _entry(registry, run, verdicts[id(run)].unverified, dataset_id=dataset_id,
+                       revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
+                       source_name=source_name, user=user)
+        text = yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=10_000)
+        written.append(Exported(run, safe_paths.write_text(outdir, outdir / name, text), entry))
+    return written
+
+
+def _file_name(run: Run) -> str:
+    limit = run.results.get("limit")
+    return re.sub(r"[^\w.-]", "_", run.task) + (f"_limit{limit}" if limit is not None else "") + ".yaml"
+
+
+def _entry(registry, run: Run, unverified: str | None, *, dataset_id: str, revision: str | None, metric: str,
+           source_url: str | None, source_name: str | None, user: str | None) -> dict:
+    value = (run.aggregate(metric) or {}).get("mean")
+    if value is None:
+        raise MetabenchError(f"{run.path}: no value for metric '{metric}'",
+                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}")
+    low, high, method = interval(registry, run, metric)
+    per_seed = run.per_seed(metric)
+    notes = {
+        "metabench": f"{__version__} task {run.task} model {run.model}",
+        "metric": metric, "scale": "fraction (0-1), as metabench reports it",
+        "seeds": ",".join(map(str, run.seeds)),
+        "per_seed": ",".join("—" if v is None else f"{v:.6f}" for v in per_seed),
+        "std": f"{run.aggregate(metric).get('std') or 0.0:.6f}",
+        "ci95": "—" if low is None else f"[{low:.6f}, {high:.6f}]", "ci_method": method,
+        "protocol": run.results.get("protocol") or run.results["model"].get("family", "?"),
+        "items": str(run.n_items),
+        "partial": "; ".join(partial_reasons(run)).replace(";", ",") or "no",
+        "verified": (f"unverified, {unverified}" if unverified else "checked against the data the task names")
+        .replace(";", ","),
+        "digest": digest(run),
+    }
+    dataset = {"id": dataset_id, "task_id": run.task, **({"revision": revision} if revision else {})}
+    entry = {"dataset": dataset, "value": round(float(value), 6), "date": run.results["created"][:10]}
+    if source_url:
+        entry["source"] = {"url": source_url, **({"name": source_name} if source_name else {}),
+                           **({"user": user} if user else {})}
+    entry["notes"] = "; ".join(f"{key}={notes[key]}" for key in NOTE_KEYS)
+    return entry
+
+
+def digest(run: Run) -> str:
+    """The verification digest: sha256 over what verification checks a run against (task config hash, test ids
+    and golds digests, samples.jsonl's sha256), so a reader holding the run folder can match it to the export."""
+    test = run.results.get("data", {}).get("splits", {}).get("test", {})
+    parts = [run.results["task"].get("config_hash", ""), test.get("ids_sha256", ""), test.get("golds_sha256", ""),
+             run.results.get("samples_sha256", "")]
+    return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+def interval(registry, run: Run, metric: str) -> tuple[float | None, float | None, str]:
+    """A 95 % interval of the run's mean: a t interval over seeds (2+ seeds), else a percentile bootstrap over
+    items (``N_RESAMPLES``, seed 0); (None, None, why) where neither applies."""
+    from scipy import stats  # noqa: PLC0415
+
+    values = [v for v in run.per_seed(metric) if v is not None]
+    if len(values) >= 2:
+        mean, sem = float(np.mean(values)), float(np.std(values, ddof=1) / math.sqrt(len(values)))
+        half = float(stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)) * sem
+        return mean - half, mean + half, f"t over {len(values)} seeds"
+    _, items = item_metrics(pair(run, run), metric, registry)
+    if items is None:
+        return None, None, f"none: {metric} cannot be rebuilt from the samples and the run has one seed"
+    rng = np.random.default_rng(0)
+    n = len(items.records)
+    draws = rng.integers(0, n, size=(N_RESAMPLES, n))
+    if items.metric == "mean":
+        resampled = np.asarray(items.records, dtype=float)[draws].mean(axis=1)
+    else:
+        resampled = np.array([items.metric(items.records[index]) for index in draws])
+    low, high = np.percentile(resampled, [100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2])
+    return float(low), float(high), f"percentile bootstrap over {n} items ({N_RESAMPLES} resamples, seed 0)"
+
+
+def read(path: Path) -> list[dict]:
+    """An exported file read back: each entry with ``notes`` parsed into a dict by ``NOTE_KEYS``."""
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(entries, list):
+        raise MetabenchError(f"{path}: not an .eval_results file (a YAML list of results)")
+    out = []
+    for entry in entries:
+        clauses = dict(clause.split("=", 1) for clause in str(entry.get("notes", "")).split("; ") if "=" in clause)
+        out.append({**entry, "notes": clauses})
+    return out
