@@ -358,7 +358,7 @@ def _paired_variants(args, runs) -> int:
         _check_variant_order(*runs)
         pairs = [(runs[0], runs[1])]
     else:
-        pairs = variant_pairs(one_per_task_and_model(runs, "--paired-variants"))
+        pairs = variant_pairs(one_per_task_and_model(runs, "compare paired-variants"))
     if not pairs:
         raise MetabenchError(
             f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
@@ -423,5 +423,5 @@ def _controls(args, pairs, *, paired: bool) -> list:
 def _artifacts(args, runs) -> int:
     from .artifacts import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
 
-    return gameability(_registry(), runs, what="--artifacts", alpha=args.alpha, resamples=args.resamples,
+    return gameability(_registry(), runs, what="compare artifacts", alpha=args.alpha, resamples=args.resamples,
                        seed=args.seed, as_json=args.json)

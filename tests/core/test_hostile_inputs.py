@@ -401,10 +401,10 @@ def test_artifacts_refuses_two_different_runs_of_one_task_and_model(cli, tmp_pat
         _labelled_run(tmp_path / out / f"{cell}@default" / "m", f"{cell}@default", "m", GOLDS, _flip(GOLDS, every))
     _labelled_run(tmp_path / "a" / f"{cell}@masked" / "m", f"{cell}@masked", "m", GOLDS, _flip(GOLDS, 4))
     for order in (("a", "b"), ("b", "a")):
-        code, out = cli("compare", "--artifacts", *(tmp_path / o for o in order), "--resamples", "200")
-        assert code == 2 and f"--artifacts: two different runs of task '{cell}@default' with model 'm'" in out, out
+        code, out = cli("compare", "artifacts", *(tmp_path / o for o in order), "--resamples", "200")
+        assert code == 2 and f"compare artifacts: two different runs of task '{cell}@default' with model 'm'" in out, out
         assert str(tmp_path / "a" / f"{cell}@default" / "m") in out and str(tmp_path / "b" / f"{cell}@default" / "m") in out
-    code, out = cli("compare", "--artifacts", tmp_path / "a", tmp_path / "a" / f"{cell}@masked" / "m", "--resamples", "200")
+    code, out = cli("compare", "artifacts", tmp_path / "a", tmp_path / "a" / f"{cell}@masked" / "m", "--resamples", "200")
     assert code == 0 and "boisson_card_n_random  m      1/5" in out, out  # the same folder named twice is one run
 
 
@@ -427,8 +427,8 @@ def test_artifacts_without_a_verdict_says_why_and_fails(cli, tmp_path, layout, p
     for name, every in layout.items():
         task = f"boisson_card_n_random_{name}"
         _labelled_run(tmp_path / "runs" / task / "m", task, "m", GOLDS, _flip(GOLDS, every))
-    code, out = cli("compare", "--artifacts", tmp_path / "runs", "--resamples", "200")
-    assert code == 2 and "--artifacts: no verdict from the" in out and problem in out and "TASK@default" in out, out
+    code, out = cli("compare", "artifacts", tmp_path / "runs", "--resamples", "200")
+    assert code == 2 and "compare artifacts: no verdict from the" in out and problem in out and "TASK@default" in out, out
 
 
 def test_paired_variants_refuses_a_swapped_or_identical_pair(cli, tmp_path):
