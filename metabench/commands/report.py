@@ -55,7 +55,7 @@ def add_commands(subparsers) -> None:
                       help="also append the report as Markdown, e.g. to \"$GITHUB_STEP_SUMMARY\" or a PR comment file; "
                       "an empty value (the variable unset, as outside Actions) writes none")
     test_arguments(gate)
-    gate.set_defaults(func=guarded(_cmd_gate))
+    gate.set_defaults(func=guarded(_cmd_gate), alpha=None)  # None: the gate's own default, gate.ALPHA
 
     power = subparsers.add_parser(
         "power", help="the smallest change a task can detect, planned from a baseline's runs",
@@ -126,7 +126,7 @@ def _options(args):
 
 
 def _cmd_gate(args) -> int:
-    from ..report.gate import Tolerance, format_report, gate
+    from ..report.gate import ALPHA, Tolerance, format_report, gate
     from ..report.output_files import check_outputs
     from ..runs.stored import find_runs
 
@@ -139,6 +139,7 @@ def _cmd_gate(args) -> int:
         raise MetabenchError(f"--max-drop {args.max_drop!r} is absolute: write --tolerance {args.max_drop} for a "
                              "relative tolerance")
     args.summary = _summary_file(args.summary)
+    args.alpha = ALPHA if args.alpha is None else args.alpha
     tolerance = Tolerance.parse(args.tolerance or args.max_drop or "0",
                                 "--tolerance" if args.tolerance is not None else "--max-drop")
     baseline, candidate = find_runs(args.baseline), find_runs(args.candidate)

@@ -9,7 +9,8 @@ from pathlib import Path
 EXAMPLES = """\
 examples:
   metabench stats calibrate                              print the table (a few minutes)
-  metabench stats calibrate --write                      also write benchmarks/results/calibration.json, then
+  metabench stats calibrate --write                      also write benchmarks/results/calibration.json (and the
+                                                         misses compare, gate and the leaderboard read), then
   metabench report docs                                  puts its figures into docs/reporting.md
   metabench stats calibrate --replications 100 --gate-replays 20    a quick look
 """
@@ -33,7 +34,8 @@ def add_commands(subparsers) -> None:
                              ("--seed", "seed", "seed of the whole simulation")):
         default = getattr(Settings, name)
         calibrate.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
-    calibrate.add_argument("--write", action="store_true", help="also write the record metabench report docs reads")
+    calibrate.add_argument("--write", action="store_true", help="also write the record metabench report docs reads "
+                           "and metabench/report/calibration_misses.json, which compare, gate and the leaderboard read")
     calibrate.add_argument("--json", action="store_true", help="print the record as JSON instead of tables")
     calibrate.set_defaults(func=_cmd_calibrate)
 
@@ -41,7 +43,8 @@ def add_commands(subparsers) -> None:
 def _cmd_calibrate(args) -> int:
     from ..errors import MetabenchError
     from ..plugins import default_registry
-    from ..report.calibration import RECORD, Settings, format_record, run
+    from ..report.calibration import RECORD, Settings, format_record, misses, run
+    from ..report.calibration_misses import MISSES
 
     for flag, value in (("--replications", args.replications), ("--resamples", args.resamples),
                         ("--gate-replays", args.gate_replays)):
@@ -54,4 +57,5 @@ def _cmd_calibrate(args) -> int:
     if args.write:
         RECORD.parent.mkdir(parents=True, exist_ok=True)
         RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        MISSES.write_text(json.dumps(misses(record), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

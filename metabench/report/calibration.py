@@ -5,8 +5,10 @@ The simulation takes minutes, too long for `metabench report docs` to rerun on e
 writes its figures to ``benchmarks/results/calibration.json`` with a fingerprint of what they depend on: the
 settings, the source of the simulation and of the statistics it calls, and the samples digest of every
 committed run it reads. `tests/report/test_calibration_docs.py` recomputes the fingerprint and fails when the
-record is stale; `metabench report docs` renders the tables from the record (docs_calibration). numpy and the
-simulation load only when it runs, so building the command line stays cheap.
+record is stale; `metabench report docs` renders the tables from the record (docs_calibration). The rows that
+miss a target go, with their scope, to ``metabench/report/calibration_misses.json`` (`misses`), which compare,
+gate and the leaderboard read (`calibration_misses`). numpy and the simulation load only when it runs, so
+building the command line stays cheap.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 RECORD = Path("benchmarks/results/calibration.json")
 #: the modules whose source the figures depend on (the simulation, the statistics it calls, the gate's path)
 SOURCES = ("metabench/stats/calibrate.py", "metabench/stats/paired.py", "metabench/stats/power.py",
-           "metabench/stats/corrections.py", "metabench/report/task_shapes.py", "metabench/report/gate_replay.py",
+           "metabench/stats/corrections.py", "metabench/stats/few_units.py", "metabench/report/task_shapes.py",
+           "metabench/report/gate_replay.py",
            "metabench/report/gate.py", "metabench/report/calibration.py")
 
 
@@ -92,12 +95,42 @@ def table_rows(record: dict) -> list[list[str]]:
 HEADER = ["procedure", "task shape", "type-I % (α 0.05)", "coverage % H0 / H1", "MDE printed", "power % at MDE",
           "missed", "note"]
 GATE_HEADER = ["null comparison", "gates", "false fails (exit 1), defaults", "inconclusive (exit 3), defaults",
-               "false fails, --alpha 0.01"]
+               "false fails, --alpha 0.05 (the default before)"]
 
 
 def gate_rows(record: dict) -> list[list]:
-    return [[r["scenario"], r["replays"], r["false_fails"], r["inconclusive"], r["false_fails_strict"]]
+    return [[r["scenario"], r["replays"], r["false_fails"], r["inconclusive"], r["false_fails_before"]]
             for r in record["gate"]]
+
+
+def _figures(row: dict) -> str:
+    """The targets a record row misses, each with its measured rate and Monte-Carlo standard error."""
+    from ..stats import calibrate
+
+    se, out = row["se"], []
+    for missed in row["missed"]:
+        name = missed.split(" within")[0]
+        soft = " (within Monte-Carlo error)" if missed.endswith("MC error") else ""
+        if name == "type-I":
+            out.append(f"type-I {percent(row['type_i'], se['type_i'])} % at alpha 0.05 (target ≤ "
+                       f"{100 * calibrate.TYPE_I_MAX:g} %){soft}")
+        elif name == "coverage":
+            out.append(f"95 % interval coverage {percent(row['coverage_null'], se['coverage_null'])} % under H0, "
+                       f"{percent(row['coverage_alt'], se.get('coverage_alt'))} % under H1 (target ≥ "
+                       f"{100 * calibrate.COVERAGE_MIN:g} %){soft}")
+        else:
+            out.append(f"power {percent(row['power'], se['power'])} % at the printed MDE (target "
+                       f"{100 * calibrate.POWER_TARGET:g} ± {100 * calibrate.POWER_SLACK:g} %){soft}")
+    return "; ".join(out)
+
+
+def misses(record: dict) -> dict:
+    """What ``calibration_misses.json`` holds: every row that stands for a default procedure (it has a scope) and
+    misses a target, with its figures in words."""
+    return {"fingerprint": record["fingerprint"],
+            "misses": [{"procedure": row["procedure"], "shape": row["shape"], "scope": row["scope"],
+                        "figures": _figures(row)}
+                       for row in record["rows"] if row.get("scope") and row["missed"]]}
 
 
 def format_record(record: dict) -> str:

@@ -15,10 +15,14 @@ distributions are also compared by almost stochastic order (`metabench.stats.see
 2019), which needs neither paired nor equally many seeds: ``aso`` holds eps_min both ways.
 
 Every difference is ``delta = candidate - baseline``. The CI is the test's own (bootstrap, t) or, for a
-test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Every comparison also
-carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would find with
-``power`` (80 %) at ``alpha``, analytic for McNemar (from the observed discordance) and the paired t-test (from the
-spread of the per-seed differences), from the spread of the bootstrap deltas otherwise. Tests are looked up
+test without one (McNemar, Wilcoxon, randomisation), a paired bootstrap over items. Over a task's declared
+clusters (a few dozen documents) the bootstrap's standard error is read against t with K - 1 degrees of freedom
+for the CI, p-value and MDE (`metabench.stats.few_units`: the percentile interval measured too narrow there).
+Every comparison also carries its minimum detectable effect (`metabench.stats.power`): the |delta| the test would
+find with ``power`` (80 %) at ``alpha``, analytic for McNemar (from the observed discordance) and the paired
+t-test (from the spread of the per-seed differences, made median-unbiased: `few_units.seeds_mde`), from the
+spread of the bootstrap deltas otherwise. A comparison whose shape `metabench stats calibrate` measured missing a
+target carries a note saying so (`calibration_misses`). Tests are looked up
 in the registry (``metabench_register_tests``) and fed according to what each registration says it
 consumes, so a plugin's test works with ``--test`` like a built-in one.
 """
@@ -36,12 +40,17 @@ from ..errors import MetabenchError
 from ..registry import Registry
 from ..printable import escape
 from ..stats import benjamini_hochberg, holm, paired_bootstrap
-from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde, paired_t_mde
+from ..stats.few_units import seeds_mde, t_reference
+from ..stats.power import PowerResult, discordance, mcnemar_mde, normal_mde
 from ..runs.align import AlignmentError, describe, pair
 from ..runs.clusters import cluster_members, clustered, declared
 from ..runs.decompose import ItemMetric, item_metrics, token_units
 from ..runs.stored import Run, by_task
+from .calibration_misses import calibration_notes
 from .run_marks import marks, short
+
+#: the resampling units that are not a task's declared clusters
+ITEM_UNITS = ("items", "sentences", "tokens")
 
 #: More resamples than this buy nothing but memory (the p-value's resolution is already 1e-6).
 MAX_RESAMPLES = 1_000_000
@@ -146,7 +155,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
         comparison.aso = _seed_order(a, b, metric, options)
     name = options.test or choose_test(a, b, item_a, item_b)
     comparison.reason = "forced by --test" if options.test else REASONS.get(name, "")
-    if name == "bootstrap" and unit not in ("items", "sentences", "tokens") and not options.test:
+    if name == "bootstrap" and unit not in ITEM_UNITS and not options.test:
         comparison.reason = (f"the task resamples its {unit} whole (metadata.cluster): their items are not "
                              "independent, so McNemar's test does not apply")
     if name is None:
@@ -265,7 +274,18 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
     else:
         ci = (None, None, "")
     power = _power(consumes, comparison, a, b, item_a, item_b, boot, options)
+    units = len(a.seeds) if consumes == "seeds" else len(item_a.records) if item_a is not None else comparison.n_items
+    if entry.name == "bootstrap" and unit not in ITEM_UNITS and boot is not None and math.isfinite(boot.std_error):
+        # few clusters: the bootstrap's standard error against t with K - 1 degrees of freedom (stats.few_units)
+        read = t_reference(boot.delta, boot.std_error, units, confidence=options.confidence, alpha=options.alpha,
+                           power=options.power)
+        pvalue, ci = read.pvalue, (read.ci_low, read.ci_high,
+                                   f"bootstrap SE × t({read.df}) {options.confidence:.0%} over {unit}")
+        power = None if boot.std_error == 0 else PowerResult(
+            mde=read.mde, alpha=options.alpha, power=options.power, n=units,
+            method=f"t({read.df}) × bootstrap standard error", nuisance=boot.std_error)
     notes = comparison.notes + ([result.note] if getattr(result, "note", None) else [])
+    notes += calibration_notes(comparison.task, metric, entry.name, unit, units)
     return replace(comparison, test=entry.name, pvalue=pvalue, ci_low=_finite(ci[0]), ci_high=_finite(ci[1]),
                    ci_method=ci[2], notes=notes, mde=None if power is None else _finite(power.mde),
                    mde_method="" if power is None else power.method, unit=unit)
@@ -276,8 +296,7 @@ def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b
     """The minimum detectable effect of the test that ran (see the module docstring), None if unknown."""
     level = {"alpha": options.alpha, "power": options.power}
     if consumes == "seeds":
-        differences = np.subtract(b.per_seed(comparison.metric), a.per_seed(comparison.metric))
-        return paired_t_mde(len(differences), float(np.std(differences, ddof=1)), **level)
+        return seeds_mde(np.subtract(b.per_seed(comparison.metric), a.per_seed(comparison.metric)), **level)
     if consumes == "correctness":
         return mcnemar_mde(comparison.n_items, discordance(item_a.correct, item_b.correct), **level)
     # resamples that all agree (identical outputs, a metric constant on these items) say nothing about power

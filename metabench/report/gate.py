@@ -6,6 +6,14 @@ the tolerance (absolute in metric units, or relative to the baseline's value; re
 task and metric. Either condition alone is not enough: a large drop on a tiny test set may be noise, and a
 significant drop of 0.1 points may be acceptable.
 
+The default level is ``ALPHA`` = 0.005, not compare's 0.05. A gate answers a one-sided question (only a drop
+fails), so with Holm over its checks a candidate no worse than the baseline fails at most alpha / 2 of the time:
+0.25 % at the default. A CI gate runs on every change, and issue 38 asks for at most 1 false fail in 200 null
+gates; at 0.25 % per gate 200 gates show at most one with probability 91 % (binomial), where compare's 0.05
+(2.5 %, five expected) cannot. It is also the level Benjamin et al. (2018) propose for claiming a new finding,
+which a failed merge is. ``--alpha 0.05`` gives the earlier behaviour; `metabench stats calibrate` replays 200
+null comparisons through the gate at both levels (docs/reporting.md, "False fails").
+
 A check that is not a regression **passes** only when the data could have shown one: the test's minimum
 detectable effect (at 80 % power and the level the correction demands of a single check, alpha / m for m
 checks) is within the tolerance, or the CI already excludes any drop beyond it. Otherwise it is
@@ -27,6 +35,7 @@ from dataclasses import dataclass, replace
 from ..errors import MetabenchError
 from ..printable import escape
 from ..registry import Registry
+from .calibration_misses import PREFIX
 from .compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
 from .flips import flip_line
 from ..runs.stored import Run, by_task
@@ -35,6 +44,8 @@ REGRESSION, PASS, INCONCLUSIVE = "regression", "pass", "inconclusive"
 #: exit status of a gate with no regression but an inconclusive check (documented in docs/reporting.md)
 EXIT_INCONCLUSIVE = 3
 _SLACK = 1e-12  # a drop equal to the tolerance is allowed, whatever the floating-point rounding
+#: the gate's default significance level (two-sided p, as compare prints it; why: the module docstring)
+ALPHA = 0.005
 
 
 @dataclass(frozen=True)
@@ -176,7 +187,7 @@ def _verified(registry: Registry, runs: list[Run]) -> None:
 
 def gate(
     registry: Registry, baseline: list[Run], candidate: list[Run], *, metrics: list[str] | None = None,
-    tolerance: Tolerance = Tolerance(0.0), alpha: float = 0.05, correction: str = "holm",
+    tolerance: Tolerance = Tolerance(0.0), alpha: float = ALPHA, correction: str = "holm",
     options: Options = Options(), inconclusive_ok: bool = False, max_drop: float | None = None,
 ) -> GateReport:
     """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name).
@@ -229,6 +240,8 @@ def format_report(report: GateReport, confidence: float) -> str:
                  f"regression = worse by more than the tolerance ({report.tolerance}) and p adj ≤ {report.alpha:g}; "
                  "MDE = the smallest |Δ| the test detects at --power, at the level one check must reach.")
     lines.extend(f"note: {escape(n)}" for n in report.notes)
+    lines.extend(f"warning: {escape(c.task)} {escape(c.metric)}: {escape(n)}"
+                 for c in report.comparisons for n in c.notes if n.startswith(PREFIX))
     lines.append(summary_line(report))
     lines.extend(f"  {detail_line(c, v)}" for c, v in zip(report.comparisons, report.verdicts) if v.status != PASS)
     return "\n".join(lines)

@@ -10,7 +10,8 @@ e.g. the ten MOH-X folds), the plan is:
 * a paired comparison with a candidate as good as the baseline has Var(delta) = 2 (1 - rho) SE^2, rho being
   the correlation of the two models' per-item results (0: independent errors, the pessimistic planning
   case; fine-tuned variants of one model are typically strongly correlated); the MDE is
-  (z_{1-alpha/2} + z_power) sqrt(Var(delta)), one row per assumed rho;
+  (z_{1-alpha/2} + z_power) sqrt(Var(delta)), one row per assumed rho, with t quantiles of K - 1 degrees of
+  freedom instead of z for K declared clusters, as `compare` reads a cluster bootstrap (`stats.few_units`);
 * for accuracy-type metrics at one seed, also McNemar's MDE (what `compare`/`gate` would run) with the
   discordance independent errors give, 2 p (1 - p).
 
@@ -24,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import MetabenchError
 from ..registry import Registry
+from ..stats.few_units import t_reference
 from ..stats.power import bootstrap_std_error, mcnemar_mde, normal_mde
 from ..runs.align import pair
 from ..runs.clusters import cluster_members, clustered, declared
@@ -83,7 +85,7 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     """The MDE plan of ``target`` (rules in the module docstring)."""
     members = _select(runs, target)
     metric = metric or members[0].primary_metric
-    errors, values, correct, unit = [], [], [], "items"
+    errors, values, correct, unit, clusters = [], [], [], "items", 0
     for run in members:
         if (run.aggregate(metric) or {}).get("mean") is None:
             raise MetabenchError(f"{run.path} has no value for metric '{metric}'")
@@ -95,6 +97,7 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
         spec = declared(run)
         if spec:  # the task's clusters (documents) are what a comparison would resample
             item, unit = clustered(item, cluster_members(aligned.ids, spec, run.task)), spec["name"]
+            clusters += len(item.records)
         errors.append(bootstrap_std_error(item.records, item.metric, n_resamples=n_resamples, seed=seed))
         values.append(item.value)
         correct.append(item.correct)
@@ -110,9 +113,14 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     result = PowerPlan(target, metric, members[0].model, [r.task for r in members], n_items, sum(values) / k,
                        std_error, alpha, power, unit)
     for rho in correlations:
-        mde = normal_mde(math.sqrt(2 * (1 - rho)) * std_error, n_items, alpha=alpha, power=power).mde
-        result.rows.append({"assumption": f"per-item correlation {rho:g}", "mde": mde,
-                            "method": "bootstrap standard error of the baseline"})
+        spread = math.sqrt(2 * (1 - rho)) * std_error
+        if clusters:
+            mde = t_reference(0.0, spread, clusters, alpha=alpha, power=power).mde
+            method = f"bootstrap standard error of the baseline, t({clusters - 1})"
+        else:
+            mde = normal_mde(spread, n_items, alpha=alpha, power=power).mde
+            method = "bootstrap standard error of the baseline"
+        result.rows.append({"assumption": f"per-item correlation {rho:g}", "mde": mde, "method": method})
     if all(c is not None for c in correct):
         accuracy = sum(float(c.sum()) for c in correct) / n_items
         psi = 2 * accuracy * (1 - accuracy)

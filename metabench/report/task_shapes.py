@@ -90,14 +90,18 @@ def populations(root: Path) -> list[Population]:
     m4x_a, m4x_b, _ = _records(m4x, "span")
     return [
         Population("moh_x_cv fold", "mean", np.concatenate([a for a, _, _ in correct]),
-                   np.concatenate([b for _, b, _ in correct]), "items", fold_size),
+                   np.concatenate([b for _, b, _ in correct]), "items", fold_size, tasks=MOH_X[0],
+                   metric_name="accuracy"),
         Population("moh_x_cv fold F1", "f1", np.concatenate([a for a, _, _ in f1]),
-                   np.concatenate([b for _, b, _ in f1]), "items", fold_size),
-        Population(f"{MUNCH[0]}@limit", "mean", munch_a, munch_b, "items", decoder.n_items),
-        Population(MUNCH[0], "mean", munch_a, munch_b, "items", munch.n_items),
+                   np.concatenate([b for _, b, _ in f1]), "items", fold_size, tasks=MOH_X[0], metric_name="f1"),
+        Population(f"{MUNCH[0]}@limit", "mean", munch_a, munch_b, "items", decoder.n_items, tasks=MUNCH[0],
+                   metric_name="accuracy"),
+        Population(MUNCH[0], "mean", munch_a, munch_b, "items", munch.n_items, tasks=MUNCH[0],
+                   metric_name="accuracy"),
         Population(f"{VUA18[0]} token_f1", "f1", vua_a, vua_b, spec["name"], len(documents),
-                   np.array([documents[n] for n in names])),
-        Population(f"{M4X[0]} span_f1", "f1", m4x_a, m4x_b, "sentences", m4x.n_items),
+                   np.array([documents[n] for n in names]), tasks=VUA18[0], metric_name="token_f1"),
+        Population(f"{M4X[0]} span_f1", "f1", m4x_a, m4x_b, "sentences", m4x.n_items, tasks=M4X[0],
+                   metric_name="span_f1"),
     ]
 
 
@@ -109,9 +113,12 @@ def seed_shapes(root: Path) -> list[SeedShape]:
 
     folds = _runs(root, *MOH_X)
     vua, m4x = _runs(root, *VUA18), _runs(root, *M4X)
-    return [SeedShape(f"moh_x_cv fold {folds[0].primary_metric}", len(folds[0].seeds), spread(folds)),
-            SeedShape(f"{VUA18[0]} {vua[0].primary_metric}", len(vua[0].seeds), spread(vua)),
-            SeedShape(f"{M4X[0]} {m4x[0].primary_metric}", len(m4x[0].seeds), spread(m4x))]
+    return [SeedShape(f"moh_x_cv fold {folds[0].primary_metric}", len(folds[0].seeds), spread(folds), MOH_X[0],
+                      folds[0].primary_metric),
+            SeedShape(f"{VUA18[0]} {vua[0].primary_metric}", len(vua[0].seeds), spread(vua), VUA18[0],
+                      vua[0].primary_metric),
+            SeedShape(f"{M4X[0]} {m4x[0].primary_metric}", len(m4x[0].seeds), spread(m4x), M4X[0],
+                      m4x[0].primary_metric)]
 
 
 def family_size(root: Path) -> int:

@@ -16,8 +16,13 @@ within-cluster correlation. Under the alternative the candidate is then improved
 (or missed positives, for F1) is fixed with a probability chosen so the population difference equals the
 MDE the procedure prints on such data (the median over replications: `_alternative`).
 
-Where a procedure misses, the candidate corrections run beside it on the same test sets: the bootstrap's
-interval as BCa (`bca_interval`) and as delta ± t_{K-1} SE (`t_interval`, K units).
+Where a procedure missed, its correction runs beside it on the same test sets, and the corrections metabench
+adopted (`metabench.stats.few_units`) are the rows it prints, with the procedure before them kept as a row "(before)":
+the bootstrap over a task's clusters reads its standard error against t_{K-1} (K clusters), and the paired t's MDE
+comes from the median-unbiased spread of the seeds' differences. The bootstrap's interval as BCa (`bca_interval`)
+and as delta ± t_{n-1} SE over items are measured too. Each row that stands for what `compare` runs by default
+carries its ``scope`` (test, unit, task pattern, metric, size), so a comparison of that shape can be told when
+the row misses a target (`metabench.report.calibration_misses`).
 
 Procedures are called as metabench calls them: McNemar through `mcnemar_from_counts`, the paired t through
 `paired_t`, the MDEs through `metabench.stats.power`, the corrections through `holm` / `benjamini_hochberg`.
@@ -39,6 +44,7 @@ import scipy.optimize
 import scipy.stats
 
 from metabench.stats.corrections import benjamini_hochberg, holm
+from metabench.stats.few_units import median_unbiased_spread, t_reference
 from metabench.stats.paired import mcnemar_from_counts, paired_t
 from metabench.stats.power import mcnemar_mde, normal_mde, paired_t_mde
 
@@ -57,7 +63,8 @@ class Population:
     ``a`` and ``b`` hold one record per item for the two runs: ``[score, 1]`` for a mean metric (accuracy:
     score 0/1), ``[tp, fp, fn]`` for an F1. ``cluster`` numbers each item's cluster (documents); ``None``
     makes every item its own unit. ``size`` is how many units a simulated test set draws (the task's own
-    count), ``unit`` names them.
+    count), ``unit`` names them. ``tasks`` (a glob of task names) and ``metric_name`` say which real
+    comparisons have this shape.
     """
 
     task: str
@@ -67,6 +74,11 @@ class Population:
     unit: str
     size: int
     cluster: np.ndarray | None = None
+    tasks: str = ""
+    metric_name: str = ""
+
+    def scope(self, test: str) -> dict:
+        return {"test": test, "unit": self.unit, "tasks": self.tasks, "metric": self.metric_name, "size": self.size}
 
     @property
     def correctness(self) -> bool:
@@ -88,11 +100,18 @@ class SeedShape:
     task: str
     seeds: int
     sd: float
+    tasks: str = ""
+    metric_name: str = ""
+
+    def scope(self) -> dict:
+        return {"test": "paired_t", "unit": "seeds", "tasks": self.tasks, "metric": self.metric_name,
+                "size": self.seeds}
 
 
 @dataclass
 class Row:
-    """One procedure on one task shape: rejection and coverage counts over ``replications`` per hypothesis."""
+    """One procedure on one task shape: rejection and coverage counts over ``replications`` per hypothesis;
+    ``scope`` says which comparisons `compare` runs with this procedure by default (None: an alternative)."""
 
     procedure: str
     shape: str
@@ -104,6 +123,7 @@ class Row:
     power: float | None
     note: str = ""
     se: dict = field(default_factory=dict)
+    scope: dict | None = None
 
     def verdicts(self) -> list[str]:
         """The targets this row misses: by more than two Monte-Carlo standard errors (a miss), or by less
@@ -124,7 +144,8 @@ class Row:
     def as_dict(self) -> dict:
         return {"procedure": self.procedure, "shape": self.shape, "replications": self.replications,
                 "type_i": self.type_i, "coverage_null": self.coverage_null, "coverage_alt": self.coverage_alt,
-                "mde": self.mde, "power": self.power, "se": self.se, "missed": self.verdicts(), "note": self.note}
+                "mde": self.mde, "power": self.power, "se": self.se, "missed": self.verdicts(), "note": self.note,
+                "scope": self.scope}
 
 
 def mc_se(rate: float, replications: int) -> float:
@@ -192,22 +213,6 @@ def bca_interval(kind: str, units_a: np.ndarray, units_b: np.ndarray, boot: Boot
     levels = scipy.stats.norm.cdf(z0 + (z0 + z) / (1 - acceleration * (z0 + z)))
     low, high = np.percentile(boot.deltas, 100 * levels)
     return float(low), float(high)
-
-
-def t_interval(boot: Bootstrap, clusters: int, *, confidence: float = 0.95, alpha: float = 0.05,
-               power: float = 0.8) -> tuple[float, float, float, float]:
-    """The small-cluster correction: delta ± t_{K-1} SE (the bootstrap's standard error, K clusters), its
-    p-value from t with K - 1 degrees of freedom, and the MDE (t_{K-1, 1-alpha/2} + t_{K-1, power}) SE.
-
-    With few clusters the percentile interval is too narrow for the same reason a z interval is on few
-    observations; the t reference with clusters - 1 degrees of freedom is the usual fix for clustered
-    standard errors (Cameron & Miller 2015, sec. VI)."""
-    df = clusters - 1
-    half = scipy.stats.t.ppf(1 - (1 - confidence) / 2, df) * boot.std_error
-    statistic = abs(boot.delta) / boot.std_error if boot.std_error > 0 else (math.inf if boot.delta else 0.0)
-    pvalue = float(2 * scipy.stats.t.sf(statistic, df))
-    mde = float((scipy.stats.t.ppf(1 - alpha / 2, df) + scipy.stats.t.ppf(power, df)) * boot.std_error)
-    return boot.delta - half, boot.delta + half, pvalue, mde
 
 
 class _Draws:
@@ -289,8 +294,9 @@ class _Tally:
 
 
 def _item_procedures(population: Population, resamples: int, alpha: float, power: float) -> dict:
-    """name -> function(a, b, starts, rng, memo) -> (reject, ci_low, ci_high, printed MDE): what compare would
-    run on one simulated test set; ``memo`` shares one bootstrap per test set and unit between procedures."""
+    """name -> (function(a, b, starts, rng, memo) -> (reject, ci_low, ci_high, printed MDE), scope or None): what
+    compare would run on one simulated test set, and which comparisons it runs so by default (`Row.scope`);
+    ``memo`` shares one bootstrap per test set and unit between procedures."""
     kind, unit_name = population.metric, population.unit
 
     def boot(a, b, starts, rng, memo, by_unit: bool) -> Bootstrap:
@@ -311,8 +317,9 @@ def _item_procedures(population: Population, resamples: int, alpha: float, power
     def t_over(by_unit: bool):
         def run(a, b, starts, rng, memo):
             result = boot(a, b, starts, rng, memo, by_unit)
-            low, high, pvalue, mde = t_interval(result, len(starts) if by_unit else len(a), alpha=alpha, power=power)
-            return pvalue <= alpha, low, high, mde if result.std_error > 0 else None
+            read = t_reference(result.delta, result.std_error, len(starts) if by_unit else len(a), alpha=alpha,
+                               power=power)
+            return read.pvalue <= alpha, read.ci_low, read.ci_high, read.mde if result.std_error > 0 else None
         return run
 
     def bca_over(by_unit: bool):
@@ -333,20 +340,23 @@ def _item_procedures(population: Population, resamples: int, alpha: float, power
             return _mcnemar_p(n_b, n_c, method) <= alpha, ci.ci_low, ci.ci_high, mde
         return run
 
-    procedures = {}
     if population.correctness and population.cluster is None:
-        procedures["McNemar exact"] = mcnemar("exact")
-        procedures["McNemar chi-square"] = mcnemar("chi2")
-        procedures[f"bootstrap over {unit_name}"] = boot_over(False)
-        return procedures  # McNemar is the test here; the bootstrap only prints its interval
-    by_unit = population.cluster is not None
-    default = f"bootstrap over {unit_name}" + (" (default)" if by_unit else "")
-    procedures[default] = boot_over(by_unit)
-    procedures[f"{default}, BCa interval"] = bca_over(by_unit)
-    procedures[f"{default}, t({'K' if by_unit else 'n'}-1) interval"] = t_over(by_unit)
-    if by_unit:
-        procedures["bootstrap over sentences (ignores documents)"] = boot_over(False)
-    return procedures
+        return {"McNemar exact": (mcnemar("exact"), population.scope("mcnemar")),
+                "McNemar chi-square": (mcnemar("chi2"), None),
+                # McNemar is the test here; the bootstrap prints its interval (counted in McNemar's rows)
+                f"bootstrap over {unit_name}": (boot_over(False), None)}
+    if population.cluster is None:
+        default = f"bootstrap over {unit_name}"
+        return {default: (boot_over(False), population.scope("bootstrap")),
+                f"{default}, BCa interval": (bca_over(False), None),
+                f"{default}, t(n-1) interval": (t_over(False), None)}
+    default = f"bootstrap over {unit_name}"
+    # --unit item resamples the sentences, however many the task has
+    ignoring = dict(population.scope("bootstrap"), unit="sentences", size=None)
+    return {f"{default}, t(K-1) (default)": (t_over(True), population.scope("bootstrap")),
+            f"{default}, percentile interval (before)": (boot_over(True), None),
+            f"{default}, BCa interval": (bca_over(True), None),
+            "bootstrap over sentences (ignores documents)": (boot_over(False), ignoring)}
 
 
 def calibrate_population(population: Population, *, replications: int, resamples: int, seed: int,
@@ -356,17 +366,17 @@ def calibrate_population(population: Population, *, replications: int, resamples
     draws = _Draws(population)
     procedures = _item_procedures(population, resamples, alpha, power)
     if only is not None:
-        procedures = {name: fn for name, fn in procedures.items() if name in only}
+        procedures = {name: entry for name, entry in procedures.items() if name in only}
     shape = f"{population.task} ({population.size} {population.unit})"
     null = {name: _Tally() for name in procedures}
     rng = np.random.default_rng(seed)
     for _ in range(replications):
         a, b, starts = draws.draw(rng, 0.0)
         memo: dict = {}
-        for name, procedure in procedures.items():
+        for name, (procedure, _) in procedures.items():
             null[name].add(*procedure(a, b, starts, rng, memo), truth=0.0)
     rows = []
-    for position, (name, procedure) in enumerate(procedures.items()):
+    for position, (name, (procedure, scope)) in enumerate(procedures.items()):
         alt_rng = np.random.default_rng([seed, position + 1])
         mde, fix = _alternative(draws, procedure, null[name].mdes, alt_rng, max(1, replications // 4))
         alt, note = _Tally(), ""
@@ -377,7 +387,7 @@ def calibrate_population(population: Population, *, replications: int, resamples
             for _ in range(replications):
                 a, b, starts = draws.draw(alt_rng, fix)
                 alt.add(*procedure(a, b, starts, alt_rng, {}), truth=truth)
-        rows.append(_row(name, shape, replications, null[name], alt, mde, note or NOTES.get(name, "")))
+        rows.append(_row(name, shape, replications, null[name], alt, mde, note or NOTES.get(name, ""), scope))
     return rows
 
 
@@ -400,29 +410,24 @@ def _alternative(draws: _Draws, procedure, null_mdes: list[float], rng: np.rando
     return mde, draws.fix_for(mde)
 
 
-def _row(name: str, shape: str, replications: int, tally: _Tally, alt: _Tally, mde, note: str) -> Row:
+def _row(name: str, shape: str, replications: int, tally: _Tally, alt: _Tally, mde, note: str,
+         scope: dict | None) -> Row:
     rate = lambda values: float(np.mean(values)) if values else None  # noqa: E731
     row = Row(procedure=name, shape=shape, replications=replications, type_i=rate(tally.rejected),
               coverage_null=rate(tally.covered), coverage_alt=rate(alt.covered), mde=mde,
-              power=rate(alt.rejected), note=note)
+              power=rate(alt.rejected), note=note, scope=scope)
     row.se = {key: mc_se(value, replications) for key, value in
               (("type_i", row.type_i), ("coverage_null", row.coverage_null), ("coverage_alt", row.coverage_alt),
                ("power", row.power)) if value is not None}
     return row
 
 
-def median_unbiased_spread(n: int) -> float:
-    """The factor that makes the standard deviation of ``n`` normal values median-unbiased for sigma:
-    sqrt((n - 1) / chi2_{n-1}(0.5)). From 2-3 seeds the plain estimate is usually below sigma (its median sits
-    at sigma sqrt(chi2_{n-1}(0.5) / (n - 1))), so an MDE computed from it is found less often than promised."""
-    return math.sqrt((n - 1) / scipy.stats.chi2.ppf(0.5, n - 1))
-
-
 def calibrate_seeds(shape: SeedShape, *, replications: int, seed: int, alpha: float = 0.05,
                     power: float = 0.8) -> list[Row]:
     """The paired t over seeds with normal per-seed differences, and with heavy-tailed ones (t with 3 degrees of
-    freedom, scaled to the same spread: a seed that diverges), the MDE printed from each run's observed spread;
-    then the power at the MDE printed from the median-unbiased spread (the correction; same null rows)."""
+    freedom, scaled to the same spread: a seed that diverges): type-I and coverage on null runs, and power at
+    the median MDE printed on them, first as `compare` prints it (`few_units.seeds_mde`: the median-unbiased
+    spread), then from the plain spread of the differences, as it did before (same null rows)."""
     rows = []
     for position, (label, noise) in enumerate((
             ("normal", lambda rng, size: rng.standard_normal(size)),
@@ -430,21 +435,23 @@ def calibrate_seeds(shape: SeedShape, *, replications: int, seed: int, alpha: fl
         rng = np.random.default_rng([seed, 100 + position])
         null = _Tally()
         zeros = np.zeros(shape.seeds)
-        per_sd = paired_t_mde(shape.seeds, 1.0, alpha=alpha, power=power).mde  # the MDE is linear in the spread
+        # the MDE is linear in the spread: seeds_mde(d) = per_sd * sd(d) * median_unbiased_spread(n) (tested)
+        per_sd = paired_t_mde(shape.seeds, 1.0, alpha=alpha, power=power).mde
         for _ in range(replications):
             differences = shape.sd * noise(rng, shape.seeds)
             result = paired_t(zeros, differences)
             printed = per_sd * float(np.std(differences, ddof=1))
             null.add(result.pvalue <= alpha, result.ci_low, result.ci_high, truth=0.0, mde=printed)
         name = f"paired t over seeds, {label} differences"
-        for mde, suffix in ((float(np.median(null.mdes)), ""),
-                            (float(np.median(null.mdes)) * median_unbiased_spread(shape.seeds),
-                             ", MDE from the median-unbiased spread")):
+        plain = float(np.median(null.mdes))
+        for mde, suffix, scope in ((plain * median_unbiased_spread(shape.seeds), "", shape.scope()),
+                                   (plain, ", MDE from the plain spread (before)", None)):
             alt = _Tally()
             for _ in range(replications):
                 result = paired_t(zeros, mde + shape.sd * noise(rng, shape.seeds))
                 alt.add(result.pvalue <= alpha, result.ci_low, result.ci_high, truth=mde, mde=None)
-            rows.append(_row(name + suffix, f"{shape.task} ({shape.seeds} seeds)", replications, null, alt, mde, ""))
+            rows.append(_row(name + suffix, f"{shape.task} ({shape.seeds} seeds)", replications, null, alt, mde, "",
+                             scope))
     return rows
 
 

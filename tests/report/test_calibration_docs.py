@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from metabench.report.calibration import RECORD, Settings, fingerprint, run
+from metabench.report.calibration import RECORD, Settings, fingerprint, misses, run
+from metabench.report.calibration_misses import MISSES
 from metabench.report.docs_blocks import find_blocks
 from metabench.stats.calibrate import Row
 
@@ -26,6 +27,12 @@ def test_the_calibration_record_is_current():
     record = _record()
     assert fingerprint(RUNS, Settings(**record["settings"])) == record["fingerprint"], (
         "benchmarks/results/calibration.json is stale: run `metabench stats calibrate --write && metabench report docs`")
+
+
+def test_the_committed_misses_are_the_records():
+    """compare, gate and the leaderboard read the misses from the package: the same command writes them."""
+    assert json.loads(MISSES.read_text(encoding="utf-8")) == misses(_record()), (
+        "metabench/report/calibration_misses.json is stale: run `metabench stats calibrate --write`")
 
 
 def test_a_changed_setting_changes_the_fingerprint():
@@ -49,7 +56,7 @@ def test_the_command_prints_every_procedure_and_the_gate(cli):
     code, out, _ = cli("stats", "calibrate", "--runs", RUNS, "--replications", "4", "--resamples", "40",
                        "--gate-replays", "2")
     assert code == 0
-    for name in ("McNemar exact", "bootstrap over documents (default)", "paired t over seeds", "Holm",
+    for name in ("McNemar exact", "bootstrap over documents, t(K-1) (default)", "paired t over seeds", "Holm",
                  "order noise, 3 seeds (paired t)", "identical candidate"):
         assert name in out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from metabench.errors import MetabenchError
 from metabench.report.compare import Options, compare_pair
@@ -67,9 +68,9 @@ def clustered_pair(tmp_path):
     return _write(tmp_path / "a", "a", baseline), _write(tmp_path / "b", "b", candidate)
 
 
-def _cluster_bootstrap(a, b, units: str, n_resamples: int, seed: int, confidence=0.95):
+def _cluster_bootstrap(a, b, units: str, n_resamples: int, seed: int, confidence=0.95, want_deltas=False):
     """Percentile CI of F1(B) - F1(A), drawing documents, sentences or tokens with replacement (independent of
-    metabench: documents are the id's part before '_')."""
+    metabench: documents are the id's part before '_'); the resampled deltas themselves with ``want_deltas``."""
     def table(run):
         rows = sorted(run.samples, key=lambda r: r["id"])
         if units == "documents":
@@ -88,6 +89,8 @@ def _cluster_bootstrap(a, b, units: str, n_resamples: int, seed: int, confidence
     for _ in range(n_resamples):
         draw = rng.integers(0, len(ta), len(ta))
         deltas.append(_f1(*tb[draw].sum(axis=0)) - _f1(*ta[draw].sum(axis=0)))
+    if want_deltas:
+        return np.array(deltas)
     tail = (1 - confidence) / 2
     return np.quantile(deltas, [tail, 1 - tail])
 
@@ -134,11 +137,17 @@ def test_declared_documents_are_resampled_whole(report_registry, documents_pair)
     documents = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=2))
     sentences = compare_pair(report_registry, a, b, "token_f1", Options(n_resamples=3000, seed=2, unit="item"))
     assert (documents.unit, sentences.unit) == ("documents", "sentences")
-    assert documents.ci_method == "bootstrap 95% over documents" and "metadata.cluster" in documents.reason
+    assert documents.ci_method == "bootstrap SE × t(19) 95% over documents" and "metadata.cluster" in documents.reason
     assert documents.ci_high - documents.ci_low > 1.5 * (sentences.ci_high - sentences.ci_low)
-    for comparison, units in ((documents, "documents"), (sentences, "sentences")):
-        low, high = _cluster_bootstrap(a, b, units, 3000, seed=13)
-        assert (comparison.ci_low, comparison.ci_high) == pytest.approx((low, high), abs=0.08 * (high - low))
+    low, high = _cluster_bootstrap(a, b, "sentences", 3000, seed=13)
+    assert (sentences.ci_low, sentences.ci_high) == pytest.approx((low, high), abs=0.08 * (high - low))
+    # 20 documents: delta ± t(19) SE of the documents' bootstrap (few clusters: stats.few_units), not its percentiles
+    deltas = _cluster_bootstrap(a, b, "documents", 3000, seed=13, want_deltas=True)
+    half = scipy.stats.t.ppf(0.975, 19) * np.std(deltas, ddof=1)
+    assert (documents.ci_low, documents.ci_high) == pytest.approx(
+        (documents.delta - half, documents.delta + half), abs=0.08 * half)
+    assert documents.pvalue == pytest.approx(
+        2 * scipy.stats.t.sf(abs(documents.delta) / np.std(deltas, ddof=1), 19), abs=0.02)
 
 
 def test_accuracy_over_declared_clusters_is_not_tested_by_mcnemar(report_registry, make_run, tmp_path):

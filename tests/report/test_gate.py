@@ -9,7 +9,7 @@ import pytest
 
 from metabench import stats
 from metabench.report.compare import Comparison
-from metabench.report.gate import INCONCLUSIVE, PASS, REGRESSION, Tolerance, verdict
+from metabench.report.gate import ALPHA, INCONCLUSIVE, PASS, REGRESSION, Tolerance, verdict
 from metabench.store import read_samples
 
 
@@ -43,20 +43,25 @@ def test_significantly_worse_candidate_fails(cli, lookup_cls, copy_run, repredic
 def test_worse_within_max_drop_passes(cli, lookup_cls, copy_run, repredict):
     candidate = copy_run(lookup_cls, "candidate")
     _flip_correct(candidate, repredict, 10)
-    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--max-drop", "0.3")
+    # at alpha 0.05, where 40 items can detect a drop of 0.3 (at the default 0.005 they cannot: inconclusive)
+    gate = ("gate", "--baseline", lookup_cls, "--candidate", candidate, "--alpha", "0.05")
+    code, out, _ = cli(*gate, "--max-drop", "0.3")
     assert code == 0 and "worse, within tolerance" in out and "gate: PASS" in out
-    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--max-drop", "0.2")
+    assert cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--max-drop", "0.3")[0] == 3
+    code, out, _ = cli(*gate, "--max-drop", "0.2")
     assert code == 1
     # relative: 0.25 / 0.725 = 34.5 % of the baseline's accuracy
-    assert cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "35%")[0] == 0
-    assert cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "34%")[0] == 1
+    assert cli(*gate, "--tolerance", "35%")[0] == 0
+    assert cli(*gate, "--tolerance", "34%")[0] == 1
 
 
 def test_small_insignificant_drop_passes_and_alpha_applies(cli, lookup_cls, copy_run, repredict):
     candidate = copy_run(lookup_cls, "candidate")
     _flip_correct(candidate, repredict, 6)  # McNemar p = 2 / 2**6 = 0.03125
-    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--json")
+    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--alpha", "0.05", "--json")
     assert code == 1 and json.loads(out)["passed"] is False
+    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--json")
+    assert code == 3 and json.loads(out)["alpha"] == ALPHA == 0.005  # the gate's default level, not compare's
     code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--alpha", "0.01")
     # not significant, and 40 items cannot detect a drop of 0: inconclusive, not a pass
     assert code == 3 and "worse, not significant; INCONCLUSIVE" in out and "gate: INCONCLUSIVE" in out
@@ -67,16 +72,19 @@ def test_small_insignificant_drop_passes_and_alpha_applies(cli, lookup_cls, copy
 
 def test_three_states_on_one_pair(cli, lookup_cls, copy_run, repredict):
     """The same 6-item drop (0.15 of accuracy, McNemar p = 0.031) is a regression, a pass or inconclusive,
-    depending on the tolerance and on whether 40 items can detect it."""
+    depending on the tolerance and on whether 40 items can detect it (at alpha 0.05: at the gate's default 0.005
+    the drop is not significant)."""
     from metabench.stats.power import mcnemar_mde
 
     candidate = copy_run(lookup_cls, "candidate")
     _flip_correct(candidate, repredict, 6)
     mde = mcnemar_mde(40, 6 / 40).mde
     assert 0.1 < mde < 0.3
-    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "0.1", "--json")
+    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "0.1",
+                       "--alpha", "0.05", "--json")
     assert code == 1 and json.loads(out)["outcome"] == REGRESSION
-    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "0.4", "--json")
+    code, out, _ = cli("gate", "--baseline", lookup_cls, "--candidate", candidate, "--tolerance", "0.4",
+                       "--alpha", "0.05", "--json")
     (check,) = json.loads(out)["comparisons"]
     assert code == 0 and check["status"] == PASS and check["verdict"] == "worse, within tolerance"
     assert check["mde"] == pytest.approx(mde)

@@ -23,7 +23,8 @@ def pair(toy_runs, copy_run, repredict):
 
 # (gate options, exit status, JUnit result type, annotation level)
 CASES = {
-    "regression": (["--tolerance", "0.1"], 1, Failure, "::error title=metabench gate%3A regression in toy_cls accuracy::"),
+    "regression": (["--tolerance", "0.1", "--alpha", "0.05"], 1, Failure,
+                   "::error title=metabench gate%3A regression in toy_cls accuracy::"),
     "pass": (["--tolerance", "0.4"], 0, None, None),
     "inconclusive": (["--tolerance", "0.05", "--alpha", "0.01"], 3, Failure,
                      "::warning title=metabench gate%3A inconclusive in toy_cls accuracy::"),
@@ -82,7 +83,7 @@ def test_summary_appends_and_annotations_only_in_github_actions(cli, pair, tmp_p
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     code, out, err = cli("gate", "--baseline", pair[0], "--candidate", pair[1], "--tolerance", "0.1",
-                         "--resamples", "500", "--summary", summary)
+                         "--alpha", "0.05", "--resamples", "500", "--summary", summary)
     assert code == 1 and "::error" not in out + err
     text = summary.read_text()
     assert text.startswith("earlier step\n### metabench gate: FAIL: regression")

@@ -72,3 +72,7 @@ def test_declared_clusters_are_planned_whole(report_registry, make_run, tmp_path
     assert result.unit == "documents" and len(result.rows) == 3  # no McNemar row: items are not independent
     p = 20 / 30
     assert result.std_error == pytest.approx(math.sqrt(p * (1 - p) / 30), rel=0.06)  # 30 documents, not 300 items
+    # 30 clusters: t quantiles with 29 degrees of freedom, as compare reads a cluster bootstrap
+    t = scipy.stats.t.ppf(0.975, 29) + scipy.stats.t.ppf(0.8, 29)
+    assert result.rows[0]["mde"] == pytest.approx(t * math.sqrt(2) * result.std_error)
+    assert result.rows[0]["method"].endswith("t(29)")
