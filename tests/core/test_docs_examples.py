@@ -78,6 +78,7 @@ SKIP = {
     'docs/plugins.md: metabench data manifest my_package/data --family my_sentence':
         "placeholder folders (my_package/data, mirror/my_corpus) of a plugin the reader writes",
     'docs/plugins.md: @hookimpl': "a fragment of the plugin module above (its imports are there)",
+    'docs/plugins.md: @hookimpl (2)': "a fragment of the plugin module above (its imports are there)",
     'docs/scaling.md: metabench run --tasks all --model majority --model lookup':
         "every task (minutes) and a MiniLM fine-tune per Boisson cell (hours)",
     "docs/scaling.md: pip install 'metabench[ray]'                     # or: bash":
@@ -88,14 +89,15 @@ SKIP = {
 
 
 def blocks() -> dict[str, tuple[str, str]]:
-    """Every example block: 'page: first line' (its first 60 characters) -> (language, code)."""
+    """Every example block: 'page: first line' (its first 60 characters; ' (2)' on the page's second block that
+    opens with the same line) -> (language, code)."""
     found: dict[str, tuple[str, str]] = {}
     for page in PAGES:
         for match in BLOCK.finditer(page.read_text(encoding="utf-8")):
             first = next((line for line in match[2].splitlines() if line.strip()), "")
             key = f"{page.relative_to(REPO).as_posix()}: {first[:60].rstrip()}"
-            assert key not in found, f"two blocks open with the same line: {key} (name them apart)"
-            found[key] = (match[1], match[2])
+            same = sum(k == key or k.startswith(key + " (") for k in found)
+            found[key + (f" ({same + 1})" if same else "")] = (match[1], match[2])  # a page's 2nd block so opened
     return found
 
 
