@@ -195,3 +195,40 @@ def metabench_register_reporters(register: RegisterTarget) -> None:
         ``register(name, "package.module:write", description=...)`` with ``write(board: dict, out_dir: Path)
         -> list[Path]``; ``board`` is the content of ``leaderboard.json``. Return the files written.
     """
+
+
+@hookspec
+def metabench_register_board_sections(register: RegisterTarget) -> None:
+    """Register sections of the leaderboard (``metabench leaderboard build``): a paper family's own tables.
+
+    :param register:
+        ``register(name, "package.module:build", description=..., reads="FILE")``. ``build(inputs)`` is called
+        once per build with a ``metabench.report.leaderboard.sections.BoardInputs`` (the registry, the ranked
+        runs, one run per task and model, the folders the build was given, the test settings) and returns a
+        ``BoardSection(data, paper_tables=[...])``: ``data`` (JSON-ready) goes into ``leaderboard.json`` under
+        ``name``, and ``paper_tables`` (the layout of ``metabench.report.paper_views.fill``: ``key``, ``paper``,
+        ``number``, ``title``, ``header``, ``rows``, ``tasks``, ``missing_tasks``, ``notes``) are shown by every
+        built-in reporter after the registered paper views. ``reads`` names a file your section reads beside
+        the runs (the hard family's ``hard_phi.json``): a path holding only such files is not searched for runs.
+
+    ``build`` is checked to be callable when first resolved. A section that raises, returns anything but a
+    ``BoardSection`` or takes a name the board already has (``tasks``, ``models``...) is quarantined: left
+    off the board with one warning naming your plugin (an error under ``--strict``); the rest is built.
+    """
+
+
+@hookspec
+def metabench_register_docs_blocks(register: RegisterTarget) -> None:
+    """Register generated docs blocks: results tables that ``metabench report docs`` writes into Markdown pages.
+
+    :param register:
+        ``register(name, "package.module:table", description=...)``. A page marks the block with
+        ``<!-- generated: NAME key=value ... (metabench report docs) -->`` and ``<!-- end generated -->``;
+        ``table(context, **args) -> list[str]`` returns the block's Markdown lines, ``context`` being a
+        ``metabench.report.docs_blocks.DocsContext`` (``runs``: the committed runs that passed verification,
+        ``runs_dir``, ``index``: the task index, ``memo(key, compute)``) and ``args`` the marker's
+        ``key=value`` pairs. ``metabench report docs --check`` fails when a page differs from what the
+        tables print, so a number in your docs changes only with the runs it comes from.
+
+    A marker naming no registered block is an error naming the page and line (with the closest name).
+    """

@@ -58,6 +58,8 @@ _HOOK_CATEGORY = {
     "metabench_register_reporters": "reporter",
     "metabench_register_commands": "command",
     "metabench_register_paper_views": "paper_view",
+    "metabench_register_board_sections": "board_section",
+    "metabench_register_docs_blocks": "docs_block",
 }
 
 

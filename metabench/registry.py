@@ -16,14 +16,14 @@ from typing import Any
 from .errors import PluginError, unknown
 
 CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter", "command",
-              "paper_view")
+              "paper_view", "board_section", "docs_block")
 #: What a registration of a category must resolve to: a subclass of a base class (``module:Class``) or a
 #: callable. Checked when a registration is first resolved, so a plugin's mistake is named with the plugin.
 BASES = {"model": "metabench.models.base:Adapter", "kind": "metabench.kinds.base:Kind",
          "dataset": "metabench.data.spec:DatasetSpec", "paper_view": "metabench.config.paper_layouts:PaperTable"}
 #: Categories registered as ready objects (instances of their base), not classes.
 INSTANCES = ("dataset", "paper_view")
-CALLABLE = ("pretrained", "metric", "test", "reporter", "command")
+CALLABLE = ("pretrained", "metric", "test", "reporter", "command", "board_section", "docs_block")
 
 
 @dataclass(frozen=True)
@@ -168,4 +168,8 @@ _LABEL = {
     "metric": "metric",
     "test": "test",
     "reporter": "reporter",
+    "command": "command",
+    "paper_view": "paper view",
+    "board_section": "leaderboard section",
+    "docs_block": "generated docs table",
 }

@@ -5,5 +5,6 @@
 - ``recipes`` + ``datasets``: the Boisson datasets as registered datasets taking ``regime``/``fold``/``seed``.
 - ``sampling``: the VUAC_BO artifact-controlled sampler for any token-level corpus.
 - ``metrics``: model-free diagnostics (majority-class accuracy, collision ceiling).
-- ``gameability``: the per (dataset, model) flag and the paper-layout tables.
+- ``report``: the gameability flag, the paper-layout tables, the leaderboard section and the docs tables
+  (floor 6: it reads stored runs); ``commands``: the ``metabench artifacts`` verbs (floor 7).
 """

@@ -5,7 +5,7 @@ task carries them and a model's score can be read against them without another r
 
 - ``majority_accuracy``: the share of the most frequent gold label of *this* test split. Not Boisson et al.'s
   "Maj", which is the dataset's majority share (the reports pool the test folds for it,
-  ``report.artifact_tables.dataset_majority``): averaged over folds this one picks the better class per fold.
+  ``artifacts.report.tables.dataset_majority``): averaged over folds this one picks the better class per fold.
 - ``collision_ceiling``: the best accuracy *any* model could reach when it sees only the view's input
   string. Items with identical inputs must receive the same answer, so within each group of identical
   inputs at most the majority gold label can be right. On CARD_N's ``pme_only`` view every PME appears

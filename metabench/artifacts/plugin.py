@@ -1,4 +1,6 @@
-"""Registers the artifact datasets (Boisson recipes, artifact-controlled samples) and diagnostics metrics."""
+"""Registers the artifact datasets (Boisson recipes, artifact-controlled samples), diagnostics metrics, the
+``metabench artifacts`` verbs, Boisson et al.'s paper views, the leaderboard's gameability section and the
+artifact docs tables, through the hooks a third-party plugin uses."""
 
 from __future__ import annotations
 
@@ -12,6 +14,16 @@ METRICS = {
         "best accuracy any model could reach from the view's input string alone (identical inputs, one answer)",
     ),
 }
+_R = "metabench.artifacts.report"
+#: generated docs tables (docs/artifacts.md): name -> (target, description)
+DOCS_BLOCKS = {
+    "boisson-views": (f"{_R}.docs:views_table", "fold-mean macro-F1 per view of one model, beside the paper's"),
+    "boisson-gameability": (f"{_R}.docs:gameability_table", "`compare --artifacts` for the committed runs"),
+    "boisson-majority": (f"{_R}.docs:majority_table", "the paper's Maj beside the fold majority and the baseline"),
+    "boisson-baselines": (f"{_R}.docs:baselines_table", "the model-free baselines' fold-mean macro-F1 per view"),
+    "boisson-samples": (f"{_R}.docs:samples_table", "matched vs random literal partners: Def, PME, lookups, ceiling"),
+    "boisson-paper-f1": (f"{_R}.docs:paper_f1_table", "the paper's F1 cells that do not follow from their P and R"),
+}
 
 
 @hookimpl
@@ -24,7 +36,7 @@ def metabench_register_datasets(register):
 
 @hookimpl
 def metabench_register_commands(register):
-    register("artifacts", "metabench.commands.artifacts:add_commands",
+    register("artifacts", "metabench.artifacts.commands:add_commands",
              description="construction artifacts: gameability of input views")
 
 
@@ -36,9 +48,21 @@ def metabench_register_metrics(register):
 
 @hookimpl
 def metabench_register_paper_views(register):
-    """Boisson et al.'s Tables 2-5 (rendered by ``metabench.report.artifact_tables``, their ``filled_by``)."""
+    """Boisson et al.'s Tables 2-5 (rendered by ``metabench.artifacts.report.tables``, their ``filled_by``)."""
     from ..config.paper_layouts import VIEWS  # noqa: PLC0415 - layouts only, no data
 
     for view in VIEWS:
         if view.filled_by is not None:
             register(view)
+
+
+@hookimpl
+def metabench_register_board_sections(register):
+    register("gameability", f"{_R}.board:gameability_section",
+             description="Boisson et al.'s Tables 2-5 rebuilt from runs, and the gameability flag per cell and model")
+
+
+@hookimpl
+def metabench_register_docs_blocks(register):
+    for name, (target, description) in DOCS_BLOCKS.items():
+        register(name, target, description=description)

@@ -389,7 +389,7 @@ def _check_variant_order(original, paraphrase) -> None:
 
 
 def _hardness(args, runs) -> int:
-    from .hard import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
+    from ..hard.commands import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
 
     return breakdown(runs, table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
                      confidence=args.confidence, as_json=args.json)
@@ -421,7 +421,7 @@ def _controls(args, pairs, *, paired: bool) -> list:
 
 
 def _artifacts(args, runs) -> int:
-    from .artifacts import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
+    from ..artifacts.commands import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
 
     return gameability(_registry(), runs, what="compare artifacts", alpha=args.alpha, resamples=args.resamples,
                        seed=args.seed, as_json=args.json)

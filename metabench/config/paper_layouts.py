@@ -62,7 +62,7 @@ _BOISSON_ROWS = tuple((r,) for r in ("CARD_N", "JANK", "TroFi", "TSV_AN", "TSV_A
                                      "VUAC_ST2", "VUAC_BO"))
 _BOISSON_METRICS = {"Maj": "majority_accuracy", **{f"{name} {v}": metric for name, metric in (
     ("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1")) for v in _BOISSON_VIEWS}}
-_ARTIFACTS = "metabench.report.artifact_tables"
+_ARTIFACTS = "metabench.artifacts.report.tables"
 VIEWS: tuple[PaperTable, ...] = (
     PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
                ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),

@@ -10,4 +10,8 @@ The pipeline, one module per step (docs/hard-metaphors.md has every choice and i
 - :mod:`.vua_phi`: phi of VUA-Verb test items, to break any VUA-Verb detection run down by hardness;
 - :mod:`.gap`: the HARD-vs-VUA precision/recall gap with the paper's unpaired tests;
 - :mod:`.fidelity`: our phi against the authors' own phi on ``hmd_proxy``.
+
+Above the pipeline, like a third party's code: :mod:`.report` (floor 6: the breakdown of runs by phi, the
+leaderboard's hardness section, the docs tables) and :mod:`.commands` (floor 7: the ``metabench hard`` verbs),
+both reached only through ``plugin.py``'s registrations.
 """

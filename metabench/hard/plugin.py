@@ -1,9 +1,18 @@
-"""Registers the derived ``hard_metaphors`` dataset and the ``metabench hard`` verbs through the hooks a
-third-party plugin uses."""
+"""Registers the derived ``hard_metaphors`` dataset, the ``metabench hard`` verbs, the leaderboard's hardness
+section and the hard-metaphor docs tables, through the hooks a third-party plugin uses."""
 
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+
+_R = "metabench.hard.report"
+#: generated docs tables (docs/hard-metaphors.md): name -> (target, description)
+DOCS_BLOCKS = {
+    "hard-gap": (f"{_R}.docs:gap_table", "one detector on HARD(M) vs VUA-Verb: the gap and its tests, per gap report"),
+    "hard-bins": (f"{_R}.docs:bins_table", "recall on HARD(M) by phi bin (the paper's Fig 5b), per gap report"),
+    "hard-detector": (f"{_R}.docs:detector_table", "every committed run of one HARD task"),
+    "hard-phi-bins": (f"{_R}.docs:phi_bins_table", "one VUA-Verb run by phi bin of each committed phi table"),
+}
 
 
 @hookimpl
@@ -16,5 +25,19 @@ def metabench_register_datasets(register):
 
 @hookimpl
 def metabench_register_commands(register):
-    register("hard", "metabench.commands.hard:add_commands",
+    register("hard", "metabench.hard.commands:add_commands",
              description="hard metaphors: SOR training, phi mining, HARD(M) statistics, breakdowns by phi")
+
+
+@hookimpl
+def metabench_register_board_sections(register):
+    from .phi_table import TABLE_FILE  # noqa: PLC0415 - a file name; the tables are read when the board is built
+
+    register("hardness", f"{_R}.board:hardness_section", reads=TABLE_FILE,
+             description="VUA-Verb runs by phi bin of each SOR model's phi table found beside the runs")
+
+
+@hookimpl
+def metabench_register_docs_blocks(register):
+    for name, (target, description) in DOCS_BLOCKS.items():
+        register(name, target, description=description)

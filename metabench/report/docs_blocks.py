@@ -9,16 +9,17 @@ arguments::
 
 `regenerate` replaces every such body with what the named generator prints from the runs today, and
 `metabench report docs --check` (and the test that calls it) fails when a page differs, so a number in a
-results table can only change with the runs it comes from. Generators are looked up by name in ``TABLES``
-(lazy ``module:function`` targets, so importing this module imports no report code); each takes the
-`DocsContext` and the block's arguments and returns the table's Markdown lines.
+results table can only change with the runs it comes from. Generators are registered by name through the
+``metabench_register_docs_blocks`` hook (lazy ``module:function`` targets, so importing this module imports no
+report code; the paper families and plugins register their own, like ``report/plugin.py`` the rest); each takes
+the `DocsContext` and the block's arguments and returns the table's Markdown lines.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -27,26 +28,8 @@ from ..bounded_read import read_text
 from ..errors import MetabenchError, did_you_mean
 from ..safe_paths import inside, write_text
 
-#: table name -> "module:function" (the function: (DocsContext, **args) -> list of Markdown lines)
-TABLES = {
-    "boisson-views": "metabench.report.docs_artifacts:views_table",
-    "boisson-gameability": "metabench.report.docs_artifacts:gameability_table",
-    "boisson-majority": "metabench.report.docs_artifacts:majority_table",
-    "boisson-baselines": "metabench.report.docs_artifacts:baselines_table",
-    "boisson-samples": "metabench.report.docs_artifacts:samples_table",
-    "boisson-paper-f1": "metabench.report.docs_artifacts:paper_f1_table",
-    "paired-effects": "metabench.report.docs_paraphrase:paired_effects_table",
-    "hard-gap": "metabench.report.docs_hard:gap_table",
-    "hard-bins": "metabench.report.docs_hard:bins_table",
-    "hard-detector": "metabench.report.docs_hard:detector_table",
-    "hard-phi-bins": "metabench.report.docs_hard:phi_bins_table",
-    "headline": "metabench.report.docs_headline:headline_table",
-    "suite": "metabench.report.docs_suite:suite_table",
-    "dry-run": "metabench.report.docs_suite:dry_run_block",
-    "decoder-taggers": "metabench.report.docs_decoders:taggers_table",
-    "calibration": "metabench.report.docs_calibration:calibration_table",
-    "gate-false-fails": "metabench.report.docs_calibration:gate_table",
-}
+#: model arguments that cut the training budget below the task's protocol (a table marks their rows PARTIAL)
+REDUCED = ("max_train", "epochs=", "steps=")
 
 OPEN = re.compile(r"^<!-- generated: (?P<name>[\w-]+)(?P<args>(?: [\w-]+=\S+)*) \(metabench report docs\) -->$")
 CLOSE = "<!-- end generated -->"
@@ -94,9 +77,19 @@ class Block:
     close_line: int
 
 
-def find_blocks(path: Path, text: str) -> list[Block]:
-    """Every generated block of a page (outside code fences); a malformed or unclosed marker is an error naming
-    file:line."""
+def registered_blocks(registry=None) -> list[str]:
+    """The names of the registered generated tables (``registry`` default: this process's)."""
+    if registry is None:
+        from ..plugins import default_registry  # noqa: PLC0415
+
+        registry = default_registry()
+    return registry.names("docs_block")
+
+
+def find_blocks(path: Path, text: str, known: Collection[str] | None = None) -> list[Block]:
+    """Every generated block of a page (outside code fences); a malformed or unclosed marker, or one naming no
+    table in ``known`` (default: the registered ones), is an error naming file:line."""
+    known = registered_blocks() if known is None else known
     blocks, current, fenced = [], None, False
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("```") and current is None:  # a marker shown in a code example is not a block
@@ -112,9 +105,10 @@ def find_blocks(path: Path, text: str) -> list[Block]:
                 raise MetabenchError(f"{path}:{number}: malformed marker {line!r}",
                                      hint="write '<!-- generated: NAME key=value ... (metabench report docs) -->'")
             name = match["name"]
-            if name not in TABLES:
-                raise MetabenchError(f"{path}:{number}: unknown generated table '{name}'{did_you_mean(name, TABLES)}",
-                                     hint=f"known tables: {', '.join(sorted(TABLES))}")
+            if name not in known:
+                raise MetabenchError(f"{path}:{number}: unknown generated table '{name}'{did_you_mean(name, known)}",
+                                     hint=f"known tables: {', '.join(sorted(known))} (a plugin adds one with "
+                                     "metabench_register_docs_blocks; `metabench plugins` lists what failed to load)")
             args = dict(pair.split("=", 1) for pair in match["args"].split())
             current = (name, args, number)
         elif line == CLOSE:
@@ -129,8 +123,7 @@ def find_blocks(path: Path, text: str) -> list[Block]:
 
 
 def render(block: Block, context: DocsContext, path: Path) -> list[str]:
-    module, _, attr = TABLES[block.name].partition(":")
-    generator = getattr(importlib.import_module(module), attr)
+    generator = context.registry.resolve("docs_block", block.name, where=f"{path}:{block.open_line}")
     try:
         return generator(context, **block.args)
     except TypeError as exc:  # an argument the generator does not take
@@ -141,7 +134,7 @@ def regenerate(path: Path, text: str, context: DocsContext) -> str:
     """The page with every generated block's body replaced by what its generator prints today."""
     lines = text.split("\n")
     out, position = [], 0
-    for block in find_blocks(path, text):
+    for block in find_blocks(path, text, registered_blocks(context.registry)):
         out.extend(lines[position:block.open_line])
         out.extend(render(block, context, path))
         position = block.close_line - 1
@@ -184,6 +177,11 @@ def _read_page(root: Path, path: Path) -> str:
                              hint="pass --docs a Markdown page or a folder of them") from None
     except UnicodeDecodeError as exc:
         raise MetabenchError(f"{path}: not UTF-8 text (byte {exc.start})", hint="save the page as UTF-8") from None
+
+
+def names(value: str) -> list[str]:
+    """A block argument's ';'-separated list (commas belong to model specs)."""
+    return [v for v in value.split(";") if v]
 
 
 def markdown(header: list[str], rows: list[list]) -> list[str]:

@@ -13,7 +13,7 @@ its folds' answers per seed).
 
 from __future__ import annotations
 
-from .docs_artifacts import names
+from .docs_blocks import names
 from .docs_blocks import markdown
 from .groups import group_rows
 from .published import load_published

@@ -5,7 +5,7 @@ every model's paired metaphor effect on every original / paraphrase pair of task
 
 from __future__ import annotations
 
-from .docs_artifacts import REDUCED
+from .docs_blocks import REDUCED
 from .docs_blocks import markdown
 
 

@@ -1,4 +1,5 @@
-"""Registers the leaderboard's output formats (``metabench leaderboard build --format NAME``).
+"""Registers the leaderboard's output formats (``metabench leaderboard build --format NAME``), the report verbs,
+the filled paper views and the docs tables that belong to no paper family.
 
 A reporter is ``write(board: dict, out_dir: Path) -> list[Path]``; ``board`` is the content of
 ``leaderboard.json`` (see ``metabench.report.leaderboard.board``).
@@ -9,6 +10,19 @@ from __future__ import annotations
 from metabench.hookspecs import hookimpl
 
 _L = "metabench.report.leaderboard"
+#: generated docs tables that belong to no paper family (the families register their own): name -> (target, what)
+_D = "metabench.report"
+DOCS_BLOCKS = {
+    "paired-effects": (f"{_D}.docs_paraphrase:paired_effects_table", "paired metaphor effects, original vs paraphrase"),
+    "headline": (f"{_D}.docs_headline:headline_table",
+                 "one model's primary metric per task or k-fold group, beside published numbers"),
+    "suite": (f"{_D}.docs_suite:suite_table", "what `--tasks SUITE --model M` gives, from the committed runs"),
+    "dry-run": (f"{_D}.docs_suite:dry_run_block", "what `metabench run --dry-run` prints for a selection"),
+    "decoder-taggers": (f"{_D}.docs_decoders:taggers_table",
+                        "decoders fine-tuned as taggers: scores, budget, training and decoding cost"),
+    "calibration": (f"{_D}.docs_calibration:calibration_table", "the tests' simulated type-I error, coverage and power"),
+    "gate-false-fails": (f"{_D}.docs_calibration:gate_table", "null comparisons replayed through the gate"),
+}
 
 
 @hookimpl
@@ -33,3 +47,9 @@ def metabench_register_paper_views(register):
 
     for view in FILLED_VIEWS:
         register(view)
+
+
+@hookimpl
+def metabench_register_docs_blocks(register):
+    for name, (target, description) in DOCS_BLOCKS.items():
+        register(name, target, description=description)

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from metabench.report.gameability import assess
-from metabench.report.artifact_tables import boisson_tables
+from metabench.artifacts.report.gameability import assess
+from metabench.artifacts.report.tables import boisson_tables
 from metabench.config.index import TaskIndex
 from metabench.metrics.classification import macro_f1
 from metabench.runs.stored import Run
@@ -92,7 +92,7 @@ def test_partial_folds_are_marked(registry, runs):
 
 def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(registry):
     """Two folds, 60 % and 40 % metaphor: each fold's own majority share is 0.6 (mean 0.6), the dataset's 0.5."""
-    from metabench.report.artifact_tables import FOLD_MAJORITY
+    from metabench.artifacts.report.tables import FOLD_MAJORITY
 
     golds = {0: ["metaphor"] * 6 + ["literal"] * 4, 1: ["metaphor"] * 4 + ["literal"] * 6}
     runs = []
@@ -125,7 +125,7 @@ def test_the_four_self_contradicting_paper_cells_are_found_and_marked(registry):
 def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
     """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
     only unbound row is TroFi's original split, which the mirror lacks."""
-    from metabench.report.artifact_tables import bound_cells
+    from metabench.artifacts.report.tables import bound_cells
     from metabench.config.paper_layouts import VIEWS
 
     index = TaskIndex(registry)

@@ -121,3 +121,21 @@ def test_validating_the_plugins_tasks_without_it_names_the_file_and_the_missing_
     assert f"FAIL  {task}:{line}: unknown dataset 'example_sentences'" in done.stdout
     assert "needs that plugin loaded" in done.stdout and "METABENCH_PLUGIN_MODULES" in done.stdout
     assert _metabench("validate", task, env=env).returncode == 0
+
+
+def test_the_plugins_board_section_is_on_the_leaderboard(env, tmp_path):
+    """The plugin's own section (board.py, registered with metabench_register_board_sections): its data in
+    leaderboard.json, its table in leaderboard.md and on the site's paper-tables page."""
+    runs, site = tmp_path / "runs", tmp_path / "site"
+    done = _metabench("--tasks", "example_cue_words", "--model", "cue-words", "--model", "majority", "-o", runs,
+                      "--no-progress", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = _metabench("leaderboard", "build", runs, "-o", site, "--resamples", "200", "--no-progress", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    board = json.loads((site / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {row["model"]: row for row in board["cue_words"]["rows"]}
+    samples = [json.loads(line) for line in (runs / "example_cue_words" / "cue-words" / "samples.jsonl").open()]
+    assert set(rows) == {"cue-words", "majority"} and rows["cue-words"]["n_items"] == len(samples)
+    assert rows["cue-words"]["accuracy"] == pytest.approx(sum(s["prediction"] == s["gold"] for s in samples) / len(samples))
+    assert "### metabench example plugin, Cue words: the cue-words rule" in (site / "leaderboard.md").read_text(encoding="utf-8")
+    assert 'id="example_cue_words"' in (site / "papers.html").read_text(encoding="utf-8")

@@ -131,13 +131,16 @@ def floor_table(text: str) -> dict[str, int]:
 
 
 def home(module: str, table: dict[str, int]) -> str | None:
-    """The floor-table entry a module belongs to: its top-level folder, or its own file."""
+    """The floor-table entry a module belongs to: the deepest folder or file the table names on its path (a
+    family's ``hard/report/`` sits on its own floor, the rest of ``hard/`` on the family's), else none."""
     parts = module.split(".")[1:]
     if not parts:
         return "__init__.py" if "__init__.py" in table else None
-    for entry in (f"{parts[0]}/", f"{parts[0]}.py"):
-        if entry in table:
-            return entry
+    for depth in range(len(parts), 0, -1):
+        path = "/".join(parts[:depth])
+        for entry in (f"{path}/", f"{path}.py"):
+            if entry in table:
+                return entry
     return None
 
 
@@ -166,6 +169,14 @@ def test_every_module_has_a_floor_and_every_entry_exists():
     graph = import_graph()
     assert sorted(m for m in graph if home(m, FLOORS) is None) == []
     assert sorted(e for e in FLOORS if not (PACKAGE / e).exists()) == []
+
+
+def test_a_subfolder_the_table_names_has_its_own_floor():
+    table = {"hard/": 3, "hard/report/": 6, "hard/commands.py": 7}
+    assert [home(m, table) for m in ("metabench.hard.gap", "metabench.hard.report", "metabench.hard.report.docs",
+                                     "metabench.hard.commands")] == ["hard/", "hard/report/", "hard/report/", "hard/commands.py"]
+    assert upward_imports({"metabench.hard.gap": {"metabench.hard.report.docs"}, "metabench.hard.report.docs": set()},
+                          table) == ["metabench.hard.gap (floor 3) imports metabench.hard.report.docs (floor 6)"]
 
 
 def test_the_upward_import_finder_finds_one():

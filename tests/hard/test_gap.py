@@ -73,7 +73,7 @@ def test_precision_is_tested_on_distinct_sentences():
 def test_gap_takes_the_hard_runs_settings_and_a_missing_build_names_them():
     from types import SimpleNamespace
 
-    from metabench.commands.hard import _settings_of
+    from metabench.hard.commands import _settings_of
     from metabench.hard.sor import SORSettings
     from metabench.hard.store import MineSettings, parse_mine_settings, settings_flags
 

@@ -20,10 +20,10 @@ from ...bounded_read import read_bytes, read_text
 from ...errors import MetabenchError
 from ...registry import Registry
 from ..compare import Options
-from ...hard.phi_table import TABLE_FILE, find_tables
 from ...runs.stored import find_runs
 from .board import build_board
 from .progress import Progress
+from .sections import source_files
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,12 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         raise MetabenchError("no leaderboard reporters are registered",
                              hint="the built-in plugin metabench.report.plugin registers markdown, json and html")
     writers = [registry.resolve("reporter", name, where="--format") for name in names]
-    tables = find_tables(paths)
-    run_paths = [p for p in paths if not _tables_only(p)]
+    section_files = source_files(registry)
+    run_paths = [p for p in paths if not _section_files_only(p, section_files)]
     runs = find_runs(run_paths)
     n_found = len(runs)
     board = build_board(registry, runs, title=title, correction=correction, alpha=alpha,
-                        options=Options(n_resamples=n_resamples), phi_tables=tables, progress=progress)
+                        options=Options(n_resamples=n_resamples), sources=paths, progress=progress)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -144,13 +144,14 @@ def _refuse_foreign(out_dir: Path, new: set[str], force: bool) -> None:
         )
 
 
-def _tables_only(path: Path) -> bool:
-    """A phi table, or a folder of them without runs: a source of hardness tables, not of runs."""
+def _section_files_only(path: Path, names: set[str]) -> bool:
+    """A file a registered section reads beside the runs (the hard family's phi tables), or a folder of such files
+    without runs: a source for the sections, not of runs."""
     from ...store import RESULTS
 
     if path.is_file():
-        return path.name == TABLE_FILE
-    return path.is_dir() and bool(find_tables([path])) and not any(path.rglob(RESULTS))
+        return path.name in names
+    return path.is_dir() and any(next(path.rglob(n), None) for n in names) and not any(path.rglob(RESULTS))
 
 
 #: The files the last build wrote, relative to the output folder: the only files a build ever deletes, so

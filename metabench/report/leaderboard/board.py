@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
+from pathlib import Path
 
 from ...version import __version__
 from ...errors import MetabenchError
@@ -30,16 +32,16 @@ from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
 from ..gaps import gap_pairs, subset_gap
 from ..groups import group_rows
-from ..hardness import hardness_rows
 from ..metaphor_effects import control_rows, paired_rows
 from ...config.paper_layouts import registered_views
 from ..paper_views import Cells, fill
-from ..artifact_tables import artifact_report
 from ...runs.stored import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
 from ...runs.verify import CHECKS, Verdict, verify_runs
+from .caveats import annotate
 from .progress import Progress
+from .sections import BoardInputs, build_sections
 
 SCHEMA_VERSION = 2
 
@@ -377,24 +379,12 @@ def _one_per_model(runs: list[Run]) -> list[Run]:
     return list(chosen.values())
 
 
-def _hardness(runs: list[Run], phi_tables: list[dict], confidence: float) -> dict:
-    """Per phi table (a SOR model's phi of VUA-Verb test items), every VUA-Verb run by phi bin."""
-    tables = [{"label": t["label"], "sor_model": t["sor_model"], "sor_steps": t["sor_steps"],
-               "sor_wall_seconds": t.get("sor_wall_seconds"), "items_with_phi": len(t["phi"]),
-               "differs": ", ".join(f"{k}={v}" for k, v in sorted(t.get("sor_changed", {}).items()) if k != "steps"),
-               "dataset": t["dataset"], "split": t["split"]} for t in phi_tables]
-    rows = hardness_rows(runs, phi_tables, confidence)
-    for row in rows:
-        row["model_slug"], row["task_slug"] = slug(row["model"]), slug(row["task"])
-        row.pop("run"), row.pop("table")  # local paths: the published files name none
-    return {"tables": tables, "rows": rows}
-
-
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
-                alpha: float = 0.05, options: Options = Options(), phi_tables: list[dict] = (),
+                alpha: float = 0.05, options: Options = Options(), sources: Sequence[Path] = (),
                 published: list[Published] | None = None, progress: Progress | None = None) -> dict:
     """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
-    phi tables found beside them (hardness breakdowns); ``progress`` shows the phases on stderr."""
+    registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section finds
+    the files it reads beside the runs); ``progress`` shows the phases on stderr."""
     progress = progress or Progress.off()
     with progress.phase("verifying runs", len(runs), "run") as done:
         runs, rejected, verdicts = verify_runs(registry, runs, done)
@@ -415,14 +405,13 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     cells = Cells.from_bindings(_bindings(registry, runs), views)
     groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
     with progress.phase("gaps, controls and paper tables", 1, "step") as done:
-        gameability, artifact_tables = artifact_report(registry, one_per_model, alpha=alpha)
         gaps = {
             **_gaps(one_per_model, correction, alpha, options.confidence),
             "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
             "controls": control_rows(registry, one_per_model, options.confidence),
         }
         done()
-    return {
+    board = {
         "schema_version": SCHEMA_VERSION,
         "title": title,
         "latest_run": max((r.results["created"] for r in runs), default=None),
@@ -447,7 +436,11 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "groups": groups,
         "gaps": gaps,
         "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates, _budget_labels(complete))
-                         for view in views.values() if view.filled_by is None] + artifact_tables,
-        "gameability": gameability,
-        "hardness": _hardness(runs, list(phi_tables), options.confidence),
+                         for view in views.values() if view.filled_by is None],
     }
+    annotate(registry, board, runs, options, alpha)
+    inputs = BoardInputs(registry, runs, one_per_model, tuple(sources), correction, alpha, options)
+    with progress.phase("registered sections", len(registry.names("board_section")), "section") as done:
+        sections, section_tables = build_sections(inputs, set(board), done)
+    board["paper_tables"] += section_tables
+    return {**board, **sections}

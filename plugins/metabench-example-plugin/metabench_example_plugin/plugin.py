@@ -50,3 +50,9 @@ def metabench_register_models(register):
 def metabench_register_commands(register):
     register("cue-words", "metabench_example_plugin.commands:add_commands",
              description="`metabench cue-words SENTENCE...`: the cue words the cue-words model finds")
+
+
+@hookimpl
+def metabench_register_board_sections(register):
+    register("cue_words", "metabench_example_plugin.board:cue_words_section",
+             description="every model's run of example_cue_words beside the cue-words rule")

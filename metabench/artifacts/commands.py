@@ -37,7 +37,7 @@ def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int
     could be made for are named on stderr, and none at all is an error saying what to run."""
     from ..config.index import TaskIndex  # noqa: PLC0415
     from ..errors import MetabenchError  # noqa: PLC0415
-    from ..report.gameability import assess, format_rows  # noqa: PLC0415
+    from .report.gameability import assess, format_rows  # noqa: PLC0415
     from ..runs.stored import one_per_task_and_model  # noqa: PLC0415
 
     unassessed: list[str] = []

@@ -12,12 +12,12 @@ the SOR model and its training steps: a breakdown by a 150-step SOR is not one b
 
 from __future__ import annotations
 
-from ..errors import MetabenchError
-from ..runs.stored import Run
+from ...errors import MetabenchError
+from ...runs.stored import Run
 
 
 def _one_seed(run: Run) -> tuple[int, list[dict]]:
-    from ..hard.gap import one_seed  # noqa: PLC0415
+    from ..gap import one_seed  # noqa: PLC0415
 
     samples = one_seed(run.samples, str(run.path))
     return samples[0]["seed"], samples
@@ -30,7 +30,7 @@ def matching_runs(runs: list[Run], table: dict) -> list[Run]:
 
 def hardness_row(run: Run, table: dict, confidence: float = 0.95) -> dict:
     """One run by phi bin of one table; an error when none of its items has a phi there."""
-    from ..hard.gap import breakdown  # noqa: PLC0415
+    from ..gap import breakdown  # noqa: PLC0415
 
     seed, samples = _one_seed(run)
     phi = table["phi"]
@@ -59,7 +59,7 @@ def hardness_rows(runs: list[Run], tables: list[dict], confidence: float = 0.95)
 
 
 def format_hardness(rows: list[dict]) -> str:
-    from ..hard.gap import format_breakdown  # noqa: PLC0415
+    from ..gap import format_breakdown  # noqa: PLC0415
 
     out = []
     for row in rows:

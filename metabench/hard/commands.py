@@ -90,8 +90,8 @@ def _log(text: str) -> None:
 
 def _setup(args):
     from ..plugins import default_registry  # noqa: PLC0415
-    from ..hard.sor import SORSettings  # noqa: PLC0415
-    from ..hard.store import parse_mine_settings  # noqa: PLC0415
+    from .sor import SORSettings  # noqa: PLC0415
+    from .store import parse_mine_settings  # noqa: PLC0415
 
     given = getattr(args, "xi", None)  # stats: a list or None; fidelity: one number; the other verbs: none
     for xi in given if isinstance(given, list) else [] if given is None else [given]:
@@ -108,7 +108,7 @@ def _setup(args):
 
 
 def cmd_train(args) -> int:
-    from ..hard.build import ensure_sor  # noqa: PLC0415
+    from .build import ensure_sor  # noqa: PLC0415
 
     registry, settings, _ = _setup(args)
     key, folder, meta = ensure_sor(registry, args.model, settings, log=_log)
@@ -119,7 +119,7 @@ def cmd_train(args) -> int:
 
 
 def cmd_mine(args) -> int:
-    from ..hard.build import ensure_hard  # noqa: PLC0415
+    from .build import ensure_hard  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     folder = ensure_hard(registry, args.model, settings, mine, log=_log)
@@ -128,7 +128,7 @@ def cmd_mine(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from ..hard.build import ensure_hard  # noqa: PLC0415
+    from .build import ensure_hard  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     folder = ensure_hard(registry, args.model, settings, mine, log=_log)
@@ -138,7 +138,7 @@ def cmd_stats(args) -> int:
 def _print_stats(folder, thresholds) -> int:
     import json
 
-    from ..hard.mine import statistics  # noqa: PLC0415
+    from .mine import statistics  # noqa: PLC0415
 
     rows = [json.loads(line) for line in (folder / "instances.jsonl").read_text(encoding="utf-8").splitlines()]
     for xi in thresholds:
@@ -147,7 +147,7 @@ def _print_stats(folder, thresholds) -> int:
 
 
 def _build(args):
-    from ..hard.store import find_build  # noqa: PLC0415
+    from .store import find_build  # noqa: PLC0415
 
     registry, settings, mine = _setup(args)
     return registry, settings, mine, find_build(args.model, settings, mine, registry)
@@ -157,9 +157,9 @@ def cmd_vua_phi(args) -> int:
     import json
     from collections import Counter
 
-    from ..hard.mine import phi_bin  # noqa: PLC0415
-    from ..hard.store import sor_store  # noqa: PLC0415
-    from ..hard.vua_phi import PHI_FILE, vua_phi  # noqa: PLC0415
+    from .mine import phi_bin  # noqa: PLC0415
+    from .store import sor_store  # noqa: PLC0415
+    from .vua_phi import PHI_FILE, vua_phi  # noqa: PLC0415
 
     registry, settings, mine, build = _build(args)
     meta = json.loads((build / "build.json").read_text(encoding="utf-8"))
@@ -173,7 +173,7 @@ def cmd_vua_phi(args) -> int:
     bins = Counter(phi_bin(r["phi"]) or "no phi" for r in rows)
     print(json.dumps({"file": str(build / PHI_FILE), **counts, "phi_bins": dict(sorted(bins.items()))}, indent=2))
     if args.save:
-        from ..hard.phi_table import make_table, save_table  # noqa: PLC0415
+        from .phi_table import make_table, save_table  # noqa: PLC0415
 
         path = save_table(make_table(args.model, settings, mine, build, rows, counts), Path(args.save))
         print(f"phi table: {path}")
@@ -183,7 +183,7 @@ def cmd_vua_phi(args) -> int:
 def cmd_fidelity(args) -> int:
     import json
 
-    from ..hard.fidelity import fidelity  # noqa: PLC0415
+    from .fidelity import fidelity  # noqa: PLC0415
 
     registry, _, _, build = _build(args)
     print(json.dumps(fidelity(registry, build, args.xi), indent=2))
@@ -201,7 +201,7 @@ def _phi_tables(build, rows=None):
     """(phi of HARD item ids, phi of VUA-Verb test ids or None before `hard vua-phi`) of one build."""
     import json
 
-    from ..hard.vua_phi import PHI_FILE  # noqa: PLC0415
+    from .vua_phi import PHI_FILE  # noqa: PLC0415
 
     rows = _instances(build) if rows is None else rows
     hard_phi = {f"hard:{r['id']}": r["phi"] for r in rows}
@@ -225,16 +225,16 @@ def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: st
     import json  # noqa: PLC0415
 
     from ..errors import MetabenchError  # noqa: PLC0415
-    from ..report.hardness import format_hardness, hardness_row  # noqa: PLC0415
+    from .report.hardness import format_hardness, hardness_row  # noqa: PLC0415
 
     if table_file and model:
         raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
     if table_file:
-        from ..hard.phi_table import load_table  # noqa: PLC0415
+        from .phi_table import load_table  # noqa: PLC0415
 
         table = load_table(table_file)
     else:
-        from ..hard.phi_table import cached_table  # noqa: PLC0415
+        from .phi_table import cached_table  # noqa: PLC0415
         from ..plugins import default_registry  # noqa: PLC0415
 
         table = cached_table(default_registry(), model, sor, mine)
@@ -256,7 +256,7 @@ def cmd_gap(args) -> int:
     import json
 
     from ..runs.stored import load_run  # noqa: PLC0415
-    from ..hard.gap import format_report, report, sentence_units  # noqa: PLC0415
+    from .gap import format_report, report, sentence_units  # noqa: PLC0415
 
     hard_run, vua_run = load_run(Path(args.hard_run)), load_run(Path(args.vua_run))
     _settings_of(hard_run, args)

@@ -10,17 +10,10 @@ from __future__ import annotations
 
 import statistics
 
-from ..artifacts import paper_numbers as paper
-from .docs_blocks import markdown
+from .. import paper_numbers as paper
+from ...report.docs_blocks import REDUCED, markdown, names
 
 VIEW_LABELS = {"default": "Def", "pme_only": "PME", "masked": "Masked"}
-#: model arguments that cut the training budget below the task's protocol
-REDUCED = ("max_train", "epochs=", "steps=")
-
-
-def names(value: str) -> list[str]:
-    """A block argument's ';'-separated list (commas belong to model specs)."""
-    return [v for v in value.split(";") if v]
 
 
 def _cells(context) -> dict[str, dict[str, list[str]]]:
@@ -68,8 +61,8 @@ def pct(value: float | None, default: float | None = None) -> str:
 
 def paper_cells(context, cell: str) -> str:
     """The paper's BERT-base Def / PME / Masked (gaps relative to Def) for the row the cell is bound to."""
-    from .artifact_tables import NUMBERS  # noqa: PLC0415
-    from ..config.paper_layouts import VIEW_BY_KEY  # noqa: PLC0415
+    from .tables import NUMBERS  # noqa: PLC0415
+    from ...config.paper_layouts import VIEW_BY_KEY  # noqa: PLC0415
 
     bound = context.memo("bound", lambda: _bound(context))
     values = {}
@@ -162,7 +155,7 @@ def majority_table(context, cells: str) -> list[str]:
     """The paper's Maj (the dataset's majority share: the pooled test folds) beside the mean of each test
     fold's own majority share (an oracle: it picks the better class per fold) and the majority baseline, which
     answers the training folds' majority class."""
-    from .artifact_tables import NUMBERS, dataset_majority  # noqa: PLC0415
+    from .tables import NUMBERS, dataset_majority  # noqa: PLC0415
 
     rows = []
     for cell in names(cells):
@@ -180,14 +173,14 @@ def majority_table(context, cells: str) -> list[str]:
 
 
 def _bound(context):
-    from .artifact_tables import bound_cells  # noqa: PLC0415
+    from .tables import bound_cells  # noqa: PLC0415
 
     return bound_cells(context.index)
 
 
 def paper_f1_table(context) -> list[str]:
     """The paper's Table 4/5 cells whose F1 does not follow from their own P and R (computed, not listed)."""
-    from ..artifacts import paper_numbers as printed  # noqa: PLC0415
+    from .. import paper_numbers as printed  # noqa: PLC0415
 
     rows = []
     for number, table in (("Table 4", printed.TABLE_4), ("Table 5", printed.TABLE_5)):

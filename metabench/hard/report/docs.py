@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .docs_artifacts import REDUCED, names
-from .docs_blocks import markdown
+from ...report.docs_blocks import REDUCED, markdown, names
 
 
 def _reports(context, tasks: str) -> list[dict]:
@@ -75,7 +74,7 @@ def detector_table(context, task: str) -> list[str]:
 def phi_bins_table(context, tables: str, model: str, task: str = "vua_verb") -> list[str]:
     """One VUA-Verb run by phi bin of each committed phi table (``hard vua-phi --save``): recall (metaphors)
     [95 % Wilson interval] and precision (predicted metaphors), first seed, as `compare --phi-table`."""
-    from ..hard.phi_table import load_table  # noqa: PLC0415
+    from ..phi_table import load_table  # noqa: PLC0415
     from .hardness import hardness_row  # noqa: PLC0415
 
     run = next(r for r in context.runs if r.task == task and r.model == model)

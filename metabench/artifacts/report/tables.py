@@ -17,8 +17,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
-from ..artifacts import paper_numbers as paper
-from ..config.paper_layouts import VIEW_BY_KEY, PaperTable
+from .. import paper_numbers as paper
+from ...config.paper_layouts import VIEW_BY_KEY, PaperTable
 from .gameability import cells
 
 PAPER = VIEW_BY_KEY["boisson_table_3"].paper
@@ -211,7 +211,7 @@ def gameability_table(rows: list[dict]) -> dict:
 
 def artifact_report(registry, runs: list, *, alpha: float = 0.05, n_resamples: int = 2000) -> tuple[list[dict], list[dict]]:
     """(gameability rows, tables for the leaderboard's paper views); empty when no run has views."""
-    from ..config.index import TaskIndex  # noqa: PLC0415
+    from ...config.index import TaskIndex  # noqa: PLC0415
     from .gameability import assess  # noqa: PLC0415
 
     if not any("@" in r.task for r in runs):

@@ -1,0 +1,94 @@
+"""The leaderboard's registered sections: what a family adds to the board, through the hook a third party uses.
+
+The board (``board.py``) computes what every task shares: rankings, tests, groups, gaps, paper views. A paper
+family's own results (the hard family's breakdown by phi, Boisson et al.'s tables and gameability flag, a
+plugin's) come from the sections registered with ``metabench_register_board_sections``, so the board names no
+family. Each section is built once per board from `BoardInputs` and returns a `BoardSection`; one that fails
+is quarantined like any broken plugin (left off with a warning naming its plugin, an error under --strict).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...errors import PluginError
+from ...registry import Entry, Problem, Registry
+from ...runs.stored import Run
+from ..compare import Options
+
+
+@dataclass(frozen=True)
+class BoardInputs:
+    """What a section may read: the same runs and settings the board ranks with."""
+
+    registry: Registry
+    #: the ranked runs: verified, the newest per task, model and item set
+    runs: list[Run]
+    #: one run per task and model, the whole-split run where there is one (for paired analyses across tasks)
+    one_per_model: list[Run]
+    #: the files and folders the build was given (a section finds the files it ``reads`` there)
+    sources: tuple[Path, ...]
+    correction: str
+    alpha: float
+    options: Options
+
+
+@dataclass(frozen=True)
+class BoardSection:
+    """A section's share of the board: ``data`` under the section's name, ``paper_tables`` in the paper-view
+    layout (``report.paper_views.fill``), which every built-in reporter shows after the registered views."""
+
+    data: Any
+    paper_tables: list[dict] = field(default_factory=list)
+
+
+def source_files(registry: Registry) -> set[str]:
+    """The file names sections read beside the runs (``reads=``): a path holding only these is no runs folder."""
+    return {str(e.meta["reads"]) for e in registry.entries("board_section") if e.meta.get("reads")}
+
+
+def build_sections(inputs: BoardInputs, taken: set[str], done: Callable[[], None] = lambda: None
+                   ) -> tuple[dict[str, Any], list[dict]]:
+    """(name -> data, paper tables) of every registered section, in name order; ``taken`` are the board's own
+    keys, which no section may replace; ``done`` is called after each section (progress)."""
+    data: dict[str, Any] = {}
+    tables: list[dict] = []
+    for entry in inputs.registry.entries("board_section"):
+        section = _built_or_quarantined(entry, inputs, taken)
+        done()
+        if section is not None:
+            data[entry.name] = section.data
+            tables.extend(section.paper_tables)
+    return data, tables
+
+
+def _built_or_quarantined(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection | None:
+    try:
+        return _build(entry, inputs, taken)
+    except PluginError as exc:
+        _quarantine(inputs.registry, entry, exc.message, exc.hint or "fix the section")
+    except Exception as exc:  # noqa: BLE001 - a plugin's bug leaves its section off, not the board
+        _quarantine(inputs.registry, entry, f"leaderboard section '{entry.name}' raised {type(exc).__name__}: {exc}",
+                    "fix the section's build function")
+    return None
+
+
+def _build(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection:
+    if entry.name in taken:
+        raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') takes a name the board "
+                          "already has", hint=f"register it under another name (the board's own: {', '.join(sorted(taken))})")
+    section = inputs.registry.resolve("board_section", entry.name)(inputs)
+    if not isinstance(section, BoardSection):
+        raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned a "
+                          f"{type(section).__name__}, not a BoardSection",
+                          hint="return metabench.report.leaderboard.sections.BoardSection(data, paper_tables=[...])")
+    return section
+
+
+def _quarantine(registry: Registry, entry: Entry, message: str, fix: str) -> None:
+    """The section is left off the board; the warning (or, under --strict, the error) names its plugin."""
+    registry.quarantine(Problem(entry.plugin, f"leaderboard section '{entry.name}' ({entry.target})", message,
+                                f"{fix}, or disable the plugin with METABENCH_DISABLE_PLUGINS={entry.plugin}"))

@@ -1,0 +1,35 @@
+"""The plugin's own leaderboard section: every model's run of the plugin's task, beside the cue-words rule.
+
+Registered with ``metabench_register_board_sections`` (``plugin.py``). The board calls ``cue_words_section`` once
+per build with the runs it ranks; ``data`` lands in ``leaderboard.json`` under the section's name, and the table
+(in the paper-view layout) is shown by every built-in reporter: leaderboard.md and the site's paper-tables page.
+"""
+
+from __future__ import annotations
+
+from metabench.report.leaderboard.sections import BoardInputs, BoardSection
+
+TASK = "example_cue_words"
+#: metric name -> column label; balanced accuracy is the plugin's own metric (metrics.py)
+METRICS = {"balanced_accuracy": "balanced accuracy", "accuracy": "accuracy", "f1": "F1 (metaphorical)"}
+
+
+def cue_words_section(inputs: BoardInputs) -> BoardSection:
+    """One row per model that ran the plugin's task (mean over seeds); no table when none did."""
+    runs = sorted((r for r in inputs.runs if r.task == TASK), key=lambda r: (r.partial, r.model))
+    rows = [{"model": r.model, "n_items": r.n_items, "partial": r.partial,
+             **{m: (r.aggregate(m) or {}).get("mean") for m in METRICS}} for r in runs]
+    if not rows:
+        return BoardSection({"rows": []})
+    table = {
+        "key": "example_cue_words", "paper": "metabench example plugin", "number": "Cue words",
+        "title": "the cue-words rule against every other model run on the example sentences",
+        "header": ["task", "model", *METRICS.values(), "test items"],
+        "rows": [{"labels": [TASK], "model": row["model"] + (" (partial)" if row["partial"] else ""),
+                  "source": "metabench",
+                  "cells": [*("—" if row[m] is None else f"{row[m]:.3f}" for m in METRICS), str(row["n_items"])]}
+                 for row in rows],
+        "tasks": [TASK], "missing_tasks": [],
+        "notes": ["(partial): a --limit run on part of the test split"] if any(r["partial"] for r in rows) else [],
+    }
+    return BoardSection({"rows": rows}, [table])

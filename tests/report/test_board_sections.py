@@ -1,0 +1,107 @@
+"""Board sections and docs blocks come from the registry (``metabench_register_board_sections`` and
+``metabench_register_docs_blocks``): the paper families contribute theirs like a third party, and a section
+that breaks is left off the board, quarantined with its plugin's name, while the rest is built."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from metabench import plugins
+from metabench.errors import PluginError
+from metabench.hookspecs import hookimpl
+
+
+def _plugin(name: str, **hooks) -> types.ModuleType:
+    module = types.ModuleType(name)
+    for hook, fn in hooks.items():
+        setattr(module, hook, hookimpl(fn))
+    return module
+
+
+def _section_plugin(name: str, section: str, build) -> types.ModuleType:
+    """A plugin whose one board section is ``build`` (a module attribute, reached by a lazy target)."""
+    module = _plugin(name, metabench_register_board_sections=lambda register: register(section, f"{name}:build"))
+    module.build = build
+    return module
+
+
+def _board(registry, toy_runs):
+    from metabench.report.compare import Options
+    from metabench.report.leaderboard.board import build_board
+    from metabench.runs.stored import find_runs
+
+    return build_board(registry, find_runs([toy_runs]), options=Options(n_resamples=50), published=[])
+
+
+def test_the_families_register_their_sections_and_blocks_through_the_hooks():
+    registry = plugins.load()
+    assert {(e.name, e.plugin) for e in registry.entries("board_section")} >= {
+        ("gameability", "metabench.artifacts.plugin"), ("hardness", "metabench.hard.plugin")}
+    blocks = {e.name: e.plugin for e in registry.entries("docs_block")}
+    assert blocks["hard-gap"] == "metabench.hard.plugin" and blocks["boisson-views"] == "metabench.artifacts.plugin"
+    assert blocks["headline"] == "metabench.report.plugin"
+    assert registry.get("board_section", "hardness").meta["reads"] == "hard_phi.json"
+
+
+@pytest.mark.parametrize(("build", "message"), [
+    (lambda inputs: 1 / 0, "leaderboard section 'broken' raised ZeroDivisionError"),
+    (lambda inputs: {"rows": []}, "leaderboard section 'broken' (from plugin 'broken_board') returned a dict, not a BoardSection"),
+])
+def test_a_broken_section_is_quarantined_with_its_plugin_and_the_board_is_built(toy_runs, monkeypatch, capsys,
+                                                                                build, message):
+    module = _section_plugin("broken_board", "broken", build)
+    monkeypatch.setitem(sys.modules, "broken_board", module)
+    registry = plugins.load(extra_plugins=(module,))
+    board = _board(registry, toy_runs)
+    assert "broken" not in board and "tasks" in board and "gameability" in board
+    (problem,) = [p for p in registry.problems if p.plugin == "broken_board"]
+    assert message in problem.message and "METABENCH_DISABLE_PLUGINS=broken_board" in problem.fix
+    assert "warning: quarantined plugin 'broken_board'" in capsys.readouterr().err
+
+    strict = plugins.load(extra_plugins=(module,), strict=True)
+    with pytest.raises(PluginError, match="broken_board"):
+        _board(strict, toy_runs)
+
+
+def test_a_section_may_not_replace_the_boards_own_keys(toy_runs, monkeypatch):
+    from metabench.report.leaderboard.sections import BoardSection
+
+    module = _section_plugin("greedy_board", "tasks", lambda inputs: BoardSection([]))
+    monkeypatch.setitem(sys.modules, "greedy_board", module)
+    registry = plugins.load(extra_plugins=(module,))
+    board = _board(registry, toy_runs)
+    assert board["tasks"] and any("takes a name the board already has" in p.message for p in registry.problems)
+
+
+def test_a_section_adds_its_data_and_paper_tables(toy_runs, monkeypatch):
+    from metabench.report.leaderboard import markdown
+    from metabench.report.leaderboard.sections import BoardSection
+
+    def build(inputs):
+        rows = sorted({r.model for r in inputs.runs})
+        return BoardSection({"models": rows}, [{
+            "key": "counted", "paper": "a plugin", "number": "Models", "title": "the models it saw", "header": ["model"],
+            "rows": [{"labels": [], "model": m, "source": "metabench", "cells": []} for m in rows], "tasks": [],
+            "missing_tasks": [], "notes": []}])
+
+    module = _section_plugin("counting_board", "counted", build)
+    monkeypatch.setitem(sys.modules, "counting_board", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    assert board["counted"] == {"models": ["lookup", "majority", "random", "random:strategy=prior"]}
+    assert board["paper_tables"][-1]["key"] == "counted"
+    assert "### a plugin, Models: the models it saw" in markdown.render(board)
+
+
+def test_a_docs_block_of_a_plugin_is_found_and_rendered(tmp_path, monkeypatch):
+    from metabench.report.docs_blocks import DocsContext, regenerate
+
+    module = _plugin("docs_plugin", metabench_register_docs_blocks=lambda register: register("runs-dir", "docs_plugin:table"))
+    module.table = lambda context, prefix="": [f"{prefix}{context.runs_dir.name}"]
+    monkeypatch.setitem(sys.modules, "docs_plugin", module)
+    registry = plugins.load(extra_plugins=(module,))
+    page = "<!-- generated: runs-dir prefix=in: (metabench report docs) -->\nold\n<!-- end generated -->\n"
+    out = regenerate(tmp_path / "page.md", page, DocsContext(tmp_path / "runs", registry))
+    assert out == page.replace("old", "in:runs")
