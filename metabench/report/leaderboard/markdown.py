@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..calibration_misses import PREFIX
 from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
@@ -41,6 +42,11 @@ def _mark(entry: dict) -> str:
     if marks.get("constant"):
         return mark + " (constant)"
     return mark + (" (≈ chance)" if (marks.get("trivial") or {}).get("chance") else "")
+
+
+def _calibration(vs_best: dict) -> list[str]:
+    """The comparison's notes that its procedure misses a calibration target on this task's shape (marked †)."""
+    return [n for n in vs_best.get("notes") or [] if n.startswith(PREFIX)]
 
 
 def _seeds(entry: dict) -> str:
@@ -135,10 +141,12 @@ def render(board: dict) -> str:
                 e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), e["n_items"],
                 _seeds(e), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
                 format_ci(v.get("ci_low"), v.get("ci_high")), format_mde(v.get("mde")), v.get("test") or MISSING,
-                format_p(v.get("p_adjusted")),
+                format_p(v.get("p_adjusted")) + (" †" if _calibration(v) else ""),
             ])
         out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
+        notes = dict.fromkeys(n for e in task["entries"] for n in _calibration(e["vs_best"] or {}))
+        out += [f"† {escape(n)}" for n in notes] + ([""] if notes else [])
         if task.get("published"):
             out += ["Published, not re-run here (never ranked with the runs above):", ""]
             out += _published(task["published"])
