@@ -209,7 +209,7 @@ def render(board: dict) -> str:
 
 
 def _hardness(board: dict) -> list[str]:
-    """VUA-Verb runs per phi bin of a SOR model (metabench.report.hardness), one table per run."""
+    """VUA-Verb runs per phi bin of a SOR model (the hard family's section, metabench.hard.report), one table per run."""
     hardness = board.get("hardness") or {}
     if not hardness.get("rows"):
         return []
