@@ -163,7 +163,9 @@ ALPHA = 0.05
 FORMAT_RULE = ("probable answer-format failure: a task with two possible answers (two gold labels) where the run is "
                "significantly below the best constant answer on the same items (the same paired test, two-sided "
                "p ≤ α): a model that knew nothing would tie it, so answers read as the wrong label (a parser, a "
-               "label map, a prompt's answer words) are the likelier cause than the model")
+               "label map, a prompt's answer words) are the likelier cause than the model. Only for runs whose answers "
+               "are read from generated or scored text (the decoder family); a classifier's labels are read directly, "
+               "so there it is named a collapsed fit instead")
 
 
 def below_chance(registry, run: Run, options: Options = Options(), alpha: float = ALPHA) -> str | None:
@@ -182,9 +184,11 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     if comparison.pvalue is None or comparison.pvalue > alpha or comparison.drop <= 0:
         return None
+    cause = ("probable answer-format failure" if run.results["model"].get("family") == "decoder"
+             else "a collapsed fit (its labels are read directly, not parsed from text)")
     return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
             f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "
-            f"p = {comparison.pvalue:.3g}): probable answer-format failure")
+            f"p = {comparison.pvalue:.3g}): {cause}")
 
 
 def beside(registry, runs: list[Run], mean: float, alpha: float = ALPHA) -> str:
