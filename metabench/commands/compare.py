@@ -129,7 +129,7 @@ def add_commands(subparsers) -> None:
     old.add_argument("--paired-variants", action="store_true", help="use `metabench compare paired-variants RUN...`")
     old.add_argument("--controls", action="store_true", help="with --gap or --paired-variants: use the verb's --controls")
     old.add_argument("--artifacts", action="store_true", help="use `metabench compare artifacts RUN...`")
-    _phi_arguments(old)
+    _phi_arguments(old, deprecated=True)
     test_arguments(compare)
     compare.set_defaults(func=guarded(_cmd_compare))
     compare.verbs = {name: _verb_parser(name) for name in VERBS}
@@ -140,12 +140,15 @@ def _runs_argument(parser) -> None:
                         help="run folders, results.json files or output folders (searched recursively)")
 
 
-def _phi_arguments(group) -> None:
+def _phi_arguments(group, *, deprecated: bool = False) -> None:
+    """Where phi comes from; on compare itself (``deprecated``) each flag names the verb that replaces it."""
+    verb = "use `metabench compare hardness --phi-table FILE RUN...`: " if deprecated else ""
     group.add_argument("--phi-table", type=Path, metavar="FILE",
-                       help="a hard_phi.json written by `metabench hard vua-phi --save` (or its folder)")
+                       help=f"{verb}a hard_phi.json written by `metabench hard vua-phi --save` (or its folder)")
     group.add_argument("--phi-model", metavar="MODEL",
-                       help="phi from this machine's cache: the HARD(MODEL) build (after `metabench hard mine` and "
-                       "`hard vua-phi`); also breaks down runs of hard_mi tasks")
+                       help=f"{verb.replace('--phi-table FILE', '--phi-model MODEL')}phi from this machine's cache: "
+                       "the HARD(MODEL) build (after `metabench hard mine` and `hard vua-phi`); also breaks down runs "
+                       "of hard_mi tasks")
     group.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
     group.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
 
