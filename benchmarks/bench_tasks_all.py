@@ -15,7 +15,8 @@ Each round runs, as fresh processes timed end to end:
   remembered).
 
 The three alternate (ABC ABC), since this machine is shared; with ``--baseline-repo`` the rounds also
-alternate between this checkout and the other one (e.g. ``git archive 97a87da | tar -x -C /tmp/before``). Wall seconds depend on the load; the
+alternate between this checkout and the other one (e.g. ``git archive 97a87da | tar -x -C /tmp/before``), and the ratio of the two is printed per mode, paired by
+round. Wall seconds depend on the load; the
 process's CPU seconds (user + sys, from ``os.wait4``: its worker processes included) much less, so both are printed, with the load
 average. It then sums every job's recorded ``timings`` phases and compares them with the job's ``total_s``
 (goal: within 5 %), and prints where the time of the last cached run went, phase by phase.
@@ -79,6 +80,12 @@ def main(argv=None) -> int:
                         "worker processes for baselines on a multi-CPU machine)")
     parser.add_argument("--baseline-repo", type=Path, help="another checkout to measure alternately (e.g. before a change)")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="keep this environment's bytecode setting (by default the commands cache bytecode in a "
+                             "scratch folder, warmed by one untimed dry run per checkout, as an installed package has "
+                             "it: without it every process compiles the ~370 modules it imports, which a source tree run with "
+                             "PYTHONDONTWRITEBYTECODE=1 pays on every command: `ls tasks` took 1.33-1.40 CPU s so, "
+                             "0.92-0.97 s with bytecode, /usr/bin/time, load 10)")
     args = parser.parse_args(argv)
     models = args.model or ["majority"]
 
@@ -90,12 +97,21 @@ def main(argv=None) -> int:
         cmd += ["--launcher", args.launcher]
     repos = {"this": REPO, **({"baseline": args.baseline_repo.resolve()} if args.baseline_repo else {})}
     results = {name: {label: [] for label in LABELS} for name in repos}
+    base_env = dict(os.environ)
+    if not args.no_bytecode:
+        base_env.pop("PYTHONDONTWRITEBYTECODE", None)
+        base_env["PYTHONPYCACHEPREFIX"] = str(work / "bytecode")
+        for name, repo in repos.items():
+            warm = {**base_env, "METABENCH_CACHE_DIR": str(work / f"warm-{name}"), "PYTHONPATH": str(repo)}
+            subprocess.run([*cmd, "--dry-run", "-o", str(work / "warm-runs")], env=warm, cwd=repo,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     shown = " ".join(cmd[2:]) if len(args.tasks) < 200 else " ".join(cmd[2:]).replace(args.tasks, f"<{args.tasks.count(',') + 1} tasks>")
-    print(f"{shown}\n{args.rounds} alternating rounds; load average at start {os.getloadavg()}")
+    print(f"{shown}\n{args.rounds} alternating rounds; bytecode {'as this environment has it' if args.no_bytecode else 'cached'}; "
+          f"load average at start {os.getloadavg()}")
     for rnd in range(args.rounds):
         for name, repo in repos.items():
             cache = work / f"cache-{name}{rnd}"
-            env = {**os.environ, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(repo)}
+            env = {**base_env, "METABENCH_CACHE_DIR": str(cache), "PYTHONPATH": str(repo)}
             for label in LABELS:
                 out = work / f"runs-{name}-{label}{rnd}"
                 if label == "new-model":  # the cold run's cache without its answers
@@ -122,6 +138,14 @@ def main(argv=None) -> int:
                 print(f"  {p:15s} {sums[p]:7.2f}")
             print(f"  {'sum':15s} {sum(sums.values()):7.2f}   jobs' total_s {total:7.2f}   "
                   f"worst per-job gap {100 * worst:.1f} %  (goal <= 5 %)")
+    if "baseline" in repos:
+        print("\nthis / baseline, paired by round (median over rounds; below 1: this checkout is faster):")
+        for label in LABELS:
+            pairs = list(zip(results["this"][label], results["baseline"][label]))
+            wall = statistics.median(a["wall_s"] / b["wall_s"] for a, b in pairs)
+            cpu = statistics.median(a["cpu_s"] / b["cpu_s"] for a, b in pairs)
+            results[f"{label}_ratio"] = {"wall": wall, "cpu": cpu}
+            print(f"  {label:9s} wall {wall:5.2f}   cpu {cpu:5.2f}")
     reference = run_files(work / "runs-this-cold0")
     identical = all(run_files(work / f"runs-{name}-{label}{rnd}") == reference
                     for name in repos for label in LABELS for rnd in range(args.rounds))

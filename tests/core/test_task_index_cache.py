@@ -119,4 +119,3 @@ def test_a_torn_cache_file_is_a_miss(folder_registry):
     index_cache.cache_file().write_bytes(b"not a pickle")
     assert "cached_task" in TaskIndex(registry).tasks
     assert index_cache.read(index_cache.key(registry)) is not None  # rewritten
-
