@@ -33,7 +33,7 @@ def _cmd_gameability(args) -> int:
 
 
 def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int, seed: int, as_json: bool) -> int:
-    """Print the gameability rows of ``runs`` (also ``metabench compare --artifacts``); the runs no verdict
+    """Print the gameability rows of ``runs`` (also ``metabench compare artifacts``); the runs no verdict
     could be made for are named on stderr, and none at all is an error saying what to run."""
     from ..config.index import TaskIndex  # noqa: PLC0415
     from ..errors import MetabenchError  # noqa: PLC0415

@@ -18,7 +18,7 @@ _R = "metabench.artifacts.report"
 #: generated docs tables (docs/artifacts.md): name -> (target, description)
 DOCS_BLOCKS = {
     "boisson-views": (f"{_R}.docs:views_table", "fold-mean macro-F1 per view of one model, beside the paper's"),
-    "boisson-gameability": (f"{_R}.docs:gameability_table", "`compare --artifacts` for the committed runs"),
+    "boisson-gameability": (f"{_R}.docs:gameability_table", "`compare artifacts` for the committed runs"),
     "boisson-majority": (f"{_R}.docs:majority_table", "the paper's Maj beside the fold majority and the baseline"),
     "boisson-baselines": (f"{_R}.docs:baselines_table", "the model-free baselines' fold-mean macro-F1 per view"),
     "boisson-samples": (f"{_R}.docs:samples_table", "matched vs random literal partners: Def, PME, lookups, ceiling"),

@@ -54,7 +54,7 @@ def add_commands(subparsers) -> None:
     stats.add_argument("--xi", type=float, action="append", help="threshold(s) (default: 0.8 and 0.5)")
     vua = verb("vua-phi", cmd_vua_phi, "phi of the VUA-Verb test items under the model's SOR (for breakdowns)")
     vua.add_argument("--save", metavar="DIR", help="also write the portable table DIR/hard_phi/<name>/hard_phi.json "
-                     "(for compare --phi-table and the leaderboard), e.g. --save leaderboard/runs")
+                     "(for compare hardness --phi-table and the leaderboard), e.g. --save leaderboard/runs")
     fid = verb("fidelity", cmd_fidelity, "Spearman and phi < xi agreement with the authors' phi on hmd_proxy")
     fid.add_argument("--xi", type=float, default=0.8)
     gap = verb("gap", cmd_gap, "one detector on HARD(M) vs VUA-Verb: P/R gap with unpaired tests, recall by phi")
@@ -221,7 +221,7 @@ def cmd_breakdown(args) -> int:
 def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: str = "", mine: str = "",
               confidence: float = 0.95, as_json: bool = False) -> int:
     """Print each run's precision and recall per phi bin, with phi from a portable table or from the HARD(M)
-    build in this machine's cache (one of the two): ``metabench hard breakdown`` and ``compare --phi-*``."""
+    build in this machine's cache (one of the two): ``metabench hard breakdown`` and ``compare hardness``."""
     import json  # noqa: PLC0415
 
     from ..errors import MetabenchError  # noqa: PLC0415

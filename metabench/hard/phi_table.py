@@ -2,7 +2,7 @@
 
 The phi of an item lives in the cache of the machine that trained the SOR (``hard vua-phi`` writes it into the
 HARD(M) build). ``metabench hard vua-phi --save leaderboard/runs`` also writes it as ``hard_phi.json`` under
-``<dir>/hard_phi/<name>/``, beside the runs, so that ``compare --phi-table`` and the leaderboard (which finds the
+``<dir>/hard_phi/<name>/``, beside the runs, so that ``compare hardness --phi-table`` and the leaderboard (which finds the
 tables below the run folders it is given) can break any VUA-Verb run down by hardness on a machine without
 that cache. The table names the SOR model, its settings (steps above all: a 150-step SOR is not the paper's) and
 the build, and holds only ids and phi values: no text or label from the data.

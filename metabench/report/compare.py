@@ -260,7 +260,7 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         raise MetabenchError(
             f"--test {entry.name} compares independent item sets ({consumes}), but two runs of one task hold the "
             "same items: use a paired test",
-            hint="`metabench compare --gap` tests subsets of different items; `metabench ls tests` lists the tests",
+            hint="`metabench compare gap` tests subsets of different items; `metabench ls tests` lists the tests",
         )
     pvalue = _finite(result.pvalue)
     boot = result if getattr(result, "std_error", None) is not None else None

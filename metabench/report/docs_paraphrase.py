@@ -1,6 +1,6 @@
 """docs/paraphrase-controls.md's results table, generated from the committed runs (`metabench report docs`):
 every model's paired metaphor effect on every original / paraphrase pair of tasks it ran, as
-`metabench compare --paired-variants` computes it (McNemar for one seed, 2,000 bootstrap resamples, seed 0).
+`metabench compare paired-variants` computes it (McNemar for one seed, 2,000 bootstrap resamples, seed 0).
 """
 
 from __future__ import annotations

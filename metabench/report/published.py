@@ -4,7 +4,7 @@ A reader who sees "MiniLM: 0.62 token F1 on VUA-18" needs to know where publishe
 same task and metric, and whether their number was measured the same way. ``published_results.yaml`` holds
 those numbers as data, one entry per (task, system): the value as printed, the metric as its source defines
 it, whether the protocol matches metabench's task (same split, same metric definition) and if not how it
-differs, and the citation. They appear on task pages and in ``metabench compare --published``, always
+differs, and the citation. They appear on task pages and in ``metabench compare published``, always
 labelled "published, not re-run here": no test pairs them with our runs (their items and predictions are
 not ours), so they get no rank and no ★.
 

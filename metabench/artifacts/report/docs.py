@@ -135,7 +135,7 @@ def _assessed(context) -> list[dict]:
 
 
 def gameability_table(context, cells: str = "") -> list[str]:
-    """`compare --artifacts` for the committed runs (paired bootstrap, 2,000 resamples, seed 0)."""
+    """`compare artifacts` for the committed runs (paired bootstrap, 2,000 resamples, seed 0)."""
     wanted = names(cells)
     rows = []
     for r in _assessed(context):

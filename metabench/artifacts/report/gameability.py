@@ -119,7 +119,7 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
 
 
 def format_rows(rows: list[dict]) -> str:
-    """A text table for `metabench compare --artifacts`."""
+    """A text table for `metabench compare artifacts`."""
     if not rows:
         return "gameability: no runs of tasks with views (default plus pme_only or masked) for one model"
     header = ["cell", "model", "folds", "default", "pme_only", "masked", "best", "Δ (95% CI)", "p", "gameable (< 5 % loss)",

@@ -73,7 +73,7 @@ def detector_table(context, task: str) -> list[str]:
 
 def phi_bins_table(context, tables: str, model: str, task: str = "vua_verb") -> list[str]:
     """One VUA-Verb run by phi bin of each committed phi table (``hard vua-phi --save``): recall (metaphors)
-    [95 % Wilson interval] and precision (predicted metaphors), first seed, as `compare --phi-table`."""
+    [95 % Wilson interval] and precision (predicted metaphors), first seed, as `compare hardness --phi-table`."""
     from ..phi_table import load_table  # noqa: PLC0415
     from .hardness import hardness_row  # noqa: PLC0415
 

@@ -6,7 +6,7 @@ sense-only representation gives its WordNet sense (:mod:`metabench.hard.vua_phi`
 "no phi" (verbs outside the build, senses without a gloss match or with too few pool instances), each with its
 item count and Wilson intervals, on the run's first seed (as ``metabench hard gap``; the seed is named).
 
-Used by ``metabench compare --phi-table/--phi-model`` and by the leaderboard's hardness tables. Every row names
+Used by ``metabench compare hardness`` and by the leaderboard's hardness tables. Every row names
 the SOR model and its training steps: a breakdown by a 150-step SOR is not one by the paper's 900 steps.
 """
 
