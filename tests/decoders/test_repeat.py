@@ -175,3 +175,24 @@ def test_a_real_sampling_decoder_draws_differently_and_reproducibly(decoder_regi
     samples = read_samples(first.run_dir)
     assert samples == read_samples(again.run_dir)
     assert any(len({d["prediction"] for d in row["draws"]}) > 1 for row in samples)
+
+
+def test_the_command_line_and_a_run_config_take_repeat(registry, tmp_path, monkeypatch, capsys):
+    from metabench import plugins
+    from metabench.cli import main
+    from metabench.config.run_config import read_run_config
+
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    out = tmp_path / "runs"
+    assert main(["--tasks", "toy_generate", "--model", COIN, "--repeat", "2.5", "-o", str(out)]) == 2
+    assert "--repeat 2.5: must be a whole number" in capsys.readouterr().err
+    assert main(["--tasks", "toy_choice", "--model", COIN, "--repeat", "3", "-o", str(out)]) == 2
+    assert "cannot repeat" in capsys.readouterr().err and not out.exists()
+    assert main(["--tasks", "toy_generate", "--model", COIN, "--repeat", "3", "--seeds", "0,", "-o", str(out)]) == 0
+    assert "majority of 3 draws, flip rate" in capsys.readouterr().out
+    config = tmp_path / "run.yaml"
+    config.write_text("tasks: toy_generate\nmodels: coin\nrepeat: 3\n")
+    assert read_run_config(config)["repeat"] == 3
+    config.write_text("tasks: toy_generate\nmodels: coin\nrepeat: '3'\n")
+    with pytest.raises(MetabenchError, match="repeat"):
+        read_run_config(config)
