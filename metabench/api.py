@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import MetabenchError
+from .run_record import RunRecord
 from .run_values import Names, joined, listed, seed_list
 
 #: What ``tasks``/``models``/``runs`` accept: one value or several.
@@ -44,7 +45,8 @@ class TaskResult:
     (``message`` says why). For an ok job, ``metrics`` holds mean ± std over the seeds, ``per_seed`` each
     seed's values, ``run_dir`` the run folder (results.json + samples.jsonl, what ``compare`` reads) and
     ``partial`` whether the run was given a ``limit`` or scored only part of the test split (label its numbers
-    so wherever they appear).
+    so wherever they appear). ``record`` is the run's results.json as a typed
+    :class:`metabench.run_record.RunRecord` (docs/results-format.md), ``results`` the same as plain JSON.
     """
 
     task: str
@@ -61,6 +63,7 @@ class TaskResult:
     reason: str = ""
     hint: str = ""
     results: dict | None = field(default=None, repr=False)
+    record: RunRecord | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -84,18 +87,16 @@ class TaskResult:
     def from_run(cls, run) -> TaskResult:
         """From a stored run (:class:`metabench.runs.stored.Run`)."""
         result = cls(run.task, run.model, "ok", run.path)
-        result._fill(run.results)
+        result._fill(run.results, run.record)
         return result
 
-    def _fill(self, results: dict) -> None:
-        from .runs.stored import Run
-
-        run = Run(self.run_dir or Path("."), results)
-        self.results, self.seeds, self.primary_metric, self.n_items = results, run.seeds, run.primary_metric, run.n_items
-        self.partial = run.partial or results.get("limit") is not None
-        self.metrics = {name: MetricValue(a.get("mean"), a.get("std"), a.get("n", 0))
-                        for name, a in results["metrics"]["aggregate"].items() if isinstance(a, dict)}
-        self.per_seed = {int(seed): dict(values) for seed, values in results["metrics"]["per_seed"].items()}
+    def _fill(self, results: dict, record: RunRecord | None = None) -> None:
+        record = record or RunRecord.read(results, (self.run_dir or Path(".")) / "results.json")
+        self.results, self.record = results, record
+        self.seeds, self.primary_metric, self.n_items = list(record.seeds), record.task.primary_metric, record.n_items
+        self.partial = record.partial or record.limit is not None
+        self.metrics = {name: MetricValue(a.mean, a.std, a.n) for name, a in record.metrics.aggregate.items()}
+        self.per_seed = {int(seed): dict(values) for seed, values in record.metrics.per_seed.items()}
 
 
 @dataclass

@@ -115,7 +115,10 @@ def _build_parser() -> argparse.ArgumentParser:
     plugins = sub.add_parser("plugins", help="list loaded plugins with versions and hooks")
     plugins.set_defaults(func=_cmd_plugins)
 
-    schema = sub.add_parser("schema", help="print the task YAML reference (markdown)")
+    schema = sub.add_parser("schema", help="print the task YAML reference, or the results.json one (markdown)")
+    schema.add_argument("what", nargs="?", choices=("task", "results"), default="task",
+                        help="task: the task YAML (docs/task-yaml.md, the default); results: results.json "
+                             "(docs/results-format.md)")
     schema.set_defaults(func=_cmd_schema)
 
     _add_plugin_commands(sub)
@@ -345,6 +348,11 @@ def _plugin_status(record: dict, problems: list) -> str:
 
 
 def _cmd_schema(args) -> int:
+    if args.what == "results":
+        from .run_record import results_markdown
+
+        print(results_markdown(), end="")
+        return 0
     from .config.docs import schema_markdown
 
     print(schema_markdown(), end="")

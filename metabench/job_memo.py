@@ -37,10 +37,12 @@ from .version import __version__
 from .data import itemcache
 from .data.context import DataContext
 from .errors import MetabenchError
+from .run_record import RunRecord
 
 FORMAT = 1
-#: Keys of a results record that describe the process that wrote it, not the job: refreshed on a hit.
-VOLATILE = ("created", "environment", "metabench", "plugins", "timings")
+#: Keys of a results record that describe the process that wrote it, not the job: refreshed on a hit (the
+#: fields `RunRecord` marks volatile).
+VOLATILE = RunRecord.volatile()
 
 
 @lru_cache(maxsize=1)

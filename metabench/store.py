@@ -1,7 +1,8 @@
 """The run folder: ``results.json`` and ``samples.jsonl`` written as one unit, never mixed, never lost.
 
-``results.json`` follows ``SCHEMA_VERSION``; the reporter reads only these files, so runs made elsewhere or
-by older versions stay comparable. ``samples.jsonl`` has item ids, gold answers, predictions and per-item
+``results.json`` is the record :class:`metabench.run_record.RunRecord` defines (``schema_version``, every field
+documented in docs/results-format.md), validated with it when written and when read; the reporter reads only
+these files, so runs made elsewhere or by older versions stay comparable. ``samples.jsonl`` has item ids, gold answers, predictions and per-item
 scores — never the dataset's text — so runs can be published without redistributing data.
 
 Why the store works this way (docs/reliability.md has the guarantees):
@@ -46,10 +47,9 @@ from .version import __version__
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
 from .filelock import locked
-from .printable import escape, is_printable
+from .run_record import SCHEMA_VERSION, RunRecord, check_written
 from .safe_paths import inside
 
-SCHEMA_VERSION = 1
 #: The runs committed with the repository, relative to its root: a run of every task, read where the user gave no
 #: runs (``power``'s baseline, a dry run's split sizes and training speed on a fresh clone).
 COMMITTED_RUNS = Path("leaderboard/runs")
@@ -160,7 +160,7 @@ def golds_sha256(pairs) -> str:
 
 
 def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
-              started: float | None = None, durable: bool = True) -> None:
+              started: float | None = None, durable: bool = True, complete: bool = False) -> None:
     """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).
 
     ``samples``: the per-item rows, or samples.jsonl's bytes as :func:`samples_text` encoded them (a job
@@ -176,10 +176,15 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
     files were flushed); only an operating-system crash before :func:`sync` can leave a run written since
     then damaged (refused by every reader: the samples digest) or missing. Replacing an existing run folder
     is always flushed first, so not even an OS crash loses a run that was complete before.
+
+    The record is checked against :class:`metabench.run_record.RunRecord` before anything is written: one the
+    readers would refuse is refused here, and ``complete=True`` (metabench's own writer, ``launch.outcomes``)
+    also holds it to the whole model (:func:`metabench.run_record.check_written`).
     """
     check_run_dir(run_dir)
     lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
     results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
+    (check_written if complete else check_results)(results, run_dir / RESULTS)
     body = _body(run_dir, results)
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -312,6 +317,13 @@ def run_folders(root: Path) -> list[Path]:
 
 
 def read_results(run_dir: Path) -> dict:
+    """A run's results.json (its folder or the file), as JSON, after checking it is a :class:`RunRecord`."""
+    return read_record(run_dir).raw
+
+
+def read_record(run_dir: Path) -> RunRecord:
+    """A run's results.json (its folder or the file) as a :class:`RunRecord` (``.raw``: the JSON object): a file
+    that is not one is a :class:`RunFileError` naming the file, the field and the fix."""
     path = resolve(run_dir) / RESULTS if not run_dir.is_file() else run_dir
     try:
         data = json.loads(read_text(path, error=RunFileError), parse_constant=_refuse_constant)
@@ -336,47 +348,13 @@ def read_results(run_dir: Path) -> dict:
             f"{path}: results schema version {version!r}, this metabench reads version {SCHEMA_VERSION}",
             hint="upgrade metabench, or re-run the evaluation",
         )
-    check_results(data, path)
-    return data
+    return check_results(data, path)
 
 
-#: What the reporter reads from results.json, with the type each field must have.
-_RESULTS_SCHEMA = (("task", dict), ("task.name", str), ("task.primary_metric", str), ("model", dict),
-                   ("model.spec", str), ("seeds", list), ("metrics", dict), ("metrics.per_seed", dict),
-                   ("metrics.aggregate", dict))
-
-
-def check_results(data: dict, path: Path) -> None:
-    """The fields every reader relies on, so a damaged file is one message naming the field, not a crash."""
-    hint = "the file was edited or damaged: re-run the evaluation (answers are cached)"
-    for dotted, kind in _RESULTS_SCHEMA:
-        value: object = data
-        for key in dotted.split("."):
-            value = value.get(key) if isinstance(value, dict) else None
-        if not isinstance(value, kind):
-            found = "missing" if value is None else f"a {type(value).__name__}"
-            raise RunFileError(f"{path}: field '{dotted}' must be a {kind.__name__} ({found})", hint=hint)
-    for dotted in ("task.name", "task.primary_metric", "model.spec"):
-        outer, inner = dotted.split(".")
-        if not is_printable(data[outer][inner]):
-            raise RunFileError(f"{path}: field '{dotted}' holds a control character ({escape(data[outer][inner])[:80]}); "
-                               "reports print it where CI reads it", hint=hint)
-    if not data["seeds"] or not all(isinstance(s, int) and not isinstance(s, bool) for s in data["seeds"]):
-        raise RunFileError(f"{path}: field 'seeds' must be a non-empty list of integers ({data['seeds']!r})", hint=hint)
-    for seed, metrics in data["metrics"]["per_seed"].items():
-        _check_numbers(metrics, f"metrics.per_seed.{seed}", path, hint)
-    for name, summary in data["metrics"]["aggregate"].items():
-        if not isinstance(summary, dict):
-            raise RunFileError(f"{path}: field 'metrics.aggregate.{name}' must be a mapping", hint=hint)
-        _check_numbers({k: v for k, v in summary.items() if k in ("mean", "std")}, f"metrics.aggregate.{name}", path, hint)
-
-
-def _check_numbers(values: object, where: str, path: Path, hint: str) -> None:
-    if not isinstance(values, dict):
-        raise RunFileError(f"{path}: field '{where}' must be a mapping of metric values", hint=hint)
-    for name, value in values.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise RunFileError(f"{path}: field '{where}.{name}' must be a number or null ({value!r})", hint=hint)
+def check_results(data: dict, path: Path) -> RunRecord:
+    """``data`` validated as a :class:`RunRecord` (every field a reader relies on, with its type), so a damaged
+    file is one message naming the file, the field and the fix, not a crash in a report."""
+    return RunRecord.read(data, path)
 
 
 def _check_sample(row: object, path: Path, number: int) -> None:

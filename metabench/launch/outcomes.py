@@ -63,9 +63,11 @@ def written(result: JobResult) -> JobOutcome:
 
 def write(result: JobResult) -> None:
     """Write a computed job's run folder (results.json + samples.jsonl), unflushed: a launcher calls
-    :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``)."""
+    :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``). The record is held to
+    the whole :class:`metabench.run_record.RunRecord` first (``complete``): a field the model does not declare,
+    or one it declares left out, fails the job before anything is written."""
     write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite,
-              started=time.perf_counter(), durable=False)
+              started=time.perf_counter(), durable=False, complete=True)
 
 
 def collect(outcomes: list, jobs: list[Job], numbers: list[int], computed: list) -> None:

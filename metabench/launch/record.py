@@ -1,13 +1,19 @@
 """A computed job's results record (results.json): what ran, on which data, with which model, and the
-metrics per seed with their mean, standard deviation and count over seeds."""
+metrics per seed with their mean, standard deviation and count over seeds.
+
+The record's fields are defined once, in :class:`metabench.run_record.RunRecord` (docs/results-format.md is
+generated from it); what this module builds is checked against that model before the run folder is written
+(``launch.outcomes.write``), so a field added here and not there, or declared there and not written here,
+fails the first run that writes it (and the tests) instead of reaching a reader."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from ..jobs import Job, TaskData
+from ..run_record import SCHEMA_VERSION
 from ..stats.seeds import mean_std_n
-from ..store import SCHEMA_VERSION, environment, metabench_info
+from ..store import environment, metabench_info
 from ..task_facts import task_facts
 
 
@@ -19,7 +25,8 @@ def seed_summary(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
 
 
 def process_facts(registry) -> dict:
-    """The parts of a results record that describe the process writing it (fresh on a remembered job too)."""
+    """The parts of a results record that describe the process writing it (fresh on a remembered job too): the
+    record's volatile fields but ``timings`` (``metabench.run_record.RunRecord.volatile()``)."""
     return {
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "metabench": metabench_info(),

@@ -1,8 +1,9 @@
 """Finding stored runs on disk: a run folder, a results.json path, or a folder of many runs.
 
 The reporter reads nothing but these files (see ``metabench.store``), so runs made on another machine or
-by an older metabench compare the same way as fresh ones. Samples are read lazily: a leaderboard of many
-runs only reads the samples of the runs it tests.
+by an older metabench compare the same way as fresh ones. Each run's results.json is validated as a
+:class:`metabench.run_record.RunRecord` when it is read (``Run.record``: the typed fields). Samples are read
+lazily: a leaderboard of many runs only reads the samples of the runs it tests.
 """
 
 from __future__ import annotations
@@ -12,63 +13,68 @@ from pathlib import Path
 
 from ..errors import MetabenchError, RunFileError
 from ..printable import escape
-from ..store import RESULTS, read_results, read_samples, resolve, run_folders
+from ..run_record import RunRecord
+from ..store import RESULTS, read_record, read_samples, resolve, run_folders
 
 
 @dataclass
 class Run:
-    """One stored run: its folder and results.json; ``samples`` are read on first use."""
+    """One stored run: its folder and results.json (``results``, the JSON object; ``record``, the same validated
+    as a :class:`RunRecord`, whose typed fields the properties below read); ``samples`` are read on first use.
+    A run built in memory from a ``results`` dict is validated on first use of a property."""
 
     path: Path
     results: dict
     _samples: list[dict] | None = field(default=None, repr=False)
     #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
     _item_rows: dict | None = field(default=None, repr=False, compare=False)
+    _record: RunRecord | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def record(self) -> RunRecord:
+        """results.json as a :class:`RunRecord` (validated when read from disk; else on first use)."""
+        if self._record is None:
+            self._record = RunRecord.read(self.results, self.path / RESULTS if self.path is not None else None)
+        return self._record
 
     @property
     def task(self) -> str:
-        return self.results["task"]["name"]
+        return self.record.task.name
 
     @property
     def model(self) -> str:
         """The model as the user wrote it (``--model`` value): the name shown in every table."""
-        return self.results["model"]["spec"]
+        return self.record.model.spec
 
     @property
     def seeds(self) -> list[int]:
-        return list(self.results["seeds"])
+        return list(self.record.seeds)
 
     @property
     def protocol_seeds(self) -> int | None:
         """How many seeds the task's protocol asks of this run's model family (None when it does not say): a run
         with fewer is partial on seeds, and says so wherever its number appears."""
-        family = self.results["model"].get("family") or "encoder"
-        seeds = ((self.results["task"].get("config", {}).get("protocol") or {}).get(family) or {}).get("seeds")
-        return len(seeds) if isinstance(seeds, list) else seeds
+        return self.record.protocol_seeds
 
     @property
     def primary_metric(self) -> str:
-        return self.results["task"]["primary_metric"]
+        return self.record.task.primary_metric
 
     @property
     def n_items(self) -> int:
-        return self.results["n_items"]
+        return self.record.n_items
 
     @property
     def partial(self) -> bool:
         """True when the run scored only part of the test split (``--limit``). Runs written before metabench
         recorded ``n_test_items`` count as partial when their limit could have cut the split."""
-        total = self.results.get("n_test_items")
-        if total is not None:
-            return self.n_items < total
-        limit = self.results.get("limit")
-        return limit is not None and self.n_items >= limit
+        return self.record.partial
 
     @property
     def budget(self) -> dict | None:
         """The budget knobs a run trained under instead of its task's recipe (a training subset, fewer epochs...),
         as its adapter recorded them (``model.info.budget``); None for a run that followed the recipe."""
-        return (self.results["model"].get("info") or {}).get("budget") or None
+        return self.record.model.info.get("budget") or None
 
     @property
     def datasets(self) -> list[dict] | None:
@@ -89,7 +95,7 @@ class Run:
     def higher_is_better(self, metric: str) -> bool:
         """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are
         keyed as ``per_class`` and ``recall_at_k``); a metric missing there is taken as higher-is-better."""
-        table = self.results.get("higher_is_better", {})
+        table = self.record.higher_is_better
         return bool(table.get(metric, table.get(metric.split("/", 1)[0].split("[", 1)[0], True)))
 
     def aggregate(self, metric: str) -> dict | None:
@@ -110,7 +116,8 @@ class Run:
 def load_run(path: Path) -> Run:
     """A run from its folder or its results.json."""
     folder = resolve(path.parent if path.name == RESULTS else path)
-    return Run(folder, read_results(folder))
+    record = read_record(folder)
+    return Run(folder, record.raw, _record=record)
 
 
 def _utf8_named(path: Path) -> Path:

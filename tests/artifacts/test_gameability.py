@@ -18,9 +18,10 @@ LABELS = ["literal", "metaphor"]
 
 def _run(task, model, golds, preds, family="encoder"):
     results = {
+        "schema_version": 1,
         "task": {"name": task, "primary_metric": "macro_f1", "config": {"labels": {"names": LABELS, "positive": "metaphor"}}},
-        "model": {"spec": model, "family": family}, "seeds": [0],
-        "metrics": {"aggregate": {"macro_f1": {"mean": macro_f1(golds, preds, labels=LABELS), "std": 0.0, "n": 1}}},
+        "model": {"spec": model, "family": family}, "seeds": [0], "n_items": len(golds),
+        "metrics": {"per_seed": {}, "aggregate": {"macro_f1": {"mean": macro_f1(golds, preds, labels=LABELS), "std": 0.0, "n": 1}}},
     }
     samples = [{"id": f"{task.split('@')[0]}:{i}", "seed": 0, "gold": g, "prediction": p} for i, (g, p) in enumerate(zip(golds, preds))]
     return Run(path=None, results=results, _samples=samples)

@@ -13,7 +13,9 @@ from metabench.store import RESULTS, write_run
 def test_write_run_adds_the_time_it_spent_to_the_timings_it_writes(tmp_path):
     timings = {"total_s": 1.0, "write_s": 0.25}
     started = time.perf_counter() - 0.5  # half a second of writing already behind us
-    write_run(tmp_path / "run", {"schema_version": 1, "timings": timings}, [{"id": "a", "seed": 0}], started=started)
+    record = {"schema_version": 1, "task": {"name": "t", "primary_metric": "accuracy"}, "model": {"spec": "m"},
+              "seeds": [0], "n_items": 1, "metrics": {"per_seed": {}, "aggregate": {}}, "timings": timings}
+    write_run(tmp_path / "run", record, [{"id": "a", "seed": 0}], started=started)
     written = json.loads((tmp_path / "run" / RESULTS).read_text())["timings"]
     assert written == timings  # the caller's dict was updated and is what the file holds
     assert timings["write_s"] >= 0.75 and timings["total_s"] >= 1.5

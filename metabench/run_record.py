@@ -1,0 +1,550 @@
+"""The results record (``results.json``), defined once: every field a run writes, its type and what it means.
+
+:class:`RunRecord` is the one definition the rest of metabench follows:
+
+- the writer (``launch/record.py`` and the launchers) has its record checked against it before the store writes
+  the run folder (:func:`check_written`): a field the model does not declare, or one it declares that the writer
+  left out, is a bug caught before any file is written;
+- every reader (``store.read_results``, so ``runs.stored.Run``, ``api.TaskResult``, ``compare``, ``gate``, the
+  leaderboard) validates the file with it (:meth:`RunRecord.read`): a damaged field is one message naming the
+  file, the field and the fix, never a ``KeyError`` deep in a report;
+- ``docs/results-format.md`` is generated from it (:func:`results_markdown`, ``metabench schema results``), and
+  a test fails when the page is stale.
+
+Versions. ``schema_version`` (:data:`SCHEMA_VERSION`) changes only when a reader of the old version would misread
+a new run; a reader refuses any other version. Within a version fields are only added: each added field has a
+default here, so every run written since the version began still reads (the committed runs under
+``leaderboard/runs`` are read by a test), and the page says which runs lack it.
+
+Reading is as strict as the hand-written check it replaces, and no stricter than what old runs hold: the fields
+every report relies on are required (task name, primary metric, model spec, seeds, item count, metrics) and
+every field present must have its type (no string for a number, no ``true`` for a count); fields a reader can
+do without default, and a field this version does not know is kept (``extra``) rather than refused, so a run
+from a later metabench of the same version still reads. The writer is held to more: every field written always
+must be there, and none the model does not declare.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
+
+from .errors import MetabenchError, RunFileError
+from .printable import escape, is_printable
+
+SCHEMA_VERSION = 1
+#: The validation context under which a record is checked as the writer's (see :func:`check_written`).
+WRITING = "writing"
+#: The fix a damaged file's message gives.
+HINT = "the file was edited or damaged: re-run the evaluation (answers are cached)"
+
+
+def field(description: str, default: Any = ..., *, since: str | None = None, when: str | None = None,
+          expect: str | None = None, volatile: bool = False, **constraints) -> Any:
+    """A documented field. ``default`` left out: required on read. ``since``: which runs lack it (they read with
+    the default). ``when``: written only then (otherwise the writer must write it). ``expect``: how a message
+    names a value that breaks a constraint (``a non-empty list of integers``). ``volatile``: it describes the
+    process that wrote the run, not the job, and is written fresh when a remembered job is written again."""
+    extra = {key: value for key, value in (("since", since), ("when", when), ("expect", expect),
+                                           ("volatile", volatile)) if value}
+    kwargs: dict[str, Any] = {"description": description, "json_schema_extra": extra or None, **constraints}
+    if callable(default) and isinstance(default, type):
+        return Field(default_factory=default, **kwargs)
+    return Field(default, **kwargs) if default is not ... else Field(**kwargs)
+
+
+class Section(BaseModel):
+    """A part of the record: strict types (no coercion of ``"3"`` to 3 or of ``true`` to 1), unknown keys kept on
+    read and refused from the writer, every field the writer always writes required of it."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _written_whole(cls, data: Any, info) -> Any:
+        if _writing(info) and isinstance(data, dict):
+            missing = [name for name, spec in cls.model_fields.items() if _always_written(spec) and name not in data]
+            if missing:
+                raise PydanticCustomError("unwritten", "the writer left out {fields}", {"fields": ", ".join(missing)})
+        return data
+
+    @model_validator(mode="after")
+    def _declared_only(self, info) -> Section:
+        if _writing(info) and self.model_extra:
+            raise PydanticCustomError("undeclared", "the writer wrote {fields}, which RunRecord does not declare",
+                                      {"fields": ", ".join(sorted(self.model_extra))})
+        return self
+
+
+def _writing(info) -> bool:
+    return bool(info.context and info.context.get(WRITING))
+
+
+def _always_written(spec) -> bool:
+    extra = spec.json_schema_extra or {}
+    return "when" not in extra
+
+
+def _printable(value: str) -> str:
+    """Names reports print where CI reads them (a task, a metric, a model) hold no control character."""
+    if not is_printable(value):
+        raise PydanticCustomError("control_character", "holds a control character")
+    return value
+
+
+class MetabenchInfo(Section):
+    """The metabench that wrote the run."""
+
+    version: str = field("metabench's version (`metabench.version`)")
+    git: str | None = field("the commit of the metabench checkout, null when not run from one")
+
+
+class Environment(Section):
+    """Where the run was computed (refreshed when a remembered job is written again)."""
+
+    python: str = field("the Python version, e.g. `3.11.9`")
+    platform: str = field("`platform.platform()`")
+    packages: dict[str, str] = field("the installed version of each package results depend on (torch, "
+                                     "transformers, lm_eval, datasets, pluggy, pyyaml, scipy, numpy, vllm), "
+                                     "those installed only", dict)
+
+
+class PluginInfo(Section):
+    """A plugin loaded by the process that wrote the run."""
+
+    name: str = field("the plugin's name")
+    version: str | None = field("its version, null when it declares none")
+    status: str = field("`loaded`, or why it was quarantined")
+
+
+class DatasetUsed(Section):
+    """A dataset a task reads, as `task_facts.py` recorded it, so reports credit it without the registry."""
+
+    name: str = field("the registered dataset name")
+    roles: list[str] = field("the split roles it serves (`train`, `validation`, `test`, `fewshot`)")
+    licence: str = field("its licence, empty when the spec declares none")
+    citation: str = field("its citation, empty when the spec declares none")
+    source: dict[str, Any] | None = field(
+        "a `hf_dataset` source: `path`, `name`, `revision`, `requested_revision`, `data_files`, `fingerprints` "
+        "(what was read, at which commit)", None, when="the task reads a Hugging Face `datasets` source")
+
+
+class GroupFact(Section):
+    """An `aggregate: mean` group the task belongs to, with all its members."""
+
+    name: str = field("the group's name")
+    members: list[str] = field("every task of the group")
+    source: str = field("the group file")
+
+
+class PaperCell(Section):
+    """A paper-table cell the task fills (its `metadata.paper_view`, see docs/task-yaml.md)."""
+
+    table: str = field("the view's key")
+    row: list[str] = field("the row's labels")
+    column: str | list[str] | None = field("the column(s) the task fills; null: every column of the row", None)
+    note: str = field("printed under the table for this task", "")
+
+
+class TaskInfo(Section):
+    """The task as it ran: its identity, its resolved config and the facts reports need without its plugin."""
+
+    name: str = field("the task's name")
+    version: int = field("`metadata.version` of the task", 0)
+    config_hash: str = field("sha256 of the resolved config (docs/task-yaml.md says what it covers); runs pair "
+                             "only with runs of the same hash", "")
+    kind: str = field("the task kind (`tagging`, `classification`, `choice`, `generation` or a plugin's)", "")
+    dataset: str = field("the task's own dataset", "")
+    primary_metric: str = field("the metric tables rank by")
+    source: str = field("`metadata.source`: the paper or resource the task reproduces", "")
+    plugin: str = field("the plugin that registered the task", "")
+    config: dict[str, Any] = field("the resolved task config (docs/task-yaml.md), less `protocol.encoder.search` "
+                                   "and an unset `hf_dataset`", dict)
+    datasets: list[DatasetUsed] | None = field("every dataset any split role reads", None,
+                                               since="runs written before task facts were recorded lack it")
+    groups: list[GroupFact] = field("the `aggregate: mean` groups the task belongs to", list,
+                                    since="runs written before task facts were recorded lack it")
+    paper_view: list[PaperCell] | None = field("the paper-table cells the task fills", None,
+                                               since="runs written before task facts were recorded lack it")
+
+    @field_validator("name", "primary_metric")
+    @classmethod
+    def _printable_names(cls, value: str) -> str:
+        return _printable(value)
+
+
+class SplitInfo(Section):
+    """One split role's items as the run read them."""
+
+    n: int = field("how many items (the test split after `limit`)", ge=0)
+    ids_sha256: str = field("sha256 of the items' ids in order (`jobs.ids_sha256`)")
+    golds_sha256: str | None = field("sha256 of the (id, gold) pairs (`store.golds_sha256`): verification checks "
+                                     "the samples' golds against it", None,
+                                     when="the test split, in runs written since the golds digest existed")
+
+
+class DataInfo(Section):
+    """The data the run read."""
+
+    files: dict[str, str] = field("`dataset:path` -> sha256 of every data file any split read", dict)
+    splits: dict[str, SplitInfo] | None = field("split role -> its items", None,
+                                                since="runs written before split digests were recorded lack it")
+
+
+class ModelInfo(Section):
+    """The model as the user named it and as its adapter describes itself."""
+
+    spec: str = field("the `--model` value as written: the name every table shows")
+    adapter: str = field("the adapter's registered name", "")
+    family: str | None = field("`encoder`, `decoder`, `decoder_finetune` or `baseline`: whose protocol section "
+                               "applies", None)
+    args: dict[str, Any] = field("the parsed model arguments", dict)
+    fingerprint: str = field("what identifies the model's answers (weights' hashes, arguments): the answer "
+                             "cache's key", "")
+    info: dict[str, Any] = field("what the adapter reports about itself (device, dtype, checkpoints trained, a "
+                                 "training `budget` below the task's recipe...); adapter-defined", dict)
+
+    @field_validator("spec")
+    @classmethod
+    def _printable_spec(cls, value: str) -> str:
+        return _printable(value)
+
+
+class MetricSummary(Section):
+    """A metric over the seeds that gave it a value (`stats.seeds.mean_std_n`)."""
+
+    mean: float | None = field("the mean; null when no seed gave a value", None)
+    std: float | None = field("the sample standard deviation; 0 for one seed, null for none", None)
+    n: int = field("how many seeds gave a value", 0)
+
+
+class Metrics(Section):
+    """The task's metrics, per seed and over seeds."""
+
+    per_seed: dict[str, dict[str, float | None]] = field(
+        "seed (as a string) -> metric -> value (null: not computable on this seed)", expect="a mapping of metric values")
+    aggregate: dict[str, MetricSummary] = field("metric -> its summary over seeds", expect="a mapping")
+
+
+class Timings(Section):
+    """Where the job's time went: consecutive phases that add up to `total_s` (`metabench/timings.py`). A
+    remembered job's are those of its writing, not of the computing run."""
+
+    cached_items: int = field("answers read from the answer cache instead of asked of the model", 0)
+    data_hash_s: float | None = field("data files hashed", None, since="runs before the phase was timed lack it")
+    model_hash_s: float | None = field("the model folder's files hashed (or their memoised hashes found)", None,
+                                       since="runs before the phase was timed lack it")
+    model_load_s: float | None = field("weights read and placed", None, since="runs before the phase was timed lack it")
+    cache_lookup_s: float | None = field("answer-cache and job-memo look-ups", None,
+                                         since="runs before the phase was timed lack it")
+    load_s: float | None = field("data loaded and parsed", None)
+    fit_s: float | None = field("training (fine-tuning, a search)", None)
+    predict_s: float | None = field("the model answering", None)
+    score_s: float | None = field("items scored and metrics aggregated", None,
+                                  since="runs before the phase was timed lack it")
+    write_s: float | None = field("the samples encoded and the run folder written", None,
+                                  since="runs before the phase was timed lack it")
+    total_s: float | None = field("the job's wall time, the sum of the phases", None)
+    items_per_s: float | None = field("answers asked of the model per second of `predict_s`; null when none were", None)
+
+
+class RepeatInfo(Section):
+    """How a sampled-generation run's answers were drawn and voted (`--repeat N`, docs/decoders.md)."""
+
+    n: int = field("draws per item and seed", ge=2)
+    answers: str = field("what an item's answer is: `majority of N draws per item`")
+    tie_rule: str = field("how a tie between answers is broken")
+    sampling_seeds: dict[str, list[int]] = field("seed -> the sampler's seed of each draw (draw 0: the seed itself)")
+    mean_flip_rate: float = field("the share of an item's draws outside its majority, averaged over items and seeds")
+    flipping_items: int = field("item-seed pairs whose draws disagree")
+    per_seed: dict[str, dict[str, Any]] = field("seed -> `mean_flip_rate`, `flipping_items` and "
+                                                "`<primary metric>_per_draw` (the primary metric of each draw)")
+
+
+class RunRecord(Section):
+    """One run's `results.json`: what ran (task, data, model), with what outcome (metrics per seed and over
+    seeds), written by whom and where. Every file is JSON with sorted keys and 2-space indents; NaN and
+    infinities are refused by writer and readers alike. The per-item rows are in `samples.jsonl` beside it
+    (item id, seed, gold, prediction, scores), whose sha256 is `samples_sha256`."""
+
+    schema_version: int = field("the record's format version; a reader refuses any other than its own")
+    created: str | None = field("when the run folder was written (UTC, ISO 8601, seconds)", None, volatile=True)
+    metabench: MetabenchInfo | None = field("the metabench that wrote it", None, volatile=True)
+    environment: Environment | None = field("where it was computed", None, volatile=True)
+    plugins: list[PluginInfo] = field("every plugin loaded (their versions matter to results)", list, volatile=True)
+    task: TaskInfo = field("the task", expect="a dict")
+    data: DataInfo | None = field("the data read", None)
+    model: ModelInfo = field("the model", expect="a dict")
+    protocol: str | None = field("the model family whose `protocol` section of the task the run followed", None)
+    seeds: list[int] = field("the seeds run, in order", expect="a non-empty list of integers", min_length=1)
+    limit: int | None = field("`--limit`: only the first N test items were scored; null: no limit", None)
+    n_items: int = field("test items scored (each seed scores them all); bounds the rows samples.jsonl may hold",
+                         expect="a whole number of 0 or more", ge=0)
+    n_test_items: int | None = field("test items in the whole split, before `limit`: `n_items` below it marks a "
+                                     "partial run", None,
+                                     since="runs written before it existed lack it: they count as partial when "
+                                           "their `limit` could have cut the split")
+    higher_is_better: dict[str, bool] = field("metric (registered name) -> its direction; a metric missing here is "
+                                              "taken as higher-is-better", dict)
+    metrics: Metrics = field("the metrics", expect="a dict")
+    timings: Timings | None = field("where the time went", None, volatile=True)
+    samples_sha256: str | None = field(
+        "sha256 of samples.jsonl (uncompressed): a reader refuses samples that are not the file the record was "
+        "written with", None, since="runs written before run files were checked as a unit lack it: add it with "
+                                    "`python tools/migrate_runs.py`")
+    repeat: RepeatInfo | None = field("how the answers were drawn and voted", None,
+                                      when="`--repeat N` with N > 1 (sampled generation)")
+
+    _raw: dict = PrivateAttr(default_factory=dict)
+
+    @property
+    def raw(self) -> dict:
+        """The record as read: the JSON object itself (what reports that index it by key read)."""
+        return self._raw
+
+    @property
+    def partial(self) -> bool:
+        """True when the run scored only part of the test split (``--limit``). Runs written before metabench
+        recorded ``n_test_items`` count as partial when their limit could have cut the split."""
+        if self.n_test_items is not None:
+            return self.n_items < self.n_test_items
+        return self.limit is not None and self.n_items >= self.limit
+
+    @property
+    def protocol_seeds(self) -> int | None:
+        """How many seeds the task's protocol asks of this run's model family (None when it does not say)."""
+        family = self.model.family or "encoder"
+        seeds = ((self.task.config.get("protocol") or {}).get(family) or {}).get("seeds")
+        return len(seeds) if isinstance(seeds, list) else seeds
+
+    @classmethod
+    def volatile(cls) -> tuple[str, ...]:
+        """The fields that describe the process writing the run, not the job: a job remembered whole
+        (``job_memo``) keeps the rest and writes these fresh."""
+        return tuple(name for name, spec in cls.model_fields.items() if (spec.json_schema_extra or {}).get("volatile"))
+
+    @classmethod
+    def read(cls, data: dict, path: Path | str | None = None) -> RunRecord:
+        """``data`` (a parsed results.json) validated; a :class:`RunFileError` naming ``path``, the field and the
+        fix when a field is missing or has the wrong type."""
+        try:
+            record = cls.model_validate(data)
+        except ValidationError as exc:
+            raise _explained(exc, data, path) from None
+        record._raw = data
+        return record
+
+
+def check_written(data: dict, path: Path | str | None = None) -> RunRecord:
+    """The writer's record checked before the run folder is written: readable, every field written always
+    present, no field the model does not declare. A failure is metabench's bug (or a plugin's that edits the
+    record), reported before any file is written."""
+    RunRecord.read(data, path)  # a record the readers would refuse is reported as they would report it
+    try:
+        record = RunRecord.model_validate(data, context={WRITING: True})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "the record"
+        raise MetabenchError(
+            f"{path or 'results.json'}: {where}: {error['msg']}",
+            hint="metabench's writer and metabench/run_record.py (RunRecord) disagree: declare a new field there with "
+                 "its description (then `metabench schema results > docs/results-format.md`), and write every field "
+                 "it does not mark as written only in some case",
+        ) from None
+    record._raw = data
+    return record
+
+
+# ------------------------------------------------------------------------------------------ error messages
+
+def _explained(exc: ValidationError, data: dict, path) -> RunFileError:
+    """The first error as the old hand-written check said it: ``PATH: field 'a.b' must be <what> (<found>)``."""
+    error = exc.errors()[0]
+    steps = list(_walk(error["loc"]))
+    loc = ".".join(str(part) for part, _ in steps)
+    spec = steps[-1][1] if steps else None
+    kind = error["type"]
+    where = path or "results.json"
+    if kind == "control_character":
+        return RunFileError(f"{where}: field '{loc}' holds a control character ({escape(str(error['input']))[:80]}); "
+                            "reports print it where CI reads it", hint=HINT)
+    if kind == "missing":
+        found = "missing"
+    elif kind.endswith("_type"):
+        found = "null" if error["input"] is None else _a(type(error["input"]).__name__)
+    else:
+        found = repr(error["input"])[:80]
+    return RunFileError(f"{where}: field '{loc}' must be {_expectation(spec, kind, error['msg'])} ({found})", hint=HINT)
+
+
+def _a(name: str) -> str:
+    return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
+
+
+def _walk(loc: tuple):
+    """(key, what is there) for each JSON key of an error's location: a model's field (``FieldInfo``), or the
+    element type of a mapping or list; pydantic's tags naming the union member it tried are not keys."""
+    annotation: Any = RunRecord
+    for part in loc:
+        base = _unwrap(annotation)
+        origin = typing.get_origin(base)
+        if origin in (typing.Union, _UnionType):  # part is a tag: go on with the member it names
+            members = {getattr(a, "__name__", None) if isinstance(a, type) else str(a): a for a in typing.get_args(base)}
+            annotation = members.get(part, Any)
+            continue
+        if _is_model(base) and isinstance(part, str) and part in base.model_fields:
+            spec = base.model_fields[part]
+            yield part, spec
+            annotation = spec.annotation
+        elif origin in (dict, list):
+            annotation = typing.get_args(base)[-1]
+            yield part, annotation
+        else:
+            yield part, None
+            annotation = Any
+
+
+def _unwrap(annotation):
+    """``X | None`` -> ``X``; other unions stay."""
+    if typing.get_origin(annotation) in (typing.Union, _UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+        if len(args) < len(typing.get_args(annotation)):
+            return typing.Union[tuple(args)]
+    return annotation
+
+
+_UnionType = type(int | str)
+
+
+def _is_model(annotation) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _expectation(spec, kind: str, message: str) -> str:
+    """How a message names what a field must hold: the field's ``expect`` (a value that breaks a constraint, a
+    section that is not a mapping), else its type (a value of another type), else the constraint it breaks."""
+    typed = kind == "missing" or kind.endswith("_type")
+    if isinstance(spec, FieldInfo):
+        expect = (spec.json_schema_extra or {}).get("expect")
+        container = typing.get_origin(_unwrap(spec.annotation)) in (dict, list)
+        if expect and not (container and kind.endswith("_type")):
+            return expect
+        spec = spec.annotation
+    if typed and spec is not None:
+        return _type_phrase(spec)
+    return message.removeprefix("Input should be ").removeprefix("Value should be ")
+
+
+def _type_phrase(annotation) -> str:
+    if typing.get_origin(annotation) in (typing.Union, _UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        phrase = " or ".join(_type_phrase(a) for a in members)
+        return phrase + (" or null" if len(members) < len(typing.get_args(annotation)) else "")
+    if _is_model(annotation) or typing.get_origin(annotation) is dict:
+        return "a mapping"
+    if typing.get_origin(annotation) is list:
+        return "a list"
+    return {str: "a str", int: "an integer", float: "a number", bool: "true or false"}.get(annotation, "a value")
+
+
+# ------------------------------------------------------------------------------------------------- the docs
+
+INTRO = """# results.json reference
+
+Generated by `metabench schema results` from `metabench/run_record.py` (`RunRecord`); a test fails when this
+page is stale.
+
+Every run folder holds `results.json` (this record) and `samples.jsonl` (or `samples.jsonl.gz`): one JSON
+object per test item and seed with the item's `id`, the `seed`, the `gold` answer, the model's `prediction`
+and the per-item `scores` (never the dataset's text). The reporter reads nothing else, so runs made on another
+machine, or by an older metabench of the same `schema_version`, compare the same way as fresh ones
+(docs/reliability.md has how both files are written as one unit).
+
+Reading. A reader refuses a `schema_version` other than its own, and a field below that is missing where the
+*read* column says required, or present with another type (no string for a number, no `true` for a count):
+one message names the file, the field and the fix. A field it does not know is kept and ignored. Fields added
+within a version have a default, the value a run that lacks them reads as (the *read* column); the *written*
+column says when metabench writes a field. The writer is checked against this page's model before any file
+is written: it writes every field marked *always* and nothing the model does not declare.
+"""
+
+
+def results_markdown() -> str:
+    """docs/results-format.md: one table per section of the record, from the models' fields."""
+    parts = [INTRO]
+    for model in _sections(RunRecord):
+        doc = inspect.cleandoc(model.__doc__ or "")
+        parts.append(f"\n## `{model.__name__}`\n\n{doc}\n")
+        parts.append("| field | type | read | written | meaning |\n|---|---|---|---|---|")
+        for name, spec in model.model_fields.items():
+            extra = spec.json_schema_extra or {}
+            kind = _type_name(spec.annotation)
+            meaning = spec.description or ""
+            if "since" in extra:
+                meaning += f" ({extra['since']})"
+            cell = " ".join(f"{meaning}".split()).replace("|", "\\|")
+            written = extra.get("when", "always") + ("; fresh when a remembered job is written" if extra.get("volatile") else "")
+            parts.append(f"| `{name}` | {kind} | {_read_column(spec)} | {written} | {cell} |")
+    return "\n".join(parts) + "\n"
+
+
+def _read_column(spec) -> str:
+    if spec.is_required():
+        return "**required**"
+    default = spec.default_factory() if spec.default_factory is not None else spec.default
+    return f"`{_json(default)}` if absent"
+
+
+def _json(value) -> str:
+    import json  # noqa: PLC0415
+
+    return json.dumps(value)
+
+
+def _sections(root: type[BaseModel]) -> list[type[BaseModel]]:
+    seen: list[type[BaseModel]] = []
+
+    def visit(model):
+        if model in seen:
+            return
+        seen.append(model)
+        for spec in model.model_fields.values():
+            for candidate in _flatten(spec.annotation):
+                if _is_model(candidate):
+                    visit(candidate)
+
+    visit(root)
+    return seen
+
+
+def _flatten(annotation):
+    yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _flatten(arg)
+
+
+def _type_name(annotation) -> str:
+    """A field's type as the page writes it (``list[int]``, ``mapping str -> number | null``)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, _UnionType):
+        return " \\| ".join(_type_name(a) for a in typing.get_args(annotation))
+    if origin is list:
+        return f"list[{_type_name(typing.get_args(annotation)[0])}]"
+    if origin is dict:
+        key, value = typing.get_args(annotation)
+        return f"mapping {_type_name(key)} → {_type_name(value)}"
+    if annotation is type(None):
+        return "null"
+    if annotation is Any:
+        return "any"
+    if _is_model(annotation):
+        return f"[`{annotation.__name__}`](#{annotation.__name__.lower()})"
+    return {str: "string", int: "integer", float: "number", bool: "boolean"}.get(annotation, str(annotation))
