@@ -2,8 +2,10 @@
 
 Parsing the ~115 dataset slices that ``--tasks all`` reads (~245k items) took 5.8 to 8.8 CPU s in two
 measurements on the shared 2-core machine; unpickling them 2.2 to 2.4 s. The key is the dataset's manifest
-(the sha256 of every file its spec declares), the split, the loader arguments and the source code of the loader and of ``metabench.data``: a new file version, an
-edited loader or another metabench cannot be served stale items. A hit still resolves and verifies every
+(the sha256 of every file its spec declares), the split, the loader arguments and the source code of the loader, of the modules beside it, of every metabench module
+it imports (at any depth) and of ``metabench.data``: a new file version, an edited loader (or a function it
+calls, such as the Boisson pools' dedup key in ``kinds/views.py``) or another metabench cannot be served stale
+items. A hit still resolves and verifies every
 file the loader read (``DataContext.path``), so a missing or altered mirror file fails exactly as before and
 results.json still lists the files' hashes.
 
@@ -31,6 +33,7 @@ import hashlib
 import importlib.util
 import json
 import pickle
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,7 +52,9 @@ def cache_folder() -> Path:
 @lru_cache(maxsize=None)
 def _source_hash(module: str) -> str:
     """sha256 of a loader module's source, of the modules beside it (a derived dataset's loader calls its
-    package's sampler and fold assignment) and of every metabench.data module it may call into."""
+    package's sampler and fold assignment), of every metabench.data module it may call into, and of every
+    metabench module the loader imports, at any depth (a Boisson pool's dedup and lexical keys come from
+    ``kinds/views.py``: an edit there must not serve the pool built before it)."""
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     paths = sorted([*here.glob("*.py"), *here.glob("datasets/*.py")])
@@ -60,9 +65,62 @@ def _source_hash(module: str) -> str:
     if spec is not None and spec.origin and spec.origin.endswith(".py"):
         origin = Path(spec.origin)
         paths += sorted({origin, *origin.parent.glob("*.py")} - set(paths))
+        paths += sorted(_imported([origin]) - set(paths))
     for path in paths:
-        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+        digest.update(str(path.name).encode() + b"\0" + _file_digest(path))
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def _file_digest(path: Path) -> bytes:
+    """One source file's sha256, read once per process: the ~20 loader modules share most of their sources,
+    and reading them per module took 0.10 CPU s a run, once per file 0.03 s."""
+    return hashlib.sha256(path.read_bytes()).digest()
+
+
+#: ``from .x import y``, ``from metabench.x import y``, ``import metabench.x``, at any indentation (imports inside
+#: functions count): what a module may call into.
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.+[\w.]*|metabench(?:\.[\w.]+)?)[ \t]+import[ \t]+([\w., ()]+)"
+                     r"|import[ \t]+(metabench(?:\.[\w.]+)?))", re.MULTILINE)
+
+
+def _imported(paths: list[Path]) -> set[Path]:
+    """Every metabench source file the given ones import, directly or through one another (a text scan, so it
+    can only count more than is used: a name that is no module counts its package's ``__init__.py``; the
+    package root's, which only re-exports the version, the hook marker and, lazily, the API, is not followed)."""
+    seen: set[Path] = set()
+    todo = list(paths)
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo += _imports_of(path)
+    return seen
+
+
+@lru_cache(maxsize=None)
+def _imports_of(path: Path) -> tuple[Path, ...]:
+    """The metabench source files one file imports (scanned once per process)."""
+    package = Path(__file__).resolve().parents[1]  # the metabench folder
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    out: list[Path] = []
+    for relative, names, absolute in _IMPORT.findall(text):
+        target = relative or absolute
+        if target.startswith("."):
+            base = path.parents[len(target) - len(target.lstrip(".")) - 1]
+            parts = [p for p in target.lstrip(".").split(".") if p]
+        else:
+            base, parts = package.parent, target.split(".")
+        folder = base.joinpath(*parts)
+        found = [c for c in [folder.with_suffix(".py"), *(folder / f"{n.strip(' ()')}.py" for n in names.split(","))]
+                 if c.is_file()]
+        if not found and folder != package:  # names defined in a package's __init__.py
+            found = [folder / "__init__.py"]
+        out += [c for c in found if c.is_file() and c.is_relative_to(package)]
+    return tuple(out)
 
 
 def key(spec, split: str, args: dict, *, part: str = "") -> str:

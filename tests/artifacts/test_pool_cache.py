@@ -126,3 +126,30 @@ def test_a_cache_that_cannot_be_written_only_costs_speed(registry, monkeypatch, 
     first = load_split(registry, "boisson_card_n", "test", ARGS)
     _new_process(monkeypatch)
     assert load_split(registry, "boisson_card_n", "test", ARGS).items == first.items
+
+
+def test_the_pool_key_changes_with_every_input_of_the_pool(registry, monkeypatch):
+    """A pool depends on its bases' bytes, its seed and base arguments, and the code that derives it — the loader,
+    its package (recipes, sampling, regimes), metabench.data and what they import (the dedup and lexical keys of
+    ``kinds/views.py``): changing any of them must give another key, so a stale pool is never served."""
+    import dataclasses
+    from pathlib import Path
+
+    spec = registry.resolve("dataset", "boisson_trofi")
+
+    def key(spec=spec, **args):
+        for memo in (itemcache._source_hash, itemcache._file_digest, itemcache._imports_of):
+            memo.cache_clear()  # a new process
+        return itemcache.key(spec, "all", {"seed": 0, "labels": "cluster", **args}, part="pool")
+
+    base = key()
+    assert key() == base  # deterministic
+    changed_file = dataclasses.replace(spec.files[0], sha256="0" * 64)
+    keys = [key(seed=1), key(labels="human"), key(dataclasses.replace(spec, files=(changed_file, *spec.files[1:])))]
+    read_bytes = Path.read_bytes
+    for module in ("metabench/kinds/views.py", "metabench/artifacts/sampling.py", "metabench/artifacts/recipes.py",
+                   "metabench/data/datasets/trofi.py"):
+        monkeypatch.setattr(Path, "read_bytes", lambda self, m=module: read_bytes(self) + (b"#" if str(self).endswith(m) else b""))
+        keys.append(key())
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert key() == base and len({base, *keys}) == len(keys) + 1
