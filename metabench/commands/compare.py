@@ -57,7 +57,7 @@ VERBS = {
         "the docs' headline table), and a flag where a two-answer task scores significantly below it (a probable "
         "answer-format failure). Partial runs are left out; rejected runs are left out and named; unverified runs "
         "are named. Published numbers are never tested against ours: their items and predictions are not ours.",
-        "  metabench compare published leaderboard/runs/moh_x_cv_f*/hf_minilm-l6*\n"
+        "  metabench compare published leaderboard/runs/moh_x_cv_fold*/hf_minilm-l6*\n"
         "  metabench compare published runs/ --json"),
     "gap": (
         "one model on two subset tasks (e.g. no-met, met): unpaired accuracy gap",

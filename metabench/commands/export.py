@@ -34,7 +34,7 @@ def add_commands(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Write one .eval_results YAML per run (one model's runs: one model repo): dataset id, task, "
         "value (the primary metric's mean over seeds), date and source, and in notes what the format has no field "
-        "for: metric, seeds and per-seed values, the 95%% CI and its method, the protocol, the verification and "
+        "for: metric, seeds and per-seed values, the 95% CI and its method, the protocol, the verification and "
         "its digest, and whether the run is partial (--limit). Runs are verified first: a rejected run is never "
         "exported, an unverified one only with --allow-unverified (marked so). Field mapping: docs/exporting.md.",
         epilog="example:\n  metabench export hf-eval-results runs/m4x_det_en_mono_vua20/lookup -o my-model/.eval_results "
