@@ -202,14 +202,17 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
     """Register sections of the leaderboard (``metabench leaderboard build``): a paper family's own tables.
 
     :param register:
-        ``register(name, "package.module:build", description=..., reads="FILE")``. ``build(inputs)`` is called
-        once per build with a ``metabench.report.leaderboard.sections.BoardInputs`` (the registry, the ranked
-        runs, one run per task and model, the folders the build was given, the test settings) and returns a
+        ``register(name, "package.module:build", description=..., reads="FILE", family=(KEY, TITLE, TAGS))``.
+        ``build(inputs)`` is called once per build with a ``metabench.report.leaderboard.sections.BoardInputs``
+        (the registry, the ranked runs, one run per task and model, the folders the build was given, the test
+        settings) and returns a
         ``BoardSection(data, paper_tables=[...])``: ``data`` (JSON-ready) goes into ``leaderboard.json`` under
         ``name``, and ``paper_tables`` (the layout of ``metabench.report.paper_views.fill``: ``key``, ``paper``,
         ``number``, ``title``, ``header``, ``rows``, ``tasks``, ``missing_tasks``, ``notes``) are shown by every
         built-in reporter after the registered paper views. ``reads`` names a file your section reads beside
         the runs (the hard family's ``hard_phi.json``): a path holding only such files is not searched for runs.
+        ``family`` gives your tasks their own group of columns in the overview: the tasks carrying one of
+        ``TAGS`` (checked before the built-in groups, so a task tagged ``detection`` too joins yours).
 
     ``build`` is checked to be callable when first resolved. A section that raises, returns anything but a
     ``BoardSection`` or takes a name the board already has (``tasks``, ``models``...) is quarantined: left

@@ -59,6 +59,7 @@ def metabench_register_paper_views(register):
 @hookimpl
 def metabench_register_board_sections(register):
     register("gameability", f"{_R}.board:gameability_section",
+             family=("artifacts", "Construction artifacts", ("artifacts",)),
              description="Boisson et al.'s Tables 2-5 rebuilt from runs, and the gameability flag per cell and model")
 
 

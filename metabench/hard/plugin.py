@@ -34,6 +34,7 @@ def metabench_register_board_sections(register):
     from .phi_table import TABLE_FILE  # noqa: PLC0415 - a file name; the tables are read when the board is built
 
     register("hardness", f"{_R}.board:hardness_section", reads=TABLE_FILE,
+             family=("hard_metaphors", "Hard metaphors", ("hard_metaphors",)),
              description="VUA-Verb runs by phi bin of each SOR model's phi table found beside the runs")
 
 

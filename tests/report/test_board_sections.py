@@ -21,9 +21,9 @@ def _plugin(name: str, **hooks) -> types.ModuleType:
     return module
 
 
-def _section_plugin(name: str, section: str, build) -> types.ModuleType:
+def _section_plugin(name: str, section: str, build, **meta) -> types.ModuleType:
     """A plugin whose one board section is ``build`` (a module attribute, reached by a lazy target)."""
-    module = _plugin(name, metabench_register_board_sections=lambda register: register(section, f"{name}:build"))
+    module = _plugin(name, metabench_register_board_sections=lambda register: register(section, f"{name}:build", **meta))
     module.build = build
     return module
 
@@ -105,3 +105,20 @@ def test_a_docs_block_of_a_plugin_is_found_and_rendered(tmp_path, monkeypatch):
     page = "<!-- generated: runs-dir prefix=in: (metabench report docs) -->\nold\n<!-- end generated -->\n"
     out = regenerate(tmp_path / "page.md", page, DocsContext(tmp_path / "runs", registry))
     assert out == page.replace("old", "in:runs")
+
+
+def test_a_section_gives_its_tasks_a_family_of_the_overview(toy_runs, monkeypatch):
+    """A task tagged with the family's tag joins it before the built-in groups (toy_tag is tagged detection too)."""
+    from metabench.report.leaderboard.sections import BoardSection
+
+    module = _section_plugin("toy_family", "toys", lambda inputs: BoardSection(None), family=("toys", "Toy tasks", ("toy",)))
+    monkeypatch.setitem(sys.modules, "toy_family", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    assert {t["name"]: t["family"] for t in board["tasks"]}["toy_tag"] == "toys"
+    assert [f["key"] for f in board["families"]][-1] == "toys" and board["families"][-1]["title"] == "Toy tasks"
+
+    bad = _section_plugin("bad_family", "bad", lambda inputs: BoardSection(None), family="toys")
+    monkeypatch.setitem(sys.modules, "bad_family", bad)
+    registry = plugins.load(extra_plugins=(bad,))
+    assert "toys" not in {f["key"] for f in _board(registry, toy_runs)["families"]}
+    assert any(p.plugin == "bad_family" and "family='toys'" in p.message for p in registry.problems)

@@ -41,28 +41,29 @@ from ..trivial import RULE, assess
 from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
 from .progress import Progress
-from .sections import BoardInputs, build_sections
+from .sections import BoardInputs, build_sections, overview_families
 
 SCHEMA_VERSION = 2
 
-#: Task families of the overview, in display order, with the tags that place a task in them. A task joins
-#: the first family in ``FAMILY_MATCH_ORDER`` one of whose tags it carries (``newsmet_det`` is tagged newsmet
-#: and detection: NewsMet); a task with none of these tags is "other".
+#: Task families of the overview, in display order, with the tags that place a task in them; the paper families
+#: add theirs with their board sections (``family=``, `sections.overview_families`), shown after these. A task
+#: joins the first paper family one of whose tags it carries (their tasks are tagged detection too), else the
+#: first family in ``FAMILY_MATCH_ORDER`` (``newsmet_det`` is tagged newsmet and detection: NewsMet); a task with
+#: none of these tags is "other".
 FAMILIES = {
     "detection": ("Metaphor detection", ("detection",)),
     "nli": ("NLI", ("nli", "interpretation")),
     "paraphrase": ("Paraphrase", ("munch", "paraphrase", "metaphor_llm_paraphrases")),
     "newsmet": ("NewsMet", ("newsmet",)),
-    "artifacts": ("Construction artifacts", ("artifacts",)),
-    "hard_metaphors": ("Hard metaphors", ("hard_metaphors",)),
-    "other": ("Other tasks", ()),
 }
-FAMILY_MATCH_ORDER = ("newsmet", "artifacts", "hard_metaphors", "paraphrase", "nli", "detection")
+FAMILY_MATCH_ORDER = ("newsmet", "paraphrase", "nli", "detection")
+OTHER = {"other": ("Other tasks", ())}
 
 
-def family(tags) -> str:
-    for key in FAMILY_MATCH_ORDER:
-        if set(FAMILIES[key][1]) & set(tags):
+def family(tags, families: dict[str, tuple[str, tuple[str, ...]]]) -> str:
+    """The overview family of a task with these tags, among ``families`` (built-in and registered)."""
+    for key in [k for k in families if k not in FAMILIES] + list(FAMILY_MATCH_ORDER):
+        if set(families[key][1]) & set(tags):
             return key
     return "other"
 
@@ -204,7 +205,7 @@ def _item_set_label(run: Run) -> str:
 
 
 def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
-          verdicts: dict[int, Verdict], published: list[Published]) -> dict:
+          verdicts: dict[int, Verdict], published: list[Published], families: dict) -> dict:
     first = group[0]
     metric = first.primary_metric
     higher = first.higher_is_better(metric)
@@ -219,7 +220,8 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
         "name": name, "slug": slug(name), "kind": task["kind"], "dataset": task["dataset"], "source": task["source"],
         "version": task["version"], "config_hash": task["config_hash"], "primary_metric": metric,
         "higher_is_better": higher, "n_items": main[0]["n_items"], "partial": main[0]["partial"],
-        "item_sets": item_sets, "best": main[0]["model"], "family": family(task.get("config", {}).get("tag", [])),
+        "item_sets": item_sets, "best": main[0]["model"],
+        "family": family(task.get("config", {}).get("tag", []), families),
         "datasets": _datasets(registry, first), "entries": entries,
         "published": _published(published, name, first, metric, main),
     }
@@ -261,7 +263,7 @@ def _models(tasks: list[dict]) -> list[dict]:
     return sorted(models.values(), key=lambda m: m["name"])
 
 
-def _families(tasks: list[dict], groups: list[dict]) -> list[dict]:
+def _families(tasks: list[dict], groups: list[dict], families: dict) -> list[dict]:
     """The overview's sections: task families in display order (empty ones left out), each a list of columns.
 
     A column is a task, or an ``aggregate: mean`` group (k-fold folds, a paper's average row) that some model
@@ -275,7 +277,7 @@ def _families(tasks: list[dict], groups: list[dict]) -> list[dict]:
     member_of = {m: name for name, g in rows.items() for m in g[0]["member_tasks"] if m in by_name}
     marks = {(t["name"], e["model"]): e["marks"] for t in tasks for e in t["entries"] if e["item_set"] == 0}
     out = []
-    for key, (title, _) in FAMILIES.items():
+    for key, (title, _) in families.items():
         names = [t["name"] for t in tasks if t["family"] == key]
         columns, shown = [], set()
         for name in names:
@@ -391,10 +393,11 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     runs, ignored = latest_runs(runs)
     published = load_published() if published is None else published
     groups_by_task = sorted(by_task(runs).items())
+    families = {**FAMILIES, **overview_families(registry), **OTHER}
     with progress.phase("ranking and testing tasks", len(groups_by_task), "task") as done:
         tasks = []
         for name, group in groups_by_task:
-            tasks.append(_task(registry, name, group, correction, alpha, options, verdicts, published))
+            tasks.append(_task(registry, name, group, correction, alpha, options, verdicts, published, families))
             done()
     _heat(tasks)
     models = _models(tasks)
@@ -430,7 +433,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "marks_rule": RULE,
         "published_groups": [{**e.as_dict(), "for_group": True, "ours": _group_ours(groups, e)} for e in published
                              if any(g["group"] == e.task for g in groups)],
-        "families": _families(tasks, groups),
+        "families": _families(tasks, groups, families),
         "tasks": tasks,
         "models": models,
         "groups": groups,

@@ -50,6 +50,23 @@ def source_files(registry: Registry) -> set[str]:
     return {str(e.meta["reads"]) for e in registry.entries("board_section") if e.meta.get("reads")}
 
 
+def overview_families(registry: Registry) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The overview's task families the sections declare (``family=(KEY, TITLE, TAGS)``), in section-name order:
+    KEY -> (TITLE, the tags that place a task in it). A malformed declaration is quarantined like a broken section."""
+    out = {}
+    for entry in registry.entries("board_section"):
+        declared = entry.meta.get("family")
+        if declared is None:
+            continue
+        if (isinstance(declared, (tuple, list)) and len(declared) == 3 and all(isinstance(v, str) for v in declared[:2])
+                and isinstance(declared[2], (tuple, list)) and all(isinstance(t, str) for t in declared[2])):
+            out[declared[0]] = (declared[1], tuple(declared[2]))
+        else:
+            _quarantine(registry, entry, f"leaderboard section '{entry.name}' declares family={declared!r}",
+                        'declare family=("key", "Title", ("tag", ...)): the tags place a task in the overview\'s family')
+    return out
+
+
 def build_sections(inputs: BoardInputs, taken: set[str], done: Callable[[], None] = lambda: None
                    ) -> tuple[dict[str, Any], list[dict]]:
     """(name -> data, paper tables) of every registered section, in name order; ``taken`` are the board's own
