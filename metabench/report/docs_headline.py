@@ -5,10 +5,10 @@ unweighted mean of its folds per seed, as `groups.group_rows` computes it), the 
 protocol (fewer is labelled partial), the wall time the runs cost (``_cost``, summed over folds), and the published
 numbers of the same protocol beside it (`published.py`), never typed by hand, and the best constant answer's
 score on the same items with the ≈ chance mark (`trivial.py`). The last column says when a run is degenerate
-under the task's recipe (#35 item 5), by ``STABILITY_RULE``: the per-seed values, *unstable across seeds* where
-they span more than ``UNSTABLE_RANGE``, and *constant-like at seed s* where a seed's most common answer is given
-for more than ``SKEW_MARGIN`` more of the items than the golds give it (single-label tasks; a k-fold group pools
-its folds' answers per seed).
+under the task's recipe (#35 item 5), by `seed_stability.STABILITY_RULE` (the rule the leaderboard's pages print
+too): the per-seed values, *unstable across seeds* where they span more than ``UNSTABLE_RANGE``, and
+*constant-like at seed s* where a seed's most common answer is given for more than ``SKEW_MARGIN`` more of the
+items than the golds give it (single-label tasks; a k-fold group pools its folds' answers per seed).
 """
 
 from __future__ import annotations
@@ -17,18 +17,9 @@ from .docs_blocks import names
 from .docs_blocks import markdown
 from .groups import group_rows
 from .published import load_published
+from .seed_stability import stability
 from .trivial import beside as constant_beside
 
-#: Unstable across seeds: max − min of the per-seed headline values above this (absolute, on the 0–1 scale):
-#: a seed-to-seed spread this large is more than the reported mean can summarise, whatever the std says (with
-#: 3 seeds the range is always ≈ 2 × std, so a relative rule would flag every run).
-UNSTABLE_RANGE = 0.10
-#: Constant-like seed: its most common answer's share of the items exceeds the golds' share of that answer by
-#: more than this (MOH-X seed 0 answers "literal" for 79 % of the items where the golds have 52 %: the table).
-SKEW_MARGIN = 0.20
-STABILITY_RULE = (f"unstable across seeds: the per-seed values span more than {UNSTABLE_RANGE:.2f}; constant-like "
-                  f"at a seed: its most common answer's share of the items exceeds the golds' share of it by more "
-                  f"than {SKEW_MARGIN:.2f} (single-label answers; a k-fold group pools its folds per seed)")
 
 
 def _duration(seconds: float) -> str:
@@ -90,40 +81,3 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
                      "test items", "wall time (fine-tunes' own records + test)",
                      "published, same protocol (Δ = ours − published)",
                      "per seed; degenerate under the recipe? (rule: docs/headline-runs.md)"], rows)
-
-
-def stability(per_seed: list, runs: list) -> str:
-    """The per-seed values and the marks of ``STABILITY_RULE``: 'unstable across seeds' and 'constant-like at
-    seed s'; '—' for a value a seed did not record."""
-    values = [v for v in per_seed if isinstance(v, (int, float))]
-    text = " / ".join(f"{v:.3f}" if isinstance(v, (int, float)) else "—" for v in per_seed) or "—"
-    marks = []
-    if len(values) >= 2 and max(values) - min(values) > UNSTABLE_RANGE:
-        marks.append(f"unstable across seeds (range {max(values) - min(values):.3f} > {UNSTABLE_RANGE:.2f})")
-    marks += [f"constant-like at seed {s['seed']} ({s['share']:.0%} {s['answer']}, golds {s['gold_share']:.0%})"
-              for s in skewed_seeds(runs)]
-    return text + (": " + "; ".join(marks) if marks else "")
-
-
-def skewed_seeds(runs: list) -> list[dict]:
-    """Seeds whose most common answer (pooled over the runs, e.g. a group's folds) is given for more than
-    ``SKEW_MARGIN`` more of the items than the golds give it; single-label answers only (tag sequences: [])."""
-    import json  # noqa: PLC0415
-    from collections import Counter  # noqa: PLC0415
-
-    answers: dict = {}
-    golds: dict = {}
-    for run in runs:
-        for row in run.samples:
-            if isinstance(row.get("prediction"), (list, dict)) or isinstance(row.get("gold"), (list, dict)):
-                return []
-            answers.setdefault(row["seed"], []).append(json.dumps(row["prediction"], ensure_ascii=False))
-            golds.setdefault(row["seed"], []).append(json.dumps(row["gold"], ensure_ascii=False))
-    out = []
-    for seed in sorted(answers):
-        answer, count = Counter(answers[seed]).most_common(1)[0]
-        share = count / len(answers[seed])
-        gold_share = golds[seed].count(answer) / len(golds[seed])
-        if share - gold_share > SKEW_MARGIN:
-            out.append({"seed": seed, "answer": answer, "share": share, "gold_share": gold_share})
-    return out

@@ -195,20 +195,30 @@ def beside(registry, runs: list[Run], mean: float, alpha: float = ALPHA) -> str:
     """The best constant answer's score on the same items and golds beside a headline ``mean`` of ``runs`` (per
     fold, then their mean, for a k-fold group) with the ≈ chance mark: a headline never stands alone beside a
     number that answering one label for every item reaches (MOH-X: 'metaphor' everywhere beats MiniLM). The one
-    rule for the docs' headline table and ``compare published``."""
+    rule for the docs' headline table and ``compare published`` (the leaderboard reads `pooled` itself)."""
     verdicts = [chance(registry, run, Options(), alpha) for run in runs]
-    values = [v.get("baseline_value") for v in verdicts]
-    if any(v is None for v in values):
+    found = pooled(verdicts, mean)
+    if found is None:
         return "— (" + next(v["note"] for v in verdicts if v.get("baseline_value") is None) + ")"
-    baseline = sum(values) / len(values)
-    # a fold's majority answer is one of the constant answers: named once
-    answers = sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts})
-    text = f"{baseline:.4f} ({', '.join(answers)})"
-    if len(runs) > 1:
-        near = sum(v["chance"] is True for v in verdicts)
-        text += f"; ≈ chance in {near} of {len(runs)} folds" if near else f"; above it in all {len(runs)} folds"
-    elif verdicts[0]["chance"] is True:
+    text = f"{found['value']:.4f} ({', '.join(found['answers'])})"
+    if found["folds"] > 1:
+        text += (f"; ≈ chance in {found['near']} of {found['folds']} folds" if found["near"]
+                 else f"; above it in all {found['folds']} folds")
+    elif found["near"]:
         text += "; ≈ chance"
-    if mean <= baseline:
+    if found["not_above"]:
         text = "≈ " + text + ": the headline is not above it"
     return text
+
+
+def pooled(verdicts: list[dict], mean: float | None) -> dict | None:
+    """`chance` verdicts of a headline's runs (a k-fold group's folds) as one: the constant answers' mean value,
+    their names (a fold's majority answer is one of the constant answers: named once), the folds at ≈ chance
+    and whether the headline ``mean`` is not above the value; None where a run has no baseline."""
+    values = [v.get("baseline_value") for v in verdicts]
+    if not values or any(v is None for v in values):
+        return None
+    value = sum(values) / len(values)
+    return {"value": value, "answers": sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts}),
+            "near": sum(v["chance"] is True for v in verdicts), "folds": len(verdicts),
+            "not_above": mean is not None and mean <= value}

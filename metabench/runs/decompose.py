@@ -418,10 +418,27 @@ class _Tallies:
     def totals(self, draws: np.ndarray, part: int) -> np.ndarray:
         """Each row of ``draws``' summed counts in ``tables[part]``; ``draws`` index the table's rows."""
         if self._last[0] is not draws:
-            k = len(self.tables[0])
-            drawn = self.row_of[draws] + (k * np.arange(len(draws)))[:, None]
-            self._last = (draws, np.bincount(drawn.ravel(), minlength=k * len(draws)).reshape(len(draws), k))
+            self._last = (draws, _drawn_counts(self.row_of, draws, len(self.tables[0])))
         return self._last[1] @ self.tables[part]
+
+
+#: Up to this many distinct count rows, how often each is drawn is counted by comparing the drawn row numbers
+#: (one byte each) with each row number, instead of one ``bincount`` over an offset int64 copy of the draws:
+#: ~4x faster where a task has a handful of rows (every binary task), the same whole numbers.
+_COMPARED_ROWS = 16
+
+
+def _drawn_counts(row_of: np.ndarray, draws: np.ndarray, k: int) -> np.ndarray:
+    """``counts[r, j]``: how many of resample ``r``'s draws are of distinct row ``j`` (int64)."""
+    if k > _COMPARED_ROWS:
+        drawn = row_of[draws] + (k * np.arange(len(draws)))[:, None]
+        return np.bincount(drawn.ravel(), minlength=k * len(draws)).reshape(len(draws), k)
+    drawn = row_of.astype(np.uint8)[draws]
+    counts = np.empty((len(draws), k), dtype=np.int64)
+    for row in range(k - 1):
+        counts[:, row] = np.count_nonzero(drawn == row, axis=1)
+    counts[:, k - 1] = draws.shape[1] - counts[:, :k - 1].sum(axis=1)  # every draw is of some row
+    return counts
 
 
 def _scores(totals: np.ndarray, stat: str, fixed_labels: bool) -> np.ndarray | None:

@@ -36,6 +36,7 @@ from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
 from .stored import Run
+from .verified_metrics import VerifiedMetrics
 from .verify_data import DataVerifier
 
 #: What every run passes before it is ranked (written on the leaderboard's pages).
@@ -74,14 +75,15 @@ class Verdict:
                 "data": self.unverified or "checked against the data the task names"}
 
 
-def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None,
+def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None, *, remember: bool = False,
                 ) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
     """(runs that passed, verdicts of those that failed, every verdict keyed by ``id(run)``); ``done`` is called
     after each run (a progress bar). Runs that passed but could not be checked against the data carry
-    ``Verdict.unverified``."""
-    verdicts, data = [], DataVerifier(registry)
+    ``Verdict.unverified``. ``remember``: check 4's verdicts are read from and kept in the cache
+    (`verified_metrics`; the leaderboard build, which verifies the same committed runs build after build)."""
+    verdicts, data, metrics = [], DataVerifier(registry), VerifiedMetrics(registry) if remember else None
     for run in runs:
-        verdict = verify_run(registry, run)
+        verdict = verify_run(registry, run, metrics)
         if verdict.ok:
             found = data.problems(run.results, verdict.ids, verdict.golds)
             if isinstance(found, str):
@@ -92,13 +94,16 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
         if done is not None:
             done()
     data.release()
+    if metrics is not None:
+        metrics.save()
     _cross_check_golds([v for v in verdicts if v.ok])
     return ([v.run for v in verdicts if v.ok], [v for v in verdicts if not v.ok],
             {id(v.run): v for v in verdicts})
 
 
-def verify_run(registry, run: Run) -> Verdict:
-    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run: its own files only."""
+def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None) -> Verdict:
+    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run: its own files only; check 4 as
+    ``metrics`` last found it where the run and the code are unchanged (`verified_metrics`)."""
     verdict = Verdict(run)
     try:
         table = item_rows(run)  # reads samples.jsonl: digest, lines, one row per item and seed
@@ -123,7 +128,16 @@ def verify_run(registry, run: Run) -> Verdict:
     if "golds_sha256" in recorded and verdict.golds != recorded["golds_sha256"]:
         verdict.problems.append("the golds in samples.jsonl are not the ones the dataset gave at run time "
                                 "(data.splits.test.golds_sha256)")
-    _check_metrics(registry, run, [table[i] for i in ids], verdict)
+    found = metrics.get(run) if metrics is not None else None
+    if found is None:
+        before = len(verdict.problems)
+        _check_metrics(registry, run, [table[i] for i in ids], verdict)
+        if metrics is not None:
+            metrics.put(run, verdict.problems[before:], verdict.checked, verdict.unchecked)
+    else:
+        verdict.problems.extend(found[0])
+        verdict.checked.extend(found[1])
+        verdict.unchecked.extend(found[2])
     return verdict
 
 

@@ -389,7 +389,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     the files it reads beside the runs); ``progress`` shows the phases on stderr."""
     progress = progress or Progress.off()
     with progress.phase("verifying runs", len(runs), "run") as done:
-        runs, rejected, verdicts = verify_runs(registry, runs, done)
+        runs, rejected, verdicts = verify_runs(registry, runs, done, remember=True)
     runs, ignored = latest_runs(runs)
     published = load_published() if published is None else published
     groups_by_task = sorted(by_task(runs).items())

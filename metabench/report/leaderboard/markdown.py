@@ -40,8 +40,36 @@ def _mark(entry: dict) -> str:
     marks = entry.get("marks") or {}
     mark += " (unverified)" if marks.get("unverified") else ""
     if marks.get("constant"):
-        return mark + " (constant)"
-    return mark + (" (≈ chance)" if (marks.get("trivial") or {}).get("chance") else "")
+        mark += " (constant)"
+    elif (marks.get("trivial") or {}).get("chance"):
+        mark += " (≈ chance)"
+    return mark + _caveat_marks(entry.get("caveats"))
+
+
+def _caveat_marks(caveats: dict | None) -> str:
+    """The caveats of `caveats.py` as short marks (their text: the task's "Read with care" list)."""
+    if not caveats:
+        return ""
+    stability = caveats["stability"]
+    found = [name for name, on in (("below chance", caveats["below_chance"]), ("unstable", stability["unstable"]),
+                                   ("constant-like", stability["skewed"]), ("lenient parser", caveats["lenient_parser"]))
+             if on]
+    return "".join(f" ({name})" for name in found)
+
+
+def _constant(entry: dict) -> str:
+    """The best constant answer's value beside a run's number (its ≈ chance baseline on the same items)."""
+    value = ((entry.get("marks") or {}).get("trivial") or {}).get("baseline_value")
+    return "" if value is None else f" [const {value:.4f}]"
+
+
+def _group_constant(caveats: dict | None) -> str:
+    """A k-fold group's constant answer beside its mean: the folds' mean and the folds at chance."""
+    constant = (caveats or {}).get("constant")
+    if not constant:
+        return ""
+    near = f", ≈ chance in {constant['near']} of {constant['folds']} folds" if constant["near"] else ""
+    return f" [const {constant['value']:.4f}{near}]"
 
 
 def _calibration(vs_best: dict) -> list[str]:
@@ -59,7 +87,7 @@ def _cell(entry: dict | None, metric: str) -> str:
     if not entry:
         return MISSING
     mean = entry["metrics"][metric]["mean"]
-    return (MISSING if mean is None else f"{mean:.4f}") + _mark(entry)
+    return (MISSING if mean is None else f"{mean:.4f}") + _mark(entry) + _constant(entry)
 
 
 def _overview(board: dict) -> list[str]:
@@ -77,7 +105,9 @@ def _overview(board: dict) -> list[str]:
             else:
                 headers[col["name"]] = f"{col['name']} (mean of {col['members']}, {col['metric']}, n={col['n_items']})"
                 for model, g in col["cells"].items():
-                    cells[(model, col["name"])] = f"{g['value']['mean']:.4f}" + (" ★" if g["star"] else "")
+                    cells[(model, col["name"])] = (f"{g['value']['mean']:.4f}" + (" ★" if g["star"] else "")
+                                                   + ("" if g["star"] or g.get("eligible", True) else " (≈)")
+                                                   + _caveat_marks(g.get("caveats")) + _group_constant(g.get("caveats")))
     out = []
     for fam in board["families"]:
         out += [f"### {escape(fam['title'])}", ""]
@@ -100,6 +130,27 @@ def _published(rows: list[dict]) -> list[str]:
                     f"{r['citation']}; {r['source']}"] for r in rows])
 
 
+def _group_stability(caveats: dict | None) -> str:
+    if not caveats:
+        return MISSING
+    stability = caveats["stability"]
+    return stability["per_seed_text"] + (": " + "; ".join(stability["marks"]) if stability["marks"] else "")
+
+
+def _task_facts(task: dict) -> list[str]:
+    """The protocol citation (the task's as it is here, `caveats._protocol_source`) and the best constant answer."""
+    source = task.get("protocol_source") or {"text": task["source"], "recorded": None}
+    out = [f"Protocol source: {escape(source['text'] or MISSING)}"
+           + (f" (the runs recorded an earlier wording, same config hash: {escape(source['recorded'])})"
+              if source["recorded"] else "")]
+    constants = [f"{s['constant']['value']:.4f} ({escape(s['constant']['answer'])}"
+                 + (f", {escape(s['label'])})" if len(task["item_sets"]) > 1 else ")")
+                 for s in task["item_sets"] if s.get("constant")]
+    if constants:
+        out.append(f"Best constant answer on the same items and golds: {'; '.join(constants)}.")
+    return out + [""]
+
+
 def _datasets(task: dict) -> list[str]:
     lines = []
     for d in task["datasets"]:
@@ -119,21 +170,28 @@ def render(board: dict) -> str:
         "only against runs over the same items and left out of the paper tables. Values: mean over seeds.", "",
         f"Degenerate runs (α = {board['alpha']}): {board['marks_rule']}", "",
         f"Verification: {board['verification']}", "",
+        *(f"{name.capitalize()}: {rule}" for name, rule in (board.get("caveat_rules") or {}).items()),
+        *([""] if board.get("caveat_rules") else []),
+        "Beside a value, [const x] is the best constant answer's score on the same items (a k-fold group: its folds' "
+        "mean, and the folds where the model is ≈ chance).", "",
         "## Overview", "",
     ]
     out += _overview(board)
     if board["groups"]:
         out += ["## Group means", "", "Unweighted mean of the member tasks per seed (k-fold cross-validation, the "
                 "papers' average rows), then mean ± std over seeds; complete runs only.", ""]
-        out += _table(["group", "model", "metric", "value", "members", "items"],
+        out += _table(["group", "model", "metric", "value", "members", "items", "best constant answer, same items",
+                       "per seed; degenerate under the recipe?"],
                       [[g["group"], g["model"], g["primary_metric"], mean_std(g["aggregate"].get(g["primary_metric"])),
-                        g["members"], g["n_items"]] for g in board["groups"]])
+                        g["members"], g["n_items"], _group_constant(g.get("caveats")).strip(" []") or MISSING,
+                        _group_stability(g.get("caveats"))] for g in board["groups"]])
 
     for task in board["tasks"]:
         sets = "; ".join(f"{s['label']}: {s['models']} model(s)" for s in task["item_sets"])
         out += [f"## {escape(task['name'])}", "",
                 f"Primary metric {escape(task['primary_metric'])}; {escape(sets)}. Datasets:", ""]
         out += _datasets(task)
+        out += _task_facts(task)
         rows = []
         for e in task["entries"]:
             v = e["vs_best"] or {}
@@ -147,6 +205,10 @@ def render(board: dict) -> str:
                        f"p ({correction})"], rows)
         notes = dict.fromkeys(n for e in task["entries"] for n in _calibration(e["vs_best"] or {}))
         out += [f"† {escape(n)}" for n in notes] + ([""] if notes else [])
+        careful = [e for e in task["entries"] if (e.get("caveats") or {}).get("notes")]
+        if careful:
+            out += ["Read with care:", ""] + [f"- {escape(e['model'])}: {escape('; '.join(e['caveats']['notes']))}"
+                                              for e in careful] + [""]
         if task.get("published"):
             out += ["Published, not re-run here (never ranked with the runs above):", ""]
             out += _published(task["published"])

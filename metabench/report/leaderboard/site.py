@@ -8,6 +8,7 @@ own files, copied beside the pages: the site opens from disk, with no server and
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -30,11 +31,23 @@ def _wbr(text) -> Markup:
     return Markup("_<wbr>").join(escape(part) for part in str(text).split("_"))
 
 
+#: Where a model name may wrap: after its separators (``hf:``, ``,``, ``=``, ``/``, ``@``, a space), never inside a part.
+_NAME_BREAKS = re.compile(r"(?<=[:,=/@\s])")
+
+
+def _model_name(text) -> Markup:
+    """A model name that wraps only after a separator: each part unbreakable (``white-space: nowrap``), a
+    ``<wbr>`` between parts, so a narrow column shows ``hf:`` / ``minilm-l6,threads=1`` and never ``hf:minil|m-l6``."""
+    parts = [part for part in _NAME_BREAKS.split(str(text)) if part]
+    return Markup('<span class="name">') + Markup("<wbr>").join(
+        Markup('<span class="nw">{}</span>').format(part) for part in parts) + Markup("</span>")
+
+
 def _environment() -> Environment:
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
-                       sortval=numbers.sort_value, wbr=_wbr)
+                       sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name)
     return env
 
 
@@ -82,8 +95,14 @@ def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
                 title=f"accuracy on {reference} and on {subset} per model",
             )),
         }
-        for (reference, subset), rows in pairs.items()
+        for (reference, subset), rows in sorted(pairs.items(), key=lambda pair: not _some_gap(pair[1]))
     ]
+
+
+def _some_gap(rows: list[dict]) -> bool:
+    """Whether some model scores differently on the pair's two subsets: the gaps page's stated order puts these
+    pairs first (a stable sort), before pairs where every model ties (0.5 against 0.5: nothing to read)."""
+    return any(row["accuracy_a"] != row["accuracy_b"] for row in rows)
 
 
 def write(board: dict, out_dir: Path) -> list[Path]:

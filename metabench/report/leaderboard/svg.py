@@ -7,6 +7,7 @@ the same sign for every model). Colours come from CSS classes, so the site's lig
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 WIDTH = 720
@@ -16,10 +17,20 @@ ROW = 28
 TOP = 34
 AXIS = 34
 _MAX_LABEL = 30
+#: A label character's width at the plots' 12 px system-ui, on the wide side (digits and lower case average
+#: ~6.5 px; a few capitals and 'm'/'w' more), so a label sized by it is never cut at the picture's left edge.
+CHAR_PX = 7.2
 
 
-def _label(text: str) -> str:
-    return text if len(text) <= _MAX_LABEL else text[: _MAX_LABEL - 1] + "…"
+def text_width(text: str) -> float:
+    """The width a label is given: its characters at ``CHAR_PX`` each."""
+    return len(text) * CHAR_PX
+
+
+def _label(text: str, room: float = _MAX_LABEL * CHAR_PX) -> str:
+    """``text`` cut (with '…') to fit ``room`` pixels and at most ``_MAX_LABEL`` characters."""
+    fits = min(_MAX_LABEL, int(room // CHAR_PX))
+    return text if len(text) <= fits else text[: fits - 1] + "…"
 
 
 def _scale(values: list[float]) -> tuple[float, float]:
@@ -70,7 +81,7 @@ def seed_strip(series: list[dict], *, axis_label: str, title: str) -> str:
         parts.append(f'<g class="series"><title>{escape(s["label"])}: mean {s["mean"]:.4f} ± {s["std"]:.4f} '
                      f'over {len(s["values"])} seed(s)</title>')
         parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                     f'{escape(_label(s["label"]))}</text>')
+                     f'{escape(_label(s["label"], LABEL_WIDTH - 8))}</text>')
         parts.append(f'<line class="spread" x1="{x(s["mean"] - s["std"]):.1f}" y1="{y:.1f}" '
                      f'x2="{x(s["mean"] + s["std"]):.1f}" y2="{y:.1f}"/>')
         parts.append(f'<line class="mean" x1="{x(s["mean"]):.1f}" y1="{y - 8:.1f}" x2="{x(s["mean"]):.1f}" y2="{y + 8:.1f}"/>')
@@ -100,7 +111,7 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
         parts.append(f'<g class="series"><title>{escape(r["label"])}: {escape(name_a)} {r["a"]:.4f}, '
                      f'{escape(name_b)} {r["b"]:.4f}, gap {r["b"] - r["a"]:+.4f}</title>')
         parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                     f'{escape(_label(r["label"]))}</text>')
+                     f'{escape(_label(r["label"], LABEL_WIDTH - 8))}</text>')
         parts.append(f'<line class="spread" x1="{x(r["a"]):.1f}" y1="{y:.1f}" x2="{x(r["b"]):.1f}" y2="{y:.1f}"/>')
         parts.append(f'<circle class="dot-a" cx="{x(r["a"]):.1f}" cy="{y:.1f}" r="5"/>')
         parts.append(f'<circle class="dot-b" cx="{x(r["b"]):.1f}" cy="{y:.1f}" r="5"/>')
@@ -109,7 +120,8 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
     return "\n".join(parts)
 
 
-#: The most task columns in one block of the heat-map: 200 px of labels + 50 × 18 px squares fit the page.
+#: The most task columns in one block of the heat-map: 222 px of labels (30 characters) + 50 × 18 px squares fit
+#: the page.
 HEATMAP_COLUMNS = 50
 
 
@@ -123,7 +135,7 @@ def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]
     """
     if not models or not families:
         return ""
-    cell, label, title_row, gap = 18, 200, 18, 10
+    cell, title_row, gap = 18, 18, 10
     blocks = []
     for family, tasks in families:
         # a family wider than HEATMAP_COLUMNS is stacked in parts, so the picture is never scaled down (and its
@@ -134,6 +146,8 @@ def heatmap(models: list[str], families: list[tuple[str, list[tuple[str, dict]]]
             if shown:
                 title_text = family if len(parts_of) == 1 else f"{family} ({number} of {len(parts_of)})"
                 blocks.append((title_text, part, shown))
+    # the label column fits the longest (cut) model name, so no label starts left of the picture's edge
+    label = 6 + max(200, math.ceil(max(text_width(_label(m)) for _, _, shown in blocks for m in shown)))
     width = label + max(len(tasks) for _, tasks, _ in blocks) * cell + 8
     height = sum(title_row + len(shown) * cell + gap for _, _, shown in blocks)
     parts = [f'<svg class="heat" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
