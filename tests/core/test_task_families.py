@@ -18,7 +18,7 @@ def index():
 
 
 def test_a_family_is_the_folder_and_a_tasks_name(index):
-    assert index.families["vua"] == ["vua18_seq", "vua20_seq", "vua_verb"]
+    assert index.families["vua"] == ["vua18_seq", "vua20_melbert", "vua20_seq", "vua_verb", "vua_verb_melbert"]
     assert "hard" not in index.tags and "hard" not in index.groups  # selected as a family, nothing else
     assert index.select("hard") == index.families["hard"] and all(n.startswith("hard_mi_") for n in index.select("hard"))
     assert index.tasks["boisson_moh_lexical_f0@masked"].family == "artifacts"  # view tasks keep their file's family
