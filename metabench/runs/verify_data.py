@@ -81,8 +81,9 @@ class DataVerifier:
         expected = self.expected(name, results.get("limit"))
         if isinstance(expected, str):
             return expected
+        limit = f" --limit {results['limit']}" if results.get("limit") is not None else ""
         rerun = (f"rerun it with the task as it is here (metabench --tasks {name} --model "
-                 f"'{results['model']['spec']}'), or drop it")
+                 f"'{results['model']['spec']}'{limit}), or drop it")
         found = []
         if results["task"].get("config_hash") != expected.config_hash:
             found.append(f"its task config hash is not the one task '{name}' has here (the run was made with "

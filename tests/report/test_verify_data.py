@@ -240,3 +240,14 @@ def test_an_unverified_run_ranks_below_every_verified_run(registry, board_cli, r
     assert entries[-1]["model"] == "lookup" and not entries[-1]["star"]
     assert all(e["rank"] < entries[-1]["rank"] for e in entries[:-1])
     assert entries[-1]["metrics"]["accuracy"]["mean"] >= max(e["metrics"]["accuracy"]["mean"] for e in entries[:-1])
+
+
+def test_the_rerun_a_rejected_partial_run_is_told_keeps_its_limit(registry, runs):
+    """A stale --limit run is told to rerun with the same --limit: without it the rerun scores another item set."""
+    target = runs / "toy_cls" / "majority"
+    results = json.loads((target / "results.json").read_text())
+    results["task"]["config_hash"] = "0" * 64
+    results["limit"] = 2
+    (target / "results.json").write_text(json.dumps(results))
+    _, rejected, _ = verify_runs(registry, [load_run(target)])
+    assert "(metabench --tasks toy_cls --model 'majority' --limit 2), or drop it" in " ".join(rejected[0].problems)
