@@ -332,11 +332,32 @@ def _published(args, runs, report=None) -> int:
     return 0
 
 
+def _checked(runs: list, verb: str) -> list:
+    """The runs an analysis may read: each is verified against its own files and the data its task names (as
+    plain ``compare`` does), its marks go to stderr, and a rejected run is refused, never read."""
+    from ..errors import MetabenchError
+    from ..report.run_marks import marks
+    from ..runs.verify import verify_runs
+
+    kept, rejected, verdicts = verify_runs(_registry(), runs)
+    for run in runs:
+        if found := marks(run, verdicts[id(run)]):
+            print(f"compare {verb}: {run.path}: {'; '.join(found)}", file=sys.stderr)
+    if rejected:
+        raise MetabenchError(
+            f"compare {verb}: {len(rejected)} run(s) failed verification and are not read: "
+            + ", ".join(str(v.run.path) for v in rejected),
+            hint="the reasons are above; rerun them with the tasks as they are here, or leave them out",
+        )
+    return kept
+
+
 def _gap(args, runs) -> int:
     from ..errors import MetabenchError
     from ..report.compare import adjust
     from ..report.gaps import format_gaps, subset_gap
 
+    runs = _checked(runs, "gap")
     if len(runs) != 2:
         raise MetabenchError(f"gap takes exactly two runs (one model on two subset tasks), got {len(runs)}",
                              hint="e.g. metabench compare gap runs/TASK_no_met/MODEL runs/TASK_met/MODEL")
@@ -357,6 +378,7 @@ def _paired_variants(args, runs) -> int:
     if args.test or args.metric:
         raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
                              "drop --test/--metric")
+    runs = _checked(runs, "paired-variants")
     if len(runs) == 2:
         _check_variant_order(*runs)
         pairs = [(runs[0], runs[1])]

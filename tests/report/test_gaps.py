@@ -70,3 +70,14 @@ def test_cli_gap(cli, subset_runs):
     assert [g["p_adjusted"] for g in gaps] == [g["pvalue"] for g in gaps]
     code, _, err = cli("compare", "gap", nomet)
     assert code == 2 and "gap takes exactly two runs" in err
+
+
+def test_cli_gap_refuses_a_run_that_fails_verification(cli, subset_runs):
+    """A met run whose accuracy was raised in results.json alone disagrees with its samples: gap never reads it."""
+    nomet, met = subset_runs
+    results = json.loads((met / "results.json").read_text())
+    results["metrics"]["per_seed"]["0"]["accuracy"] = 0.99
+    (met / "results.json").write_text(json.dumps(results))
+    code, out, err = cli("compare", "gap", nomet, met)
+    assert code == 2 and out == ""
+    assert "compare gap: 1 run(s) failed verification and are not read" in err and f"{met}: rejected: " in err
