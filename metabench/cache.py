@@ -30,6 +30,25 @@ def cache_root() -> Path:
     return Path(os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench").expanduser()
 
 
+_READ_ONLY = [False]
+
+
+@contextmanager
+def read_only():
+    """Inside, the small on-disk records beside the answers (the verified-files stamps, the task index) are read
+    but never written: a dry run leaves the cache as it found it. Writers ask :func:`writable`."""
+    before, _READ_ONLY[0] = _READ_ONLY[0], True
+    try:
+        yield
+    finally:
+        _READ_ONLY[0] = before
+
+
+def writable() -> bool:
+    """False inside :func:`read_only` (a dry run)."""
+    return not _READ_ONLY[0]
+
+
 def item_key(fingerprint: str, config_hash: str, data_hash: str, item_id: str, seed: int | str, protocol: str) -> str:
     """``seed``: the run seed, or ``"<seed>~draw<r>"`` for a later draw of ``--repeat`` (its own answers)."""
     raw = "\x00".join((fingerprint, config_hash, data_hash, item_id, str(seed), protocol))

@@ -345,9 +345,9 @@ def plan_run(tasks, models, *, seeds=None, limit=None, output_dir=None, data_dir
     """The plan of :func:`metabench.evaluate` with the same arguments (``settings``: its launcher, progress,
     workers... which do not change what runs); ``runs_from``: the finished runs to measure the training speed
     and read undeclared split sizes from (default: the output folder)."""
-    from .data.resolve import stamps_read_only
+    from .cache import read_only
 
-    with stamps_read_only():  # a plan writes nothing: not even the verified-files record of the cache
+    with read_only():  # a plan writes nothing: not even the cache's verified-files record or task index
         return _plan_run(tasks, models, seeds=seeds, limit=limit, output_dir=output_dir, data_dir=data_dir,
                          use_cache=use_cache, registry=registry, runs_from=runs_from, repeat=repeat)
 

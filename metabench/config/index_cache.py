@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..atomic import write_atomically
-from ..cache import cache_root
+from ..cache import cache_root, writable
 from ..version import __version__
 
 FORMAT = 1
@@ -94,6 +94,8 @@ def read(entry: str) -> dict | None:
 def write(entry: str, content: dict) -> None:
     """Store an index's content (atomically); a read-only cache, a full disk or an unpicklable plugin's
     config only cost speed."""
+    if not writable():  # a dry run writes nothing (cache.read_only)
+        return
     try:
         write_atomically(cache_file(), pickle.dumps((entry, content), protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, pickle.PicklingError, TypeError, AttributeError):

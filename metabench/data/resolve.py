@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..atomic import write_atomically
 from ..bounded_read import read_text
-from ..cache import cache_root
+from ..cache import cache_root, writable
 from ..errors import DataError, MetabenchError
 from ..filelock import locked
 from .hashing import hash_mismatch, sha256_of
@@ -206,26 +206,13 @@ def _hash_stamps() -> dict[str, list]:
     return _stamps
 
 
-_READ_ONLY = [False]  # a dry run: files are verified, nothing is recorded on disk
-
-
-@contextmanager
-def stamps_read_only():
-    """Verify files without recording their stamps in the cache: a dry run writes nothing."""
-    before, _READ_ONLY[0] = _READ_ONLY[0], True
-    try:
-        yield
-    finally:
-        _READ_ONLY[0] = before
-
-
 def _remember_stamp(path: Path, stamp: list[int], sha256: str) -> None:
     """Record a verified file in memory; :func:`flush_stamps` writes the record.
 
     Writing the whole file per verified file was quadratic: in a cProfile of a cold ``--tasks all`` it took 63
     of 331 profiled seconds (MAGPIE alone reads 1,727 documents). A stamp lost to a killed process only costs a re-hash next time."""
-    if _READ_ONLY[0]:
-        return  # not even in memory: a real run later in this process must still record it
+    if not writable():  # a dry run (cache.read_only): not even in memory, a real run later in this process
+        return          # must still record it
     record = [*stamp, sha256]
     _hash_stamps()[str(path)] = record
     if not _added:
