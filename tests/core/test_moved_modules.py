@@ -1,0 +1,24 @@
+"""Modules moved by the architecture refactor (issue 37) that a plugin may have imported still resolve their names
+at the old path, with a PluginAPIDeprecationWarning naming the new one (docs/plugins.md, change log)."""
+
+from __future__ import annotations
+
+import pytest
+
+from metabench.errors import PluginAPIDeprecationWarning
+
+
+@pytest.mark.parametrize("name", ["Run", "find_runs", "load_run", "one_per_task_and_model", "by_task"])
+def test_the_run_readers_resolve_at_their_old_path_with_a_warning(name):
+    from metabench.report import runs as old
+    from metabench.runs import stored
+
+    with pytest.warns(PluginAPIDeprecationWarning, match=f"metabench.runs.stored.{name}"):
+        assert getattr(old, name) is getattr(stored, name)
+
+
+def test_a_name_the_old_module_never_had_is_an_attribute_error():
+    from metabench.report import runs as old
+
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018
