@@ -378,7 +378,6 @@ def _paired_variants(args, runs) -> int:
     if args.test or args.metric:
         raise MetabenchError("--paired-variants reports accuracy with McNemar (one seed) or paired t (seeds); "
                              "drop --test/--metric")
-    runs = _checked(runs, "paired-variants")
     if len(runs) == 2:
         _check_variant_order(*runs)
         pairs = [(runs[0], runs[1])]
@@ -389,6 +388,7 @@ def _paired_variants(args, runs) -> int:
             f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
             hint="pass two runs (original first), or folders holding TASK_original_X and TASK_paraphrase_GEN_X runs",
         )
+    _checked([run for pair in pairs for run in pair], "paired-variants")  # what the pairs read, and only that
     effects = [paired_effect(a, b, confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
                for a, b in pairs]
     adjust(effects, args.correction)

@@ -88,7 +88,7 @@ class _Counts:
 
 def metric_args(run: Run, metric: str) -> dict | None:
     """The arguments of ``metric`` in the run's task config, or None when the task does not list it."""
-    for spec in run.results["task"]["config"]["metrics"]:
+    for spec in run.results["task"].get("config", {}).get("metrics", []):  # a minimal record names none
         name, args = (spec, {}) if isinstance(spec, str) else (spec["name"], spec.get("args", {}))
         if name == metric:
             return args

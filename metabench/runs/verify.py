@@ -157,7 +157,7 @@ def _check_metrics(registry, run: Run, rows: list, verdict: Verdict) -> None:
     aggregate = run.results["metrics"]["aggregate"]
     # the built-in classification kind scores the stored label itself (no metric_input), so its label
     # metrics read exactly the samples' gold and prediction; other kinds may map answers before scoring
-    labels_exact = run.results["task"]["kind"] == "classification" and all(
+    labels_exact = run.results["task"].get("kind") == "classification" and all(
         r["scores"].get("correct") == float(r["gold"] == r["prediction"]) for item in rows for r in item)
     for metric in sorted(aggregate):
         recorded = [per_seed.get(str(seed), {}).get(metric) for seed in run.seeds]
@@ -201,7 +201,8 @@ def _cross_check_golds(verdicts: list[Verdict]) -> None:
     groups: dict[tuple, list[Verdict]] = {}
     for v in verdicts:
         results = v.run.results
-        key = (v.run.task, results["task"]["config_hash"], json.dumps(results["data"]["files"], sort_keys=True),
+        files = json.dumps(results.get("data", {}).get("files"), sort_keys=True)  # a minimal record has none
+        key = (v.run.task, results["task"].get("config_hash"), files,
                results.get("data", {}).get("splits", {}).get("test", {}).get("ids_sha256"), v.run.n_items)
         groups.setdefault(key, []).append(v)
     for group in groups.values():
