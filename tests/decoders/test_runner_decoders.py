@@ -16,7 +16,13 @@ def _run(registry, tmp_path, tasks, models, **kw):
     return run(registry, tasks, list(models), RunOptions(output_dir=tmp_path / "runs", progress=False, **kw))
 
 
-def test_prompted_tasks_run_and_rerun_from_the_cache(decoder_registry, tmp_path, tiny_gpt2):
+def test_prompted_tasks_run_and_rerun_from_the_cache(decoder_registry, tmp_path, tiny_gpt2, monkeypatch):
+    # the first run must compute and load the model, whatever tests before it answered or loaded in this
+    # process: a cache of its own, and no model kept from another test (lmeval_bridge shares the last one loaded)
+    from metabench.models import lmeval_bridge
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(lmeval_bridge, "_SHARED", {})
     model = f"hf-decoder:{tiny_gpt2},batch_size=4"
     first = _run(decoder_registry, tmp_path, "toy_prompted", [model], limit=6)
     assert [o.status for o in first] == ["ok", "ok", "ok"], [o.message for o in first]
