@@ -479,8 +479,10 @@ is written: it writes every field marked *always* and nothing the model does not
 
 def results_markdown() -> str:
     """docs/results-format.md: one table per section of the record, from the models' fields."""
+    from .config.docs import nested_models  # noqa: PLC0415 - the docs' model walk, only when the page is made
+
     parts = [INTRO]
-    for model in _sections(RunRecord):
+    for model in nested_models(RunRecord):
         doc = inspect.cleandoc(model.__doc__ or "")
         parts.append(f"\n## `{model.__name__}`\n\n{doc}\n")
         parts.append("| field | type | read | written | meaning |\n|---|---|---|---|---|")
@@ -507,28 +509,6 @@ def _json(value) -> str:
     import json  # noqa: PLC0415
 
     return json.dumps(value)
-
-
-def _sections(root: type[BaseModel]) -> list[type[BaseModel]]:
-    seen: list[type[BaseModel]] = []
-
-    def visit(model):
-        if model in seen:
-            return
-        seen.append(model)
-        for spec in model.model_fields.values():
-            for candidate in _flatten(spec.annotation):
-                if _is_model(candidate):
-                    visit(candidate)
-
-    visit(root)
-    return seen
-
-
-def _flatten(annotation):
-    yield annotation
-    for arg in typing.get_args(annotation):
-        yield from _flatten(arg)
 
 
 def _type_name(annotation) -> str:

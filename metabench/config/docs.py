@@ -46,7 +46,9 @@ def _type_name(annotation) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
-def _models(root: type[BaseModel]) -> list[type[BaseModel]]:
+def nested_models(root: type[BaseModel]) -> list[type[BaseModel]]:
+    """``root`` and every model its fields hold, at any depth, in first-seen order (each documented once; the
+    task schema's page and the run record's page, `metabench.run_record`, are both laid out by it)."""
     seen: list[type[BaseModel]] = []
 
     def visit(model):
@@ -80,7 +82,7 @@ def _default(info) -> str:
 def schema_markdown() -> str:
     parts = [INTRO]
     for root in (TaskConfig, GroupConfig):
-        for model in _models(root):
+        for model in nested_models(root):
             if any(f"## `{model.__name__}`" in p for p in parts):
                 continue
             parts.append(f"\n## `{model.__name__}`\n\n{inspect.cleandoc(model.__doc__ or '')}\n")

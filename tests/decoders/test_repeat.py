@@ -3,6 +3,10 @@ rates recorded, deterministic jobs and bad N refused, the dry run counting draws
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -196,3 +200,15 @@ def test_the_command_line_and_a_run_config_take_repeat(registry, tmp_path, monke
     config.write_text("tasks: toy_generate\nmodels: coin\nrepeat: '3'\n")
     with pytest.raises(MetabenchError, match="repeat"):
         read_run_config(config)
+
+
+def test_the_simulation_quoted_in_the_decoders_docs_prints_what_the_page_shows():
+    """docs/decoders.md quotes tools/sim_repeat_gate.py's output (seeded, so deterministic): rerun the quoted command
+    and hold the page to what it prints, so the figures there change only with the tool."""
+    repo = Path(__file__).resolve().parents[2]
+    page = (repo / "docs" / "decoders.md").read_text(encoding="utf-8")
+    quoted = re.search(r"```\n\$ \.venv/bin/python (tools/sim_repeat_gate\.py[^\n]*)\n(.*?)```", page, re.S)
+    assert quoted, "docs/decoders.md no longer quotes tools/sim_repeat_gate.py"
+    done = subprocess.run([sys.executable, *quoted[1].split()], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == quoted[2], "docs/decoders.md: paste the command's output again"
