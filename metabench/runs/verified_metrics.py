@@ -39,6 +39,7 @@ class VerifiedMetrics:
             stored = {}
         self._stored: dict[str, list] = stored if isinstance(stored, dict) else {}
         self._changed = False
+        self._added: dict[str, list] = {}
 
     def _key(self, run: Run) -> str:
         text = self._prefix + "\0" + json.dumps(run.results, sort_keys=True, default=str)
@@ -54,8 +55,21 @@ class VerifiedMetrics:
     def put(self, run: Run, problems: list[str], checked: list[str], unchecked: list[str]) -> None:
         key = self._key(run)
         self._stored.pop(key, None)  # re-inserted last: the newest are the ones `save` keeps
-        self._stored[key] = [list(problems), list(checked), list(unchecked)]
+        self._stored[key] = self._added[key] = [list(problems), list(checked), list(unchecked)]
         self._changed = True
+
+    def added(self) -> dict[str, list]:
+        """The verdicts put since the last call: what a worker process hands back for `merge` (a build verifies
+        runs in several processes; only the parent saves)."""
+        found, self._added = self._added, {}
+        return found
+
+    def merge(self, entries: dict[str, list]) -> None:
+        """Verdicts another process `put` (its `added`), kept as if put here."""
+        for key, value in entries.items():
+            self._stored.pop(key, None)
+            self._stored[key] = value
+            self._changed = True
 
     def save(self) -> None:
         if not self._changed:

@@ -76,12 +76,14 @@ class Verdict:
 
 
 def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None, *, remember: bool = False,
-                ) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
+                metrics: VerifiedMetrics | None = None) -> tuple[list[Run], list[Verdict], dict[int, Verdict]]:
     """(runs that passed, verdicts of those that failed, every verdict keyed by ``id(run)``); ``done`` is called
     after each run (a progress bar). Runs that passed but could not be checked against the data carry
     ``Verdict.unverified``. ``remember``: check 4's verdicts are read from and kept in the cache
-    (`verified_metrics`; the leaderboard build, which verifies the same committed runs build after build)."""
-    verdicts, data, metrics = [], DataVerifier(registry), VerifiedMetrics(registry) if remember else None
+    (`verified_metrics`; the leaderboard build, which verifies the same committed runs build after build);
+    ``metrics``: that cache, opened and saved by the caller (a build's worker processes share the parent's)."""
+    opened = VerifiedMetrics(registry) if remember and metrics is None else None
+    verdicts, data, metrics = [], DataVerifier(registry), metrics or opened
     for run in runs:
         verdict = verify_run(registry, run, metrics)
         if verdict.ok:
@@ -94,8 +96,8 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
         if done is not None:
             done()
     data.release()
-    if metrics is not None:
-        metrics.save()
+    if opened is not None:
+        opened.save()
     _cross_check_golds([v for v in verdicts if v.ok])
     return ([v.run for v in verdicts if v.ok], [v for v in verdicts if not v.ok],
             {id(v.run): v for v in verdicts})

@@ -270,13 +270,17 @@ RUN_FILES = [
     ("samples-missing", lambda r: (r / "samples.jsonl").unlink(), ("samples.jsonl: missing", "copy the whole run folder")),
     ("samples-broken-line", lambda r: _edit_samples(r, '{"id": "i0", "seed": 0, "scores": {}}\n{"id": \n'), ("samples.jsonl:2: not a valid sample line", "re-run")),
     ("samples-line-a-list", lambda r: _edit_samples(r, '[1, 2]\n'), ("samples.jsonl:1: expected a JSON object, found list", "re-run")),
+    # two rows on one line: read as one JSON array of lines, it would pass as two good rows
+    ("samples-two-rows-one-line", lambda r: _edit_samples(r, '{"id": "i0", "seed": 0, "scores": {}}\n{"id": "i1", "seed": 0, '
+                                                          '"scores": {}}, {"id": "i2", "seed": 0, "scores": {}}\n'),
+     ("samples.jsonl:2: not a valid sample line (Extra data", "re-run")),
     ("samples-no-id", lambda r: _edit_samples(r, '{"seed": 0, "scores": {}}\n'), ("samples.jsonl:1: field 'id'", "re-run")),
     ("samples-seed-text", lambda r: _edit_samples(r, '{"id": "i0", "seed": "0", "scores": {}}\n'), ("samples.jsonl:1: field 'seed' must be a int", "re-run")),
     ("samples-nan-score", lambda r: _edit_samples(r, '{"id": "i0", "seed": 0, "scores": {"correct": NaN}}\n'), ("samples.jsonl:1: not a valid sample line", "re-run")),
 ]
 #: Damage that leaves results.json readable: verification rejects the run (compare: not compared, gate: exit 2)
 REJECTED_BY_VERIFICATION = {"results-no-digest", "samples-other-run", "samples-missing", "samples-broken-line",
-                            "samples-line-a-list", "samples-no-id", "samples-seed-text", "samples-nan-score"}
+                            "samples-line-a-list", "samples-two-rows-one-line", "samples-no-id", "samples-seed-text", "samples-nan-score"}
 COMMANDS = {
     "compare": lambda base, cand, out: ["compare", base, cand],
     "gate": lambda base, cand, out: ["gate", "--baseline", base, "--candidate", cand],

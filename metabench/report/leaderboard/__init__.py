@@ -49,15 +49,16 @@ class Built:
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
                title: str = "metabench leaderboard", correction: str = "holm", alpha: float = 0.05,
-               n_resamples: int = 10_000, force: bool = False, progress: Progress | None = None) -> Built:
+               n_resamples: int = 10_000, force: bool = False, progress: Progress | None = None,
+               jobs: int | None = None) -> Built:
     """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``.
 
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
     through :mod:`metabench.safe_paths` (nothing lands or is deleted outside ``out_dir``, whatever symlinks
     or listed names say), and only after every target was checked: a file there that the last build did not
     write (the user's own ``index.html``) is refused, unless ``force``. A file whose bytes did not change is
-    left as it is. ``progress`` shows the build's phases on stderr (`progress.Progress`).
-    """
+    left as it is. ``progress`` shows the build's phases on stderr (`progress.Progress`); ``jobs``: processes
+    that verify, rank and test the tasks (default: one per CPU; `board.build_board`)."""
     names = formats or registry.names("reporter")
     if not names:
         raise MetabenchError("no leaderboard reporters are registered",
@@ -68,7 +69,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     runs = find_runs(run_paths)
     n_found = len(runs)
     board = build_board(registry, runs, title=title, correction=correction, alpha=alpha,
-                        options=Options(n_resamples=n_resamples), sources=paths, progress=progress)
+                        options=Options(n_resamples=n_resamples), sources=paths, progress=progress,
+                        jobs=jobs)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)

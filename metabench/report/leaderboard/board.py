@@ -23,9 +23,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, fields as fields_of
 from pathlib import Path
 
 from ...version import __version__
+from ...config.index import TaskIndex
 from ...errors import MetabenchError
 from ...registry import Registry
 from ...task_facts import datasets_used
@@ -38,10 +40,12 @@ from ..paper_views import Cells, fill
 from ...runs.stored import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
+from ...runs.verified_metrics import VerifiedMetrics
 from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
 from .progress import Progress
 from .sections import BoardInputs, build_sections, overview_families
+from .task_workers import default_jobs, run_chunks
 
 SCHEMA_VERSION = 2
 
@@ -114,8 +118,6 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
         else:
             out.extend((run.task, binding) for binding in run.paper_view)
     if older:
-        from ...config.index import TaskIndex
-
         tasks = TaskIndex(registry).tasks
         out.extend((name, b.model_dump(mode="json")) for name in dict.fromkeys(older) if name in tasks
                    for b in tasks[name].config.metadata.paper_views())
@@ -381,24 +383,77 @@ def _one_per_model(runs: list[Run]) -> list[Run]:
     return list(chosen.values())
 
 
+@dataclass(frozen=True)
+class _TaskWork:
+    """What every task's verification and ranking reads (`_check_and_rank`), shared with the worker processes."""
+
+    registry: Registry
+    groups: dict[str, list[Run]]  # task -> every run of it that was found, verified or not
+    correction: str
+    alpha: float
+    options: Options
+    published: list[Published]
+    families: dict
+    metrics: VerifiedMetrics
+
+
+def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple], dict[str, dict], dict]:
+    """One chunk of tasks (`task_workers`): every run verified, the newest verified ones ranked and tested.
+    Returns plain data: each run's verdict fields (`Verdict` without the run) in the chunk's run order, the
+    tasks' board rows, and the check-4 verdicts added to the cache."""
+    runs = [run for name in names for run in work.groups[name]]
+    passed, _, verdicts = verify_runs(work.registry, runs, metrics=work.metrics)
+    kept, _ = latest_runs(passed)
+    tasks = {name: _task(work.registry, name, group, work.correction, work.alpha, work.options, verdicts,
+                         work.published, work.families) for name, group in by_task(kept).items()}
+    fields = [tuple(getattr(verdicts[id(run)], f.name) for f in fields_of(Verdict)[1:]) for run in runs]
+    return fields, tasks, work.metrics.added()
+
+
+def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
+    """Tasks grouped by their dataset, so the tasks that load the same data verify in one process (the data
+    is parsed once per process); in name order."""
+    chunks: dict[str, list[str]] = {}
+    for name in sorted(groups):
+        dataset = groups[name][0].results.get("task", {}).get("dataset")
+        chunks.setdefault(str(dataset), []).append(name)
+    return list(chunks.values())
+
+
+def _cost(groups: dict[str, list[Run]], names: list[str]) -> int:
+    """A chunk's rough cost: the sample rows its runs hold (reading, verifying and resampling scale with it)."""
+    return sum(run.n_items * len(run.seeds) for name in names for run in groups[name])
+
+
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options(), sources: Sequence[Path] = (),
-                published: list[Published] | None = None, progress: Progress | None = None) -> dict:
+                published: list[Published] | None = None, progress: Progress | None = None,
+                jobs: int | None = None) -> dict:
     """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
     registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section finds
-    the files it reads beside the runs); ``progress`` shows the phases on stderr."""
+    the files it reads beside the runs); ``progress`` shows the phases on stderr. Tasks are verified, ranked
+    and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one."""
     progress = progress or Progress.off()
-    with progress.phase("verifying runs", len(runs), "run") as done:
-        runs, rejected, verdicts = verify_runs(registry, runs, done, remember=True)
-    runs, ignored = latest_runs(runs)
     published = load_published() if published is None else published
-    groups_by_task = sorted(by_task(runs).items())
     families = {**FAMILIES, **overview_families(registry), **OTHER}
-    with progress.phase("ranking and testing tasks", len(groups_by_task), "task") as done:
-        tasks = []
-        for name, group in groups_by_task:
-            tasks.append(_task(registry, name, group, correction, alpha, options, verdicts, published, families))
-            done()
+    TaskIndex(registry)  # built (or read from its cache) once here, not by each worker
+    metrics = VerifiedMetrics(registry)
+    state = _TaskWork(registry, by_task(runs), correction, alpha, options, published, families, metrics)
+    chunks = _chunks(state.groups)
+    with progress.phase("verifying, ranking and testing tasks", len(state.groups), "task") as done:
+        checked = run_chunks(_check_and_rank, state, chunks, [_cost(state.groups, c) for c in chunks],
+                             jobs or default_jobs(), done)
+    verdicts: dict[int, Verdict] = {}
+    tasks_by_name: dict[str, dict] = {}
+    for chunk, (fields, tasks_found, entries) in zip(chunks, checked):
+        chunk_runs = [run for name in chunk for run in state.groups[name]]
+        verdicts.update((id(run), Verdict(run, *found)) for run, found in zip(chunk_runs, fields))
+        tasks_by_name.update(tasks_found)
+        metrics.merge(entries)
+    metrics.save()
+    rejected = [verdicts[id(run)] for run in runs if not verdicts[id(run)].ok]
+    runs, ignored = latest_runs([run for run in runs if verdicts[id(run)].ok])
+    tasks = [tasks_by_name[name] for name in sorted(tasks_by_name)]
     _heat(tasks)
     models = _models(tasks)
     complete = [r for r in runs if not r.partial]
