@@ -12,8 +12,10 @@ from headless import LAPTOP, browser  # noqa: F401 - the shared headless Chromiu
 pytestmark = pytest.mark.slow  # a headless Chromium
 
 SITE = Path(__file__).resolve().parents[2] / "leaderboard"
-#: An overview, a k-fold member with its caveats, and a decoder task (long model names, a format failure).
-PAGES = ("index.html", "tasks/moh_x_cv_fold0.html", "tasks/flute_gap_dec_idiom.html", "tasks/vua_verb.html")
+#: An overview, a k-fold member with its caveats, a decoder task (long model names, a format failure), the gaps
+#: page (pair tables, the paired effects, the hardness tables) and the paper tables.
+PAGES = ("index.html", "tasks/moh_x_cv_fold0.html", "tasks/flute_gap_dec_idiom.html", "tasks/vua_verb.html", "gaps.html",
+         "papers.html")
 
 
 @pytest.mark.parametrize("name", PAGES)
