@@ -185,7 +185,7 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
     lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
     results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
     (check_written if complete else check_results)(results, run_dir / RESULTS)
-    body = _body(run_dir, results)
+    body = None if started is not None else _body(run_dir, results)  # else encoded once, with the write's time
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with locked(parent, wait_s=LOCK_WAIT_S, timed_out=lambda: _busy(parent)):
@@ -194,13 +194,17 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
         durable = durable or run_dir.exists()  # a complete run is only ever replaced by a flushed one
         staging = parent / f".{run_dir.name}{_NEW}{os.getpid()}-{secrets.token_hex(4)}"
         os.mkdir(staging)
-        _write_file(staging / SAMPLES, lines, durable)
-        if started is not None:
-            timings = results["timings"]  # the caller's dict: its outcome shows the same numbers
-            spent = time.perf_counter() - started
-            timings["write_s"] = timings.get("write_s", 0.0) + spent
-            timings["total_s"] = timings.get("total_s", 0.0) + spent
-            body = _body(run_dir, results)
+        try:
+            _write_file(staging / SAMPLES, lines, durable)
+            if body is None:
+                timings = results["timings"]  # the caller's dict: its outcome shows the same numbers
+                spent = time.perf_counter() - started
+                timings["write_s"] = timings.get("write_s", 0.0) + spent
+                timings["total_s"] = timings.get("total_s", 0.0) + spent
+                body = _body(run_dir, results)
+        except BaseException:  # a NaN metric (refused) or an interrupt: the staging folder goes, the old run stays
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         _write_file(staging / RESULTS, body, durable)
         if durable:
             _fsync_dir(staging)

@@ -237,3 +237,20 @@ def test_sample_lines_are_json_dumps_lines_byte_for_byte(accelerated, monkeypatc
         samples_text([{"id": "nan", "scores": {"x": float("nan")}}])
     assert samples_text(rows[:1]) == expected.splitlines(keepends=True)[0]  # nothing left over from the error
 
+
+
+@pytest.mark.parametrize("timed", [False, True], ids=["untimed", "timed"])
+def test_a_nan_metric_is_refused_and_the_previous_run_stays_whole(tmp_path, timed):
+    """results.json is encoded once, after samples.jsonl when the write is timed (``started``): a NaN found
+    then removes the half-written folder and leaves the run that was there."""
+    import time
+
+    run_dir = tmp_path / "runs" / "t" / "m"
+    write_run(run_dir, *_run("old"))
+    results, samples = _run("new")
+    results["metrics"]["aggregate"] = {"accuracy": {"mean": float("nan"), "std": 0.0, "n": 1}}
+    results["timings"] = {}
+    with pytest.raises(MetabenchError, match="NaN or infinite"):
+        write_run(run_dir, results, samples, overwrite=True, started=time.perf_counter() if timed else None)
+    assert _which(run_dir) == "old"
+    assert sorted(p.name for p in run_dir.parent.iterdir()) == ["m"], "a staging folder was left behind"

@@ -338,7 +338,7 @@ def load_shared_task(ctx, split: str, track: str = "verb"):
     sentences = _ets_sentences(ctx, split)
     relpath = ETS_LABELS[key]
     header = True if split == "test" else ["id", "label"]
-    items = []
+    items, texts = [], _Texts()
     for line, row in _rows(ctx, relpath, header=header):
         where = f"{relpath}:{line}"
         txt_id, sentence_id, offset = _split_token_id(row["id"], where)
@@ -348,20 +348,36 @@ def load_shared_task(ctx, split: str, track: str = "verb"):
         words, marked, _ = found
         if not 1 <= offset <= len(words):
             raise DataError(f"{where}: token offset {offset} outside the sentence's {len(words)} words")
-        items.append(_target_item(TextItem, words, marked, (txt_id, sentence_id), offset,
-                                  label=binary_label(row["label"], where), track=track, split=split, line=line))
+        items.append(_target_item(TextItem, texts.of((txt_id, sentence_id), words), marked, (txt_id, sentence_id),
+                                  offset, label=binary_label(row["label"], where), track=track, split=split, line=line))
     check_unique_ids(items, f"vua_shared_task {track}/{split}")
     return items
 
 
-def _target_item(cls, words, marked, sentence, offset: int, *, label: str, track: str, split: str, line: int):
+class _Texts:
+    """Each sentence's text and token spans, made once: a sentence is the context of every one of its targets
+    (all of its words under ``track=allwords``, 160k targets), and re-tokenising it per target was most of
+    the load."""
+
+    def __init__(self):
+        self._made: dict[tuple, tuple[str, list[tuple[int, int]]]] = {}
+
+    def of(self, sentence: tuple, words: list[str]) -> tuple[str, list[tuple[int, int]]]:
+        if sentence not in self._made:
+            text = " ".join(words)
+            self._made[sentence] = (text, token_spans(text))
+        return self._made[sentence]
+
+
+def _target_item(cls, text_spans: tuple[str, list[tuple[int, int]]], marked, sentence, offset: int, *, label: str,
+                 track: str, split: str, line: int):
     """One target token as a TextItem; ids are the ETS token ids '<txt>_<sentence>_<1-based offset>'."""
-    text = " ".join(words)
+    text, spans = text_spans
     return cls(
         id=f"{sentence[0]}_{sentence[1]}_{offset}",
         text=text,
         label=label,
-        spans=(token_spans(text)[offset - 1],),
+        spans=(spans[offset - 1],),
         target_index=offset - 1,
         group=f"{sentence[0]}_{sentence[1]}",
         source=f"vua_shared_task_{track}",
@@ -382,9 +398,10 @@ def _every_word(ctx, split: str):
 
     if split not in ETS_SENTENCES:
         raise bad_split("vua_shared_task", split, ETS_SENTENCES)
+    texts = _Texts()
     items = [
-        _target_item(TextItem, words, marked, sentence, offset, label=MET if marked[offset - 1] else LIT,
-                     track="allwords", split=split, line=line)
+        _target_item(TextItem, texts.of(sentence, words), marked, sentence, offset,
+                     label=MET if marked[offset - 1] else LIT, track="allwords", split=split, line=line)
         for sentence, (words, marked, line) in _ets_sentences(ctx, split).items()
         for offset in range(1, len(words) + 1)
         if _WORD.search(words[offset - 1])
