@@ -202,7 +202,8 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
     """Register sections of the leaderboard (``metabench leaderboard build``): a paper family's own tables.
 
     :param register:
-        ``register(name, "package.module:build", description=..., reads="FILE", family=(KEY, TITLE, TAGS))``.
+        ``register(name, "package.module:build", description=..., reads="FILE", family=(KEY, TITLE, TAGS),
+        html="package:templates/FILE.html", markdown="package.module:lines")``.
         ``build(inputs)`` is called once per build with a ``metabench.report.leaderboard.sections.BoardInputs``
         (the registry, the ranked runs, one run per task and model, the folders the build was given, the test
         settings) and returns a
@@ -213,6 +214,9 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
         the runs (the hard family's ``hard_phi.json``): a path holding only such files is not searched for runs.
         ``family`` gives your tasks their own group of columns in the overview: the tasks carrying one of
         ``TAGS`` (checked before the built-in groups, so a task tagged ``detection`` too joins yours).
+        ``html`` and ``markdown`` are the section's own views: a Jinja template in your package that the site
+        includes on the gaps page and on every task page (with ``section``, ``page``, ``task``, ``board``), and
+        ``lines(board, name) -> list[str]`` that leaderboard.md prints after the gaps (docs/plugins.md).
 
     ``build`` is checked to be callable when first resolved. A section that raises, returns anything but a
     ``BoardSection`` or takes a name the board already has (``tasks``, ``models``...) is quarantined: left

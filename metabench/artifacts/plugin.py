@@ -49,11 +49,10 @@ def metabench_register_metrics(register):
 @hookimpl
 def metabench_register_paper_views(register):
     """Boisson et al.'s Tables 2-5 (rendered by ``metabench.artifacts.report.tables``, their ``filled_by``)."""
-    from ..config.paper_layouts import VIEWS  # noqa: PLC0415 - layouts only, no data
+    from .paper_layouts import VIEWS  # noqa: PLC0415 - layouts only, no data
 
     for view in VIEWS:
-        if view.filled_by is not None:
-            register(view)
+        register(view)
 
 
 @hookimpl

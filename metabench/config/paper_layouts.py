@@ -4,6 +4,8 @@ They live with the task configuration because a task binds to them: ``metadata.p
 column}`` in its YAML names a cell, and ``metabench validate`` rejects a binding to a row or column the view
 lacks (:func:`check_binding`). The reporter fills the views from run files (``report/paper_views.py``); a view
 whose cells need more than a mean over bound tasks names the module that renders it (``filled_by``).
+Meta4XNLI's and MUNCH's tables are here; a paper family's own tables live in its package and are registered
+like a plugin's (Boisson et al.'s: `metabench.artifacts.paper_layouts`).
 """
 
 from __future__ import annotations
@@ -54,15 +56,6 @@ _DETECTION = {"F1": "span_f1", "Inv": "inv_f1", "Oov": "oov_f1", "P": "span_prec
 _SOURCES = tuple((source, subset) for source in ("XNLI_dev", "XNLI_test", "esXNLI") for subset in ("metaphor", "no metaphor"))
 _AVERAGE = ("average", "")
 
-# Boisson et al.'s tables: each row is filled by a *cell* (a k-fold group or a task declaring views), whose
-# `metadata.paper_view` names the row and the columns; a column's last word is the view (Def, PME, Masked).
-BOISSON = "Construction Artifacts in Metaphor Identification Datasets (Boisson et al., EMNLP 2023)"
-_BOISSON_VIEWS = ("Def", "PME", "Masked")
-_BOISSON_ROWS = tuple((r,) for r in ("CARD_N", "JANK", "TroFi", "TSV_AN", "TSV_AN_L2", "MOH", "MAGPIE", "VUAC_ST1",
-                                     "VUAC_ST2", "VUAC_BO"))
-_BOISSON_METRICS = {"Maj": "majority_accuracy", **{f"{name} {v}": metric for name, metric in (
-    ("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1")) for v in _BOISSON_VIEWS}}
-_ARTIFACTS = "metabench.artifacts.report.tables"
 VIEWS: tuple[PaperTable, ...] = (
     PaperTable("meta4xnli_table_11", META4XNLI, "Table 11", "Monolingual metaphor detection (span F1, %)",
                ("Train", "Test"), (("M4X_ES", "M4X_ES"), ("M4X_ES", "CoMeta"), ("M4X_EN", "M4X_EN"), ("M4X_EN", "VUAM")),
@@ -92,28 +85,31 @@ VIEWS: tuple[PaperTable, ...] = (
     PaperTable("munch_table_3", MUNCH, "Table 3", "Paraphrase generation, mean (SD) over 3 prompts", ("Prompts",),
                (("all prompts",),), {"MRR": "mrr", "Recall@5": "recall_at_k[k=5]", "Recall@10": "recall_at_k[k=10]"},
                percent=False, tasks_per_cell=3),
-    PaperTable("boisson_table_2", BOISSON, "Table 2", "Original splits, macro-F1 (%)", ("Dataset",),
-               (("TroFi",), ("TSV_AN",), ("TSV_SVO",), ("VUAC_ST1",)), {v: "macro_f1" for v in _BOISSON_VIEWS},
-               percent=True, filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_3", BOISSON, "Table 3", "Random and lexical 5-fold splits, macro-F1 (%), fold mean",
-               ("Dataset",), _BOISSON_ROWS,
-               {f"{regime} {v}": "macro_f1" for regime in ("Random", "Lexical") for v in _BOISSON_VIEWS},
-               percent=True, filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_4", BOISSON, "Table 4", "Random splits: majority-class accuracy, accuracy and "
-               "metaphor-class P/R/F1 (%)", ("Dataset",), tuple(r for r in _BOISSON_ROWS if r != ("TSV_AN_L2",)),
-               _BOISSON_METRICS, percent=True,
-               filled_by=_ARTIFACTS),
-    PaperTable("boisson_table_5", BOISSON, "Table 5", "Lexical splits: as Table 4", ("Dataset",), _BOISSON_ROWS,
-               _BOISSON_METRICS, percent=True, filled_by=_ARTIFACTS),
 )
 VIEW_BY_KEY = {view.key: view for view in VIEWS}
-#: the views ``fill`` renders (the others name the module that does)
+#: the views ``fill`` renders: every built-in one here (a family's own views, Boisson et al.'s in
+#: `metabench.artifacts.paper_layouts`, name the module that renders them)
 FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
 
 
+def __getattr__(name: str):
+    """``BOISSON`` (the paper's name) moved with Boisson et al.'s layouts to `metabench.artifacts.paper_layouts`;
+    it still resolves here, from the registered views, with a deprecation warning."""
+    if name == "BOISSON":
+        import warnings  # noqa: PLC0415
+
+        from ..errors import PluginAPIDeprecationWarning  # noqa: PLC0415
+        from ..plugins import default_registry  # noqa: PLC0415
+
+        warnings.warn("metabench.config.paper_layouts.BOISSON moved to metabench.artifacts.paper_layouts.BOISSON "
+                      "(with Boisson et al.'s views)", PluginAPIDeprecationWarning, stacklevel=2)
+        return default_registry().resolve("paper_view", "boisson_table_3").paper
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def registered_views(registry) -> dict[str, PaperTable]:
-    """The paper views plugins registered (``metabench_register_paper_views``; the built-in ones too), by key;
-    without a registry, the built-in views."""
+    """The paper views plugins registered (``metabench_register_paper_views``; the built-in ones and the
+    families' too), by key; without a registry, the built-in views here."""
     if registry is None:
         return dict(VIEW_BY_KEY)
     return {name: registry.resolve("paper_view", name) for name in registry.names("paper_view")}

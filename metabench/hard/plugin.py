@@ -35,6 +35,7 @@ def metabench_register_board_sections(register):
 
     register("hardness", f"{_R}.board:hardness_section", reads=TABLE_FILE,
              family=("hard_metaphors", "Hard metaphors", ("hard_metaphors",)),
+             html=f"{_R}:templates/hardness.html", markdown=f"{_R}.markdown:lines",
              description="VUA-Verb runs by phi bin of each SOR model's phi table found beside the runs")
 
 

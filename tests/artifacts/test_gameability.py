@@ -127,7 +127,7 @@ def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
     """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
     only unbound row is TroFi's original split, which the mirror lacks."""
     from metabench.artifacts.report.tables import bound_cells
-    from metabench.config.paper_layouts import VIEWS
+    from metabench.artifacts.paper_layouts import VIEWS
 
     index = TaskIndex(registry)
     bound = bound_cells(index)

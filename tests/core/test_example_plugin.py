@@ -125,7 +125,8 @@ def test_validating_the_plugins_tasks_without_it_names_the_file_and_the_missing_
 
 def test_the_plugins_board_section_is_on_the_leaderboard(env, tmp_path):
     """The plugin's own section (board.py, registered with metabench_register_board_sections): its data in
-    leaderboard.json, its table in leaderboard.md and on the site's paper-tables page."""
+    leaderboard.json, its table in leaderboard.md and on the site's paper-tables page, its own view on the task's
+    page."""
     runs, site = tmp_path / "runs", tmp_path / "site"
     done = _metabench("--tasks", "example_cue_words", "--model", "cue-words", "--model", "majority", "-o", runs,
                       "--no-progress", env=env)
@@ -139,3 +140,6 @@ def test_the_plugins_board_section_is_on_the_leaderboard(env, tmp_path):
     assert rows["cue-words"]["accuracy"] == pytest.approx(sum(s["prediction"] == s["gold"] for s in samples) / len(samples))
     assert "### metabench example plugin, Cue words: the cue-words rule" in (site / "leaderboard.md").read_text(encoding="utf-8")
     assert 'id="example_cue_words"' in (site / "papers.html").read_text(encoding="utf-8")
+    page = (site / "tasks" / "example_cue_words.html").read_text(encoding="utf-8")  # the section's own html= view
+    assert 'id="cue-words"' in page and f"{rows['cue-words']['balanced_accuracy']:.3f}" in page
+    assert board["section_views"]["cue_words"] == {"html": "metabench_example_plugin:templates/cue_words.html"}

@@ -122,3 +122,40 @@ def test_a_section_gives_its_tasks_a_family_of_the_overview(toy_runs, monkeypatc
     registry = plugins.load(extra_plugins=(bad,))
     assert "toys" not in {f["key"] for f in _board(registry, toy_runs)["families"]}
     assert any(p.plugin == "bad_family" and "family='toys'" in p.message for p in registry.problems)
+
+
+def test_a_sections_own_views_render_on_the_site_and_in_markdown(toy_runs, monkeypatch, tmp_path):
+    """A third party's section shows its own Markdown and HTML (``markdown=``, ``html=``) where the built-in
+    reporters place registered sections: after the gaps in leaderboard.md, on the gaps and task pages."""
+    from metabench.report.leaderboard import markdown, site
+    from metabench.report.leaderboard.sections import BoardSection
+
+    package = tmp_path / "viewing_board"
+    (package / "templates").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "templates" / "seen.html").write_text(
+        '<p class="seen">{{ page }}{% if page == "task" %} {{ task.name }}{% endif %}: {{ section.models | length }}</p>\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = _section_plugin("viewing_board_plugin", "seen", lambda inputs: BoardSection({"models": ["a", "b"]}),
+                             html="viewing_board:templates/seen.html", markdown="viewing_board_plugin:lines")
+    module.lines = lambda board, name: [f"## seen: {len(board[name]['models'])} models", ""]
+    monkeypatch.setitem(sys.modules, "viewing_board_plugin", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    assert board["section_views"]["seen"] == {"html": "viewing_board:templates/seen.html",
+                                              "markdown": "viewing_board_plugin:lines"}
+    assert "## seen: 2 models" in markdown.render(board)
+    site.write(board, tmp_path / "site")
+    assert '<p class="seen">gaps: 2</p>' in (tmp_path / "site" / "gaps.html").read_text(encoding="utf-8")
+    assert '<p class="seen">task toy_tag: 2</p>' in (tmp_path / "site" / "tasks" / "toy_tag.html").read_text(encoding="utf-8")
+
+
+def test_a_view_that_does_not_resolve_leaves_the_sections_views_off_with_its_plugin_named(toy_runs, monkeypatch):
+    from metabench.report.leaderboard.sections import BoardSection
+
+    module = _section_plugin("lost_view", "lost", lambda inputs: BoardSection({"kept": True}),
+                             html="no_such_package_here:templates/x.html")
+    monkeypatch.setitem(sys.modules, "lost_view", module)
+    registry = plugins.load(extra_plugins=(module,))
+    board = _board(registry, toy_runs)
+    assert board["lost"] == {"kept": True} and "lost" not in board["section_views"]
+    assert any(p.plugin == "lost_view" and "does not resolve" in p.message for p in registry.problems)

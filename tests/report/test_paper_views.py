@@ -176,7 +176,10 @@ def test_a_plugin_registers_a_paper_view_that_tasks_bind_to_and_runs_fill():
     from metabench.config.schema import PaperViewCell
 
     registry = plugins.load(extra_plugins=(_ViewPlugin(),))
-    views = registered_views(registry)
+    from metabench.config.paper_layouts import registered_views
+    from metabench.plugins import default_registry
+
+    views = registered_views(default_registry())
     assert set(VIEW) < set(views) and registry.get("paper_view", "toy_table_1").plugin == "view_plugin"
     assert check_binding(PaperViewCell(table="toy_table_1", row=["test"]), views) is None
     assert "has no row ['train']" in check_binding(PaperViewCell(table="toy_table_1", row=["train"]), views)
@@ -203,3 +206,22 @@ def test_a_registered_view_that_is_not_a_paper_table_is_the_plugins_error():
 
     with pytest.raises(PluginError, match="bad_view_plugin"):
         registered_views(plugins.load(extra_plugins=(Bad(),)))
+
+
+def test_boissons_views_live_with_their_family_and_the_old_names_still_resolve():
+    """Boisson et al.'s layouts moved into the artifacts family (registered like a plugin's); the paper's name
+    still resolves where it used to, with a deprecation warning."""
+    import metabench.config.paper_layouts as core
+    import metabench.report.paper_views as report
+    from metabench.artifacts import paper_layouts as family
+    from metabench.errors import PluginAPIDeprecationWarning
+
+    assert not any(key.startswith("boisson_") for key in core.VIEW_BY_KEY)
+    from metabench.config.paper_layouts import registered_views
+    from metabench.plugins import default_registry
+
+    views = registered_views(default_registry())
+    assert {v.key for v in family.VIEWS} <= set(views) and views["boisson_table_3"] is family.VIEW_BY_KEY["boisson_table_3"]
+    for module in (core, report):
+        with pytest.warns(PluginAPIDeprecationWarning, match="metabench.artifacts.paper_layouts.BOISSON"):
+            assert module.BOISSON == family.BOISSON

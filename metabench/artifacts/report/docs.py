@@ -62,7 +62,7 @@ def pct(value: float | None, default: float | None = None) -> str:
 def paper_cells(context, cell: str) -> str:
     """The paper's BERT-base Def / PME / Masked (gaps relative to Def) for the row the cell is bound to."""
     from .tables import NUMBERS  # noqa: PLC0415
-    from ...config.paper_layouts import VIEW_BY_KEY  # noqa: PLC0415
+    from ..paper_layouts import VIEW_BY_KEY  # noqa: PLC0415
 
     bound = context.memo("bound", lambda: _bound(context))
     values = {}

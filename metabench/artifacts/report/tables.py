@@ -1,6 +1,6 @@
 """Boisson et al.'s Tables 2-5 in the paper's layout, rebuilt from runs, with the paper's BERT-base numbers.
 
-The layouts (rows, columns) are declared in ``config.paper_layouts`` (``filled_by`` this module) and each row
+The layouts (rows, columns) are declared in ``artifacts.paper_layouts`` (``filled_by`` this module) and each row
 is bound, like every paper view of the project, by the ``metadata.paper_view`` of the cell that fills it: a
 k-fold group with views (``boisson_trofi_random``) or a single-split task with views
 (``boisson_vuac_st1_random``), e.g. ``{table: boisson_table_3, row: [TroFi], column: [Random Def, Random
@@ -18,7 +18,8 @@ import statistics
 from collections import Counter
 
 from .. import paper_numbers as paper
-from ...config.paper_layouts import VIEW_BY_KEY, PaperTable
+from ...config.paper_layouts import PaperTable
+from ..paper_layouts import VIEW_BY_KEY
 from .gameability import cells
 
 PAPER = VIEW_BY_KEY["boisson_table_3"].paper

@@ -1,7 +1,8 @@
 """The leaderboard's hardness section: every VUA-Verb run by phi bin of each phi table found beside the runs.
 
 Registered by ``hard/plugin.py`` as the board section ``hardness`` (``reads="hard_phi.json"``: the tables
-``metabench hard vua-phi --save`` writes); the built-in reporters render ``board["hardness"]``.
+``metabench hard vua-phi --save`` writes), with its own views: ``templates/hardness.html`` on the site and
+``markdown.lines`` in leaderboard.md (the reporters call them through the board's ``section_views``).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from ...runs.verified_metrics import VerifiedMetrics
 from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
 from .progress import Progress
-from .sections import BoardInputs, build_sections, overview_families
+from .sections import VIEWS, BoardInputs, build_sections, overview_families
 from .task_workers import default_jobs, run_chunks
 
 SCHEMA_VERSION = 2
@@ -499,6 +499,6 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     annotate(registry, board, runs, options, alpha)
     inputs = BoardInputs(registry, runs, one_per_model, tuple(sources), correction, alpha, options)
     with progress.phase("registered sections", len(registry.names("board_section")), "section") as done:
-        sections, section_tables = build_sections(inputs, set(board), done)
+        sections, section_tables, board[VIEWS] = build_sections(inputs, set(board) | {VIEWS}, done)
     board["paper_tables"] += section_tables
     return {**board, **sections}

@@ -14,6 +14,7 @@ from ..calibration_misses import PREFIX
 from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
+from .sections import VIEWS, view_function
 
 #: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
 COLUMNS_PER_TABLE = 8
@@ -24,7 +25,7 @@ def escape(text) -> str:
     return _SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
-def _table(headers: list, rows: list[list]) -> list[str]:
+def table(headers: list, rows: list[list]) -> list[str]:
     lines = ["| " + " | ".join(escape(h) for h in headers) + " |", "|" + "---|" * len(headers)]
     lines.extend("| " + " | ".join(escape(c) for c in row) + " |" for row in rows)
     return lines + [""]
@@ -115,7 +116,7 @@ def _overview(board: dict) -> list[str]:
             chunk = [c["name"] for c in fam["columns"][start:start + COLUMNS_PER_TABLE]]
             models = [m["name"] for m in board["models"] if any((m["name"], c) in cells for c in chunk)]
             rows = [[m] + [cells.get((m, c), MISSING) for c in chunk] for m in models]
-            out += _table(["model"] + [headers[c] for c in chunk], rows)
+            out += table(["model"] + [headers[c] for c in chunk], rows)
     return out
 
 
@@ -124,7 +125,7 @@ def _published(rows: list[dict]) -> list[str]:
         found = row["ours"] if isinstance(row["ours"], list) else [row["ours"]] if row["ours"] else []
         return "; ".join(f"{o['value']:.4f} ({signed(o['delta'])}, {o['model']})" for o in found) or MISSING
 
-    return _table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
+    return table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
                   [[r["system"] + (f" (for {r['task']})" if r.get("for_group") else ""), f"{r['fraction']:.4f}",
                     r["definition"], r["protocol"] + (f": {r['differences']}" if r["differences"] else ""), ours(r),
                     f"{r['citation']}; {r['source']}"] for r in rows])
@@ -180,7 +181,7 @@ def render(board: dict) -> str:
     if board["groups"]:
         out += ["## Group means", "", "Unweighted mean of the member tasks per seed (k-fold cross-validation, the "
                 "papers' average rows), then mean ± std over seeds; complete runs only.", ""]
-        out += _table(["group", "model", "metric", "value", "members", "items", "best constant answer, same items",
+        out += table(["group", "model", "metric", "value", "members", "items", "best constant answer, same items",
                        "per seed; degenerate under the recipe?"],
                       [[g["group"], g["model"], g["primary_metric"], mean_std(g["aggregate"].get(g["primary_metric"])),
                         g["members"], g["n_items"], _group_constant(g.get("caveats")).strip(" []") or MISSING,
@@ -201,7 +202,7 @@ def render(board: dict) -> str:
                 format_ci(v.get("ci_low"), v.get("ci_high")), format_mde(v.get("mde")), v.get("test") or MISSING,
                 format_p(v.get("p_adjusted")) + (" †" if _calibration(v) else ""),
             ])
-        out += _table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
+        out += table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
         notes = dict.fromkeys(n for e in task["entries"] for n in _calibration(e["vs_best"] or {}))
         out += [f"† {escape(n)}" for n in notes] + ([""] if notes else [])
@@ -220,14 +221,14 @@ def render(board: dict) -> str:
     out += ["## Rejected runs", ""]
     if board["rejected_runs"]:
         out += ["Not ranked anywhere: these runs failed verification (paths relative to the runs folder).", ""]
-        out += _table(["run", "task", "model", "why"],
+        out += table(["run", "task", "model", "why"],
                       [[r["run"], r["task"], r["model"], "; ".join(r["reasons"])] for r in board["rejected_runs"]])
     else:
         out += ["None: every run passed verification.", ""]
     if board.get("unverified_runs"):
         out += ["## Unverified runs", "", "Not checked against the data their task names (it is not available where "
                 "this board was built): ranked below every verified run, never given the ★.", ""]
-        out += _table(["run", "task", "model", "why"],
+        out += table(["run", "task", "model", "why"],
                       [[r["run"], r["task"], r["model"], r["reason"]] for r in board["unverified_runs"]])
 
     if board["gaps"]["rows"]:
@@ -236,7 +237,7 @@ def render(board: dict) -> str:
         rows = [[r["model"], r["reference_task"], r["subset_task"], f"{r['accuracy_a']:.4f}", f"{r['accuracy_b']:.4f}",
                  signed(r["gap"]), ", ".join(format_p(s["p_adjusted"]) for s in r["seeds"]),
                  f"{r['significant_seeds']} of {len(r['seeds'])}"] for r in board["gaps"]["rows"]]
-        out += _table(["model", "A", "B", "accuracy A", "accuracy B", "gap", "p Fisher adj (per seed)", "significant seeds"], rows)
+        out += table(["model", "A", "B", "accuracy A", "accuracy B", "gap", "p Fisher adj (per seed)", "significant seeds"], rows)
 
     paired, controlled = board["gaps"].get("paired", {}).get("rows"), board["gaps"].get("controls", {}).get("rows")
     if paired:
@@ -246,7 +247,7 @@ def render(board: dict) -> str:
         rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["original_task"], r["paraphrase_task"], r["n_items"], f"{r['accuracy_original']:.4f}",
                  f"{r['accuracy_paraphrase']:.4f}", signed(r["effect"]), format_ci(r["ci_low"], r["ci_high"]), r["test"],
                  format_p(r["p_adjusted"])] for r in paired]
-        out += _table(["model", "original", "paraphrase", "shared items", "acc original", "acc paraphrase", "effect",
+        out += table(["model", "original", "paraphrase", "shared items", "acc original", "acc paraphrase", "effect",
                        "CI", "test", "p adj"], rows)
     if controlled:
         out += ["## Surface controls", "",
@@ -255,48 +256,21 @@ def render(board: dict) -> str:
         rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["metaphor_task"], r["literal_task"],
                  r["design"], r["regression"]["n"],
                  escape(r["regression"]["verdict"]), escape(r["regression_gold"]["verdict"])] for r in controlled]
-        out += _table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
+        out += table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
 
-    out += _hardness(board)
+    for name, view in sorted(board.get(VIEWS, {}).items()):  # registered sections' own tables (e.g. hardness)
+        if "markdown" in view:
+            out += view_function(view["markdown"])(board, name)
     out += ["## Paper tables", "", "Rows marked paper: are the papers' printed numbers for their own models; metabench "
             "rows use complete runs only (the papers print whole test splits).", ""]
     for t in board["paper_tables"]:
         out += [f"### {escape(t['paper'])}, {t['number']}: {escape(t['title'])}", ""]
         rows = [r["labels"] + [("paper: " if r["source"] == "paper" else "") + r["model"]] + r["cells"] for r in t["rows"]]
-        out += _table(t["header"], rows)
+        out += table(t["header"], rows)
         out += [f"Note: {escape(n)}" for n in t["notes"]] + ([""] if t["notes"] else [])
         if t["missing_tasks"]:
             out += [f"Only partial runs so far for: {escape(', '.join(t['missing_tasks']))}.", ""]
     return "\n".join(out)
-
-
-def _hardness(board: dict) -> list[str]:
-    """VUA-Verb runs per phi bin of a SOR model (the hard family's section, metabench.hard.report), one table per run."""
-    hardness = board.get("hardness") or {}
-    if not hardness.get("rows"):
-        return []
-    out = ["## Hardness: recall on the metaphors that confuse a SOR model", "",
-           "Each VUA-Verb test item's WordNet sense gets the overlap phi of a sense-only representation (beyond Li et "
-           f"al.; docs/hard-metaphors.md); per phi bin, counts and {board['confidence']:.0%} Wilson intervals, the "
-           "run's first seed.", ""]
-    for table in hardness["tables"]:
-        partial = f" PARTIAL SOR: {table['sor_steps']} of the paper's 900 steps." if table["sor_steps"] != 900 else ""
-        if table.get("differs"):
-            partial += f" SOR settings that differ from the paper's: {table['differs']}."
-        out += [f"phi source: {escape(table['label'])}; {table['items_with_phi']} items with a phi.{partial}", ""]
-    for row in hardness["rows"]:
-        out += [f"### {escape(row['task'])} · {escape(row['model'])}{' (partial run)' if row['partial'] else ''} · "
-                f"seed {row['seed']} · phi of {escape(row['phi_source'])}", ""]
-        rows = [[b["phi_bin"], b["items"], b["metaphors"], _rate(b["recall"], b["recall_ci"]), b["predicted_metaphors"],
-                 _rate(b["precision"], b["precision_ci"])] for b in row["bins"]]
-        out += _table(["phi bin", "items", "metaphors", "recall (CI)", "predicted metaphors", "precision (CI)"], rows)
-    return out
-
-
-def _rate(value, ci) -> str:
-    if value is None:
-        return MISSING
-    return f"{value:.3f} ({ci[0]:.3f}, {ci[1]:.3f})"
 
 
 def write(board: dict, out_dir: Path) -> list[Path]:

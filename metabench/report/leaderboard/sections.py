@@ -9,6 +9,8 @@ is quarantined like any broken plugin (left off with a warning naming its plugin
 
 from __future__ import annotations
 
+import importlib
+import importlib.resources
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +36,11 @@ class BoardInputs:
     correction: str
     alpha: float
     options: Options
+
+
+#: The board's key for the registered sections' views (`views`): which of the section's own renderers the built-in
+#: reporters call, by name, so they show a family's section without naming the family.
+VIEWS = "section_views"
 
 
 @dataclass(frozen=True)
@@ -68,18 +75,69 @@ def overview_families(registry: Registry) -> dict[str, tuple[str, tuple[str, ...
 
 
 def build_sections(inputs: BoardInputs, taken: set[str], done: Callable[[], None] = lambda: None
-                   ) -> tuple[dict[str, Any], list[dict]]:
-    """(name -> data, paper tables) of every registered section, in name order; ``taken`` are the board's own
-    keys, which no section may replace; ``done`` is called after each section (progress)."""
+                   ) -> tuple[dict[str, Any], list[dict], dict[str, dict]]:
+    """(name -> data, paper tables, name -> views) of every registered section, in name order; ``taken`` are the
+    board's own keys, which no section may replace; ``done`` is called after each section (progress). A section
+    registered with ``html=`` or ``markdown=`` has its views listed (`views`), the board's ``section_views``."""
     data: dict[str, Any] = {}
     tables: list[dict] = []
+    views: dict[str, dict] = {}
     for entry in inputs.registry.entries("board_section"):
         section = _built_or_quarantined(entry, inputs, taken)
         done()
         if section is not None:
             data[entry.name] = section.data
             tables.extend(section.paper_tables)
-    return data, tables
+            found = _views_or_quarantined(entry, inputs.registry)
+            if found:
+                views[entry.name] = found
+    return data, tables, views
+
+
+def _views_or_quarantined(entry: Entry, registry: Registry) -> dict | None:
+    """The section's views as registered: ``html="package:path/to/template.html"`` (a Jinja template the site
+    includes on the gaps page and on every task page, with ``section``, ``page`` and, on a task page, ``task``)
+    and ``markdown="module:function"`` (``function(board, name) -> list[str]``, lines leaderboard.md shows after
+    the gaps). Each is checked to resolve now; one that does not leaves the section's views off (its data stays)."""
+    views = {kind: entry.meta.get(kind) for kind in ("html", "markdown")}
+    try:
+        if views["html"] is not None:
+            view_template_text(views["html"])
+        if views["markdown"] is not None:
+            view_function(views["markdown"])
+    except (ValueError, OSError, ImportError, AttributeError) as exc:
+        _quarantine(registry, entry, f"leaderboard section '{entry.name}' has a view that does not resolve ({exc})",
+                    'register html="package:templates/file.html" (a file in an importable package) and '
+                    'markdown="module:function"')
+        return None
+    return {kind: value for kind, value in views.items() if value is not None} or None
+
+
+def _split(spec: object, kind: str) -> tuple[str, str]:
+    if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
+        raise ValueError(f"{kind}={spec!r} is not 'package:{'path' if kind == 'html' else 'function'}'")
+    module, name = spec.split(":")
+    return module, name
+
+
+def view_template_text(spec: str) -> str:
+    """The text of a section's ``html=`` template, ``"package:relative/path.html"``, read from the package."""
+    package, path = _split(spec, "html")
+    return (importlib.resources.files(package) / path).read_text(encoding="utf-8")
+
+
+def view_template(name: str) -> str | None:
+    """Jinja's loader for section templates (`site`): a name with a ``:`` is a section's ``html=``."""
+    return view_template_text(name) if ":" in name else None
+
+
+def view_function(spec: str) -> Callable[[dict, str], list[str]]:
+    """A section's ``markdown=`` renderer, ``"module:function"``."""
+    module, name = _split(spec, "markdown")
+    function = getattr(importlib.import_module(module), name)
+    if not callable(function):
+        raise ValueError(f"markdown={spec!r} is not callable")
+    return function
 
 
 def _built_or_quarantined(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection | None:

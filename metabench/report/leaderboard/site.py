@@ -12,13 +12,14 @@ import re
 import shutil
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined
 from markupsafe import Markup
 
 from markupsafe import escape
 
 from ..compare import format_ci, format_p
 from . import numbers, svg
+from .sections import view_template
 
 #: Task columns per overview table: more would not fit a laptop screen, so a large family gets several tables.
 PER_TABLE = 8
@@ -44,8 +45,9 @@ def _model_name(text) -> Markup:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True)
+    # a registered section's template is named "package:path" (its html=, `sections.view_template`)
+    loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), FunctionLoader(view_template)])
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
                        sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name)
     return env

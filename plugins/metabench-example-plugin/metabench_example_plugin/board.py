@@ -3,6 +3,8 @@
 Registered with ``metabench_register_board_sections`` (``plugin.py``). The board calls ``cue_words_section`` once
 per build with the runs it ranks; ``data`` lands in ``leaderboard.json`` under the section's name, and the table
 (in the paper-view layout) is shown by every built-in reporter: leaderboard.md and the site's paper-tables page.
+The section's own view, ``templates/cue_words.html`` (registered with ``html=``), shows its rows on the task's
+page as well.
 """
 
 from __future__ import annotations

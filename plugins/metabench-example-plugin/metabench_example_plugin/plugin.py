@@ -55,4 +55,5 @@ def metabench_register_commands(register):
 @hookimpl
 def metabench_register_board_sections(register):
     register("cue_words", "metabench_example_plugin.board:cue_words_section",
+             html="metabench_example_plugin:templates/cue_words.html",
              description="every model's run of example_cue_words beside the cue-words rule")
