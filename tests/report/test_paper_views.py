@@ -176,10 +176,7 @@ def test_a_plugin_registers_a_paper_view_that_tasks_bind_to_and_runs_fill():
     from metabench.config.schema import PaperViewCell
 
     registry = plugins.load(extra_plugins=(_ViewPlugin(),))
-    from metabench.config.paper_layouts import registered_views
-    from metabench.plugins import default_registry
-
-    views = registered_views(default_registry())
+    views = registered_views(registry)
     assert set(VIEW) < set(views) and registry.get("paper_view", "toy_table_1").plugin == "view_plugin"
     assert check_binding(PaperViewCell(table="toy_table_1", row=["test"]), views) is None
     assert "has no row ['train']" in check_binding(PaperViewCell(table="toy_table_1", row=["train"]), views)
