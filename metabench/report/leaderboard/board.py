@@ -45,7 +45,7 @@ from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
 from .progress import Progress
 from .sections import VIEWS, BoardInputs, build_sections, overview_families
-from .task_workers import default_jobs, run_chunks
+from .task_workers import run_chunks
 
 SCHEMA_VERSION = 2
 
@@ -442,7 +442,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     chunks = _chunks(state.groups)
     with progress.phase("verifying, ranking and testing tasks", len(state.groups), "task") as done:
         checked = run_chunks(_check_and_rank, state, chunks, [_cost(state.groups, c) for c in chunks],
-                             jobs or default_jobs(), done)
+                             jobs, done)
     verdicts: dict[int, Verdict] = {}
     tasks_by_name: dict[str, dict] = {}
     for chunk, (fields, tasks_found, entries) in zip(chunks, checked):

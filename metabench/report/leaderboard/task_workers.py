@@ -28,19 +28,15 @@ from ...launch.processes import available_cpus
 _WORKER: dict = {}
 
 
-def default_jobs() -> int:
-    """One worker per CPU this process may use (``--jobs``' default)."""
-    return available_cpus()
-
-
 def run_chunks(work: Callable[[Any, Sequence], Any], state: Any, chunks: Sequence[Sequence], costs: Sequence[float],
-               jobs: int, done: Callable[[], None]) -> list:
+               jobs: int | None, done: Callable[[], None]) -> list:
     """``work(state, chunk)`` for every chunk, in chunk order; ``done()`` once per element of a chunk as it
     finishes (a progress bar counts tasks).
 
     With ``jobs`` > 1 (and ``fork`` available) the chunks run in that many forked processes, the costliest
     first (``costs``: so the last one to start is a small one and no process idles while another finishes
     a large task); ``work`` must be a module-level function and return plain picklable data."""
+    jobs = jobs or available_cpus()  # default: one worker per CPU this process may use
     if jobs <= 1 or len(chunks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         results = []
         for chunk in chunks:
