@@ -118,5 +118,7 @@ def test_shared_task_every_word_is_a_target_labelled_by_its_marker():
     ]
     assert items[0].text == "Latest corporate unbundler reveals laid-back approach : Roland Franklin"
     assert {i.group for i in items} == {"a1e-fragment01_1"}
+    # a sentence's targets share its text, group and source objects: the item cache then pickles each once
+    assert len({id(v) for i in items for v in (i.text, i.group, i.source)}) == 3
     with pytest.raises(DataError, match="track=allwords"):
         fixture_ctx(spec(vua, "vua_shared_task"), FIXTURES).load("train", track="allpos")

@@ -21,6 +21,14 @@ def test_conll_sentences_docstart_punctuation_crlf():
     assert sentences[1][1] == [("Time", "O"), ("flies", "B-METAPHOR"), ("by", "I-METAPHOR")]  # no stray \r
 
 
+def test_conll_fields_are_one_object_per_value():
+    """Tags and repeated words come back as one string object each (interned), which is what lets the parsed-item
+    cache pickle a corpus's tags once instead of once per token."""
+    fields = [tok for _, sent in read_conll(FIX / "conll_ok.tsv") for tok in sent]
+    tags = [tag for _, tag in fields]
+    assert len({id(t) for t in tags}) == len(set(tags)) < len(tags)
+
+
 def test_conll_docstart_kept_when_asked():
     first = next(read_conll(FIX / "conll_ok.tsv", skip_docstart=False))
     assert first == (2, [("-DOCSTART-", "O")])

@@ -7,11 +7,16 @@ release's 0/1 token mask; discontinuous where the idiom is), ``label`` figurativ
 type, spaCy UPOS tags, the idiom's content-word keywords. Split ``all`` (the MAGPIE split column and the
 authors' folds are not in the mirror); argument ``idiom`` (an idiom number 0-1726, or None) selects one idiom.
 Ids ``magpie:<idiom>:<row>``.
+
+Values that repeat (POS tags, variant types, an idiom's name, number and keywords) are one string object each,
+shared by the items: the parsed-item cache pickles an object once however often it is referred to, and
+1.4 million separate copies made this slice the slowest of ``--tasks all`` to cache and to read back.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from sys import intern
 
 from ...errors import DataError
 from ..readers import read_table
@@ -46,6 +51,7 @@ def load(ctx, split: str, idiom=None):
     items = []
     for index in indices:
         relpath = _input(index)
+        name, group = keywords[index]["idiom"], str(index)  # one object per idiom, shared by its sentences
         rows = read_table(ctx.path(relpath), encoding=ctx.encoding(relpath), delimiter="\t", header=COLUMNS,
                           quotechar=None, skip_blank=True)
         for row_index, (line, row) in enumerate(rows):
@@ -53,24 +59,24 @@ def load(ctx, split: str, idiom=None):
             text = row["sentence"]
             spans = token_spans(text)
             mask = row["annotation"].split()
-            tags = row["tags"].split()
+            tags = tuple(map(intern, row["tags"].split()))  # one string per tag: see the module docstring
             if len(mask) != len(spans) or len(tags) != len(spans) or set(mask) - {"0", "1"}:
                 raise DataError(f"{where}: {len(spans)} tokens, {len(mask)} mask values, {len(tags)} POS tags")
             if row["label"] not in LABELS:
                 raise DataError(f"{where}: label {row['label']!r} is not figurative/literal")
-            if row["idiom"] != keywords[index]["idiom"]:
+            if row["idiom"] != name:
                 raise DataError(f"{where}: idiom {row['idiom']!r} differs from row {index} of {KEYWORDS}")
             items.append(
                 TextItem(
                     id=f"magpie:{index}:{row_index}",
                     text=text,
-                    label=row["label"],
+                    label=intern(row["label"]),
                     spans=tuple(s for s, m in zip(spans, mask) if m == "1"),
-                    lemma=row["idiom"],
-                    group=str(index),
+                    lemma=name,
+                    group=group,
                     source="magpie",
-                    meta={"variant": row["variant"], "pos": tuple(tags), "keywords": keywords[index]["keywords"],
-                          "mask": tuple(int(m) for m in mask), "line": line},
+                    meta={"variant": intern(row["variant"]), "pos": tags, "keywords": keywords[index]["keywords"],
+                          "mask": tuple(map(int, mask)), "line": line},
                 )
             )
     check_unique_ids(items, "magpie all")
