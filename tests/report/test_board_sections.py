@@ -159,3 +159,20 @@ def test_a_view_that_does_not_resolve_leaves_the_sections_views_off_with_its_plu
     board = _board(registry, toy_runs)
     assert board["lost"] == {"kept": True} and "lost" not in board["section_views"]
     assert any(p.plugin == "lost_view" and "does not resolve" in p.message for p in registry.problems)
+
+
+@pytest.mark.parametrize("body", [lambda board, name: 1 / 0, lambda board, name: "one string, not lines"])
+def test_a_markdown_view_that_fails_costs_its_own_lines_not_the_build(toy_runs, monkeypatch, body):
+    """leaderboard.md is written after every run was verified and ranked: a section's view that raises (or
+    returns something other than lines) leaves a note and a warning naming the function, and the rest."""
+    from metabench.report.leaderboard import markdown
+    from metabench.report.leaderboard.sections import BoardSection
+
+    module = _section_plugin("failing_view", "fails", lambda inputs: BoardSection({"kept": True}),
+                             markdown="failing_view:lines")
+    module.lines = body
+    monkeypatch.setitem(sys.modules, "failing_view", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    with pytest.warns(RuntimeWarning, match=r"section 'fails': its Markdown view failing_view:lines failed"):
+        text = markdown.render(board)
+    assert "its tables are left out here" in text and "## Paper tables" in text

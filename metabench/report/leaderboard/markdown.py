@@ -8,6 +8,7 @@ HTML through (so ``<`` must not open a tag) and a ``|`` would break a table, whi
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 from ..calibration_misses import PREFIX
@@ -260,7 +261,7 @@ def render(board: dict) -> str:
 
     for name, view in sorted(board.get(VIEWS, {}).items()):  # registered sections' own tables (e.g. hardness)
         if "markdown" in view:
-            out += view_function(view["markdown"])(board, name)
+            out += _section_lines(board, name, view["markdown"])
     out += ["## Paper tables", "", "Rows marked paper: are the papers' printed numbers for their own models; metabench "
             "rows use complete runs only (the papers print whole test splits).", ""]
     for t in board["paper_tables"]:
@@ -277,3 +278,18 @@ def write(board: dict, out_dir: Path) -> list[Path]:
     path = out_dir / "leaderboard.md"
     path.write_text(render(board), encoding="utf-8")
     return [path]
+
+
+def _section_lines(board: dict, name: str, spec: str) -> list[str]:
+    """A registered section's Markdown view, or, where it raises, a line saying so: a plugin's bug costs its
+    own tables in leaderboard.md (they are still in leaderboard.json and on the site), not the whole build,
+    and the warning names the function to fix."""
+    try:
+        lines = view_function(spec)(board, name)
+        if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+            raise TypeError(f"returned {type(lines).__name__}, not a list of lines (str)")
+        return lines
+    except Exception as exc:  # noqa: BLE001 - a plugin's view, whatever it raises
+        problem = f"leaderboard section '{name}': its Markdown view {spec} failed ({type(exc).__name__}: {exc})"
+        warnings.warn(f"{problem}; fix that function, or disable its plugin", RuntimeWarning, stacklevel=2)
+        return [f"*{escape(problem)}: its tables are left out here (they are in leaderboard.json).*", ""]
