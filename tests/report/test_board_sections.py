@@ -176,3 +176,27 @@ def test_a_markdown_view_that_fails_costs_its_own_lines_not_the_build(toy_runs, 
     with pytest.warns(RuntimeWarning, match=r"section 'fails': its Markdown view failing_view:lines failed"):
         text = markdown.render(board)
     assert "its tables are left out here" in text and "## Paper tables" in text
+
+
+def test_an_html_view_that_fails_costs_its_own_box_not_the_site(toy_runs, monkeypatch, tmp_path):
+    """A section template that raises while the site is rendered (here a key its data lacks, which the site's
+    StrictUndefined refuses) leaves a note where it would be, on the gaps and task pages, with a warning naming
+    the template; every page is still written."""
+    from metabench.report.leaderboard import site
+    from metabench.report.leaderboard.sections import BoardSection
+
+    package = tmp_path / "failing_board"
+    (package / "templates").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "templates" / "x.html").write_text("<p>{{ section.no_such_key }}</p>\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = _section_plugin("failing_html", "boxed", lambda inputs: BoardSection({"kept": True}),
+                             html="failing_board:templates/x.html")
+    monkeypatch.setitem(sys.modules, "failing_html", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    with pytest.warns(RuntimeWarning, match=r"section 'boxed': its HTML view failing_board:templates/x.html failed"):
+        written = site.write(board, tmp_path / "site")
+    assert len(written) > 3
+    for page in ("gaps.html", "tasks/toy_tag.html"):
+        text = (tmp_path / "site" / page).read_text(encoding="utf-8")
+        assert "its HTML view failing_board:templates/x.html failed (UndefinedError" in text and "no_such_key" in text

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import warnings
 from pathlib import Path
 
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined
-from markupsafe import Markup
-
-from markupsafe import escape
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, StrictUndefined, pass_context
+from markupsafe import Markup, escape
 
 from ..compare import format_ci, format_p
 from . import numbers, svg
@@ -50,7 +49,22 @@ def _environment() -> Environment:
     env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
                        sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name)
+    env.globals["section_view"] = _section_view
     return env
+
+
+@pass_context
+def _section_view(context, name: str, template: str, **variables) -> Markup:
+    """A registered section's ``html=`` template, rendered with the page's context and ``variables`` (``section``,
+    ``page``, ``task``), as an include would; where it raises (a key its data lacks, under StrictUndefined) the
+    page shows a note in its place and a warning names the template: a plugin's bug costs its own view, not
+    the site, which is written after every run was verified and ranked."""
+    try:
+        return Markup(context.environment.get_template(template).render({**context.get_all(), **variables}))
+    except Exception as exc:  # noqa: BLE001 - a plugin's template, whatever it raises
+        problem = f"leaderboard section '{name}': its HTML view {template} failed ({type(exc).__name__}: {exc})"
+        warnings.warn(f"{problem}; fix that template, or disable its plugin", RuntimeWarning, stacklevel=2)
+        return Markup('<p class="note">{}: left out here (its data is in leaderboard.json).</p>\n').format(problem)
 
 
 def _seed_plot(task: dict) -> Markup:
