@@ -134,7 +134,8 @@ def test_a_sections_own_views_render_on_the_site_and_in_markdown(toy_runs, monke
     (package / "templates").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "templates" / "seen.html").write_text(
-        '<p class="seen">{{ page }}{% if page == "task" %} {{ task.name }}{% endif %}: {{ section.models | length }}</p>\n')
+        '<p class="seen">{{ name }} {{ page }}{% if page == "task" %} {{ task.name }}{% endif %}: '
+        '{{ section.models | length }}</p>\n')
     monkeypatch.syspath_prepend(str(tmp_path))
     module = _section_plugin("viewing_board_plugin", "seen", lambda inputs: BoardSection({"models": ["a", "b"]}),
                              html="viewing_board:templates/seen.html", markdown="viewing_board_plugin:lines")
@@ -145,8 +146,8 @@ def test_a_sections_own_views_render_on_the_site_and_in_markdown(toy_runs, monke
                                               "markdown": "viewing_board_plugin:lines"}
     assert "## seen: 2 models" in markdown.render(board)
     site.write(board, tmp_path / "site")
-    assert '<p class="seen">gaps: 2</p>' in (tmp_path / "site" / "gaps.html").read_text(encoding="utf-8")
-    assert '<p class="seen">task toy_tag: 2</p>' in (tmp_path / "site" / "tasks" / "toy_tag.html").read_text(encoding="utf-8")
+    assert '<p class="seen">seen gaps: 2</p>' in (tmp_path / "site" / "gaps.html").read_text(encoding="utf-8")
+    assert '<p class="seen">seen task toy_tag: 2</p>' in (tmp_path / "site" / "tasks" / "toy_tag.html").read_text(encoding="utf-8")
 
 
 def test_a_view_that_does_not_resolve_leaves_the_sections_views_off_with_its_plugin_named(toy_runs, monkeypatch):

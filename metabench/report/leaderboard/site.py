@@ -54,13 +54,16 @@ def _environment() -> Environment:
 
 
 @pass_context
-def _section_view(context, name: str, template: str, **variables) -> Markup:
-    """A registered section's ``html=`` template, rendered with the page's context and ``variables`` (``section``,
-    ``page``, ``task``), as an include would; where it raises (a key its data lacks, under StrictUndefined) the
-    page shows a note in its place and a warning names the template: a plugin's bug costs its own view, not
-    the site, which is written after every run was verified and ranked."""
+def _section_view(context, name: str, view: dict, **variables) -> Markup:
+    """A registered section's ``html=`` template, rendered with what the ``{% include %}`` it replaces gave it:
+    the page's context, ``name`` and ``view`` (the loop's) and ``variables`` (``section``, ``page``, ``task``).
+    Where it raises (a key its data lacks, under StrictUndefined) the page shows a note in its place and a
+    warning names the template: a plugin's bug costs its own view, not the site, which is written after every
+    run was verified and ranked."""
+    template = view["html"]
     try:
-        return Markup(context.environment.get_template(template).render({**context.get_all(), **variables}))
+        return Markup(context.environment.get_template(template).render(
+            {**context.get_all(), "name": name, "view": view, **variables}))
     except Exception as exc:  # noqa: BLE001 - a plugin's template, whatever it raises
         problem = f"leaderboard section '{name}': its HTML view {template} failed ({type(exc).__name__}: {exc})"
         warnings.warn(f"{problem}; fix that template, or disable its plugin", RuntimeWarning, stacklevel=2)
