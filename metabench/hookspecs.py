@@ -215,8 +215,9 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
         ``family`` gives your tasks their own group of columns in the overview: the tasks carrying one of
         ``TAGS`` (checked before the built-in groups, so a task tagged ``detection`` too joins yours).
         ``html`` and ``markdown`` are the section's own views: a Jinja template in your package that the site
-        includes on the gaps page and on every task page (with ``section``, ``page``, ``task``, ``board``), and
-        ``lines(board, name) -> list[str]`` that leaderboard.md prints after the gaps (docs/plugins.md).
+        renders on the gaps page and on every task page (with ``section``, ``name``, ``page``, ``task``,
+        ``board``), and ``lines(board, name) -> list[str]`` that leaderboard.md prints after the gaps; a view that
+        fails leaves a note in its place and a warning (docs/plugins.md).
 
     ``build`` is checked to be callable when first resolved. A section that raises, returns anything but a
     ``BoardSection`` or takes a name the board already has (``tasks``, ``models``...) is quarantined: left

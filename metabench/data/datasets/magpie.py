@@ -10,7 +10,8 @@ Ids ``magpie:<idiom>:<row>``.
 
 Values that repeat (POS tags, variant types, an idiom's name, number and keywords) are one string object each,
 shared by the items: the parsed-item cache pickles an object once however often it is referred to, and
-1.4 million separate copies made this slice the slowest of ``--tasks all`` to cache and to read back.
+1.4 million separate copies made this slice and VUA's all-words targets the two slowest of ``--tasks all`` to
+cache and to read back.
 """
 
 from __future__ import annotations

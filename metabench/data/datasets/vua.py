@@ -359,7 +359,7 @@ class _Texts:
     its targets (all of its words under ``track=allwords``, 160k targets), and re-tokenising it per target was
     most of the load. Its targets share these objects, so the parsed-item cache stores each once (pickle writes
     an object once however often it is referred to): the allwords train slice pickles to 17.4 MB, 23.8 MB
-    with a group string per target."""
+    with a group and a source string per target."""
 
     def __init__(self):
         self._made: dict[tuple, tuple[str, list[tuple[int, int]], str]] = {}
@@ -402,8 +402,8 @@ def _every_word(ctx, split: str):
         raise bad_split("vua_shared_task", split, ETS_SENTENCES)
     texts = _Texts()
     items = [
-        _target_item(TextItem, texts.of(sentence, words), marked, offset,
-                     label=MET if marked[offset - 1] else LIT, source="vua_shared_task_allwords", split=split, line=line)
+        _target_item(TextItem, texts.of(sentence, words), marked, offset, label=MET if marked[offset - 1] else LIT,
+                     source="vua_shared_task_allwords", split=split, line=line)
         for sentence, (words, marked, line) in _ets_sentences(ctx, split).items()
         for offset in range(1, len(words) + 1)
         if _WORD.search(words[offset - 1])
