@@ -24,7 +24,7 @@ from ..data.spec import DatasetSpec
 from ..errors import DataError
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
 from .regimes import FOLDS, deduplicate, folding, split_of
-from .sampling import SAMPLINGS, sample, to_items
+from .sampling import SAMPLINGS, samples, to_items
 
 PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
@@ -59,11 +59,28 @@ def pool(ctx, recipe: Recipe, seed: int = 0, base_args: dict | None = None) -> t
     recipe, the sample of its token-level sentences drawn with ``seed`` (artifact-controlled, or its control)."""
     base_args = {k: v[0] for k, v in recipe.base_args.items()} | (base_args or {})
     if recipe.sample_from:
-        sentences = [s for ds, split, args in recipe.sample_from for s in read_slice(ctx, ds, split, args, {}, base_args)]
-        return to_items(sentences, sample(sentences, seed, SAMPLINGS[recipe.sampling])[0], PREFIX + recipe.name), []
+        return sampled_pools(ctx, [recipe], seed, base_args)[0], []
     items = [item for ds, split, args in recipe.pool
              for item in read_slice(ctx, ds, split, args, recipe.labels, base_args)]
     return deduplicate(items, dedup_key) if recipe.dedup else (items, [])
+
+
+def sampled_pools(ctx, recipes: list[Recipe], seed: int, base_args: dict) -> list[list]:
+    """The items of each of ``recipes`` (twins: the same ``sample_from``), their sentences read once and their
+    samples drawn in one pass (:func:`sampling.samples`)."""
+    first = recipes[0]
+    sentences = [s for ds, split, args in first.sample_from for s in read_slice(ctx, ds, split, args, {}, base_args)]
+    drawn = samples(sentences, seed, [SAMPLINGS[r.sampling] for r in recipes])
+    layout: dict = {}
+    return [to_items(sentences, sampled, PREFIX + r.name, layout) for r, (sampled, _) in zip(recipes, drawn)]
+
+
+def twins(recipe: Recipe) -> list[Recipe]:
+    """The recipe and every other drawn from the same sentences (same ``sample_from`` and ``base_args``: a
+    corpus's BO sample and its random control), in registry order; just the recipe if it samples nothing."""
+    if not recipe.sample_from:
+        return [recipe]
+    return [r for r in RECIPES.values() if r.sample_from == recipe.sample_from and r.base_args == recipe.base_args]
 
 
 def load(ctx, split: str, regime: str = "random", fold: int = 0, seed: int = 0, **base_args):
@@ -112,35 +129,63 @@ def _pooled(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
     splits, and a dataset has up to a dozen regime × fold tasks), and kept in the parsed-item cache under the
     dataset's manifest, sources and seed, and in this process for the next few loads (tasks run in name
     order, so a dataset's tasks come together). Either way every file the pool was read from is resolved and
-    verified again, so a changed or missing file fails as on a build and results.json lists the same files."""
-    memo = (ctx.spec.name, seed, tuple(sorted(base_args.items())), str(ctx.data_dir))
-    entry = _POOLS.get(memo)
+    verified again, so a changed or missing file fails as on a build and results.json lists the same files.
+
+    A sampled recipe's twins (:func:`twins`) not stored yet are built with it and stored too: their jobs come
+    to this worker with its own (``DatasetSpec.built_with`` groups them), or find the pool in the cache."""
+    entry = _POOLS.get(_memo(ctx, recipe, seed, base_args))
     if entry is None:
-        stored = itemcache.key(ctx.spec, "all", {"seed": seed, **base_args}, part="pool")
+        stored = _stored(ctx, recipe, seed, base_args)
         entry = itemcache.read(stored)
         if not isinstance(entry, _Pool):  # absent, unreadable or foreign: build it (once, if several processes miss it)
             with itemcache.building(stored):
                 entry = itemcache.read(stored)
                 if not isinstance(entry, _Pool):
-                    entry = _build(ctx, recipe, seed, base_args)
-                    itemcache.write(stored, entry)
-    _POOLS[memo] = entry
-    _POOLS.move_to_end(memo)
-    while len(_POOLS) > _POOLS_KEPT:
-        _POOLS.popitem(last=False)
+                    missing = [r for r in twins(recipe) if r is recipe or not itemcache.exists(_stored(ctx, r, seed, base_args))]
+                    pools = _build(ctx, missing, seed, base_args)
+                    for built, made in zip(missing, pools):
+                        itemcache.write(_stored(ctx, built, seed, base_args), made)
+                        _keep(_memo(ctx, built, seed, base_args), made)
+                    entry = pools[missing.index(recipe)]
+    _keep(_memo(ctx, recipe, seed, base_args), entry)
     for relpath in entry.used:
         ctx.path(relpath)
     return entry
 
 
-def _build(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
-    items, _ = pool(ctx, recipe, seed, base_args)
-    folds = {}
-    for regime in recipe.regimes:
-        if regime not in ("original", "authors"):
-            key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
-            folds[regime] = folding(items, key, dataset=ctx.spec.name, regime=regime, seed=seed)
-    return _Pool(items, list(ctx.used), folds)
+def _memo(ctx, recipe: Recipe, seed: int, base_args: dict) -> tuple:
+    return (PREFIX + recipe.name, seed, tuple(sorted(base_args.items())), str(ctx.data_dir))
+
+
+def _stored(ctx, recipe: Recipe, seed: int, base_args: dict) -> str:
+    """The parsed-item cache key of a recipe's pool: its dataset's (a twin's spec is the loading dataset's
+    under the twin's name: same files, loader and sources)."""
+    spec = ctx.spec if ctx.spec.name == PREFIX + recipe.name else dataclasses.replace(ctx.spec, name=PREFIX + recipe.name)
+    return itemcache.key(spec, "all", {"seed": seed, **base_args}, part="pool")
+
+
+def _keep(memo: tuple, entry: _Pool) -> None:
+    _POOLS[memo] = entry
+    _POOLS.move_to_end(memo)
+    while len(_POOLS) > _POOLS_KEPT:
+        _POOLS.popitem(last=False)
+
+
+def _build(ctx, recipes: list[Recipe], seed: int, base_args: dict) -> list[_Pool]:
+    """The pools of ``recipes`` (one, or sampled twins drawn together), each with its folding per regime."""
+    if len(recipes) > 1:
+        pools = sampled_pools(ctx, recipes, seed, base_args)
+    else:
+        pools = [pool(ctx, recipes[0], seed, base_args)[0]]
+    out = []
+    for recipe, items in zip(recipes, pools):
+        folds = {}
+        for regime in recipe.regimes:
+            if regime not in ("original", "authors"):
+                key = KEYS[recipe.key_l2 if regime == "lexical_l2" else recipe.key] if regime.startswith("lexical") else _item_id
+                folds[regime] = folding(items, key, dataset=PREFIX + recipe.name, regime=regime, seed=seed)
+        out.append(_Pool(items, list(ctx.used), folds))
+    return out
 
 
 def _item_id(item) -> str:
@@ -161,6 +206,7 @@ def specs() -> list[DatasetSpec]:
                 args={"regime": recipe.regimes, "fold": FOLDS, "seed": None, **recipe.base_args},
                 licence="; ".join(dict.fromkeys(b.licence for b in bases)),
                 caches_items=True,
+                built_with=tuple(PREFIX + twin.name for twin in twins(recipe) if twin is not recipe),
                 citation=" ".join(dict.fromkeys(b.citation for b in bases)),
                 description=f"Boisson et al. (2023) {recipe.paper}: {recipe.note} Regimes: {', '.join(recipe.regimes)}.",
             )

@@ -52,6 +52,10 @@ class DatasetSpec:
     datasets whose splits are all cut from one whole: the Boisson datasets (``artifacts/derived.py``) store
     each pool once with its folds, where a copy per (regime, fold, split) held every item about 15 times.
 
+    ``built_with``: other datasets the loader builds in the same pass (the Boisson BO sample of a corpus and its
+    random control share their sentences and span ranks, ``artifacts/derived.py``): a parallel launcher sends
+    the jobs of all of them to one worker (``launch/job_groups.py``), so the pass is made once.
+
     ``source``: set for a task's Hugging Face ``datasets`` source (``data/hf_source.py``): path, config,
     revision, columns and fingerprints, which key the parsed items beside the files and go into the run.
     """
@@ -67,6 +71,7 @@ class DatasetSpec:
     counts: dict = field(default_factory=dict)
     root: str = ""
     caches_items: bool = False
+    built_with: tuple[str, ...] = ()
     source: dict | None = None
 
     def loader_function(self):

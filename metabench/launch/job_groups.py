@@ -22,11 +22,12 @@ if TYPE_CHECKING:
 _SPLIT = 3
 
 
-def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]]:
-    """Job numbers grouped by the data their task reads, large groups cut, largest first (LPT order)."""
+def batches(jobs: list[Job], numbers: list[int], workers: int, registry: Registry | None = None) -> list[list[int]]:
+    """Job numbers grouped by the data their task reads, large groups cut, largest first (LPT order). With the
+    ``registry``, datasets built together (``DatasetSpec.built_with``) count as one."""
     groups: dict[str, list[int]] = defaultdict(list)
     for n in numbers:
-        groups[data_key(jobs[n])].append(n)
+        groups[data_key(jobs[n], registry)].append(n)
     cap = max(1, math.ceil(len(numbers) / (max(1, workers) * _SPLIT)))
     out = []
     for members in groups.values():
@@ -36,12 +37,24 @@ def batches(jobs: list[Job], numbers: list[int], workers: int) -> list[list[int]
     return sorted(out, key=len, reverse=True)
 
 
-def data_key(job: Job) -> str:
+def data_key(job: Job, registry: Registry | None = None) -> str:
     """The datasets a job's task reads, in any role. A Boisson dataset's regimes × folds × views all come from
     one pool (for the VUAC_BO-style ones, a sampled corpus), which grouping by slice built again on every
-    worker."""
+    worker; a BO sample and its random control are drawn in one pass (``built_with``), which two workers
+    would each make."""
     names = {dataset for slices in job.task.slices.values() for dataset, _, _ in slices}
+    if registry is not None:
+        names = {_built_by(registry, name) for name in names}
     return json.dumps(sorted(names))
+
+
+def _built_by(registry: Registry, dataset: str) -> str:
+    """The first (by name) of a dataset and those built with it; the dataset itself if it cannot be resolved
+    (its job fails on the worker, with its own message)."""
+    try:
+        return min((dataset, *registry.resolve("dataset", dataset).built_with))
+    except Exception:  # noqa: BLE001
+        return dataset
 
 
 def model_family(registry: Registry, job: Job) -> str:

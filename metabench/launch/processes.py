@@ -62,7 +62,7 @@ def auto_workers(registry: Registry, jobs: list[Job]) -> int:
     if not jobs or any(model_family(registry, job) != "baseline" for job in jobs):
         return 1
     cpus = available_cpus()
-    return min(cpus, len(batches(jobs, list(range(len(jobs))), cpus)))
+    return min(cpus, len(batches(jobs, list(range(len(jobs))), cpus, registry)))
 
 
 def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
@@ -81,7 +81,7 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
 
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int) -> list:
-    queue = batches(jobs, list(range(len(jobs))), workers)
+    queue = batches(jobs, list(range(len(jobs))), workers, registry)
     outcomes: list = [None] * len(jobs)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)

@@ -81,7 +81,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
         wanted = json.loads(shape)
         size = min(gpus, len(numbers)) if wanted["num_gpus"] else min(cpus, len(numbers))
         actor = ray.remote(max_restarts=MAX_RETRIES, max_task_retries=MAX_RETRIES, **wanted)(Worker)
-        pools[shape] = ([actor.remote(store, cache_path) for _ in range(max(1, size))], batches(jobs, numbers, size))
+        pools[shape] = ([actor.remote(store, cache_path) for _ in range(max(1, size))], batches(jobs, numbers, size, registry))
 
     outcomes: list = [None] * len(jobs)
     running: dict = {}  # object ref -> (actor, pool shape, job numbers)

@@ -68,6 +68,18 @@ def token_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _TOKEN.finditer(text)]
 
 
+def word_spans(text: str, words: list[str], indices) -> tuple[tuple[int, int], ...]:
+    """Character (start, end) of the given indices of ``words`` (``text.split()``): by arithmetic where one
+    whitespace character separates the words and none surrounds them (a word then starts after the letters and
+    separators before it), else from :func:`token_spans`. MAGPIE marks 2-4 of a sentence's ~25 tokens:
+    locating every token with the regular expression was a third of its 2.3 s parse."""
+    if len(text) == sum(map(len, words)) + len(words) - 1:
+        starts = [sum(map(len, words[:i])) + i for i in indices]
+        return tuple((start, start + len(words[i])) for start, i in zip(starts, indices))
+    spans = token_spans(text)
+    return tuple(spans[i] for i in indices)
+
+
 def target_span(text: str, index: int, where: str) -> tuple[int, int]:
     spans = token_spans(text)
     if not 0 <= index < len(spans):

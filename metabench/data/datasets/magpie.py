@@ -22,7 +22,7 @@ from sys import intern
 from ...errors import DataError
 from ..readers import read_table
 from ..spec import DatasetSpec
-from .common import bad_split, check_unique_ids, files, result, token_spans
+from .common import bad_split, check_unique_ids, files, result, word_spans
 
 IDIOMS = 1727
 KEYWORDS = "magpie/idiom_keywords.tsv"
@@ -58,11 +58,11 @@ def load(ctx, split: str, idiom=None):
         for row_index, (line, row) in enumerate(rows):
             where = f"{relpath}:{line}"
             text = row["sentence"]
-            spans = token_spans(text)
+            words = text.split()
             mask = row["annotation"].split()
             tags = tuple(map(intern, row["tags"].split()))  # one string per tag: see the module docstring
-            if len(mask) != len(spans) or len(tags) != len(spans) or set(mask) - {"0", "1"}:
-                raise DataError(f"{where}: {len(spans)} tokens, {len(mask)} mask values, {len(tags)} POS tags")
+            if len(mask) != len(words) or len(tags) != len(words) or set(mask) - {"0", "1"}:
+                raise DataError(f"{where}: {len(words)} tokens, {len(mask)} mask values, {len(tags)} POS tags")
             if row["label"] not in LABELS:
                 raise DataError(f"{where}: label {row['label']!r} is not figurative/literal")
             if row["idiom"] != name:
@@ -72,7 +72,7 @@ def load(ctx, split: str, idiom=None):
                     id=f"magpie:{index}:{row_index}",
                     text=text,
                     label=intern(row["label"]),
-                    spans=tuple(s for s, m in zip(spans, mask) if m == "1"),
+                    spans=word_spans(text, words, [i for i, m in enumerate(mask) if m == "1"]),
                     lemma=name,
                     group=group,
                     source="magpie",
