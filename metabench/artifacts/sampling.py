@@ -127,8 +127,9 @@ def sample(sentences: list, seed: int, levels: tuple[str, ...] = LEVELS) -> tupl
 
 def samples(sentences: list, seed: int, samplings: list[tuple[str, ...]]) -> list[tuple[list[tuple[Span, str, str]], Counter]]:
     """:func:`sample` once per level list of ``samplings``, from one pass over the corpus: a corpus's BO sample
-    and its random control (``vua18_bo`` and ``vua18_rs``) share their word forms, metaphors and span ranks,
-    and drawing them together took 3.3 CPU s against 4.5 s apart (VUA-18; ``benchmarks/bench_twin_samples.py``).
+    and its random control (``vua18_bo`` and ``vua18_rs``) share their word forms, metaphors and span ranks:
+    both pools of VUA-18 took 4.31 CPU s together against 4.95 s apart, Meta4XNLI-EN's 1.91 against 2.23 s
+    (medians of 5 rounds, ``benchmarks/bench_twin_samples.py``).
     Each sample is exactly what :func:`sample` gives for its levels alone.
 
     A span's rank is ``digest(seed, sentence id, start, end)``. Spans are ranked as (raw sha256, sentence,
