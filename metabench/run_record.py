@@ -248,7 +248,8 @@ class Timings(Section):
     predict_s: float | None = field("the model answering", None)
     score_s: float | None = field("items scored and metrics aggregated", None,
                                   since="runs before the phase was timed lack it")
-    write_s: float | None = field("the samples encoded and the run folder written", None,
+    write_s: float | None = field("the samples encoded and the record checked (the files' own writing is not "
+                                  "timed: a parallel launcher's driver writes them)", None,
                                   since="runs before the phase was timed lack it")
     total_s: float | None = field("the job's wall time, the sum of the phases", None)
     items_per_s: float | None = field("answers asked of the model per second of `predict_s`; null when none were", None)

@@ -159,8 +159,28 @@ def golds_sha256(pairs) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
+def seal(results: dict, lines: bytes, run_dir: Path, started: float | None = None) -> tuple[dict, bytes]:
+    """(record, results.json's bytes) as metabench's launchers write them: the samples' digest added, the record
+    held to the whole :class:`metabench.run_record.RunRecord` (:func:`metabench.run_record.check_written`), the
+    time since ``started`` added to its ``write_s`` and ``total_s``, then encoded. A parallel launcher's workers
+    seal their jobs' runs, so the driver, which writes every run folder, only writes bytes: checking and
+    encoding 442 records one after another was most of its work in a fully cached ``--tasks all``, the
+    workers waiting on it."""
+    results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
+    check_written(results, run_dir / RESULTS)
+    if started is not None:
+        _add_time(results["timings"], time.perf_counter() - started)
+    return results, _body(run_dir, results)
+
+
+def _add_time(timings: dict, spent: float) -> None:
+    timings["write_s"] = timings.get("write_s", 0.0) + spent
+    timings["total_s"] = timings.get("total_s", 0.0) + spent
+
+
 def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
-              started: float | None = None, durable: bool = True, complete: bool = False) -> None:
+              started: float | None = None, durable: bool = True, complete: bool = False,
+              body: bytes | None = None) -> None:
     """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).
 
     ``samples``: the per-item rows, or samples.jsonl's bytes as :func:`samples_text` encoded them (a job
@@ -179,13 +199,21 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
 
     The record is checked against :class:`metabench.run_record.RunRecord` before anything is written: one the
     readers would refuse is refused here, and ``complete=True`` (metabench's own writer, ``launch.outcomes``)
-    also holds it to the whole model (:func:`metabench.run_record.check_written`).
+    also holds it to the whole model (:func:`metabench.run_record.check_written`). ``body``: results.json's
+    bytes as :func:`seal` gave them with ``results`` (a worker's): written as they are, after the record's
+    digest is compared with the samples'; the time writing takes is then not added (the worker's was).
     """
     check_run_dir(run_dir)
     lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
-    results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
-    (check_written if complete else check_results)(results, run_dir / RESULTS)
-    body = None if started is not None else _body(run_dir, results)  # else encoded once, with the write's time
+    if body is not None:
+        if results.get(DIGEST) != hashlib.sha256(lines).hexdigest():
+            raise MetabenchError(f"{run_dir / RESULTS}: the sealed record's {DIGEST} is not the samples' digest",
+                                 hint="this is a bug in a launcher: report it with the command")
+        started = None
+    else:
+        results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
+        (check_written if complete else check_results)(results, run_dir / RESULTS)
+        body = None if started is not None else _body(run_dir, results)  # else encoded once, with the write's time
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with locked(parent, wait_s=LOCK_WAIT_S, timed_out=lambda: _busy(parent)):
@@ -197,10 +225,7 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
         try:
             _write_file(staging / SAMPLES, lines, durable)
             if body is None:
-                timings = results["timings"]  # the caller's dict: its outcome shows the same numbers
-                spent = time.perf_counter() - started
-                timings["write_s"] = timings.get("write_s", 0.0) + spent
-                timings["total_s"] = timings.get("total_s", 0.0) + spent
+                _add_time(results["timings"], time.perf_counter() - started)  # the caller's dict: its outcome shows them
                 body = _body(run_dir, results)
         except BaseException:  # a NaN metric (refused) or an interrupt: the staging folder goes, the old run stays
             shutil.rmtree(staging, ignore_errors=True)

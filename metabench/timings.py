@@ -1,8 +1,9 @@
 """Where a job's time goes: consecutive phases that add up to its wall time (``timings`` in results.json).
 
 A :class:`Phases` stopwatch charges each lap to a named phase, so the phases sum to the elapsed time by
-construction and nothing a job does goes unaccounted. Writing the run folder is the last phase; the store
-adds its own time (``store.write_run(started=...)``) just before it writes results.json.
+construction and nothing a job does goes unaccounted. Writing the run folder is the last phase; sealing the
+record (``store.seal``: checked against the record model) adds its own time just before results.json is
+encoded, and the files' own writing (on a parallel launcher's driver) goes untimed.
 
 Some work happens inside whichever lap needs it first: hashing data files, hashing a model's files, loading
 a model. Each is measured where it happens by a *meter* (a process-wide running total of seconds), and every

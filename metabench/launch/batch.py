@@ -30,10 +30,11 @@ def attempt(registry, job: Job, cache) -> JobResult | JobOutcome:
 
 
 def compute_batch(registry, jobs: list[Job], cache) -> list[dict | JobOutcome]:
-    """A parallel worker's share: each job computed (:func:`attempt`) and returned as the payload the driver
-    writes, or as its outcome (skipped, failed). The files this worker verified are recorded now: a worker
-    may exit without running atexit handlers."""
+    """A parallel worker's share: each job computed (:func:`attempt`), its record sealed, and returned as the
+    payload the driver writes, or as its outcome (skipped, failed). The files this worker verified are
+    recorded now: a worker may exit without running atexit handlers."""
     with collecting_less():
         results = [attempt(registry, job, cache) for job in jobs]
+        results = [result if isinstance(result, JobOutcome) else result.seal() for result in results]
     flush_stamps()
     return [result if isinstance(result, JobOutcome) else result.payload() for result in results]

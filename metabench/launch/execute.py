@@ -135,7 +135,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
     if memo is not None:
         cache.put_run(memo, job_memo.stored(results), run_dir.name, lines)
-    phases.lap("write_s")  # encoding the samples, the record; write() adds the time writing the folder takes
+    phases.lap("write_s")  # encoding the samples, the record; JobResult.seal() adds the time checking it takes
     timings.update(phases.record())
     answered = len(test.items) * len(seeds) * options.repeat - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import MetabenchError
 from ..jobs import Job
-from ..store import write_run
+from ..store import seal, write_run
 
 #: How often a batch whose worker died (killed, out of memory, its node gone) is run again before its jobs
 #: fail: every answer committed before is found in the cache, so a retry recomputes only the batch in flight.
@@ -42,18 +42,35 @@ class JobResult:
     results: dict
     samples: bytes
     run_dir: Path
+    #: results.json's bytes once the record is sealed (:meth:`seal`: ``results`` then holds the samples' digest)
+    body: bytes | None = None
 
     def payload(self) -> dict:
         """What a worker process sends back for the driver to write (the job itself the driver holds)."""
-        return {"results": self.results, "samples": self.samples, "run_dir": str(self.run_dir)}
+        return {"results": self.results, "samples": self.samples, "run_dir": str(self.run_dir), "body": self.body}
 
     @classmethod
     def from_payload(cls, job: Job, payload: dict) -> JobResult:
-        return cls(job, payload["results"], payload["samples"], Path(payload["run_dir"]))
+        return cls(job, payload["results"], payload["samples"], Path(payload["run_dir"]), payload.get("body"))
+
+    def seal(self) -> JobResult | JobOutcome:
+        """This result with its record sealed and encoded (:func:`metabench.store.seal`; a parallel launcher's
+        worker does it, else :func:`written`), the time it took in its ``write_s``; a record the model refuses
+        fails the job, before anything is written."""
+        try:
+            results, body = seal(self.results, self.samples, self.run_dir, started=time.perf_counter())
+        except MetabenchError as exc:
+            return failed(self.job, str(exc))
+        return JobResult(self.job, results, self.samples, self.run_dir, body)
 
 
 def written(result: JobResult) -> JobOutcome:
-    """Write a computed job's run folder; its outcome (failed when the store refuses to replace a run)."""
+    """Write a computed job's run folder (its record sealed first, unless a worker did); its outcome, which
+    holds the record as written (failed when the store refuses the record or to replace a run)."""
+    if result.body is None:
+        result = result.seal()
+        if isinstance(result, JobOutcome):
+            return result
     try:
         write(result)
     except MetabenchError as exc:
@@ -64,10 +81,10 @@ def written(result: JobResult) -> JobOutcome:
 def write(result: JobResult) -> None:
     """Write a computed job's run folder (results.json + samples.jsonl), unflushed: a launcher calls
     :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``). The record is held to
-    the whole :class:`metabench.run_record.RunRecord` first (``complete``): a field the model does not declare,
-    or one it declares left out, fails the job before anything is written."""
+    the whole :class:`metabench.run_record.RunRecord` first (``complete``, or already by :meth:`JobResult.seal`):
+    a field the model does not declare, or one it declares left out, fails the job before anything is written."""
     write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite,
-              started=time.perf_counter(), durable=False, complete=True)
+              started=time.perf_counter(), durable=False, complete=True, body=result.body)
 
 
 def collect(outcomes: list, jobs: list[Job], numbers: list[int], computed: list) -> None:
