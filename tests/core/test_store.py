@@ -254,3 +254,30 @@ def test_a_nan_metric_is_refused_and_the_previous_run_stays_whole(tmp_path, time
         write_run(run_dir, results, samples, overwrite=True, started=time.perf_counter() if timed else None)
     assert _which(run_dir) == "old"
     assert sorted(p.name for p in run_dir.parent.iterdir()) == ["m"], "a staging folder was left behind"
+
+
+def test_a_sealed_run_is_written_as_sealed_and_its_digest_still_checked(toy_registry, tmp_path):
+    """A parallel launcher's workers seal each record (checked, digest added, results.json encoded); the driver
+    writes those bytes as they are, but still refuses a record whose digest is not its samples' (a launcher bug
+    must not leave a run the readers would refuse)."""
+    from metabench.launch.batch import compute_batch
+    from metabench.launch.outcomes import JobOutcome, JobResult, collect
+    from metabench.runner import plan
+    from metabench.cache import AnswerCache
+    from metabench.config.index import TaskIndex
+
+    jobs = plan(TaskIndex(toy_registry), "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
+    (payload,) = compute_batch(toy_registry, jobs, AnswerCache(None))
+    assert isinstance(payload["body"], bytes) and json.loads(payload["body"]) == payload["results"]
+    outcomes = [None]
+    collect(outcomes, jobs, [0], [payload])
+    assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == payload["body"]
+    assert load_run(outcomes[0].run_dir).record.raw == outcomes[0].results
+
+    other = JobResult.from_payload(jobs[0], {**payload, "samples": payload["samples"] + b"\n"})
+    assert other.body is not None
+    with pytest.raises(MetabenchError, match="sealed record's samples_sha256 is not the samples' digest"):
+        write_run(tmp_path / "other" / "run", other.results, other.samples, body=other.body)
+    assert not (tmp_path / "other" / "run").exists()
+    refused = JobResult(jobs[0], {**payload["results"], "undeclared_field": 1}, payload["samples"], tmp_path / "x").seal()
+    assert isinstance(refused, JobOutcome) and refused.status == "failed" and "undeclared_field" in refused.message
