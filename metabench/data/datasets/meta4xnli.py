@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from functools import lru_cache
 
 from ...errors import DataError
 from ..readers import read_table
@@ -65,26 +66,37 @@ def _sentences(ctx, relpath: str):
     return cached_conll(ctx.path(relpath), ctx.encoding(relpath), ctx.declared(relpath).sha256)
 
 
-def _source_sentences(ctx, language: str, sources, parts):
-    from ..items import TaggedSentence  # noqa: PLC0415
-
-    out = []
+def _source_sentences(ctx, language: str, sources, parts) -> list:
+    """The sentences of the source files of one language (every file resolved and recorded in ``ctx``). Each
+    train/dev/test slice reads all of them to find its sentences' origin, as does ``all``: built once per
+    process for the six slices and two pools of ``--tasks all`` (keyed by the files' verified hashes)."""
+    files = []
     for source in sources:
         for part in parts:
             relpath = _source_file(language, source, part)
-            name = f"{source}_{part}"
-            for index, (line, words, tags) in enumerate(_sentences(ctx, relpath)):
-                out.append(
-                    TaggedSentence(
-                        id=f"{language}/{name}:{index}",
-                        words=words,
-                        tags=tags,
-                        language=language,
-                        source=source,
-                        meta={"subset": _FILE_SUBSET[part], "line": line, "file": name, "index": index},
-                    )
+            files.append((source, part, ctx.path(relpath), ctx.encoding(relpath), ctx.declared(relpath).sha256))
+    return list(_source_items(language, tuple(files)))
+
+
+@lru_cache(maxsize=8)
+def _source_items(language: str, files: tuple) -> tuple:
+    from ..items import TaggedSentence  # noqa: PLC0415
+
+    out = []
+    for source, part, path, encoding, sha256 in files:
+        name = f"{source}_{part}"
+        for index, (line, words, tags) in enumerate(cached_conll(path, encoding, sha256)):
+            out.append(
+                TaggedSentence(
+                    id=f"{language}/{name}:{index}",
+                    words=words,
+                    tags=tags,
+                    language=language,
+                    source=source,
+                    meta={"subset": _FILE_SUBSET[part], "line": line, "file": name, "index": index},
                 )
-    return out
+            )
+    return tuple(out)
 
 
 def load_detection(ctx, split: str, language: str = "en", source: str = "all", subset: str = "all"):
