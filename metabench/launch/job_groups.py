@@ -52,8 +52,9 @@ def _built_by(registry: Registry, dataset: str) -> str:
     """The first (by name) of a dataset and those built with it; the dataset itself if it cannot be resolved
     (its job fails on the worker, with its own message)."""
     try:
-        return min((dataset, *registry.resolve("dataset", dataset).built_with))
-    except Exception:  # noqa: BLE001
+        others = registry.resolve("dataset", dataset).built_with
+        return min((dataset, *((others,) if isinstance(others, str) else others)))  # one name given as a string
+    except Exception:  # noqa: BLE001 - a malformed built_with only costs the grouping
         return dataset
 
 

@@ -32,3 +32,12 @@ def test_a_large_group_is_cut_for_the_workers():
     assert max(map(len, out)) <= 3 and sorted(n for b in out for n in b) == list(range(13))
     assert all(len({data_key(jobs[n]) for n in batch}) == 1 for batch in out)
     assert len(batches(jobs, list(range(13)), workers=1)) < len(out)  # fewer workers, fewer cuts
+
+
+def test_a_malformed_built_with_only_costs_the_grouping():
+    """A plugin that gives one name as a string is read as that name; anything unusable groups by name."""
+    specs = {"a": SimpleNamespace(built_with="b"), "b": SimpleNamespace(built_with=("a",)),
+             "c": SimpleNamespace(built_with=(1, "x"))}
+    registry = SimpleNamespace(resolve=lambda kind, name: specs[name])
+    assert data_key(_job(test=["a"]), registry) == data_key(_job(test=["b"]), registry) == '["a"]'
+    assert data_key(_job(test=["c"]), registry) == '["c"]'
