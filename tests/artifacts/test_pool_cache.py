@@ -67,6 +67,24 @@ def test_a_pool_hit_cuts_the_splits_of_a_fresh_build(registry, cache, monkeypatc
         assert [i.meta for i in again.items] == [i.meta for i in first.items]  # meta is compare=False
 
 
+def test_a_sampled_pool_is_built_with_its_twin_which_is_then_read_from_the_cache(registry, cache, monkeypatch):
+    """Loading boisson_m4x_en_bo draws its random control (m4x_en_rs) in the same pass and stores both; the
+    control's tasks then read it, identical to the control built alone, and build nothing."""
+    from metabench.data.context import DataContext
+
+    load_split(registry, "boisson_m4x_en_bo", "test", {"regime": "random"})
+    assert _pool_entry(registry, "m4x_en_rs").is_file()
+    ctx = DataContext(registry.resolve("dataset", "boisson_m4x_en_rs"), None)
+    alone = derived._build(ctx, [derived.RECIPES["m4x_en_rs"]], 0, {})[0]
+    _new_process(monkeypatch)
+    monkeypatch.setattr(derived, "samples", _must_not_build)
+    stored = itemcache.read(_pool_entry(registry, "m4x_en_rs").stem)
+    assert stored.items == alone.items and stored.folds == alone.folds and stored.used == alone.used
+    assert [i.meta for i in stored.items] == [i.meta for i in alone.items]
+    test = load_split(registry, "boisson_m4x_en_rs", "test", {"regime": "lexical"})
+    assert [i.id for i in test.items] == [alone.items[i].id for i in derived.split_of(alone.folds["lexical"], 0, "test")]
+
+
 def test_seeds_and_regimes_give_other_splits_from_one_pool(registry, cache):
     def ids(**args):
         return [i.id for i in load_split(registry, "boisson_card_n", "test", args).items]

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from metabench.artifacts.regimes import digest
-from metabench.artifacts.sampling import LEVELS, RANDOM, _PUNCT, Span, _Keys, metaphor_spans, sample, to_items
+from metabench.artifacts.sampling import LEVELS, RANDOM, _PUNCT, Span, _Keys, metaphor_spans, sample, samples, to_items
 from metabench.data.items import TaggedSentence
 from metabench.data.load import load_split
 
@@ -131,3 +131,20 @@ def test_sampler_follows_its_definition(registry):
     for levels in (LEVELS, RANDOM):
         for seed in (0, 5):
             assert sample(sentences, seed, levels)[0] == _sample_by_definition(sentences, seed, levels)
+
+
+def test_twins_drawn_in_one_pass_are_each_what_it_gives_alone(registry):
+    """A BO sample and its random control share the corpus's forms and span ranks (``samples``), and each is
+    exactly the sample drawn alone; their items share text layouts, nothing else."""
+    sentences = load_split(registry, "cometa", "train").items[:400] + [
+        _sentence(900, "prices climb fast", ["O", "B-METAPHOR", "O"], ["NOUN", "VERB", "ADV"]),
+        _sentence(901, "we climb hills", ["O", "O", "O"], ["PRON", "VERB", "NOUN"]),
+    ]
+    for seed in (0, 7):
+        both = samples(sentences, seed, [LEVELS, RANDOM])
+        assert both == [sample(sentences, seed, LEVELS), sample(sentences, seed, RANDOM)]
+        assert both[0][0] != both[1][0]  # two different samples, not one twice
+        layout: dict = {}
+        together = [to_items(sentences, drawn, "toy", layout) for drawn, _ in both]
+        assert together == [to_items(sentences, drawn, "toy") for drawn, _ in both]
+        assert [i.meta for i in together[0]] == [i.meta for i in to_items(sentences, both[0][0], "toy")]

@@ -41,3 +41,20 @@ def test_a_malformed_built_with_only_costs_the_grouping():
     registry = SimpleNamespace(resolve=lambda kind, name: specs[name])
     assert data_key(_job(test=["a"]), registry) == data_key(_job(test=["b"]), registry) == '["a"]'
     assert data_key(_job(test=["c"]), registry) == '["c"]'
+
+
+def test_datasets_built_together_share_a_batch_given_the_registry():
+    """A BO sample and its random control are drawn in one pass (``DatasetSpec.built_with``): their jobs go to
+    one worker, which builds both pools once, instead of two workers each reading and ranking the corpus."""
+    from metabench.plugins import load
+
+    registry = load()
+    assert registry.resolve("dataset", "boisson_vua18_bo").built_with == ("boisson_vua18_rs",)
+    assert registry.resolve("dataset", "boisson_vua18_rs").built_with == ("boisson_vua18_bo",)
+    assert registry.resolve("dataset", "boisson_m4x_es_bo").built_with == ()  # no control of its own
+    jobs = [_job(test=["boisson_vua18_bo"]), _job(test=["boisson_m4x_es_bo"]), _job(test=["boisson_vua18_rs"]),
+            _job(test=["no_such_dataset"])]
+    assert data_key(jobs[0], registry) == data_key(jobs[2], registry) != data_key(jobs[1], registry)
+    assert data_key(jobs[0]) != data_key(jobs[2])  # without the registry: by name, as before
+    assert data_key(jobs[3], registry) == '["no_such_dataset"]'  # its job fails on the worker, with its message
+    assert sorted(map(sorted, batches(jobs, [0, 1, 2, 3], 1, registry))) == [[0, 2], [1], [3]]
