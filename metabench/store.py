@@ -209,7 +209,6 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
         if results.get(DIGEST) != hashlib.sha256(lines).hexdigest():
             raise MetabenchError(f"{run_dir / RESULTS}: the sealed record's {DIGEST} is not the samples' digest",
                                  hint="this is a bug in a launcher: report it with the command")
-        started = None
     else:
         results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
         (check_written if complete else check_results)(results, run_dir / RESULTS)

@@ -141,10 +141,11 @@ def _pooled(ctx, recipe: Recipe, seed: int, base_args: dict) -> _Pool:
             with itemcache.building(stored):
                 entry = itemcache.read(stored)
                 if not isinstance(entry, _Pool):
-                    missing = [r for r in twins(recipe) if r is recipe or not itemcache.exists(_stored(ctx, r, seed, base_args))]
+                    keys = {r.name: _stored(ctx, r, seed, base_args) for r in twins(recipe)}
+                    missing = [r for r in twins(recipe) if r is recipe or not itemcache.exists(keys[r.name])]
                     pools = _build(ctx, missing, seed, base_args)
                     for built, made in zip(missing, pools):
-                        itemcache.write(_stored(ctx, built, seed, base_args), made)
+                        itemcache.write(keys[built.name], made)
                         _keep(_memo(ctx, built, seed, base_args), made)
                     entry = pools[missing.index(recipe)]
     _keep(_memo(ctx, recipe, seed, base_args), entry)

@@ -71,8 +71,8 @@ class DatasetSpec:
     counts: dict = field(default_factory=dict)
     root: str = ""
     caches_items: bool = False
-    built_with: tuple[str, ...] = ()
     source: dict | None = None
+    built_with: tuple[str, ...] = ()  # last: a plugin that passes the fields by position keeps its ``source``
 
     def loader_function(self):
         """The function the lazy ``loader`` target names (its module is imported on first use)."""
