@@ -15,7 +15,9 @@ files a run is about to use are still validated against the registry when loaded
 
 The index's quarantined files are stored with it and reported again on every hit (a warning, or the error
 under ``--strict``), exactly as a fresh read reports them. One file, ``$METABENCH_CACHE_DIR/task-index.pkl``,
-holds the last index (key and content); an unreadable one is a miss, a failed write only costs speed.
+holds the last index, sealed with this user's secret for its key (``cache_seal.py``): a file another user or a
+restored CI cache put there, or one pickled again under the key, is never unpickled, but read as a miss and
+replaced, like an unreadable one; a failed write only costs speed.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ import pickle
 from functools import lru_cache
 from pathlib import Path
 
-from ..atomic import write_atomically
+from .. import cache_seal
 from ..cache import cache_root, writable
 from ..version import __version__
 
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_file() -> Path:
@@ -80,15 +82,9 @@ def key(registry) -> str:
 
 
 def read(entry: str) -> dict | None:
-    """The index content stored under ``entry``, or None (absent, another key, unreadable)."""
-    try:
-        with cache_file().open("rb") as handle:
-            stored = pickle.load(handle)
-    except Exception:  # noqa: BLE001 - absent, torn or foreign: a miss, which the next write replaces
-        return None
-    if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0] == entry and isinstance(stored[1], dict)):
-        return None
-    return stored[1]
+    """The index content stored under ``entry``, or None (absent, another key, not sealed by this user)."""
+    stored = cache_seal.load(cache_file(), f"task-index\0{entry}")
+    return stored if isinstance(stored, dict) else None
 
 
 def write(entry: str, content: dict) -> None:
@@ -97,6 +93,6 @@ def write(entry: str, content: dict) -> None:
     if not writable():  # a dry run writes nothing (cache.read_only)
         return
     try:
-        write_atomically(cache_file(), pickle.dumps((entry, content), protocol=pickle.HIGHEST_PROTOCOL))
+        cache_seal.dump(cache_file(), f"task-index\0{entry}", content)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass

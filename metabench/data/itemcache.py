@@ -23,8 +23,9 @@ key with its own ``part``): the Boisson datasets store each pool once, with its 
 Their split keys then hold only a marker (:func:`mark`: no items, the files read), so that :func:`exists`
 still tells the job memo which slices have been loaded.
 
-The cache lives in ``$METABENCH_CACHE_DIR/items`` (the same trust as the checkpoints beside it: only
-metabench writes there). An unreadable entry is a miss and is rewritten; a failed write only costs speed.
+The cache lives in ``$METABENCH_CACHE_DIR/items``. Each entry is sealed with this user's secret for its key
+(``cache_seal.py``): a file another user or a restored CI cache put there, or one pickled again under its key, is
+never unpickled but read as a miss and rebuilt, like an unreadable one; a failed write only costs speed.
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from .. import cache_seal
 from ..version import __version__
-from ..atomic import write_atomically
 from ..cache import cache_root
 from ..filelock import locked
 
-FORMAT = 1
+FORMAT = 2
 
 
 def cache_folder() -> Path:
@@ -145,18 +146,15 @@ def key(spec, split: str, args: dict, *, part: str = "") -> str:
 
 
 def read(entry: str) -> object | None:
-    """What :func:`write` stored under a key, or None (absent or unreadable: the caller checks its shape)."""
-    try:
-        with (cache_folder() / f"{entry}.pkl").open("rb") as handle:
-            return pickle.load(handle)
-    except Exception:  # noqa: BLE001 - absent, torn or foreign: a miss, which the next write replaces
-        return None
+    """What :func:`write` stored under a key, or None (absent, unreadable or not sealed by this user: the caller
+    checks its shape)."""
+    return cache_seal.load(cache_folder() / f"{entry}.pkl", f"items\0{entry}")
 
 
 def write(entry: str, payload: object) -> None:
     """Store a payload under a key (atomically); a read-only cache or a full disk only costs speed."""
     try:
-        write_atomically(cache_folder() / f"{entry}.pkl", pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+        cache_seal.dump(cache_folder() / f"{entry}.pkl", f"items\0{entry}", payload)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass  # a read-only or full disk, or an unpicklable plugin item: parse next time
 
@@ -193,5 +191,7 @@ def building(entry: str):
 
 
 def exists(entry: str) -> bool:
-    """Whether a key has an entry (what :mod:`metabench.job_memo` asks before keying a job on it)."""
+    """Whether a key has an entry (what :mod:`metabench.job_memo` asks before keying a job on it). Its seal is not
+    checked here (that reads the whole file): a planted file only lets the memo look the job up in the answer
+    cache (plain data, not code), and a remembered job's data files are re-verified before it is served."""
     return (cache_folder() / f"{entry}.pkl").is_file()

@@ -1,0 +1,139 @@
+"""The fifth hardening round (issue 49): what was added since the fourth under hostile and broken input.
+
+One section per class of the issue, each parametrised over several cases: code run from a cache file, deleting
+what metabench did not make, a plugin's board section taking down the build, bounds a shape slips past, the Hub
+export, a data file edited in place, and last round's leftovers. CLI cases run in-process through the bad-input
+suites' `cli` fixture (tests/cli_inprocess.py: no traceback, and nothing outside the cache and the command's
+output folders may change).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+from cli_inprocess import cli, good_run, registry  # noqa: F401 - cli, registry: fixtures
+
+
+# ------------------------------------------------------------------- 1. code execution from a cache file
+
+class _RunsCode:
+    """Unpickling this writes a marker file: what a planted cache file would do with ``os.system``."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def _index_file(registry):
+    from metabench.config import index_cache
+
+    return index_cache.cache_file(), f"task-index\0{index_cache.key(registry)}", index_cache.key(registry)
+
+
+def _item_file(registry):
+    from metabench.data import itemcache
+
+    entry = itemcache.key(registry.resolve("dataset", "toy_cls"), "test", {})
+    return itemcache.cache_folder() / f"{entry}.pkl", f"items\0{entry}", entry
+
+
+def _fake_index(registry, marker: Path) -> dict:
+    """A well-formed index naming a task that no file declares (what re-pickling under the key serves)."""
+    from metabench.config.index import TaskIndex
+
+    real = TaskIndex(registry)
+    return {"tasks": {"planted_task": next(iter(real.tasks.values()))}, "groups": {}, "quarantined": {},
+            "_group_plugins": {}, "_problems": [], "marker": _RunsCode(marker)}
+
+
+PLANTED = {
+    "code": lambda registry, key, marker: _RunsCode(marker),
+    "code-in-the-expected-shape": lambda registry, key, marker: (key, {"tasks": _RunsCode(marker)}),
+    "items-shape-with-code": lambda registry, key, marker: ([_RunsCode(marker)], ["toy/cls_test.tsv"]),
+    "plausible-index-under-its-key": lambda registry, key, marker: _fake_index(registry, marker),
+}
+
+
+@pytest.mark.parametrize("cache", ["task-index", "items"])
+@pytest.mark.parametrize("planted", list(PLANTED))
+def test_a_planted_cache_file_never_runs_code_and_is_rebuilt(registry, tmp_path, monkeypatch, cache, planted):
+    """A pickle in the cache folder that the user's secret did not seal is never unpickled (the marker its
+    ``__reduce__`` would write stays absent), whatever shape it has, and the entry is rebuilt from the files."""
+    import toy_plugin
+
+    from metabench import cache_seal
+    from metabench.config.index import TaskIndex
+    from metabench.data.load import load_split
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    marker = tmp_path / "marker"
+    path, _, key = (_index_file if cache == "task-index" else _item_file)(registry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(PLANTED[planted](registry, key, marker)))
+    if cache == "task-index":
+        index = TaskIndex(registry)
+        assert "planted_task" not in index.tasks and "bad_input_task" not in index.tasks and index.tasks
+    else:
+        assert len(load_split(registry, "toy_cls", "test").items) > 0
+    assert not marker.exists(), "a planted cache file ran code"
+    assert path.read_bytes().startswith(cache_seal.MAGIC)  # replaced by a sealed entry
+
+
+@pytest.mark.parametrize("cache", ["task-index", "items"])
+def test_an_entry_sealed_for_another_key_is_not_served(registry, tmp_path, monkeypatch, cache):
+    """The HMAC covers the entry's key: a sealed file copied or renamed onto another entry is a miss."""
+    import toy_plugin
+
+    from metabench import cache_seal
+    from metabench.config.index import TaskIndex
+    from metabench.data.load import load_split
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    path, purpose, _ = (_index_file if cache == "task-index" else _item_file)(registry)
+    cache_seal.dump(path, purpose.replace("\0", "\0other"), {"tasks": {}} if cache == "task-index" else ([], []))
+    assert cache_seal.load(path, purpose) is None
+    if cache == "task-index":
+        assert TaskIndex(registry).tasks
+    else:
+        assert load_split(registry, "toy_cls", "test").items
+    assert cache_seal.load(path, purpose) is not None  # rebuilt, sealed for its own key
+
+
+@pytest.mark.parametrize("problem", ["group-readable", "world-writable", "inside-the-cache", "a-link", "short"])
+def test_an_unsafe_secret_turns_the_caches_off_with_a_warning_that_says_how_to_fix_it(tmp_path, monkeypatch, problem):
+    from metabench import cache_seal
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    secret = tmp_path / ("cache" if problem == "inside-the-cache" else "config") / "secret"
+    secret.parent.mkdir()
+    secret.write_bytes(os.urandom(16 if problem == "short" else 32))
+    secret.chmod({"group-readable": 0o640, "world-writable": 0o602}.get(problem, 0o600))
+    if problem == "a-link":
+        os.symlink(secret, tmp_path / "link")
+        secret = tmp_path / "link"
+    monkeypatch.setenv(cache_seal.SECRET_ENV, str(secret))
+    monkeypatch.setattr(cache_seal, "_secrets", {})
+    with pytest.warns(RuntimeWarning, match="caches are off") as caught:
+        assert cache_seal.seal("x", b"payload") is None
+    message = str(caught[0].message)
+    assert str(secret) in message and any(fix in message for fix in ("remove it", "chmod 600", "name a file outside"))
+
+
+def test_a_new_secret_is_made_private_outside_the_cache(tmp_path, monkeypatch):
+    from metabench import cache_seal
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv(cache_seal.SECRET_ENV, str(tmp_path / "config" / "metabench" / "cache-secret"))
+    monkeypatch.setattr(cache_seal, "_secrets", {})
+    sealed = cache_seal.seal("entry", b"payload")
+    secret = tmp_path / "config" / "metabench" / "cache-secret"
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.parent.stat().st_mode & 0o777 == 0o700
+    assert bytes(cache_seal.unseal("entry", sealed)) == b"payload"
+    assert cache_seal.unseal("entry", sealed[:-1] + b"!") is None and cache_seal.unseal("other", sealed) is None
