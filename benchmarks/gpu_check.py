@@ -47,6 +47,9 @@ import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
+from metabench import owned_folders
+from metabench.errors import MetabenchError
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -367,7 +370,8 @@ def pack(carry: Path) -> int:
     from metabench.config.index import TaskIndex
     from metabench.plugins import default_registry
 
-    for name, source in shape_sources(None, carry / "tmp").items():
+    scratch = owned_folders.fresh(carry / "tmp", variable="--pack")
+    for name, source in shape_sources(None, scratch).items():
         target = carry / "shapes" / name
         target.mkdir(parents=True, exist_ok=True)
         for path in source.iterdir():
@@ -377,7 +381,7 @@ def pack(carry: Path) -> int:
     tokenizer = AutoTokenizer.from_pretrained(str(carry / "shapes" / "smollm2"))
     core = {"selection": "core", "tokenizer": "SmolLM2-135M", **workload_tokens(tasks, tokenizer)}
     (carry / "core.json").write_text(json.dumps(core, indent=2) + "\n")
-    shutil.rmtree(carry / "tmp")
+    owned_folders.remove(scratch, variable="--pack")
     print(f"gpu_check: packed shapes and the core workload ({len(core['jobs'])} decoder jobs, "
           f"{core['scoring_tokens']:,} scoring tokens, {core['generated_tokens']:,} generated tokens)")
     return 0
@@ -428,6 +432,27 @@ def dry_run(report: dict, paths, carry: Path | None, ctx) -> int:
     return 2 if missing else 0
 
 
+def selected(paths: list[tuple[str, callable]], only: list[str] | None) -> list[tuple[str, callable]]:
+    """The paths ``--only`` names (all without it); a name that is no path is an error, not an empty run."""
+    known = [name for name, _ in paths]
+    unknown = [name for name in only or () if name not in known]
+    if unknown:
+        raise MetabenchError(f"--only {', '.join(unknown)}: no such path", hint=f"choose from {', '.join(known)}")
+    return [(name, run) for name, run in paths if not only or name in only]
+
+
+def output_file(out: Path) -> Path:
+    """``--out``/gpu_check.json, checked before anything runs: ``--out`` must be a folder (or absent) and the
+    JSON's name a file (or absent), neither a symlink, so the report lands where it says it does."""
+    target = out / "gpu_check.json"
+    for path, folder in ((out, True), (target, False)):
+        if path.is_symlink() or (path.exists() and path.is_dir() != folder):
+            found = "a symlink" if path.is_symlink() else "a folder" if path.is_dir() else "a file"
+            raise MetabenchError(f"--out {out}: {path} is {found}, not {'a folder' if folder else 'a file'}",
+                                 hint="name a new folder, or a folder of your own without those (default: $OUT)")
+    return target
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = parser.add_mutually_exclusive_group()
@@ -460,14 +485,21 @@ def main(argv=None) -> int:
     if carry and (carry / "data").is_dir() and "METABENCH_DATA_DIR" not in os.environ:
         ctx.env["METABENCH_DATA_DIR"] = str(carry / "data")
     os.environ.update(ctx.env)  # this process loads data and models too (exports, the 8B projection)
-    paths = [(name, run) for name, run in plan(ctx) if not args.only or name in args.only]
+    try:
+        paths = selected(plan(ctx), args.only)
+        target = output_file(args.out)
+    except MetabenchError as exc:
+        print(f"gpu_check: {exc}", file=sys.stderr)
+        return 2
     report = {"mode": mode_name, "environment": environment(device), "sizes": ctx.sizes, "shapes": {}, "paths": {}}
     if args.dry_run:
         return dry_run(report, paths, carry, ctx)
-    shutil.rmtree(ctx.work, ignore_errors=True)
-    ctx.work.mkdir(parents=True)
+    try:
+        owned_folders.fresh(ctx.work, variable="GPU_CHECK_WORK")
+    except MetabenchError as exc:
+        print(f"gpu_check: {exc}", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / "gpu_check.json"
     sources = shape_sources(carry, ctx.work)
     for name in SHAPES:
         ctx.models[name] = ctx.work / "models" / name

@@ -137,3 +137,89 @@ def test_a_new_secret_is_made_private_outside_the_cache(tmp_path, monkeypatch):
     assert secret.stat().st_mode & 0o777 == 0o600 and secret.parent.stat().st_mode & 0o777 == 0o700
     assert bytes(cache_seal.unseal("entry", sealed)) == b"payload"
     assert cache_seal.unseal("entry", sealed[:-1] + b"!") is None and cache_seal.unseal("other", sealed) is None
+
+
+# ------------------------------------------------------------------- 2. deleting what it did not make
+
+def _gpu_check(monkeypatch, tmp_path, work: Path, *args) -> int:
+    """benchmarks/gpu_check.py's main in-process (its environment changes undone after the test)."""
+    import importlib.util
+
+    from mirror import REPO
+
+    spec = importlib.util.spec_from_file_location("gpu_check", REPO / "benchmarks" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(os, "environ", {**os.environ, "GPU_CHECK_WORK": str(work)})
+    return module.main(["--cpu-smoke", "--carry", str(tmp_path / "no-carry"), *args])
+
+
+def _users_folder(path: Path) -> Path:
+    path.mkdir(parents=True)
+    (path / "thesis.tex").write_text("years of work")
+    return path
+
+
+WORK_FOLDERS = {
+    "foreign-non-empty": lambda tmp: _users_folder(tmp / "home"),
+    "a-file": lambda tmp: (tmp / "file").write_text("x") and tmp / "file",
+    "a-link-to-a-foreign-folder": lambda tmp: (_users_folder(tmp / "home"), os.symlink(tmp / "home", tmp / "link"),
+                                               tmp / "link")[-1],
+    "a-link-to-a-marked-folder": lambda tmp: (_users_folder(tmp / "home"), (tmp / "home" / ".metabench-made").write_text("{}"),
+                                              os.symlink(tmp / "home", tmp / "link"), tmp / "link")[-1],
+}
+
+
+@pytest.mark.parametrize("case", list(WORK_FOLDERS))
+def test_the_gpu_check_never_empties_a_work_folder_it_did_not_make(monkeypatch, tmp_path, capsys, case):
+    work = WORK_FOLDERS[case](tmp_path)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert _gpu_check(monkeypatch, tmp_path, work, "--out", str(tmp_path / "out")) == 2
+    err = capsys.readouterr().err
+    assert f"GPU_CHECK_WORK={work}" in err and "hint: point GPU_CHECK_WORK at a new or empty folder" in err, err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("case", ["unknown", "typo", "one-known-one-not"])
+def test_gpu_check_only_naming_no_path_is_an_error(monkeypatch, tmp_path, capsys, case):
+    names = {"unknown": ["nothing"], "typo": ["taggerr"], "one-known-one-not": ["tagger", "nothing"]}[case]
+    only = [arg for name in names for arg in ("--only", name)]
+    assert _gpu_check(monkeypatch, tmp_path, tmp_path / "work", "--out", str(tmp_path / "out"), *only) == 2
+    err = capsys.readouterr().err
+    assert "no such path" in err and "choose from scoring_one_token" in err and "tagger" in err, err
+    assert not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("case", ["out-is-a-file", "out-is-a-link", "json-is-a-folder", "json-is-a-link"])
+def test_gpu_check_output_that_is_a_file_or_a_link_is_an_error(monkeypatch, tmp_path, capsys, case):
+    out = tmp_path / "out"
+    if case == "out-is-a-file":
+        out.write_text("x")
+    elif case == "out-is-a-link":
+        _users_folder(tmp_path / "elsewhere")
+        os.symlink(tmp_path / "elsewhere", out)
+    else:
+        out.mkdir()
+        (tmp_path / "elsewhere").write_text("x")
+        (out / "gpu_check.json").mkdir() if case == "json-is-a-folder" else \
+            os.symlink(tmp_path / "elsewhere", out / "gpu_check.json")
+    assert _gpu_check(monkeypatch, tmp_path, tmp_path / "work", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}:" in err and "hint: name a new folder" in err, err
+    assert not (tmp_path / "work").exists()
+
+
+def test_a_folder_metabench_made_is_emptied_and_removed_and_nothing_else(tmp_path):
+    from metabench import owned_folders
+    from metabench.errors import MetabenchError
+
+    made = owned_folders.fresh(tmp_path / "new" / "work", variable="WORK")
+    (made / "scratch.bin").write_text("x")
+    assert sorted(p.name for p in owned_folders.fresh(made, variable="WORK").iterdir()) == [owned_folders.MARK]
+    owned_folders.remove(made, variable="WORK")
+    assert not made.exists()
+    owned_folders.fresh(tmp_path / "empty", variable="WORK")  # an empty folder of the user's is taken and marked
+    with pytest.raises(MetabenchError, match="did not make and it is not empty"):
+        owned_folders.remove(_users_folder(tmp_path / "home"), variable="WORK")
+    assert (tmp_path / "home" / "thesis.tex").exists()
