@@ -145,7 +145,7 @@ def missing_error(declared: DataFile, data_dir: Path | None = None, dataset: str
 
 def verify_file(path: Path, declared: DataFile) -> None:
     """Check a local file against its pinned hash: once per process and path, and across processes while
-    the file's size, mtime and inode are unchanged (as git's index does), so a fully cached run does not
+    the file's stamp (:func:`_stamp`) is unchanged (as git's index does), so a fully cached run does not
     re-read 165 MB of data to hash it."""
     if _verified.get(path) == declared.sha256:
         return
@@ -163,11 +163,11 @@ def verify_file(path: Path, declared: DataFile) -> None:
 
 def stamped_sha256(path: Path) -> str:
     """sha256 of a file that pins no hash of its own (a `datasets` source's files make its manifest): the
-    recorded hash while the file's size, mtime and inode are unchanged, else hashed and recorded."""
+    recorded hash while the file's stamp (:func:`_stamp`) is unchanged, else hashed and recorded."""
     stamp = _stamp(path)
     record = _hash_stamps().get(str(path)) if stamp is not None else None
-    if isinstance(record, list) and len(record) == 4 and record[:3] == stamp and isinstance(record[3], str):
-        return record[3]  # (a damaged record is only a re-hash)
+    if isinstance(record, list) and record[:-1] == stamp and isinstance(record[-1], str):
+        return record[-1]  # (a damaged record, or one stamped before the change time counted, is only a re-hash)
     actual = sha256_of(path)
     if stamp is not None:
         _remember_stamp(path, stamp, actual)
@@ -175,16 +175,19 @@ def stamped_sha256(path: Path) -> str:
 
 
 def _stamp(path: Path) -> list[int] | None:
+    """What a file's recorded hash stays valid under: size, mtime, inode and the inode's change time. Size, mtime
+    and inode alone miss an in-place edit that keeps the size and sets the mtime back (``os.utime``); any write,
+    ``utime``, ``chmod`` or rename sets the change time to the clock's now, and no system call sets it back."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
+    return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
 _stamps: dict[str, list] | None = None
 _added: dict[str, list] = {}  # stamps this process verified since its last flush
-_written: list[int] | None = None  # the stamps file as this process last wrote it (size, mtime, inode)
+_written: list[int] | None = None  # the stamps file's stamp as this process last wrote it
 
 
 def _stamps_file() -> Path:

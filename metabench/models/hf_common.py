@@ -278,11 +278,13 @@ def weights_placement(device: str) -> dict:
 
 
 def file_sha256(path: Path) -> str:
-    """sha256 of a file, memoised on disk by (real path, size, mtime) under the cache root: a 16 GB folder is
-    read once per machine, then each run costs a stat per file (benchmarks/bench_model_hash.py)."""
+    """sha256 of a file, memoised on disk by (real path, size, mtime, inode, inode change time) under the cache
+    root: a 16 GB folder is read once per machine, then each run costs a stat per file
+    (benchmarks/bench_model_hash.py). The change time catches weights edited in place with the mtime set back."""
     real = Path(os.path.realpath(path))
     stat = real.stat()
-    memo_key = hashlib.sha256(f"{real}\x00{stat.st_size}\x00{stat.st_mtime_ns}".encode()).hexdigest()
+    stamp = f"{stat.st_size}\x00{stat.st_mtime_ns}\x00{stat.st_ino}\x00{stat.st_ctime_ns}"
+    memo_key = hashlib.sha256(f"{real}\x00{stamp}".encode()).hexdigest()
     memo = cache_root() / "fingerprints" / f"{memo_key}.sha256"
     try:
         value = memo.read_text().strip()

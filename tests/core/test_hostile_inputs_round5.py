@@ -223,3 +223,67 @@ def test_a_folder_metabench_made_is_emptied_and_removed_and_nothing_else(tmp_pat
     with pytest.raises(MetabenchError, match="did not make and it is not empty"):
         owned_folders.remove(_users_folder(tmp_path / "home"), variable="WORK")
     assert (tmp_path / "home" / "thesis.tex").exists()
+
+
+# ------------------------------------------------------------------- 6. a data file edited in place
+
+def _edit_in_place(path: Path, how: str) -> None:
+    """Change ``path``'s bytes keeping its size, inode and mtime (what a stamp of size, mtime, inode misses)."""
+    import time
+
+    time.sleep(0.05)  # past the clock tick of the stamp just taken (the change time's granularity)
+    before = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-2] = ord("X") if data[-2] != ord("X") else ord("Y")
+    if how == "overwrite":
+        path.write_bytes(bytes(data))
+    else:  # one byte patched through an open handle, as a tool editing in place would
+        with path.open("r+b") as handle:
+            handle.seek(len(data) - 2)
+            handle.write(bytes(data[-2:-1]))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+
+
+@pytest.mark.parametrize("how", ["overwrite", "patch-one-byte"])
+def test_a_data_file_edited_in_place_keeping_size_mtime_and_inode_fails_its_hash(registry, tmp_path, monkeypatch, how):
+    import shutil
+
+    import toy_plugin
+
+    from metabench.data import resolve
+    from metabench.data.load import load_split
+    from metabench.errors import DataError
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(toy_plugin.DATA_DIR, mirror)
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(mirror))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(resolve, "_stamps", None)
+    load_split(registry, "toy_cls", "test")
+    resolve.flush_stamps()
+    target = mirror / "toy" / "cls_test.tsv"
+    _edit_in_place(target, how)
+    monkeypatch.setattr(resolve, "_verified", {})  # the next process: only the stamps file remembers
+    monkeypatch.setattr(resolve, "_stamps", None)
+    with pytest.raises(DataError, match="sha256"):
+        load_split(registry, "toy_cls", "test")
+
+
+@pytest.mark.parametrize("how", ["overwrite", "patch-one-byte"])
+@pytest.mark.parametrize("reader", ["hf-dataset-source", "model-weights"])
+def test_a_file_hashed_under_a_stamp_is_hashed_again_after_an_in_place_edit(tmp_path, monkeypatch, how, reader):
+    import hashlib
+
+    from metabench.data import resolve
+    from metabench.models.hf_common import file_sha256
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(resolve, "_stamps", None)
+    hashed = resolve.stamped_sha256 if reader == "hf-dataset-source" else file_sha256
+    path = tmp_path / "file.bin"
+    path.write_bytes(b"golds: literal metaphorical literal\n")
+    assert hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    _edit_in_place(path, how)
+    assert hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
