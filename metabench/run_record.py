@@ -36,6 +36,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from .errors import MetabenchError, RunFileError
+from .partial_runs import partial
 from .printable import escape, is_printable
 
 SCHEMA_VERSION = 1
@@ -311,11 +312,10 @@ class RunRecord(Section):
 
     @property
     def partial(self) -> bool:
-        """True when the run scored only part of the test split (``--limit``). Runs written before metabench
-        recorded ``n_test_items`` count as partial when their limit could have cut the split."""
-        if self.n_test_items is not None:
-            return self.n_items < self.n_test_items
-        return self.limit is not None and self.n_items >= self.limit
+        """True when the run scored only part of the test split, as the record alone tells it
+        (`partial_runs.partial` on ``n_items``, ``n_test_items`` and ``limit``; the reports judge it against the
+        split's size the verifier loaded from the data instead, `runs.stored.Run.partial`)."""
+        return bool(partial(self.n_items, self.n_test_items, self.limit))
 
     @property
     def protocol_seeds(self) -> int | None:

@@ -33,13 +33,16 @@ def _cmd_gameability(args) -> int:
 
 
 def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int, seed: int, as_json: bool) -> int:
-    """Print the gameability rows of ``runs`` (also ``metabench compare artifacts``); the runs no verdict
-    could be made for are named on stderr, and none at all is an error saying what to run."""
+    """Print the gameability rows of the verified ``runs`` (also ``metabench compare artifacts``; a rejected run is
+    left out with a note, `report.verified_runs`); the runs no verdict could be made for are named on stderr,
+    and none at all is an error saying what to run."""
     from ..config.index import TaskIndex  # noqa: PLC0415
     from ..errors import MetabenchError  # noqa: PLC0415
+    from ..report.verified_runs import verified_runs  # noqa: PLC0415
     from .report.gameability import assess, format_rows  # noqa: PLC0415
     from ..runs.stored import one_per_task_and_model  # noqa: PLC0415
 
+    runs, _ = verified_runs(registry, runs, what)
     unassessed: list[str] = []
     rows = assess(TaskIndex(registry), one_per_task_and_model(runs, what), alpha=alpha, n_resamples=resamples,
                   seed=seed, unassessed=unassessed)

@@ -336,13 +336,9 @@ def _checked(runs: list, verb: str) -> list:
     """The runs an analysis may read: each is verified against its own files and the data its task names (as
     plain ``compare`` does), its marks go to stderr, and a rejected run is refused, never read."""
     from ..errors import MetabenchError
-    from ..report.run_marks import marks
-    from ..runs.verify import verify_runs
+    from ..report.verified_runs import verified_runs
 
-    kept, rejected, verdicts = verify_runs(_registry(), runs)
-    for run in runs:
-        if found := marks(run, verdicts[id(run)]):
-            print(f"compare {verb}: {run.path}: {'; '.join(found)}", file=sys.stderr)
+    kept, rejected = verified_runs(_registry(), runs, f"compare {verb}")
     if rejected:
         raise MetabenchError(
             f"compare {verb}: {len(rejected)} run(s) failed verification and are not read: "
@@ -416,7 +412,7 @@ def _check_variant_order(original, paraphrase) -> None:
 def _hardness(args, runs) -> int:
     from ..hard.commands import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
 
-    return breakdown(runs, table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
+    return breakdown(runs, registry=_registry(), table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
                      confidence=args.confidence, as_json=args.json)
 
 

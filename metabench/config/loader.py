@@ -12,6 +12,7 @@ else.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass
@@ -172,7 +173,14 @@ def _inner_model(annotation: object) -> object:
 
 def config_hash(config: TaskConfig) -> str:
     """sha256 of the canonical JSON of everything that affects results (tags excluded)."""
-    payload = config.model_dump(mode="json", exclude=set(_UNHASHED))
+    return dumped_config_hash(config.model_dump(mode="json"))
+
+
+def dumped_config_hash(dumped: dict) -> str:
+    """`config_hash` of a config as JSON: ``model_dump(mode="json")``, or the ``task.config`` a run records (which
+    leaves out only keys the hash leaves out too), so that verification recomputes a run's hash from its record
+    without validating it (a view's task name, ``task@view``, is no valid task name)."""
+    payload = {key: value for key, value in copy.deepcopy(dumped).items() if key not in _UNHASHED}
     for key in ("views", "hf_dataset"):  # tasks without them hash as before the keys existed
         if payload.get(key) is None:
             payload.pop(key, None)
@@ -184,6 +192,6 @@ def config_hash(config: TaskConfig) -> str:
         # Opt-in: only a model that switches the search on reads it, and that model's answer keys carry the
         # search settings (HFEncoder.task_fingerprint); fixed-recipe answers keep the hash they had without it.
         encoder.pop("search", None)
-    payload["metadata"] = {"version": config.metadata.version}
+    payload["metadata"] = {"version": (dumped.get("metadata") or {}).get("version")}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -16,7 +16,9 @@ HF Jobs ran the evaluation, which a local run cannot produce. So everything beyo
 ``notes`` as ``key=value`` clauses separated by ``"; "`` (``NOTE_KEYS``), which :func:`read` parses back:
 the metric, the seeds and their per-seed values, the confidence interval and how it was made, the protocol
 (the task's ``protocol.<family>`` section the run followed), the verification (``verify_data``), the
-verification digest, and whether the run is partial. One file per run, named after the task (``_limitN`` for
+verification digest, whether the run is partial (judged against the split's size in the data), and the board's
+caveats (constant, ≈ chance, below chance or a collapsed fit, unstable across seeds, an unchecked metric).
+The interval is clipped to the value's scale (0-1). One file per run, named after the task (``_limitN`` for
 a ``--limit`` run, which its notes also mark partial).
 
 A run is exported only when it passed verification: a rejected run (its files disagree with each other or
@@ -37,16 +39,18 @@ import yaml
 
 from .. import safe_paths
 from ..errors import MetabenchError
-from ..report.run_marks import partial_reasons
 from ..runs.align import pair
 from ..runs.decompose import item_metrics
 from ..runs.stored import Run
-from ..runs.verify import verify_runs
+from ..runs.verify import Verdict, verify_runs
+from ..report.run_caveats import caveats
 from ..version import __version__
 
 #: The clauses of ``notes``, in order (``key=value; key=value``).
 NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "items",
-             "partial", "verified", "digest")
+             "partial", "verified", "caveats", "digest")
+#: The scale every exported value is on (``scale`` in the notes): an interval is clipped to it.
+RANGE = (0.0, 1.0)
 #: Resamples of the one-seed interval (a percentile bootstrap over items, seeded: an export is reproducible).
 N_RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -94,7 +98,7 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
     for run, name in zip(runs, names):
-        entry = _entry(registry, run, verdicts[id(run)].unverified, dataset_id=dataset_id,
+        entry = _entry(registry, run, verdicts[id(run)], dataset_id=dataset_id,
                        revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
                        source_name=source_name, user=user)
         text = yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=10_000)
@@ -107,7 +111,7 @@ def _file_name(run: Run) -> str:
     return re.sub(r"[^\w.-]", "_", run.task) + (f"_limit{limit}" if limit is not None else "") + ".yaml"
 
 
-def _entry(registry, run: Run, unverified: str | None, *, dataset_id: str, revision: str | None, metric: str,
+def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: str | None, metric: str,
            source_url: str | None, source_name: str | None, user: str | None) -> dict:
     value = (run.aggregate(metric) or {}).get("mean")
     if value is None:
@@ -115,6 +119,9 @@ def _entry(registry, run: Run, unverified: str | None, *, dataset_id: str, revis
                              hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}")
     low, high, method = interval(registry, run, metric)
     per_seed = run.per_seed(metric)
+    unverified, unchecked = verdict.unverified, verdict.unchecked_note(metric)
+    verified = (f"unverified, {unverified}" if unverified
+                else "checked against the data the task names" + (f", but {unchecked}" if unchecked else ""))
     notes = {
         "metabench": f"{__version__} task {run.task} model {run.model}",
         "metric": metric, "scale": "fraction (0-1), as metabench reports it",
@@ -124,9 +131,9 @@ def _entry(registry, run: Run, unverified: str | None, *, dataset_id: str, revis
         "ci95": "—" if low is None else f"[{low:.6f}, {high:.6f}]", "ci_method": method,
         "protocol": run.results.get("protocol") or run.results["model"].get("family", "?"),
         "items": str(run.n_items),
-        "partial": "; ".join(partial_reasons(run)).replace(";", ",") or "no",
-        "verified": (f"unverified, {unverified}" if unverified else "checked against the data the task names")
-        .replace(";", ","),
+        "partial": "; ".join(run.partial_reasons).replace(";", ",") or "no",
+        "verified": verified.replace(";", ","),
+        "caveats": " | ".join(caveats(registry, run, verdict, metric)).replace(";", ",") or "none",
         "digest": digest(run),
     }
     dataset = {"id": dataset_id, "task_id": run.task, **({"revision": revision} if revision else {})}
@@ -149,14 +156,16 @@ def digest(run: Run) -> str:
 
 def interval(registry, run: Run, metric: str) -> tuple[float | None, float | None, str]:
     """A 95 % interval of the run's mean: a t interval over seeds (2+ seeds), else a percentile bootstrap over
-    items (``N_RESAMPLES``, seed 0); (None, None, why) where neither applies."""
+    items (``N_RESAMPLES``, seed 0); (None, None, why) where neither applies. The interval is clipped to the
+    scale the value is on (``RANGE``: a t interval around an F1 of 0.98 over noisy seeds reaches past 1, which
+    no F1 can), and its method says so."""
     from scipy import stats  # noqa: PLC0415
 
     values = [v for v in run.per_seed(metric) if v is not None]
     if len(values) >= 2:
         mean, sem = float(np.mean(values)), float(np.std(values, ddof=1) / math.sqrt(len(values)))
         half = float(stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)) * sem
-        return mean - half, mean + half, f"t over {len(values)} seeds"
+        return _clipped(mean - half, mean + half, f"t over {len(values)} seeds")
     _, items = item_metrics(pair(run, run), metric, registry)
     if items is None:
         return None, None, f"none: {metric} cannot be rebuilt from the samples and the run has one seed"
@@ -168,7 +177,15 @@ def interval(registry, run: Run, metric: str) -> tuple[float | None, float | Non
     else:
         resampled = np.array([items.metric(items.records[index]) for index in draws])
     low, high = np.percentile(resampled, [100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2])
-    return float(low), float(high), f"percentile bootstrap over {n} items ({N_RESAMPLES} resamples, seed 0)"
+    return _clipped(float(low), float(high), f"percentile bootstrap over {n} items ({N_RESAMPLES} resamples, seed 0)")
+
+
+def _clipped(low: float, high: float, method: str) -> tuple[float, float, str]:
+    """``(low, high)`` within ``RANGE``, the method naming the clip where there was one."""
+    bottom, top = RANGE
+    if low >= bottom and high <= top:
+        return low, high, method
+    return max(low, bottom), min(high, top), f"{method}, clipped to [{bottom:g}, {top:g}]"
 
 
 def read(path: Path) -> list[dict]:

@@ -219,25 +219,32 @@ def cmd_breakdown(args) -> int:
 
 
 def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: str = "", mine: str = "",
-              confidence: float = 0.95, as_json: bool = False) -> int:
-    """Print each run's precision and recall per phi bin, with phi from a portable table or from the HARD(M)
-    build in this machine's cache (one of the two): ``metabench hard breakdown`` and ``compare hardness``."""
+              confidence: float = 0.95, as_json: bool = False, registry=None) -> int:
+    """Print each verified run's precision and recall per phi bin (a rejected run is left out with a note,
+    `report.verified_runs`), with phi from a portable table or from the HARD(M) build in this machine's cache
+    (one of the two): ``metabench hard breakdown`` and ``compare hardness``."""
     import json  # noqa: PLC0415
 
     from ..errors import MetabenchError  # noqa: PLC0415
+    from ..plugins import default_registry  # noqa: PLC0415
+    from ..report.verified_runs import verified_runs  # noqa: PLC0415
     from .report.hardness import format_hardness, hardness_row  # noqa: PLC0415
 
+    registry = registry or default_registry()
     if table_file and model:
         raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
+    runs, _ = verified_runs(registry, runs, "hardness")
+    if not runs:
+        raise MetabenchError("hardness: every run given failed verification (the reasons are above)",
+                             hint="rerun them with the tasks as they are here, or leave them out")
     if table_file:
         from .phi_table import load_table  # noqa: PLC0415
 
         table = load_table(table_file)
     else:
         from .phi_table import cached_table  # noqa: PLC0415
-        from ..plugins import default_registry  # noqa: PLC0415
 
-        table = cached_table(default_registry(), model, sor, mine)
+        table = cached_table(registry, model, sor, mine)
     rows = [hardness_row(run, table, confidence) for run in runs]
     print(json.dumps({"hardness": rows}, indent=2) if as_json else format_hardness(rows))
     return 0

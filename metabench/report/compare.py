@@ -543,7 +543,8 @@ def _marks_lines(comparisons: list[Comparison]) -> list[str]:
     if not found:
         return []
     return ["marked runs ([partial]: scored part of the test split; [unverified]: not "
-            "checked against the data its task names, so its items and golds are the run's own account):",
+            "checked against the data its task names, so its items and golds are the run's own account; "
+            "[unchecked]: metrics not rebuilt from its golds and predictions):",
             *(f"  {escape(run)}: {escape('; '.join(run_marks))}" for run, run_marks in found.items())]
 
 

@@ -18,7 +18,7 @@ def tagger_row(run) -> list[str]:
     fit = next(iter(info.get("checkpoints", {}).values()), {})
     outputs = info.get("outputs", {})
     done = outputs.get("predicted_items")
-    why = ([f"--limit: {run.n_items} of {run.results.get('n_test_items', '?')} test items"] if run.partial else []) + \
+    why = ([f"--limit: {run.n_items} of {run.test_split_size or '?'} test items"] if run.partial else []) + \
         ([f"budget {', '.join(f'{k}={v}' for k, v in run.budget.items())}"] if run.budget else [])
     return [
         run.task, run.model, str(run.n_items), *(f"{100 * aggregate[m]['mean']:.2f}" for m in METRICS),

@@ -86,9 +86,11 @@ class _Counts:
     fixed_labels: bool
 
 
-def metric_args(run: Run, metric: str) -> dict | None:
-    """The arguments of ``metric`` in the run's task config, or None when the task does not list it."""
-    for spec in run.results["task"].get("config", {}).get("metrics", []):  # a minimal record names none
+def metric_args(run: Run, metric: str, config: dict | None = None) -> dict | None:
+    """The arguments of ``metric`` in ``config`` (default: the run's recorded task config), or None when the
+    task does not list it."""
+    config = run.results["task"].get("config", {}) if config is None else config
+    for spec in config.get("metrics", []):  # a minimal record names none
         name, args = (spec, {}) if isinstance(spec, str) else (spec["name"], spec.get("args", {}))
         if name == metric:
             return args
@@ -218,15 +220,16 @@ def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     return np.array(per_seed, dtype=float).transpose(1, 0, 2)[:, :, None, :]
 
 
-def seed_values(run: Run, rows, metric: str, registry=None) -> tuple[list[float], bool] | None:
+def seed_values(run: Run, rows, metric: str, registry=None, config: dict | None = None) -> tuple[list[float], bool] | None:
     """``metric`` at each seed of one run, rebuilt from its samples (``rows`` as `align.item_rows` gives them,
-    in the run's item order), and whether the reading is exact (see `item_metrics`); None when the samples
-    cannot give it. What the leaderboard's verification compares with results.json's per-seed values."""
+    in the run's item order) with ``config`` (the task's config as it is here; default: the run's recorded
+    one), and whether the reading is exact (see `item_metrics`); None when the samples cannot give it. What the
+    leaderboard's verification compares with results.json's per-seed values."""
     declared = _declared(registry, metric)
     values, exact = [], True
     for seed in range(len(run.seeds)):
         one = [(item[seed],) for item in rows]
-        found = _build(run, one, metric, _labels(one) if metric in _LABEL_METRICS else None, declared)
+        found = _build(run, one, metric, _labels(one) if metric in _LABEL_METRICS else None, declared, config)
         if found is None:
             return None
         built, exact = found[0], exact and found[1]
@@ -254,19 +257,22 @@ def _declared(registry, metric: str):
     return decomposition_of(registry.resolve("metric", name))
 
 
-def _build(run: Run, rows, metric: str, labels: list | None, declared=None) -> tuple[ItemMetric | _Counts, bool] | None:
-    """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None."""
+def _build(run: Run, rows, metric: str, labels: list | None, declared=None,
+           config: dict | None = None) -> tuple[ItemMetric | _Counts, bool] | None:
+    """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None; labels,
+    positive class and metric arguments from ``config`` (default: the run's recorded task config)."""
+    config = run.results["task"].get("config", {}) if config is None else config
     scores = rows[0][0]["scores"]
     keys = contribution_keys(scores, metric)
     if declared is not None and keys:
-        return _contributions(run, rows, metric, keys, declared), True
+        return _contributions(rows, keys, declared, metric_args(run, metric.split("[", 1)[0], config) or {}), True
     score = _SCORE_OF.get(metric, metric)
     if score in scores:
         return _mean_of(rows, score), True
     match = _COUNTS.match(metric)
     if match and f"{match[1]}_tp" in scores:
-        positive = run.results["task"]["config"]["labels"].get("positive")
-        if (metric_args(run, metric) or {}).get("positive", positive) != positive:
+        positive = config["labels"].get("positive")
+        if (metric_args(run, metric, config) or {}).get("positive", positive) != positive:
             return None  # the per-item counts were taken for the task's positive class, not this one
         unit, stat = match[1], match[2]
         table = np.array([[[r["scores"][f"{unit}_{c}"] for c in ("tp", "fp", "fn")] for r in item] for item in rows])
@@ -276,15 +282,14 @@ def _build(run: Run, rows, metric: str, labels: list | None, declared=None) -> t
     if score in scores:
         return _mean_of(rows, score), False
     if metric in _LABEL_METRICS:
-        counts = _label_counts(run, rows, metric, labels)
+        counts = _label_counts(metric_args(run, metric, config), rows, metric, labels)
         return None if counts is None else (counts, False)
     return None
 
 
-def _contributions(run: Run, rows, metric: str, keys: list[str], declared) -> ItemMetric:
+def _contributions(rows, keys: list[str], declared, args: dict) -> ItemMetric:
     """Records: contributions per item × seed × component; the metric: ``combine`` per seed, averaged."""
     table = np.array([[[r["scores"][k] for k in keys] for r in item] for item in rows], dtype=float)
-    args = metric_args(run, metric.split("[", 1)[0]) or {}
 
     def value(records: np.ndarray) -> float:
         return sum(declared.value(records[:, seed, :], args) for seed in range(records.shape[1])) / records.shape[1]
@@ -301,10 +306,10 @@ def _mean_of(rows, score: str) -> ItemMetric:
     return ItemMetric(per_item, "mean", float(per_item.mean()), correct, (values.shape[1],))
 
 
-def _label_counts(run: Run, rows, metric: str, seen: list | None) -> _Counts | None:
-    """One-vs-rest counts per label; ``seen`` (every gold and predicted answer of the pair) is the label set
-    of ``macro_f1`` without ``labels=``: labels absent from a resample drop out, as in the metric itself."""
-    args = metric_args(run, metric)
+def _label_counts(args: dict | None, rows, metric: str, seen: list | None) -> _Counts | None:
+    """One-vs-rest counts per label (``args``: the metric's arguments in the task config); ``seen`` (every gold
+    and predicted answer of the pair) is the label set of ``macro_f1`` without ``labels=``: labels absent from a
+    resample drop out, as in the metric itself."""
     if args is None or seen is None:
         return None
     if metric == "macro_f1":

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import MetabenchError, RunFileError
+from ..partial_runs import partial
 from ..printable import escape
 from ..run_record import RunRecord
 from ..store import RESULTS, read_record, read_samples, resolve, run_folders
@@ -29,6 +30,9 @@ class Run:
     #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
     _item_rows: dict | None = field(default=None, repr=False, compare=False)
     _record: RunRecord | None = field(default=None, repr=False, compare=False)
+    #: the whole test split's size as the data gives it, set by verification (`verify.verify_runs`) where the
+    #: task's data could be loaded; None before, or where it could not (the run's own record is read instead)
+    split_size: int | None = field(default=None, repr=False, compare=False)
 
     @property
     def record(self) -> RunRecord:
@@ -65,10 +69,22 @@ class Run:
         return self.record.n_items
 
     @property
+    def test_split_size(self) -> int | None:
+        """The whole test split's size: as the data gives it once verification loaded it, else as the run
+        recorded it (``n_test_items``; None for runs older than that record)."""
+        return self.split_size if self.split_size is not None else self.record.n_test_items
+
+    @property
+    def partial_reasons(self) -> list[str]:
+        """Why the run scored only part of its test split ([] for a whole run): `partial_runs.partial` on the
+        items it scored (``n_items``, which verification holds to its distinct test items) and
+        `test_split_size`. Seeds are not judged: a run does not record whether its adapter is deterministic."""
+        return partial(self.n_items, self.test_split_size, self.record.limit)
+
+    @property
     def partial(self) -> bool:
-        """True when the run scored only part of the test split (``--limit``). Runs written before metabench
-        recorded ``n_test_items`` count as partial when their limit could have cut the split."""
-        return self.record.partial
+        """True when the run scored only part of the test split (`partial_reasons`)."""
+        return bool(self.partial_reasons)
 
     @property
     def budget(self) -> dict | None:

@@ -1,5 +1,5 @@
-"""Check 4's verdicts kept between builds (`verify`): a run whose files and checking code did not change is not
-rebuilt metric by metric again.
+"""Check 4's verdicts, and the rebuild on the data's (`rebuild`), kept between builds (`verify`): a run whose
+files, task and checking code did not change is not rebuilt metric by metric again.
 
 Rebuilding every recorded metric from the samples is most of what verifying a run costs beyond reading it (a
 leaderboard build of the 823 committed runs: ~7 % of its time). The verdict depends only on the run's
@@ -21,7 +21,7 @@ from ..job_memo import _package_source as package_source  # the source digest fi
 from .stored import Run
 
 FILE = "verified-metrics.json"
-FORMAT = 1
+FORMAT = 2
 #: Verdicts kept: the committed runs' several times over, so switching between checkouts keeps them.
 MAX_ENTRIES = 20_000
 
@@ -41,19 +41,21 @@ class VerifiedMetrics:
         self._changed = False
         self._added: dict[str, list] = {}
 
-    def _key(self, run: Run) -> str:
-        text = self._prefix + "\0" + json.dumps(run.results, sort_keys=True, default=str)
+    def _key(self, run: Run, context: str) -> str:
+        text = self._prefix + "\0" + context + "\0" + json.dumps(run.results, sort_keys=True, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def get(self, run: Run) -> tuple[list[str], list[str], list[str]] | None:
-        """(problems, checked, unchecked) of check 4 on this run as last found, or None (check it)."""
-        found = self._stored.get(self._key(run))
+    def get(self, run: Run, context: str = "") -> tuple[list[str], list[str], list[str]] | None:
+        """(problems, checked, unchecked) of a check on this run as last found, or None (check it). ``context``:
+        ``""`` for check 4, ``"data"`` for the rebuild on the data (`rebuild`; the data is pinned by the file
+        hashes results.json records, which check 5 matches first)."""
+        found = self._stored.get(self._key(run, context))
         if not (isinstance(found, list) and len(found) == 3 and all(isinstance(part, list) for part in found)):
             return None
         return found[0], found[1], found[2]
 
-    def put(self, run: Run, problems: list[str], checked: list[str], unchecked: list[str]) -> None:
-        key = self._key(run)
+    def put(self, run: Run, problems: list[str], checked: list[str], unchecked: list[str], context: str = "") -> None:
+        key = self._key(run, context)
         self._stored.pop(key, None)  # re-inserted last: the newest are the ones `save` keeps
         self._stored[key] = self._added[key] = [list(problems), list(checked), list(unchecked)]
         self._changed = True

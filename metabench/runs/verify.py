@@ -12,14 +12,23 @@ build`, `compare` and `gate` verify every run first and set aside those that fai
    digest existed are checked against each other instead: among runs of one task, config and data, golds
    that disagree with a strict majority (or with a run that recorded its digest) are rejected; a tie
    rejects every disputed run, since run files alone cannot tell which one is right;
-4. every metric results.json reports that the samples can rebuild (`decompose.seed_values`) is rebuilt
-   at each seed and must equal the recorded value, and each aggregate mean and std must be those of the
-   per-seed values. Metrics the samples cannot rebuild (in/out-of-vocabulary F1, breakdowns by an item
-   field) are listed as unchecked;
+4. the recorded task config hashes to the recorded ``config_hash`` (a config edited with its hash kept is
+   rejected; whether that hash is the task's as it is here is check 5's). Every metric results.json reports
+   that the samples can rebuild (`decompose.seed_values`) is rebuilt at each seed with the task's config as it
+   is here (labels, positive class; the run's own copy only where the task is not installed, or is another
+   version than the run's), and must equal the recorded value, and each aggregate mean and std must be those of the
+   per-seed values. The per-item scores that come from gold and prediction alone (classification's
+   ``correct``, tagging's span and token counts) are recomputed, not read: a run whose scores disagree with
+   its predictions is rejected. Metrics the samples cannot rebuild are listed as unchecked;
 5. checks 1-4 read the run's own account, which a careful forger rewrites whole. So the run is then checked
    against the data its task names (`verify_data`): config hash, data files, split sizes and ids, and the
-   samples' test ids and golds, recomputed once per task and limit. A run whose data cannot be had here is
-   *unverified*: kept, marked, never ranked above a verified run and never crowned.
+   samples' test ids and golds, recomputed once per task and limit; then every sample is scored and every seed aggregated
+   again by the task's kind on the data's items (`rebuild`), so every metric the kind computes is checked.
+   The split's size loaded there is the one "partial" is judged by (`Run.split_size`). A run whose data cannot
+   be had here is *unverified*: kept, marked, never ranked above a verified run and never crowned.
+
+A metric neither check rebuilds is *unchecked*: every report that shows it says so (`unchecked_note`), and a
+run whose primary metric is unchecked is never ranked as if it were checked.
 """
 
 from __future__ import annotations
@@ -31,23 +40,30 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..config.loader import dumped_config_hash
 from ..errors import ExplainedError
+from ..metrics.tagging import sentence_counts
 from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
+from .rebuild import rebuilt_from_data
 from .stored import Run
 from .verified_metrics import VerifiedMetrics
-from .verify_data import DataVerifier
+from .verify_data import DataVerifier, rerun_hint
 
 #: What every run passes before it is ranked (written on the leaderboard's pages).
 CHECKS = ("samples.jsonl matches the sha256 recorded in results.json; every item appears once at every seed and "
           "n_items counts them; item ids and golds match the digests recorded from the dataset at run time (runs "
           "older than the golds digest: the golds agree with the strict majority of runs of the same task, config "
-          "and data); every metric the samples can rebuild equals results.json at every seed, and each mean and std "
-          "are those of the per-seed values; the task config hash, data files, split ids and the samples' test ids "
-          "and golds match those recomputed from the data the task names. A run that fails is listed under rejected "
-          "runs, never ranked; a run whose data is not available where the board is built is marked unverified, "
-          "ranked below every verified run and never given the ★.")
+          "and data); the recorded task config hashes to the recorded config hash, which is the task's as it is "
+          "here; every metric the samples can rebuild, with the task's config as it is here, equals results.json "
+          "at every seed, each mean and std are those of the per-seed values, and per-item scores agree with the "
+          "predictions; the data files, split ids and the samples' test ids and golds match those recomputed from "
+          "the data the task names, and every sample's scores and every metric are rebuilt from the golds and "
+          "predictions by the task's kind on the data's items. A run that fails is listed under rejected runs, "
+          "never ranked; a run whose data is not available where the board is built is marked unverified, and a "
+          "run whose primary metric could not be rebuilt is marked unchecked: both are ranked below every verified "
+          "run and never given the ★; whether a run is partial is judged against the split's size in the data.")
 #: Rebuilt and recorded values may differ by float rounding only.
 TOLERANCE = 1e-6
 _LABEL_METRICS = ("precision", "recall", "f1", "macro_f1")
@@ -65,6 +81,7 @@ class Verdict:
     golds: str | None = None  # digest of the samples' (id, gold) pairs, for the cross-run check
     ids: str | None = None  # digest of the samples' item ids, for the check against the data
     unverified: str | None = None  # why the run could not be checked against the data (check 5)
+    split_size: int | None = None  # the whole test split's size in the data (check 5), what "partial" reads
 
     @property
     def ok(self) -> bool:
@@ -73,6 +90,13 @@ class Verdict:
     def summary(self) -> dict:
         return {"checked": self.checked, "unchecked": self.unchecked,
                 "data": self.unverified or "checked against the data the task names"}
+
+    def unchecked_note(self, metric: str) -> str | None:
+        """Why ``metric``'s number is only the run's own account ("unchecked: ..."), or None where it was
+        rebuilt: what the board, ``compare`` and the Hub export print beside it."""
+        if metric not in self.unchecked:
+            return None
+        return f"{metric} could not be rebuilt from the samples' golds and predictions; it is the run's own account"
 
 
 def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = None, *, remember: bool = False,
@@ -85,13 +109,16 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
     opened = VerifiedMetrics(registry) if remember and metrics is None else None
     verdicts, data, metrics = [], DataVerifier(registry), metrics or opened
     for run in runs:
-        verdict = verify_run(registry, run, metrics)
+        verdict = verify_run(registry, run, metrics, task=data.task(run.task))
         if verdict.ok:
             found = data.problems(run.results, verdict.ids, verdict.golds)
             if isinstance(found, str):
                 verdict.unverified = found
             else:
                 verdict.problems.extend(found)
+            if not verdict.problems and not verdict.unverified:
+                _check_against_data(data.expected(run.task, run.results.get("limit")), run, verdict, metrics)
+        run.split_size = verdict.split_size
         verdicts.append(verdict)
         if done is not None:
             done()
@@ -103,9 +130,10 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
             {id(v.run): v for v in verdicts})
 
 
-def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None) -> Verdict:
-    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run: its own files only; check 4 as
-    ``metrics`` last found it where the run and the code are unchanged (`verified_metrics`)."""
+def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None, *, task=None) -> Verdict:
+    """Checks 1, 2, 4 and the recorded half of 3 (module docstring) on one run: its own files and ``task``, the
+    task as it is here (`verify_data.DataVerifier.task`; None: not installed, the run's recorded config is
+    read); check 4 as ``metrics`` last found it where the run, the task and the code are unchanged."""
     verdict = Verdict(run)
     try:
         table = item_rows(run)  # reads samples.jsonl: digest, lines, one row per item and seed
@@ -130,10 +158,15 @@ def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None) -> Ve
     if "golds_sha256" in recorded and verdict.golds != recorded["golds_sha256"]:
         verdict.problems.append("the golds in samples.jsonl are not the ones the dataset gave at run time "
                                 "(data.splits.test.golds_sha256)")
+    config = _config_problem(run, task, verdict)
+    if config is None:
+        return verdict
+    # the config read has the run's recorded config hash (the task's is used only where it is the same), so
+    # results.json alone keys the verdict
     found = metrics.get(run) if metrics is not None else None
     if found is None:
         before = len(verdict.problems)
-        _check_metrics(registry, run, [table[i] for i in ids], verdict)
+        _check_metrics(registry, run, [table[i] for i in ids], verdict, config)
         if metrics is not None:
             metrics.put(run, verdict.problems[before:], verdict.checked, verdict.unchecked)
     else:
@@ -154,20 +187,90 @@ def _ids_sha256(ids: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8")).hexdigest()
 
 
-def _check_metrics(registry, run: Run, rows: list, verdict: Verdict) -> None:
+def _config_problem(run: Run, task, verdict: Verdict) -> dict | None:
+    """The config check 4 rebuilds metrics with: the task's as it is here where the run's config hash is the
+    task's (a run of another version of the task is rejected by check 5, or stays unverified without its data,
+    and is read with its own config), else the run's recorded one; None after adding to the verdict that the
+    recorded config does not hash to the recorded hash."""
+    recorded = run.results["task"]
+    # a record whose config does not name its task is no task config (a hand-made minimal record): nothing to
+    # hash, and nothing a report reads from it is trusted where the task is here (its config is read instead)
+    if "task" in recorded.get("config", {}) and dumped_config_hash(recorded["config"]) != recorded.get("config_hash"):
+        verdict.problems.append(f"its recorded task config (results.json task.config) does not hash to its "
+                                f"task.config_hash: the config was edited after the run (fix: {rerun_hint(run.results)})")
+        return None
+    if task is not None and recorded.get("config_hash") == task.hash:
+        return task.config.model_dump(mode="json")
+    return recorded.get("config", {})
+
+
+def _check_against_data(expected, run: Run, verdict: Verdict, metrics: VerifiedMetrics | None) -> None:
+    """Check 5's second half: every score and metric rebuilt by the task's kind on the data (`rebuild`), kept in
+    ``metrics`` like check 4 (the data is pinned by the run's recorded file hashes, already matched)."""
+    verdict.split_size = expected.n_test_items
+    found = metrics.get(run, "data") if metrics is not None else None
+    if found is None:
+        problems, checked = rebuilt_from_data(expected.data, run, item_rows(run))
+        if metrics is not None:
+            metrics.put(run, problems, checked, [], "data")
+    else:
+        problems, checked = found[0], found[1]
+    verdict.problems.extend(problems)
+    verdict.checked = sorted(set(verdict.checked) | set(checked))
+    verdict.unchecked = [m for m in verdict.unchecked if m not in checked]
+
+
+def _classification_scores(gold, prediction, positive) -> dict[str, float]:
+    return {"correct": float(gold == prediction)}
+
+
+def _tagging_scores(gold, prediction, positive) -> dict[str, float]:
+    span, token = sentence_counts(gold, prediction, positive)
+    return {**{f"span_{k}": float(span[k]) for k in ("tp", "fp", "fn")},
+            **{f"token_{k}": float(token[k]) for k in ("tp", "fp", "fn")},
+            "correct": float(tuple(gold) == tuple(prediction))}
+
+
+#: per-item scores the built-in kinds compute from gold and prediction alone (check 4 recomputes them)
+_SAMPLE_SCORES = {"classification": _classification_scores, "tagging": _tagging_scores}
+
+
+def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
+    """The first sample whose stored scores are not those its gold and prediction give (the built-in kinds
+    whose scores need nothing else), or None."""
+    score = _SAMPLE_SCORES.get(run.results["task"].get("kind"))
+    if score is None:
+        return None
+    positive = (config.get("labels") or {}).get("positive")
+    for item in rows:
+        for row in item:
+            stored = row.get("scores") or {}
+            for key, value in score(row["gold"], row["prediction"], positive).items():
+                if key in stored and stored[key] != value:
+                    return (f"item {row['id']!r} at seed {row['seed']}: its score {key} = {stored[key]!r} in "
+                            f"samples.jsonl is not the {value!r} its gold and prediction give (the scores disagree "
+                            "with the predictions; fix: rerun it, or copy the run folder whole)")
+    return None
+
+
+def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dict) -> None:
     per_seed = run.results["metrics"]["per_seed"]
     aggregate = run.results["metrics"]["aggregate"]
-    # the built-in classification kind scores the stored label itself (no metric_input), so its label
-    # metrics read exactly the samples' gold and prediction; other kinds may map answers before scoring
-    labels_exact = run.results["task"].get("kind") == "classification" and all(
-        r["scores"].get("correct") == float(r["gold"] == r["prediction"]) for item in rows for r in item)
+    wrong = _scores_problem(run, rows, config)
+    if wrong:
+        verdict.problems.append(wrong)
+        return
+    # the built-in classification kind scores the stored label itself (no metric_input), and its scores were
+    # just found to be its labels', so its label metrics read exactly the samples' gold and prediction; other
+    # kinds may map answers before scoring
+    labels_exact = run.results["task"].get("kind") == "classification"
     for metric in sorted(aggregate):
         recorded = [per_seed.get(str(seed), {}).get(metric) for seed in run.seeds]
         problem = _aggregate_problem(metric, aggregate[metric], recorded)
         if problem:
             verdict.problems.append(problem)
             continue
-        rebuilt = seed_values(run, rows, metric, registry)
+        rebuilt = seed_values(run, rows, metric, registry, config)
         if rebuilt is None:
             verdict.unchecked.append(metric)
             continue

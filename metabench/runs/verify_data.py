@@ -6,7 +6,9 @@ passes every check that reads run files only, and the honest runs are the ones l
 task's data is loaded here the way a run loads it (`TaskIndex.load`, `jobs.prepare` with the run's
 ``--limit``, ``kind.golds``), its digests computed with the functions the run used (`jobs.ids_sha256` through
 the loaded splits, `store.golds_sha256`), and every run of the task must agree with them: config hash, data
-files, each split's size and ids, and the test ids and golds its samples hold.
+files, each split's size and ids, and the test ids and golds its samples hold. The loaded task is kept until `release`, for the
+rebuild of every metric by the task's own kind (`rebuild`) and for the split's true size, from which "partial"
+is judged (`metabench.partial_runs`), never from the run's own account of it.
 
 Loading is the expensive part, so it happens once per (task, limit) per verifier (the parsed-item cache
 makes a load cheap; tasks share slices). Data is read from the mirror and the cache only, never downloaded:
@@ -18,10 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config.index import TaskIndex
+from ..config.index import LoadedTask, TaskIndex
 from ..data.resolve import no_downloads
 from ..errors import MetabenchError
-from ..jobs import prepare, release_loaded
+from ..jobs import TaskData, prepare, release_loaded
 from ..store import golds_sha256
 
 
@@ -33,6 +35,8 @@ class Expected:
     files: dict[str, str]  # "dataset:path" -> sha256, every split role's files
     splits: dict[str, dict]  # role -> {"n", "ids_sha256"}, the test split cut to the limit
     golds_sha256: str
+    n_test_items: int  # the whole test split, before the limit
+    data: TaskData  # the loaded task (its kind and items), for `rebuild`; dropped by `DataVerifier.release`
 
 
 class DataVerifier:
@@ -42,6 +46,13 @@ class DataVerifier:
         self.registry = registry
         self._index: TaskIndex | None = None
         self._found: dict[tuple[str, int | None], Expected | str] = {}
+
+    def task(self, name: str) -> LoadedTask | None:
+        """The task as it is here (its config and hash, from the task files alone), or None where no task of
+        that name is registered (a plugin not installed)."""
+        if self._index is None:
+            self._index = TaskIndex(self.registry)
+        return self._index.tasks.get(name)
 
     def expected(self, task: str, limit: int | None) -> Expected | str:
         """The task's digests at ``limit``, or why they cannot be computed here (the run stays unverified)."""
@@ -68,10 +79,11 @@ class DataVerifier:
                 files.update(split.files)
         splits = {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
                   for role, split in data.splits.items() if split is not None}
-        return Expected(task.hash, files, splits, golds)
+        return Expected(task.hash, files, splits, golds, data.n_test_items, data)
 
     def release(self) -> None:
-        """Drop the loaded items (the digests are kept): verification is done with them."""
+        """Drop the loaded tasks and items (the verdicts are kept): verification is done with them."""
+        self._found.clear()
         release_loaded()
 
     def problems(self, results: dict, ids_sha256: str, golds: str) -> list[str] | str:
@@ -81,9 +93,7 @@ class DataVerifier:
         expected = self.expected(name, results.get("limit"))
         if isinstance(expected, str):
             return expected
-        limit = f" --limit {results['limit']}" if results.get("limit") is not None else ""
-        rerun = (f"rerun it with the task as it is here (metabench --tasks {name} --model "
-                 f"'{results['model']['spec']}'{limit}), or drop it")
+        rerun = rerun_hint(results)
         found = []
         if results["task"].get("config_hash") != expected.config_hash:
             found.append(f"its task config hash is not the one task '{name}' has here (the run was made with "
@@ -106,3 +116,11 @@ class DataVerifier:
         elif golds != expected.golds_sha256:
             found.append(f"the golds in samples.jsonl are not the ones the data gives for task '{name}'")
         return found
+
+
+def rerun_hint(results: dict) -> str:
+    """The fix of a run made with another version of its task: the rerun, with the run's own ``--limit``."""
+    name = results["task"]["name"]
+    limit = f" --limit {results['limit']}" if results.get("limit") is not None else ""
+    return (f"rerun it with the task as it is here (metabench --tasks {name} --model "
+            f"'{results['model']['spec']}'{limit}), or drop it")

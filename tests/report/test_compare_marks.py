@@ -8,7 +8,7 @@ import copy
 import json
 
 from metabench.report.published import Published
-from metabench.report.run_marks import marks, partial_reasons, short
+from metabench.report.run_marks import marks, short
 from metabench.report.trivial import below_chance, beside
 from metabench.runs.stored import Run, load_run
 from metabench.runs.verify import Verdict
@@ -25,11 +25,11 @@ def _with(run: Run, **results) -> Run:
 def test_partial_reasons_name_the_limit_and_the_subset(toy_runs):
     run = load_run(toy_runs / "toy_cls" / "lookup")
     n = run.n_items
-    assert partial_reasons(run) == [] and marks(run, Verdict(run)) == [] and short([]) == ""
-    assert partial_reasons(_with(run, limit=n, n_test_items=n + 7)) == [f"--limit {n}: {n} of {n + 7} test items"]
-    assert partial_reasons(_with(run, n_test_items=n + 7)) == [f"{n} of {n + 7} test items (a subset of the split)"]
+    assert run.partial_reasons == [] and marks(run, Verdict(run)) == [] and short([]) == ""
+    assert _with(run, limit=n, n_test_items=n + 7).partial_reasons == [f"--limit {n}: {n} of {n + 7} test items"]
+    assert _with(run, n_test_items=n + 7).partial_reasons == [f"{n} of {n + 7} test items (a subset of the split)"]
     older = {k: v for k, v in run.results.items() if k != "n_test_items"}
-    assert partial_reasons(Run(run.path, {**older, "limit": n}, run.samples)) == [
+    assert Run(run.path, {**older, "limit": n}, run.samples).partial_reasons == [
         f"--limit {n}: {n} test items (the run does not record the split's size)"]
     verdict = Verdict(run, unverified="not checked against the data: no mirror here")
     assert marks(run, verdict) == ["unverified: no mirror here"]

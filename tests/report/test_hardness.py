@@ -87,7 +87,7 @@ def test_tables_round_trip_and_bad_tables_are_named(tmp_path):
 
 
 def test_compare_phi_table(cli, tmp_path):
-    run = _vua_run(tmp_path / "runs" / "vua_verb" / "det")
+    run = _vua_run(tmp_path / "runs" / "vua_verb" / "det", task="synthetic_vua_verb")  # read through verification: not named vua_verb
     table = save_table(_table(), tmp_path / "tables")
     code, out, err = cli("compare", "--phi-table", table, run)
     assert code == 0, err
@@ -104,7 +104,7 @@ def test_compare_phi_table(cli, tmp_path):
 
 
 def test_hard_breakdown_is_the_same_verb_as_compare_phi_table(cli, tmp_path):
-    run = _vua_run(tmp_path / "runs" / "vua_verb" / "det")
+    run = _vua_run(tmp_path / "runs" / "vua_verb" / "det", task="synthetic_vua_verb")  # read through verification: not named vua_verb
     table = save_table(_table(), tmp_path / "tables")
     for flags in ((), ("--json",)):
         code, out, err = cli("hard", "breakdown", "--phi-table", table, run, *flags)

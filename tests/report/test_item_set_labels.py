@@ -1,5 +1,5 @@
-"""A board's item-set label claims "all N test items" only for runs that recorded the split's size and scored
-all of it (#35): a --limit run says how much it scored, an older run without the record claims nothing more."""
+"""A board's item-set label claims "all N test items" only where the split's size is known (from the data, else the
+run's record: `Run.test_split_size`) and the run scored all of it (#35): a --limit run says how much it scored, an older run without the record claims nothing more."""
 
 from __future__ import annotations
 
@@ -16,5 +16,4 @@ from metabench.report.leaderboard.board import _item_set_label
     (104, False, None, "104 test items (the runs do not record the split's size)"),
 ])
 def test_the_label_says_only_what_the_runs_show(n_items, partial, recorded, label):
-    results = {} if recorded is None else {"n_test_items": recorded}
-    assert _item_set_label(SimpleNamespace(n_items=n_items, partial=partial, results=results)) == label
+    assert _item_set_label(SimpleNamespace(n_items=n_items, partial=partial, test_split_size=recorded)) == label

@@ -83,7 +83,7 @@ def test_samples_not_matching_their_digest_are_rejected(report_registry, runs):
 
 
 def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report_registry, runs, tmp_path,
-                                                                         monkeypatch):
+                                                                         monkeypatch, repredict):
     """Three runs of toy_cls recorded no golds digest; the one whose golds differ from the majority is out. No
     data here (where it is, the check against it rejects the run first)."""
     monkeypatch.setenv("METABENCH_DATA_DIR", str(tmp_path / "no-mirror"))
@@ -93,6 +93,8 @@ def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report
     flip = {"literal": "metaphorical", "metaphorical": "literal"}
     forge(runs / "toy_cls" / "majority", samples=lambda rows: [{**r, "gold": flip[r["gold"]]} if r["id"] == "test-0"
                                                                 else r for r in rows])
+    majority = read_samples(runs / "toy_cls" / "majority")
+    repredict(runs / "toy_cls" / "majority", {"test-0": majority[0]["prediction"]})  # its scores and metrics redone
     kept, rejected, _ = verify_runs(report_registry, find_runs([runs / "toy_cls"]))
     assert [v.run.model for v in rejected] == ["majority"] and "strict majority" in rejected[0].problems[0]
     assert {r.model for r in kept} == {"lookup", "random", "random:strategy=prior"}

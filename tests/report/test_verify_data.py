@@ -12,6 +12,7 @@ import pytest
 
 from metabench import hookimpl
 from metabench.config.index import TaskIndex
+from metabench.config.loader import dumped_config_hash
 from metabench.jobs import build_kind, prepare
 from metabench.launch.record import seed_summary
 from metabench.runs.stored import find_runs, load_run
@@ -90,7 +91,7 @@ def runs(toy_runs, registry, tmp_path) -> Path:
 def forge_consistently(registry, run_dir: Path, *, golds: dict | None = None, task: str | None = None,
                        data: dict | None = None) -> None:
     """Rewrite a run as a careful forger would: new golds (item id -> gold), or another task's name, config
-    hash and data record (``data``, copied from an honest run of it); then every score and metric recomputed
+    hash, config and data record (``data``, copied from an honest run of it); then every score and metric recomputed
     with the task's own kind, and every digest (samples, ids, golds) recomputed, so that the run's files agree
     with each other in every respect."""
     import toy_plugin
@@ -117,7 +118,7 @@ def forge_consistently(registry, run_dir: Path, *, golds: dict | None = None, ta
     test["n"] = len(first)
     test["golds_sha256"] = golds_sha256((r["id"], r["gold"]) for r in first)
     test["ids_sha256"] = hashlib.sha256("\n".join(sorted(r["id"] for r in first)).encode()).hexdigest()
-    results["task"].update(name=target.name, config_hash=target.hash)
+    results["task"].update(name=target.name, config_hash=target.hash, config=target.config.model_dump(mode="json"))
     text = samples_text(rows).encode()
     (run_dir / "samples.jsonl").write_bytes(text)
     results["samples_sha256"] = hashlib.sha256(text).hexdigest()
@@ -188,7 +189,8 @@ def test_a_run_relabelled_as_another_task_is_rejected(registry, board_cli, runs,
 def test_a_stale_config_hash_and_other_data_files_are_rejected(registry, runs):
     target = runs / "toy_cls" / "majority"
     results = json.loads((target / "results.json").read_text())
-    results["task"]["config_hash"] = "0" * 64
+    results["task"]["config"]["metadata"]["version"] = 0  # another version of the task, consistently recorded
+    results["task"]["config_hash"] = dumped_config_hash(results["task"]["config"])
     results["data"]["files"] = {"toy_cls:toy/cls_test.tsv": "1" * 64}
     (target / "results.json").write_text(json.dumps(results))
     _, rejected, _ = verify_runs(registry, [load_run(target)])

@@ -155,23 +155,31 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
             alpha: float, options: Options, verdicts: dict[int, Verdict]) -> list[dict]:
     """Entries of one item set, ranked, each tested against the set's best run and against the task's best
     trivial baseline (`trivial`); the ★ goes to the best run that is neither constant nor ≈ chance. Runs that
-    could not be checked against the data (`verify_data`) come after every verified run and never hold the ★:
-    their numbers are only their own account."""
+    could not be checked against the data (`verify_data`), or whose ``metric`` could not be rebuilt from their
+    golds and predictions (*unchecked*), come after every checked run and never hold the ★: their numbers are
+    only their own account."""
 
     def unverified(run: Run) -> str | None:
         verdict = verdicts.get(id(run))
         return verdict.unverified if verdict is not None else None
 
+    def unchecked(run: Run) -> str | None:
+        verdict = verdicts.get(id(run))
+        return verdict.unchecked_note(metric) if verdict is not None else None
+
     def sort_key(run: Run):
         mean = (run.aggregate(metric) or {}).get("mean")
-        return (unverified(run) is not None, mean is None, -(mean or 0.0) if higher else (mean or 0.0), run.model)
+        return (unverified(run) is not None or unchecked(run) is not None, mean is None,
+                -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
     ordered = sorted(runs, key=sort_key)
     entries = [_entry(run, metric, item_set, verdicts.get(id(run))) for run in ordered]
     for run, entry in zip(ordered, entries):
         entry["marks"] = assess(registry, run, options, alpha)
         entry["marks"]["unverified"] = unverified(run)
-        entry["marks"]["eligible"] = entry["marks"]["eligible"] and entry["marks"]["unverified"] is None
+        entry["marks"]["unchecked"] = unchecked(run)
+        entry["marks"]["eligible"] = (entry["marks"]["eligible"] and entry["marks"]["unverified"] is None
+                                      and entry["marks"]["unchecked"] is None)
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
@@ -197,11 +205,12 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
 
 
 def _item_set_label(run: Run) -> str:
-    """What a set of runs was scored on: "all N" only where the run recorded the split's size and scored all of
-    it; a run older than that record says its count without claiming the whole split (#35)."""
+    """What a set of runs was scored on: "all N" only where the split's size is known (from the data, else the
+    run's record) and the run scored all of it; a run older than that record, read without its data, says its
+    count without claiming the whole split (#35)."""
     if run.partial:
-        return f"first {run.n_items} test items (runs with --limit: {run.n_items} of {run.results.get('n_test_items', '?')})"
-    if run.results.get("n_test_items") == run.n_items:
+        return f"first {run.n_items} test items (runs with --limit: {run.n_items} of {run.test_split_size or '?'})"
+    if run.test_split_size == run.n_items:
         return f"all {run.n_items} test items"
     return f"{run.n_items} test items (the runs do not record the split's size)"
 
@@ -241,11 +250,12 @@ def _published(published: list[Published], name: str, run: Run, metric: str, mai
 
 
 def _rank(entries: list[dict], metric: str) -> None:
-    """Competition ranking (1, 2, 2, 4): equal means share a rank; an unverified run never shares one with a
-    verified run (it is ranked below them all)."""
+    """Competition ranking (1, 2, 2, 4): equal means share a rank; an unverified or unchecked run never shares
+    one with a checked run (it is ranked below them all)."""
     previous, rank = object(), 0
     for position, entry in enumerate(entries, 1):
-        key = (entry["marks"]["unverified"] is not None, entry["metrics"][metric]["mean"])
+        key = (entry["marks"]["unverified"] is not None or entry["marks"]["unchecked"] is not None,
+               entry["metrics"][metric]["mean"])
         if key != previous:
             rank, previous = position, key
         entry["rank"] = rank
@@ -327,7 +337,7 @@ def _group_ours(groups: list[dict], entry: Published) -> list[dict]:
 def _group_eligible(marks: list[dict | None]) -> bool:
     found = [m for m in marks if m is not None]
     at_chance = sum(m["trivial"]["chance"] is True for m in found)
-    return (bool(found) and not any(m["constant"] or m["unverified"] for m in found)
+    return (bool(found) and not any(m["constant"] or m["unverified"] or m["unchecked"] for m in found)
             and at_chance * 2 < len(found))
 
 
@@ -447,7 +457,9 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     tasks_by_name: dict[str, dict] = {}
     for chunk, (fields, tasks_found, entries) in zip(chunks, checked):
         chunk_runs = [run for name in chunk for run in state.groups[name]]
-        verdicts.update((id(run), Verdict(run, *found)) for run, found in zip(chunk_runs, fields))
+        for run, found in zip(chunk_runs, fields):
+            verdicts[id(run)] = Verdict(run, *found)
+            run.split_size = verdicts[id(run)].split_size  # as the worker's verification set it: `Run.partial`
         tasks_by_name.update(tasks_found)
         metrics.merge(entries)
     metrics.save()

@@ -41,6 +41,7 @@ def _mark(entry: dict) -> str:
         mark = " ▼" if (entry["vs_best"] or {}).get("significant") else ""
     marks = entry.get("marks") or {}
     mark += " (unverified)" if marks.get("unverified") else ""
+    mark += " (unchecked)" if marks.get("unchecked") else ""
     if marks.get("constant"):
         mark += " (constant)"
     elif (marks.get("trivial") or {}).get("chance"):

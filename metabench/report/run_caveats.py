@@ -1,0 +1,37 @@
+"""The board's caveats of one run, as lines a publication carries beside its number (#48 item 6).
+
+The leaderboard prints beside a number what keeps it from being read at face value: constant, ≈ chance,
+below chance (a probable answer-format failure for a decoder, a collapsed fit for a classifier), unstable
+across seeds, unchecked. A number exported to the Hub leaves the board behind, so the export carries the same
+verdicts in its notes, made by the same functions (`trivial`, `seed_stability`, `runs.verify.Verdict`).
+"""
+
+from __future__ import annotations
+
+from ..runs.stored import Run
+from ..runs.verify import Verdict
+from . import seed_stability
+from .compare import Options
+from .trivial import ALPHA, assess, below_chance
+
+
+def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options = Options(),
+            alpha: float = ALPHA) -> list[str]:
+    """The caveats of ``run``'s ``metric`` (its primary metric is the one the trivial baseline and the seeds
+    are judged on), each one line; [] for a number that may be read as it is."""
+    primary = run.primary_metric
+    marks = assess(registry, run, options, alpha)
+    trivial = marks["trivial"]
+    found = []
+    if marks["constant"]:
+        found.append(f"constant: one answer covers 99 % or more of the items at every seed ({primary})")
+    elif trivial["chance"] is True:
+        found.append(f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
+    mean, baseline = (run.aggregate(primary) or {}).get("mean"), trivial.get("baseline_value")
+    if None not in (mean, baseline) and (mean < baseline if run.higher_is_better(primary) else mean > baseline):
+        found += [flag for flag in [below_chance(registry, run, options, alpha)] if flag]
+    if run.results["model"].get("family") != "baseline" and not marks["constant"]:
+        found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
+    note = verdict.unchecked_note(metric)
+    found += [f"unchecked: {note}"] if note else []
+    return found
