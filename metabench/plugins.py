@@ -11,11 +11,12 @@ subject to the environment switches:
   them (for plugin development and tests, like ``pytest -p``).
 
 One broken plugin must not take the tool down, least of all ``metabench plugins``, the command meant to
-diagnose it. A plugin that fails to import, defines a misspelt hook, raises in a hook or registers a name
-another plugin already holds is *quarantined*: everything it registered is dropped, one warning names the
-plugin, the file:line and the fix (``METABENCH_DISABLE_PLUGINS=…``), and everything else works. A broken
-task file is quarantined alone (``config/index.py``). Strict mode (``--strict`` / ``METABENCH_STRICT=1``)
-turns every such warning into an error, for CI.
+diagnose it; a built-in one no more than a third party's (a paper family deleted from the tree). A plugin
+that fails to import, defines a misspelt hook, raises in a hook or registers a name another plugin already
+holds is *quarantined*: everything it registered is dropped, one warning names the plugin, the file:line and
+the fix (``METABENCH_DISABLE_PLUGINS=…``), and everything else works. A broken task file is quarantined
+alone (``config/index.py``). Strict mode (``--strict`` / ``METABENCH_STRICT=1``) turns every such warning into
+an error, for CI.
 """
 
 from __future__ import annotations
@@ -114,24 +115,11 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
     """(name, version, module-or-None, (error, fix)-or-None) for every plugin that should load."""
     found: list[tuple[str, str, object | None, tuple[str, str] | None]] = []
     for module_name in BUILTIN_PLUGINS:
-        if module_name in disabled:
-            continue
-        found.append((module_name, __version__, importlib.import_module(module_name), None))
+        if module_name not in disabled:
+            found.append(_import_module(module_name, __version__, _builtin_absent))
     for module_name in sorted(_env_list("METABENCH_PLUGIN_MODULES") or ()):
-        if module_name in disabled:
-            continue
-        try:
-            found.append((module_name, "unknown", importlib.import_module(module_name), None))
-        except ModuleNotFoundError as exc:
-            if exc.name and (module_name + ".").startswith(exc.name + "."):  # itself, not a module it imports
-                found.append((module_name, "unknown", None, (
-                    f"METABENCH_PLUGIN_MODULES names '{module_name}', which is not importable",
-                    "make it importable: install its package, or add the folder holding it to PYTHONPATH "
-                    f"(PYTHONPATH=/path/to/src); or remove it from METABENCH_PLUGIN_MODULES")))
-            else:
-                found.append((module_name, "unknown", None, _import_failed(module_name, exc)))
-        except Exception as exc:  # noqa: BLE001 - reported like a broken entry point
-            found.append((module_name, "unknown", None, _import_failed(module_name, exc)))
+        if module_name not in disabled:
+            found.append(_import_module(module_name, "unknown", _listed_absent))
     allowed = _env_list("METABENCH_LOAD_PLUGINS")
     for ep in sorted(metadata.entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
         if ep.name in disabled or (allowed is not None and ep.name not in allowed):
@@ -142,6 +130,33 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
         except Exception as exc:  # noqa: BLE001 - any failure of third-party code is reported, not fatal
             found.append((ep.name, version, None, _import_failed(ep.name, exc)))
     return found
+
+
+def _import_module(module_name: str, version: str, absent) -> tuple[str, str, object | None, tuple[str, str] | None]:
+    """A plugin module imported, or the (error, fix) that quarantines it. A built-in is imported this way too:
+    a paper family is a plugin, and a tree without it (``metabench/hard/`` deleted) must still run every other
+    command, ``--help`` included (issue 47). ``absent(module_name)`` words the case of the module itself missing,
+    as opposed to a module it imports."""
+    try:
+        return module_name, version, importlib.import_module(module_name), None
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name + ".").startswith(exc.name + "."):  # itself (or its package), not its imports
+            return module_name, version, None, absent(module_name)
+        return module_name, version, None, _import_failed(module_name, exc)
+    except Exception as exc:  # noqa: BLE001 - reported like a broken entry point
+        return module_name, version, None, _import_failed(module_name, exc)
+
+
+def _listed_absent(module_name: str) -> tuple[str, str]:
+    return (f"METABENCH_PLUGIN_MODULES names '{module_name}', which is not importable",
+            "make it importable: install its package, or add the folder holding it to PYTHONPATH "
+            "(PYTHONPATH=/path/to/src); or remove it from METABENCH_PLUGIN_MODULES")
+
+
+def _builtin_absent(module_name: str) -> tuple[str, str]:
+    folder = "metabench/" + "/".join(module_name.split(".")[1:-1])
+    return (f"this built-in plugin is missing from the installation (no {folder}/)",
+            f"reinstall metabench to get it back, or {_disable(module_name)} to drop it knowingly")
 
 
 def _warn_unknown_switches(disabled: set[str]) -> None:

@@ -91,6 +91,21 @@ def test_disable_and_module_env(monkeypatch):
     assert "counting" in plugins.load().names("model")
 
 
+def test_a_builtin_family_that_cannot_be_imported_is_quarantined_like_any_plugin(monkeypatch, capsys):
+    """A paper family deleted from the tree (issue 47) costs its own registrations, named once; not the tool."""
+    monkeypatch.setattr(plugins, "BUILTIN_PLUGINS", (*plugins.BUILTIN_PLUGINS, "metabench.gone_family.plugin"))
+    registry = plugins.load()
+    err = capsys.readouterr().err
+    assert err.count("metabench.gone_family.plugin") == 3 and err.count("warning") == 1  # plugin, problem, fix
+    assert "this built-in plugin is missing from the installation (no metabench/gone_family/)" in err and "METABENCH_DISABLE_PLUGINS=metabench.gone_family.plugin" in err
+    assert "majority" in registry.names("model") and "hard" in registry.names("command")
+    with pytest.raises(PluginError, match="gone_family"):
+        plugins.load(strict=True)
+    monkeypatch.setenv("METABENCH_DISABLE_PLUGINS", "metabench.gone_family.plugin")  # dropped knowingly: silent
+    plugins.load()
+    assert capsys.readouterr().err == ""
+
+
 def test_allow_list_filters_entry_points(monkeypatch):
     monkeypatch.setenv("METABENCH_LOAD_PLUGINS", "")
     registry = plugins.load()
