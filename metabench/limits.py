@@ -8,6 +8,7 @@ and can be raised through the environment variable named beside it. docs/reliabi
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -16,10 +17,15 @@ from .errors import MetabenchError
 
 @dataclass(frozen=True)
 class Limit:
+    """A bound and the variable that moves it. ``most``: the largest value the variable may set; ``inf``,
+    ``nan`` or ``1e30`` would pass a positive check and fail later, far from the variable (``int(inf)``, a
+    timer that overflows), so each is refused where it is read."""
+
     name: str
     env: str
     default: float
     unit: str
+    most: float = 1e15
 
     @property
     def value(self) -> float:
@@ -29,9 +35,9 @@ class Limit:
         try:
             value = float(raw)
         except ValueError:
-            value = -1.0
-        if value <= 0:
-            raise MetabenchError(f"{self.env}={raw!r}: expected a positive number ({self.unit})",
+            value = math.nan
+        if not 0 < value <= self.most:  # also false for nan
+            raise MetabenchError(f"{self.env}={raw!r}: expected a positive number of at most {self.most:g} ({self.unit})",
                                  hint=f"unset it for the default, {self.default:g} {self.unit}")
         return value
 
@@ -40,7 +46,7 @@ YAML_BYTES = Limit("task file size", "METABENCH_MAX_YAML_BYTES", 1_000_000, "byt
 YAML_NODES = Limit("YAML values after alias expansion", "METABENCH_MAX_YAML_NODES", 100_000, "values")
 YAML_DEPTH = Limit("YAML nesting depth", "METABENCH_MAX_YAML_DEPTH", 50, "levels")
 TEMPLATE_CHARS = Limit("template output", "METABENCH_MAX_TEMPLATE_CHARS", 1_000_000, "characters")
-TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S", 2.0, "seconds")
+TEMPLATE_SECONDS = Limit("template render time", "METABENCH_TEMPLATE_TIMEOUT_S", 2.0, "seconds", most=86_400)
 
 #: Run files, phi tables, manifests and every other file a command reads from a user (``bounded_read.py``): the
 #: largest committed samples.jsonl is under 4 MB (larger ones are gzipped), so the default leaves two orders of

@@ -43,6 +43,7 @@ from itertools import repeat
 from pathlib import Path
 
 from . import limits
+from .json_input import BadJson, decode_record, decode_row
 from .version import __version__
 from .bounded_read import read_bytes, read_text
 from .errors import ExplainedError, MetabenchError, RunFileError
@@ -354,7 +355,7 @@ def read_record(run_dir: Path) -> RunRecord:
     that is not one is a :class:`RunFileError` naming the file, the field and the fix."""
     path = resolve(run_dir) / RESULTS if not run_dir.is_file() else run_dir
     try:
-        data = json.loads(read_text(path, error=RunFileError), parse_constant=_refuse_constant)
+        data = decode_record(read_text(path, error=RunFileError))
     except FileNotFoundError:
         raise RunFileError(f"{path}: no results file here", hint="pass a run folder written by `metabench run`") from None
     except IsADirectoryError:
@@ -364,8 +365,8 @@ def read_record(run_dir: Path) -> RunRecord:
     except json.JSONDecodeError as exc:
         raise RunFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})",
                              hint="the file is damaged: re-run the evaluation (answers are cached)") from None
-    except _NonFinite as exc:
-        raise RunFileError(f"{path}: holds {exc.args[0]}, which is not a number a report can use",
+    except BadJson as exc:
+        raise RunFileError(f"{path}: holds {exc}",
                              hint="re-run the evaluation; if it recurs, a metric is broken") from None
     if not isinstance(data, dict):
         raise RunFileError(f"{path}: expected a JSON object, found {type(data).__name__}",
@@ -395,21 +396,14 @@ def _check_sample(row: object, path: Path, number: int) -> None:
                                  f" ({'missing' if key not in row else repr(row[key])[:40]})", hint=hint)
 
 
-class _NonFinite(ValueError):
-    pass
-
-
-def _refuse_constant(name: str):
-    raise _NonFinite(name)
-
-
 def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     """The samples of a run, after checking they are the ones its results.json was written with.
 
     Read as a stream, one line at a time, and bounded twice: by the bytes any file read from a user may hold
     (decompressed bytes too, for ``samples.jsonl.gz``) and by the rows the run itself declares, ``n_items`` ×
-    its seeds (and at most ``limits.SAMPLE_ROWS``). A small gzip file that expands to millions of short valid
-    lines is refused at the first row too many, before those rows fill the memory."""
+    its seeds (and at most ``limits.SAMPLE_ROWS``), blank lines included. A small gzip file that expands to
+    millions of short valid lines, or of newlines, is refused at the first line too many, before those rows fill
+    the memory or the reads take minutes."""
     folder = resolve(run_dir)
     results = results if results is not None else read_results(folder)
     path = folder / SAMPLES
@@ -439,10 +433,10 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
             raise RunFileError(f"{path}: decompresses to more than {cap:,} bytes, the limit on the {limits.INPUT_BYTES.name}",
                                hint=f"check that this is the file you meant; raise the limit with {limits.INPUT_BYTES.env}=BYTES")
         digest.update(line)
+        if number > most_rows.count:  # blank lines count: a gzip of newlines is millions of reads, not zero rows
+            kind = "sample rows" if line.strip() else "lines (blank ones count)"
+            raise RunFileError(f"{path}:{number}: more {kind} than {most_rows.what}", hint=most_rows.hint)
         if line.strip():
-            if len(lines) >= most_rows.count:
-                raise RunFileError(f"{path}:{number}: more sample rows than {most_rows.what}",
-                                   hint=most_rows.hint)
             lines.append((number, line))
     if digest.hexdigest() != expected:
         raise RunFileError(
@@ -452,10 +446,6 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     return _sample_rows(lines, path)
 
 
-#: One decoder for every samples file (``json.loads`` with an argument builds a new one per call).
-_SAMPLE_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-
-
 def _sample_rows(lines: list[tuple[int, bytes]], path: Path) -> list[dict]:
     """The rows of ``lines`` ((line number, bytes) pairs), checked. Decoded as one JSON array, one parser call
     instead of one per line (a samples file has up to tens of thousands of lines, and the leaderboard reads
@@ -463,8 +453,8 @@ def _sample_rows(lines: list[tuple[int, bytes]], path: Path) -> list[dict]:
     the line."""
     text = b",".join(line for _, line in lines).decode("utf-8", errors="replace")
     try:
-        rows = _SAMPLE_DECODER.decode(f"[{text}]")
-    except (json.JSONDecodeError, _NonFinite):
+        rows = decode_row(f"[{text}]")
+    except ValueError:  # not JSON, or a value no run file holds (json_input.BadJson)
         rows = None
     if not isinstance(rows, list) or len(rows) != len(lines):
         return [_sample_row(line, path, number) for number, line in lines]
@@ -510,8 +500,8 @@ def _next_line(stream, most: int, path: Path) -> bytes:
 
 def _sample_row(line: bytes, path: Path, number: int) -> dict:
     try:
-        row = _SAMPLE_DECODER.decode(line.decode("utf-8", errors="replace"))
-    except (json.JSONDecodeError, _NonFinite) as exc:
+        row = decode_row(line.decode("utf-8", errors="replace"))
+    except ValueError as exc:  # not JSON, or a value no run file holds (json_input.BadJson)
         raise RunFileError(f"{path}:{number}: not a valid sample line ({exc})",
                              hint="re-run the evaluation (answers are cached)") from None
     _check_sample(row, path, number)

@@ -287,3 +287,102 @@ def test_a_file_hashed_under_a_stamp_is_hashed_again_after_an_in_place_edit(tmp_
     assert hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
     _edit_in_place(path, how)
     assert hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ------------------------------------------------------------------- 4. bounds that a shape slips past
+
+def _pair_of_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Two 40-item runs of one task, under base/ and cand/."""
+    return (good_run(tmp_path / "base" / "syn" / "m", n=40),
+            good_run(tmp_path / "cand" / "syn" / "m", n=40, prediction="no"))
+
+
+def _blank_lines_after_the_rows(run: Path, blank: bytes, count: int) -> None:
+    """``run``'s samples followed by ``count`` blank lines, gzipped (a few KB), the digest in results.json matched."""
+    import gzip
+    import hashlib
+    import json
+
+    text = (run / "samples.jsonl").read_bytes() + blank * count
+    (run / "samples.jsonl").unlink()
+    (run / "samples.jsonl.gz").write_bytes(gzip.compress(text, compresslevel=9, mtime=0))
+    results = json.loads((run / "results.json").read_text())
+    results["samples_sha256"] = hashlib.sha256(text).hexdigest()
+    (run / "results.json").write_text(json.dumps(results))
+
+
+def _commands(tmp_path: Path, base: Path, cand: Path) -> dict[str, list]:
+    return {"compare": ["compare", base, cand], "gate": ["gate", "--baseline", base, "--candidate", cand],
+            "leaderboard": ["leaderboard", "build", tmp_path / "base", tmp_path / "cand", "-o", tmp_path / "site",
+                            "--resamples", "100"]}
+
+
+@pytest.mark.parametrize("blank", [b"\n", b"\r\n", b"   \n"], ids=["newlines", "crlf", "spaces"])
+def test_a_gzip_of_blank_lines_counts_every_line_towards_the_row_bound(cli, tmp_path, blank):
+    """2 MB of gzip expanding to millions of blank lines: refused at the first line past n_items x seeds."""
+    import time
+
+    base, cand = _pair_of_runs(tmp_path)
+    _blank_lines_after_the_rows(cand, blank, 3_000_000)
+    started = time.perf_counter()
+    code, out = cli("compare", base, cand)
+    assert code == 2 and ":41: more lines (blank ones count) than results.json declares (40 items" in out, out
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("raw", ["inf", "nan", "1e30", "Infinity", "1e400"])
+@pytest.mark.parametrize("variable", ["METABENCH_MAX_INPUT_BYTES", "METABENCH_MAX_SAMPLE_ROWS", "METABENCH_TEMPLATE_TIMEOUT_S",
+                                      "METABENCH_MAX_YAML_DEPTH"])
+def test_a_limit_variable_of_inf_nan_or_1e30_is_refused_where_it_is_read(monkeypatch, variable, raw):
+    from metabench import limits
+    from metabench.errors import MetabenchError
+
+    (limit,) = [limit for limit in limits.ALL if limit.env == variable]
+    monkeypatch.setenv(variable, raw)
+    with pytest.raises(MetabenchError, match=f"{variable}='{raw}': expected a positive number of at most") as caught:
+        limit.value
+    assert "unset it for the default" in str(caught.value)
+
+
+@pytest.mark.parametrize("raw", ["inf", "nan", "1e30"])
+def test_a_run_command_given_an_unbounded_input_limit_says_so(cli, tmp_path, monkeypatch, raw):
+    base, cand = _pair_of_runs(tmp_path)
+    monkeypatch.setenv("METABENCH_MAX_INPUT_BYTES", raw)
+    code, out = cli("compare", base, cand)
+    assert code == 2 and f"METABENCH_MAX_INPUT_BYTES='{raw}': expected a positive number" in out, out
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+RESULTS_TEXT = {
+    "nested-200k-deep": (lambda text: text.replace('"config": {', f'"config": {{"x": {_nested(200_000)}, ', 1),
+                         "values nested deeper than"),
+    "nested-40-deep": (lambda text: text.replace('"config": {', f'"config": {{"x": {_nested(40)}, ', 1),
+                       "values nested deeper than 32 levels"),
+    "5000-digit-integer": (lambda text: text.replace('"config": {', '"config": {"x": 1' + "0" * 5000 + ", ", 1),
+                           "an integer of 5,001 digits"),
+    "n_items-10**300": (lambda text: text.replace('"n_items": 40', '"n_items": 1' + "0" * 300, 1),
+                        "an integer of 301 digits"),
+    "n_test_items-10**300": (lambda text: text.replace('"n_items": 40', '"n_test_items": 1' + "0" * 300 + ', "n_items": 40', 1),
+                             "an integer of 301 digits"),
+    "float-1e400": (lambda text: text.replace('"config": {', '"config": {"x": 1e400, ', 1), "1e400, beyond the range"),
+    "duplicate-digest": (lambda text: text.replace('"n_items": 40', '"samples_sha256": "' + "0" * 64 + '", "n_items": 40', 1),
+                         "the key 'samples_sha256' twice in one object"),
+    "duplicate-metric": (lambda text: text.replace('"n_items": 40', '"n_items": 40, "n_items": 4', 1),
+                         "the key 'n_items' twice in one object"),
+}
+
+
+@pytest.mark.parametrize("case", list(RESULTS_TEXT))
+@pytest.mark.parametrize("command", ["compare", "gate", "leaderboard"])
+def test_a_results_json_with_a_shape_no_run_has_is_a_clear_error_naming_it(cli, tmp_path, case, command):
+    base, cand = _pair_of_runs(tmp_path)
+    results = cand / "results.json"
+    edit, message = RESULTS_TEXT[case]
+    text = json_text = results.read_text()
+    assert '"n_items": 40' in json_text and '"config": {' in json_text
+    results.write_text(edit(text))
+    code, out = cli(*_commands(tmp_path, base, cand)[command])
+    assert code in (1, 2) and f"{results}: holds " in out and message in out, out
