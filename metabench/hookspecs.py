@@ -240,3 +240,26 @@ def metabench_register_docs_blocks(register: RegisterTarget) -> None:
 
     A marker naming no registered block is an error naming the page and line (with the closest name).
     """
+
+
+@hookspec
+def metabench_register_compare_analyses(register: RegisterTarget) -> None:
+    """Register analyses of ``metabench compare``: ``metabench compare NAME RUN... [options]``.
+
+    A paper family's analysis of stored runs belongs to ``compare`` (one place to compare runs), but its code
+    belongs to the family: this hook lets ``compare`` offer it without naming the family, so a tree or an
+    installation without the family runs every other command (the hard family's ``compare hardness`` and the
+    artifacts family's ``compare artifacts`` register through it).
+
+    :param register:
+        ``register(name, "package.module:ANALYSIS", description=ONE_LINE)`` with a
+        ``metabench.commands.analyses.Analysis``: ``description`` and ``examples`` (the verb's ``--help``),
+        ``arguments(parser)`` (its options; ``RUN...`` and ``--json`` are added by compare) and
+        ``run(args, runs, registry) -> int`` (the runs found under ``RUN...``; print, return the exit status).
+        ``ONE_LINE`` is its line in ``metabench compare --help``. The module is imported when ``compare``'s
+        command line is parsed: keep it light and import heavy libraries inside ``run``.
+
+    A name ``compare`` already has (``published``, ``gap``, ``paired-variants``) or another plugin registered is
+    a clash (the later plugin is quarantined); a target that is not an ``Analysis`` leaves the verb out with a
+    warning naming your plugin (an error under ``--strict``).
+    """

@@ -61,6 +61,7 @@ _HOOK_CATEGORY = {
     "metabench_register_paper_views": "paper_view",
     "metabench_register_board_sections": "board_section",
     "metabench_register_docs_blocks": "docs_block",
+    "metabench_register_compare_analyses": "compare_analysis",
 }
 
 

@@ -16,13 +16,14 @@ from typing import Any
 from .errors import PluginError, unknown
 
 CATEGORIES = ("task_dir", "dataset", "model", "pretrained", "kind", "metric", "test", "reporter", "command",
-              "paper_view", "board_section", "docs_block")
+              "paper_view", "board_section", "docs_block", "compare_analysis")
 #: What a registration of a category must resolve to: a subclass of a base class (``module:Class``) or a
 #: callable. Checked when a registration is first resolved, so a plugin's mistake is named with the plugin.
 BASES = {"model": "metabench.models.base:Adapter", "kind": "metabench.kinds.base:Kind",
-         "dataset": "metabench.data.spec:DatasetSpec", "paper_view": "metabench.config.paper_layouts:PaperTable"}
+         "dataset": "metabench.data.spec:DatasetSpec", "paper_view": "metabench.config.paper_layouts:PaperTable",
+         "compare_analysis": "metabench.commands.analyses:Analysis"}
 #: Categories registered as ready objects (instances of their base), not classes.
-INSTANCES = ("dataset", "paper_view")
+INSTANCES = ("dataset", "paper_view", "compare_analysis")
 CALLABLE = ("pretrained", "metric", "test", "reporter", "command", "board_section", "docs_block")
 
 
@@ -172,4 +173,5 @@ _LABEL = {
     "paper_view": "paper view",
     "board_section": "leaderboard section",
     "docs_block": "generated docs table",
+    "compare_analysis": "compare analysis",
 }

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from ..commands.analyses import Analysis
+
 
 def add_commands(subparsers) -> None:
     artifacts = subparsers.add_parser(
@@ -57,3 +59,28 @@ def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int
     for line in unassessed:
         print(f"not assessed: {line}", file=sys.stderr)
     return 0
+
+
+def _compare_arguments(parser) -> None:
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the flag (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+
+
+def _compare(args, runs: list, registry) -> int:
+    return gameability(registry, runs, what="compare artifacts", alpha=args.alpha, resamples=args.resamples,
+                       seed=args.seed, as_json=args.json)
+
+
+#: ``metabench compare artifacts``, registered by the plugin (``metabench_register_compare_analyses``): the same
+#: code as ``artifacts gameability``; ``compare --artifacts`` is its deprecated form.
+COMPARE_ARTIFACTS = Analysis(
+    description="Per cell and model of Boisson et al.'s artifact tasks: the macro-F1 of each input view (default, "
+    "pme_only, masked), their relative gaps and whether an incomplete view matches the whole item (gameable; paired "
+    "bootstrap). docs/artifacts.md.",
+    examples="  metabench compare artifacts runs/\n  metabench compare artifacts leaderboard/runs --resamples 2000",
+    arguments=_compare_arguments, run=_compare,
+    old_flags=lambda group: group.add_argument("--artifacts", action="store_true",
+                                               help="use `metabench compare artifacts RUN...`"),
+    old_dests=("artifacts",),
+)

@@ -1,6 +1,6 @@
 """Registers the artifact datasets (Boisson recipes, artifact-controlled samples), diagnostics metrics, the
-``metabench artifacts`` verbs, Boisson et al.'s paper views, the leaderboard's gameability section and the
-artifact docs tables, through the hooks a third-party plugin uses."""
+``metabench artifacts`` verbs and ``compare artifacts``, Boisson et al.'s paper views, the leaderboard's gameability
+section and the artifact docs tables, through the hooks a third-party plugin uses."""
 
 from __future__ import annotations
 
@@ -38,6 +38,12 @@ def metabench_register_datasets(register):
 def metabench_register_commands(register):
     register("artifacts", "metabench.artifacts.commands:add_commands",
              description="construction artifacts: gameability of input views")
+
+
+@hookimpl
+def metabench_register_compare_analyses(register):
+    register("artifacts", "metabench.artifacts.commands:COMPARE_ARTIFACTS",
+             description="input views of Boisson et al.'s cells: relative gaps and the gameability flag")
 
 
 @hookimpl

@@ -6,12 +6,12 @@ of that command, each with its own refusals of the others' options, are verbs wi
     compare published RUN...         our numbers beside the published ones, and the best constant answer
     compare gap RUN_A RUN_B          one model on two subset tasks (different items): unpaired gap
     compare paired-variants RUN...   one model on an original task and its paraphrase task (same items)
-    compare artifacts RUN...         input views of Boisson et al.'s cells: gameability
-    compare hardness RUN...          detectors by phi bin of a SOR model (hard metaphors)
+    compare NAME RUN...              an analysis a plugin registers (``metabench_register_compare_analyses``,
+                                     ``commands/analyses.py``), as the paper families do theirs
 
-The old flags (``--published``, ``--gap``, ``--paired-variants``, ``--artifacts``, ``--phi-table``,
-``--phi-model``) still run the same code, after a deprecation notice on stderr naming the verb. A verb is
-read only as the first argument after ``compare``: a run folder of that name is ``./NAME``.
+The old flags (``--published``, ``--gap``, ``--paired-variants``, and those a registered analysis keeps) still
+run the same code, after a deprecation notice on stderr naming the verb. A verb is read only as the first
+argument after ``compare``: a run folder of that name is ``./NAME``.
 """
 
 from __future__ import annotations
@@ -23,13 +23,6 @@ import sys
 from pathlib import Path
 
 PAIRS_EXAMPLES = """\
-analyses (each with its own --help):
-  published         our numbers beside other systems' published ones, with the best constant answer
-  gap               one model on two subset tasks (different items): unpaired accuracy gap
-  paired-variants   one model on an original task and its paraphrase task: paired metaphor effect
-  artifacts         input views of Boisson et al.'s cells: relative gaps and the gameability flag
-  hardness          detectors' recall and precision per phi bin of a SOR model (hard metaphors)
-
 examples:
   metabench compare runs/toy_cls/majority runs/toy_cls/lookup     two runs of one task
   metabench compare runs/ --baseline majority                     every model against majority, per task
@@ -46,10 +39,10 @@ could be paired, an unreadable or damaged run file, or an internal error. compar
 candidate is a result here; `metabench gate` turns it into a failing status.
 """
 
-#: verb -> (one-line help, description, examples)
+#: compare's own verb -> (its line in compare's --help, description, examples); the plugins' come from the registry
 VERBS = {
     "published": (
-        "our runs beside other systems' published numbers (never ranked), with the best constant answer",
+        "our numbers beside other systems' published ones, with the best constant answer",
         "Print the published results of other systems on the runs' tasks and groups (metabench/report/"
         "published_results.yaml: value as printed, metric definition, whether the protocol matches, citation) "
         "beside each of our complete runs, with Δ = ours − published. Beside every number on the task's primary "
@@ -60,38 +53,24 @@ VERBS = {
         "  metabench compare published leaderboard/runs/moh_x_cv_fold*/hf_minilm-l6*\n"
         "  metabench compare published runs/ --json"),
     "gap": (
-        "one model on two subset tasks (e.g. no-met, met): unpaired accuracy gap",
+        "one model on two subset tasks (different items): unpaired accuracy gap",
         "RUN_A RUN_B are one model on two subset tasks over different items (e.g. Meta4XNLI's no_met and met "
         "pairs): the accuracy gap with a z-test and Fisher's exact test, adjusted by --correction. --controls adds "
         "a logistic regression of correctness on metaphor + premise-hypothesis overlap + length.",
         "  metabench compare gap runs/m4x_nli_zs_en_xnli_dev_no_met/M runs/m4x_nli_zs_en_xnli_dev_met/M\n"
         "  metabench compare gap --controls runs/impli_gap_enc_literal/M runs/impli_gap_enc_figurative/M"),
     "paired-variants": (
-        "one model on an original task and its paraphrase task (same item ids): paired metaphor effect",
+        "one model on an original task and its paraphrase task: paired metaphor effect",
         "The paired metaphor effect over the item ids an original task shares with its paraphrase task: McNemar "
         "(one seed) or a paired t-test (seeds) on accuracy. Two runs: the original first; more runs or folders: "
         "paired by task name (TASK_original_X with TASK_paraphrase_GEN_X, per model). --controls adds the "
         "regression on overlap and length.",
         "  metabench compare paired-variants runs/mlp_impli_original_nli_zero/M runs/mlp_impli_paraphrase_mistral_nli_zero/M\n"
         "  metabench compare paired-variants --controls runs/      every original/paraphrase pair found"),
-    "artifacts": (
-        "runs of tasks with input views (<task>@<view>): per cell, the views' macro-F1 and the gameability flag",
-        "Per cell and model of Boisson et al.'s artifact tasks: the macro-F1 of each input view (default, "
-        "pme_only, masked), their relative gaps and whether an incomplete view matches the whole item "
-        "(gameable; paired bootstrap). docs/artifacts.md.",
-        "  metabench compare artifacts runs/\n  metabench compare artifacts leaderboard/runs --resamples 2000"),
-    "hardness": (
-        "VUA-Verb (or hard_mi) runs' recall and precision per phi bin of a SOR model",
-        "Break detectors down by hardness (docs/hard-metaphors.md): each run's recall and precision per phi bin, "
-        "with phi from a portable table (--phi-table, written by `metabench hard vua-phi --save`) or from this "
-        "machine's HARD(MODEL) build (--phi-model). The same as `metabench hard breakdown`.",
-        "  metabench compare hardness --phi-table leaderboard/runs/hard_phi/minilm-l6 runs/vua_verb/M\n"
-        "  metabench compare hardness --phi-model hf:minilm-l6 runs/vua_verb/M runs/hard_mi_minilm_l6/M"),
 }
 
 #: old flag -> the verb that replaced it
-DEPRECATED = {"published": "published", "gap": "gap", "paired_variants": "paired-variants",
-              "artifacts": "artifacts", "phi_table": "hardness", "phi_model": "hardness"}
+DEPRECATED = {"published": "published", "gap": "gap", "paired_variants": "paired-variants"}
 
 
 class _WithVerbs(argparse.ArgumentParser):
@@ -108,9 +87,14 @@ class _WithVerbs(argparse.ArgumentParser):
 
 
 def add_commands(subparsers) -> None:
+    from .analyses import registered
+
+    analyses = registered(_registry(), taken=VERBS)
+    lines = {**{name: verb[0] for name, verb in VERBS.items()}, **{name: line for name, (line, _) in analyses.items()}}
     compare = subparsers.add_parser(
-        "compare", help="paired significance tests between runs of the same task (and: published, gap, "
-        "paired-variants, artifacts, hardness)", epilog=PAIRS_EXAMPLES,
+        "compare", help=f"paired significance tests between runs of the same task (and: {', '.join(lines)})",
+        epilog="analyses (each with its own --help):\n" + "".join(f"  {name:<18}{line}\n" for name, line in lines.items())
+        + "\n" + PAIRS_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="metabench compare [ANALYSIS] RUN... [options]",
         description="Compare runs of the same task item by item: McNemar for accuracy, paired bootstrap for "
@@ -128,11 +112,13 @@ def add_commands(subparsers) -> None:
     old.add_argument("--gap", action="store_true", help="use `metabench compare gap RUN_A RUN_B`")
     old.add_argument("--paired-variants", action="store_true", help="use `metabench compare paired-variants RUN...`")
     old.add_argument("--controls", action="store_true", help="with --gap or --paired-variants: use the verb's --controls")
-    old.add_argument("--artifacts", action="store_true", help="use `metabench compare artifacts RUN...`")
-    _phi_arguments(old, deprecated=True)
+    for _, analysis in analyses.values():
+        if analysis.old_flags is not None:
+            analysis.old_flags(old)
     test_arguments(compare)
-    compare.set_defaults(func=guarded(_cmd_compare))
-    compare.verbs = {name: _verb_parser(name) for name in VERBS}
+    compare.set_defaults(func=guarded(_cmd_compare), analyses={name: analysis for name, (_, analysis) in analyses.items()})
+    compare.verbs = {**{name: _verb_parser(name) for name in VERBS},
+                     **{name: _analysis_parser(name, analysis) for name, (_, analysis) in analyses.items()}}
 
 
 def _runs_argument(parser) -> None:
@@ -140,28 +126,33 @@ def _runs_argument(parser) -> None:
                         help="run folders, results.json files or output folders (searched recursively)")
 
 
-def _phi_arguments(group, *, deprecated: bool = False) -> None:
-    """Where phi comes from; on compare itself (``deprecated``) each flag names the verb that replaces it."""
-    verb = "use `metabench compare hardness --phi-table FILE RUN...`: " if deprecated else ""
-    group.add_argument("--phi-table", type=Path, metavar="FILE",
-                       help=f"{verb}a hard_phi.json written by `metabench hard vua-phi --save` (or its folder)")
-    group.add_argument("--phi-model", metavar="MODEL",
-                       help=f"{verb.replace('--phi-table FILE', '--phi-model MODEL')}phi from this machine's cache: "
-                       "the HARD(MODEL) build (after `metabench hard mine` and `hard vua-phi`); also breaks down runs "
-                       "of hard_mi tasks")
-    group.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
-    group.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
-
-
-def _verb_parser(name: str) -> argparse.ArgumentParser:
-    summary, description, examples = VERBS[name]
+def _parser(name: str, description: str, examples: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"metabench compare {name}", description=description,
                                      epilog="examples:\n" + examples,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     _runs_argument(parser)
+    return parser
+
+
+def _json_argument(parser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def _analysis_parser(name: str, analysis) -> argparse.ArgumentParser:
+    """The verb of an analysis a plugin registered (``commands/analyses.py``)."""
+    parser = _parser(name, analysis.description, analysis.examples)
+    analysis.arguments(parser)
+    parser.set_defaults(func=guarded(lambda args: analysis.run(args, _found(args), _registry())))
+    _json_argument(parser)
+    return parser
+
+
+def _verb_parser(name: str) -> argparse.ArgumentParser:
+    _, description, examples = VERBS[name]
+    parser = _parser(name, description, examples)
     if name == "published":
         parser.set_defaults(func=guarded(lambda args: _published(args, _found(args))))
-    elif name in ("gap", "paired-variants"):
+    else:
         parser.add_argument("--controls", action="store_true",
                             help="also: logistic regression of correctness on metaphor + premise-hypothesis overlap + "
                             "length, and accuracy by overlap bin")
@@ -174,16 +165,7 @@ def _verb_parser(name: str) -> argparse.ArgumentParser:
             parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
         handler = _gap if name == "gap" else _paired_variants
         parser.set_defaults(func=guarded(lambda args: handler(args, _found(args))), test=None, metric=None)
-    elif name == "artifacts":
-        parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the flag (default 0.05)")
-        parser.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)")
-        parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-        parser.set_defaults(func=guarded(lambda args: _artifacts(args, _found(args))))
-    else:
-        _phi_arguments(parser.add_argument_group("where phi comes from (one of the two)"))
-        parser.add_argument("--confidence", type=float, default=0.95, help="Wilson interval level (default 0.95)")
-        parser.set_defaults(func=guarded(lambda args: _hardness(args, _found(args))))
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    _json_argument(parser)
     return parser
 
 
@@ -233,10 +215,17 @@ def _found(args) -> list:
     return find_runs(args.runs)
 
 
+def _old_flags(args) -> dict[str, str]:
+    """Old flag (its dest) -> the verb that replaced it: compare's own, then the registered analyses'."""
+    return {**DEPRECATED, **{dest: name for name, analysis in args.analyses.items() for dest in analysis.old_dests}}
+
+
 def _deprecated(args) -> str | None:
-    """The verb an old flag names, after saying so on stderr (scripts keep working; the notice names the fix)."""
-    flags = [flag for flag in DEPRECATED if getattr(args, flag)]
-    verbs = list(dict.fromkeys(DEPRECATED[flag] for flag in flags))
+    """The verb an old flag names, after saying so on stderr (scripts keep working; the notice names the fix); an
+    analysis whose old flags go ``alone`` wins, so its own error can say they take no other option."""
+    deprecated = _old_flags(args)
+    flags = [flag for flag in deprecated if getattr(args, flag)]
+    verbs = list(dict.fromkeys(deprecated[flag] for flag in flags))
     if not verbs:
         if args.controls:
             from ..errors import MetabenchError
@@ -245,9 +234,10 @@ def _deprecated(args) -> str | None:
                                  hint="metabench compare gap --controls RUN_A RUN_B, or compare paired-variants --controls")
         return None
     for flag in flags:
-        print(f"compare: --{flag.replace('_', '-')} is deprecated: use `metabench compare {DEPRECATED[flag]} "
-              f"RUN...` (see `metabench compare {DEPRECATED[flag]} --help`)", file=sys.stderr)
-    return verbs[0] if len(verbs) == 1 or "hardness" not in verbs else "hardness"
+        print(f"compare: --{flag.replace('_', '-')} is deprecated: use `metabench compare {deprecated[flag]} "
+              f"RUN...` (see `metabench compare {deprecated[flag]} --help`)", file=sys.stderr)
+    alone = [verb for verb in verbs if verb in args.analyses and args.analyses[verb].alone]
+    return alone[0] if alone else verbs[0]
 
 
 def _cmd_compare(args) -> int:
@@ -257,17 +247,16 @@ def _cmd_compare(args) -> int:
         raise MetabenchError("--gap (different items) and --paired-variants (the same items) exclude each other")
     verb = _deprecated(args)
     runs = _found(args)
-    if verb == "hardness":
-        if args.gap or args.paired_variants or args.controls or args.artifacts or args.test or args.metric:
-            raise MetabenchError("--phi-table/--phi-model break runs down by hardness; they take no other comparison "
-                                 "option", hint="metabench compare hardness --phi-table FILE RUN...")
-        return _hardness(args, runs)
+    if verb in args.analyses:
+        analysis = args.analyses[verb]
+        others = [flag for flag, name in _old_flags(args).items() if name not in (verb, "published")]
+        if analysis.alone and any(getattr(args, option) for option in (*others, "controls", "test", "metric")):
+            raise MetabenchError(analysis.alone[0], hint=analysis.alone[1])
+        return analysis.run(args, runs, _registry())
     if verb == "gap":
         return _gap(args, runs)
     if verb == "paired-variants":
         return _paired_variants(args, runs)
-    if verb == "artifacts":
-        return _artifacts(args, runs)
     if verb == "published":  # the old flag printed the paired tests first, when anything paired
         return _published(args, runs, report=_report(args, runs, quiet=True))
     report = _report(args, runs)
@@ -409,13 +398,6 @@ def _check_variant_order(original, paraphrase) -> None:
                              f"{original.path}")
 
 
-def _hardness(args, runs) -> int:
-    from ..hard.commands import breakdown  # the hard family's verb (`metabench hard breakdown`), one implementation
-
-    return breakdown(runs, registry=_registry(), table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor, mine=args.phi_mine,
-                     confidence=args.confidence, as_json=args.json)
-
-
 def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
     """Print tested rows (and their surface controls, if asked for) as JSON or as tables."""
     if args.json:
@@ -440,9 +422,3 @@ def _controls(args, pairs, *, paired: bool) -> list:
     return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)
             for metaphor, literal in pairs]
 
-
-def _artifacts(args, runs) -> int:
-    from ..artifacts.commands import gameability  # the artifacts family's verb (`metabench artifacts gameability`)
-
-    return gameability(_registry(), runs, what="compare artifacts", alpha=args.alpha, resamples=args.resamples,
-                       seed=args.seed, as_json=args.json)

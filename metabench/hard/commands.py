@@ -20,6 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..commands.analyses import Analysis
 from ..errors import MetabenchError
 
 
@@ -233,6 +234,10 @@ def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: st
     registry = registry or default_registry()
     if table_file and model:
         raise MetabenchError("--phi-table and --phi-model are two sources of the same phi: give one")
+    if not (table_file or model):
+        raise MetabenchError("hardness needs phi: give --phi-table FILE (a portable hard_phi.json) or --phi-model MODEL "
+                             "(this machine's HARD(MODEL) build)",
+                             hint="metabench compare hardness --phi-table leaderboard/runs/hard_phi/minilm-l6 RUN...")
     runs, _ = verified_runs(registry, runs, "hardness")
     if not runs:
         raise MetabenchError("hardness: every run given failed verification (the reasons are above)",
@@ -275,3 +280,41 @@ def cmd_gap(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return 0
+
+
+def _phi_arguments(group, *, deprecated: bool = False) -> None:
+    """Where phi comes from; on compare itself (``deprecated``) each flag names the verb that replaces it."""
+    verb = "use `metabench compare hardness --phi-table FILE RUN...`: " if deprecated else ""
+    group.add_argument("--phi-table", type=Path, metavar="FILE",
+                       help=f"{verb}a hard_phi.json written by `metabench hard vua-phi --save` (or its folder)")
+    group.add_argument("--phi-model", metavar="MODEL",
+                       help=f"{verb.replace('--phi-table FILE', '--phi-model MODEL')}phi from this machine's cache: "
+                       "the HARD(MODEL) build (after `metabench hard mine` and `hard vua-phi`); also breaks down runs "
+                       "of hard_mi tasks")
+    group.add_argument("--phi-sor", default="", metavar="K=V,...", help="with --phi-model: its SOR settings")
+    group.add_argument("--phi-mine", default="", metavar="K=V,...", help="with --phi-model: its mining settings")
+
+
+def _compare_arguments(parser) -> None:
+    _phi_arguments(parser.add_argument_group("where phi comes from (one of the two)"))
+    parser.add_argument("--confidence", type=float, default=0.95, help="Wilson interval level (default 0.95)")
+
+
+def _compare(args, runs: list, registry) -> int:
+    return breakdown(runs, registry=registry, table_file=args.phi_table, model=args.phi_model, sor=args.phi_sor,
+                     mine=args.phi_mine, confidence=args.confidence, as_json=args.json)
+
+
+#: ``metabench compare hardness``, registered by the plugin (``metabench_register_compare_analyses``): the same
+#: code as ``hard breakdown``; ``compare --phi-table/--phi-model`` is its deprecated form.
+COMPARE_HARDNESS = Analysis(
+    description="Break detectors down by hardness (docs/hard-metaphors.md): each run's recall and precision per phi "
+    "bin, with phi from a portable table (--phi-table, written by `metabench hard vua-phi --save`) or from this "
+    "machine's HARD(MODEL) build (--phi-model). The same as `metabench hard breakdown`.",
+    examples="  metabench compare hardness --phi-table leaderboard/runs/hard_phi/minilm-l6 runs/vua_verb/M\n"
+    "  metabench compare hardness --phi-model hf:minilm-l6 runs/vua_verb/M runs/hard_mi_minilm_l6/M",
+    arguments=_compare_arguments, run=_compare,
+    old_flags=lambda group: _phi_arguments(group, deprecated=True), old_dests=("phi_table", "phi_model"),
+    alone=("--phi-table/--phi-model break runs down by hardness; they take no other comparison option",
+           "metabench compare hardness --phi-table FILE RUN..."),
+)

@@ -1,5 +1,5 @@
-"""Registers the derived ``hard_metaphors`` dataset, the ``metabench hard`` verbs, the leaderboard's hardness
-section and the hard-metaphor docs tables, through the hooks a third-party plugin uses."""
+"""Registers the derived ``hard_metaphors`` dataset, the ``metabench hard`` verbs and ``compare hardness``, the
+leaderboard's hardness section and the hard-metaphor docs tables, through the hooks a third-party plugin uses."""
 
 from __future__ import annotations
 
@@ -27,6 +27,12 @@ def metabench_register_datasets(register):
 def metabench_register_commands(register):
     register("hard", "metabench.hard.commands:add_commands",
              description="hard metaphors: SOR training, phi mining, HARD(M) statistics, breakdowns by phi")
+
+
+@hookimpl
+def metabench_register_compare_analyses(register):
+    register("hardness", "metabench.hard.commands:COMPARE_HARDNESS",
+             description="detectors' recall and precision per phi bin of a SOR model (hard metaphors)")
 
 
 @hookimpl

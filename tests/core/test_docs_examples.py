@@ -37,6 +37,7 @@ RUN = {
     'docs/plugins.md: counts={': None,
     'docs/plugins.md: from metabench.data.verify import expect': None,
     'docs/plugins.md: import numpy as np': None,
+    'docs/plugins.md: from metabench import hookimpl': None,
     'docs/plugins.md: export PYTHONPATH="$PWD/plugins/metabench-example-plugin" ME': None,
     'docs/reporting.md: metabench explore leaderboard/runs/m4x_det_en_mono/lookup': None,
 }

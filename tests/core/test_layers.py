@@ -118,6 +118,16 @@ def test_adapters_never_reach_for_the_global_registry():
         assert "default_registry" not in path.read_text(encoding="utf-8"), path.name
 
 
+#: what the floor table writes for any paper family (`<family>/report/`): the table names none, so a tree with a
+#: family deleted (issue 47) or a new one added needs no edit of the table
+FAMILY = "<family>"
+
+
+def families(table: dict[str, int]) -> set[str]:
+    """The paper families: packages of metabench with a plugin.py that no row of the table names."""
+    return {path.parent.name for path in PACKAGE.glob("*/plugin.py") if f"{path.parent.name}/" not in table}
+
+
 def floor_table(text: str) -> dict[str, int]:
     """Package or module (``kinds/``, ``runner.py``) -> its floor, from the rows of the page's floor table
     (``| 2 | `kinds/`, `models/` | ... |``)."""
@@ -130,12 +140,15 @@ def floor_table(text: str) -> dict[str, int]:
     return out
 
 
-def home(module: str, table: dict[str, int]) -> str | None:
+def home(module: str, table: dict[str, int], family: set[str] | None = None) -> str | None:
     """The floor-table entry a module belongs to: the deepest folder or file the table names on its path (a
-    family's ``hard/report/`` sits on its own floor, the rest of ``hard/`` on the family's), else none."""
+    family's ``hard/report/`` sits on its own floor, the rest of ``hard/`` on the family's), else none. A module
+    of a family (``families``) is placed by the ``<family>`` rows."""
     parts = module.split(".")[1:]
     if not parts:
         return "__init__.py" if "__init__.py" in table else None
+    if parts[0] in (families(table) if family is None else family):
+        parts = [FAMILY, *parts[1:]]
     for depth in range(len(parts), 0, -1):
         path = "/".join(parts[:depth])
         for entry in (f"{path}/", f"{path}.py"):
@@ -168,7 +181,16 @@ def test_the_floor_table_is_read():
 def test_every_module_has_a_floor_and_every_entry_exists():
     graph = import_graph()
     assert sorted(m for m in graph if home(m, FLOORS) is None) == []
-    assert sorted(e for e in FLOORS if not (PACKAGE / e).exists()) == []
+    assert sorted(e for e in FLOORS if FAMILY not in e and not (PACKAGE / e).exists()) == []
+
+
+def test_the_table_places_any_family_and_names_none():
+    assert {"artifacts", "hard"} <= families(FLOORS) and not any(f"{name}/" in FLOORS for name in families(FLOORS))
+    table = {"report/": 6, "<family>/": 3, "<family>/report/": 6, "<family>/commands.py": 7}
+    assert [home(m, table, {"newfam"}) for m in ("metabench.newfam.plugin", "metabench.newfam.report.board",
+                                                 "metabench.newfam.commands", "metabench.report.board",
+                                                 "metabench.stray.module")] == [
+        "<family>/", "<family>/report/", "<family>/commands.py", "report/", None]
 
 
 def test_a_subfolder_the_table_names_has_its_own_floor():
