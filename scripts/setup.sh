@@ -36,4 +36,4 @@ if [ -n "$conflicts" ]; then
   echo "setup: the installed set does not satisfy pyproject.toml (above); regenerate the lock: bash scripts/lock.sh" >&2
   exit 1
 fi
-echo "setup: done. Activate with 'source .venv/bin/activate'; run the tests with '.venv/bin/python -m pytest'."
+echo "setup: done. Activate with 'source .venv/bin/activate'; run the tests with 'bash scripts/test.sh' (the quick tier alone: 'bash scripts/test.sh quick')."

@@ -22,6 +22,12 @@ for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
 SESSION_CACHE = tempfile.mkdtemp(prefix="metabench-test-cache-")
 os.environ["METABENCH_CACHE_DIR"] = SESSION_CACHE
 os.environ.setdefault("METABENCH_ALLOW_DOWNLOAD", "0")
+#: One thread for torch and BLAS, in the test processes and the CLI processes they start (set before torch is
+#: imported, which reads it once). The tests' models are tiny, and on a busy 2-core machine (two xdist workers,
+#: or any other load) several threads per process spin-wait on each other: three decoder-tagger tests took 162 s
+#: with torch's default threads at load 4 and 11 s with one. Export OMP_NUM_THREADS to choose otherwise.
+for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 
 if mirror_dir() is not None:
@@ -31,7 +37,10 @@ if mirror_dir() is not None:
 def pytest_configure(config):
     import clean_tree  # lists (under CI: fails on) the files the session leaves in the working tree
 
-    config.pluginmanager.register(clean_tree, "metabench-clean-tree")
+    # Under pytest-xdist only the controller looks: it starts before the workers and finishes after them, while a
+    # worker's before/after would count the files another worker's test has open at that moment.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(clean_tree, "metabench-clean-tree")
 
 
 def pytest_unconfigure(config):

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # a local Ray
+from launcher_runs import ok_runs
+from lazy import lazy
+from needs import needs
 
-ray = pytest.importorskip("ray")
+from metabench import plugins, ray_start
+from metabench.launch import ray_workers as ray_launcher
+from metabench.runner import RunOptions, run
 
-from metabench import plugins, ray_start  # noqa: E402
-from metabench.launch import ray_workers as ray_launcher  # noqa: E402
-from metabench.runner import RunOptions, run  # noqa: E402
-from launcher_runs import ok_runs  # noqa: E402
+pytestmark = [pytest.mark.slow, needs("ray")]  # a local Ray
+ray = lazy("ray")
 
 TESTS = Path(__file__).resolve().parents[1]
 

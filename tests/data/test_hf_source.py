@@ -13,16 +13,19 @@ import types
 from pathlib import Path
 
 import pytest
+from lazy import lazy
+from needs import needs
 
-datasets = pytest.importorskip("datasets")
+from metabench import plugins
+from metabench.config.index import TaskIndex, validate_paths
+from metabench.data import itemcache
+from metabench.errors import ConfigError, DataError
+from metabench.hookspecs import hookimpl
+from metabench.runner import RunOptions, run
+from metabench.store import read_results, read_samples
 
-from metabench import plugins  # noqa: E402
-from metabench.config.index import TaskIndex, validate_paths  # noqa: E402
-from metabench.data import itemcache  # noqa: E402
-from metabench.errors import ConfigError, DataError  # noqa: E402
-from metabench.hookspecs import hookimpl  # noqa: E402
-from metabench.runner import RunOptions, run  # noqa: E402
-from metabench.store import read_results, read_samples  # noqa: E402
+pytestmark = needs("datasets")
+datasets = lazy("datasets")
 
 TAGS = ["O", "B-METAPHOR", "I-METAPHOR"]
 CLS_TASK = """

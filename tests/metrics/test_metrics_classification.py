@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
+from lazy import lazy
 
 from metabench.errors import MetabenchError
 from metabench.metrics.classification import accuracy, f1, macro_f1, per_class, precision, recall
+
+skm = lazy("sklearn.metrics")
 
 TOL = 1e-12
 NLI = ["entailment", "neutral", "contradiction"]
@@ -31,24 +33,24 @@ CASES = [
 @pytest.mark.parametrize("seed,labels,n,extra", CASES)
 def test_matches_sklearn(seed, labels, n, extra):
     golds, preds = _random_pair(seed, labels, n, extra)
-    assert abs(accuracy(golds, preds) - accuracy_score(golds, preds)) < TOL
+    assert abs(accuracy(golds, preds) - skm.accuracy_score(golds, preds)) < TOL
 
     union = sorted(set(golds) | set(preds))
     for positive in list(labels) + list(extra):
-        p, r, f, _ = precision_recall_fscore_support(
+        p, r, f, _ = skm.precision_recall_fscore_support(
             golds, preds, labels=[positive], average=None, zero_division=0
         )
         assert abs(precision(golds, preds, positive=positive) - p[0]) < TOL
         assert abs(recall(golds, preds, positive=positive) - r[0]) < TOL
         assert abs(f1(golds, preds, positive=positive) - f[0]) < TOL
 
-    assert abs(macro_f1(golds, preds) - f1_score(golds, preds, average="macro", zero_division=0)) < TOL
+    assert abs(macro_f1(golds, preds) - skm.f1_score(golds, preds, average="macro", zero_division=0)) < TOL
     declared = list(labels)
-    ref = f1_score(golds, preds, average="macro", labels=declared, zero_division=0)
+    ref = skm.f1_score(golds, preds, average="macro", labels=declared, zero_division=0)
     assert abs(macro_f1(golds, preds, labels=declared) - ref) < TOL
 
     table = per_class(golds, preds)
-    p, r, f, s = precision_recall_fscore_support(golds, preds, labels=union, average=None, zero_division=0)
+    p, r, f, s = skm.precision_recall_fscore_support(golds, preds, labels=union, average=None, zero_division=0)
     for i, label in enumerate(union):
         assert abs(table[f"per_class/{label}/precision"] - p[i]) < TOL
         assert abs(table[f"per_class/{label}/recall"] - r[i]) < TOL

@@ -11,7 +11,7 @@ from seqeval.metrics import precision_score as sq_precision
 from seqeval.metrics import recall_score as sq_recall
 from seqeval.metrics.sequence_labeling import get_entities
 from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as sq_prfs
-from sklearn.metrics import precision_recall_fscore_support as sk_prfs
+from lazy import lazy
 
 from metabench.metrics.tagging import (
     f1_from_counts,
@@ -30,6 +30,8 @@ from metabench.metrics.tagging import (
     token_recall,
     vocab_mask,
 )
+
+skm = lazy("sklearn.metrics")
 
 TOL = 1e-12
 B, I, O = "B-METAPHOR", "I-METAPHOR", "O"
@@ -268,7 +270,7 @@ def test_token_metrics_equal_sklearn_binary(seed):
         preds[0] = [*preds[0], O]
     flat_g = [int(t.endswith("-METAPHOR")) for s in golds for t in s]
     flat_p = [int(t.endswith("-METAPHOR")) for s in preds for t in s]
-    p, r, f, _ = sk_prfs(flat_g, flat_p, average="binary", pos_label=1, zero_division=0)
+    p, r, f, _ = skm.precision_recall_fscore_support(flat_g, flat_p, average="binary", pos_label=1, zero_division=0)
     assert abs(token_precision(golds, preds) - p) < TOL
     assert abs(token_recall(golds, preds) - r) < TOL
     assert abs(token_f1(golds, preds) - f) < TOL
@@ -354,7 +356,7 @@ def test_shared_parsing_matches_seqeval_and_sklearn():
         sp, sr, sf, _ = sq_prfs(golds, preds, average=None)
     flat_g = [int(t.endswith("-METAPHOR")) for s in golds for t in s]
     flat_p = [int(t.endswith("-METAPHOR")) for s in preds for t in s]
-    tp, tr, tf, _ = sk_prfs(flat_g, flat_p, average="binary", pos_label=1, zero_division=0)
+    tp, tr, tf, _ = skm.precision_recall_fscore_support(flat_g, flat_p, average="binary", pos_label=1, zero_division=0)
     from metabench.metrics.tagging import shared_parsing
 
     with shared_parsing():

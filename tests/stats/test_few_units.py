@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats
-import statsmodels.api as sm
+from lazy import lazy
 
 from metabench.stats.few_units import median_unbiased_spread, seeds_mde, t_reference
 from metabench.stats.power import paired_t_mde
+
+sm = lazy("statsmodels.api")
 
 
 def test_the_median_unbiased_spread_of_two_values_is_the_mad_constant():

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
+from lazy import lazy
 
 from metabench.stats.controls import accuracy_by_overlap, controlled_effect, length, overlap
+
+sm = lazy("statsmodels.api")
 
 
 def test_overlap_is_word_set_jaccard_and_length_counts_both_sides():

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The README's test command, and what CI runs: the whole suite as its two tiers, each spread over a worker per
+# CPU (pytest-xdist). The quick tier (-m "not slow": unit tests, tiny random models, in-process CLI runs) comes
+# first, so a broken change is reported in minutes; the slow tier (real models, CLI subprocesses, pip installs,
+# Ray, the browser, the calibration replay) follows. Together they are every test, each run once.
+# Usage: bash scripts/test.sh              both tiers (exit status 0 only if both pass)
+#        bash scripts/test.sh quick        the quick tier: what to run after each change
+#        bash scripts/test.sh slow         the slow tier alone
+#        bash scripts/test.sh quick -x -k verify     further arguments go to pytest
+# One test in a debugger: .venv/bin/python -m pytest tests/path/test_x.py::test_y (no workers).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tiers=(quick slow)
+case "${1:-}" in
+  quick|slow) tiers=("$1"); shift ;;
+esac
+# --dist worksteal: tests last from milliseconds to minutes; an idle worker takes queued tests from a busy one.
+run=(.venv/bin/python -m pytest -n "${METABENCH_TEST_WORKERS:-auto}" --dist worksteal)
+status=0
+for tier in "${tiers[@]}"; do
+  if [ "$tier" = quick ]; then marker="not slow"; else marker="slow"; fi
+  echo "test.sh: the $tier tier (-m \"$marker\"), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+  started=$(date +%s)
+  "${run[@]}" -m "$marker" "$@"
+  code=$?
+  echo "test.sh: the $tier tier took $(( $(date +%s) - started )) s (exit $code)"
+  # 5: none of this tier's tests matched the arguments (-k ...), which is not a failure of the suite
+  if [ "$code" != 0 ] && [ "$code" != 5 ]; then status=$code; fi
+done
+exit "$status"
