@@ -24,15 +24,25 @@ a ``--limit`` run, which its notes also mark partial).
 A run is exported only when it passed verification: a rejected run (its files disagree with each other or
 with the data) never is, and an unverified one (its data is not here) only with ``allow_unverified``, its
 notes saying so. All runs must be of one model: an ``.eval_results`` folder belongs to one model repo.
+
+What the files carry is checked before anything is written: ``--dataset-revision`` (a commit hash, branch or tag
+name), ``--source-url`` (http or https only: a ``javascript:`` link would run in a reader's page), each run's
+``created`` (an ISO date). A note's value cannot forge a clause: ``%``, ``;`` and ``=`` in it are written as
+``%25``, ``%3B`` and ``%3D`` (a model spec holding ``; verified=...`` stays one value), which :func:`read`
+decodes. The output folder must be a folder (or absent) outside every run folder exported, so an export never
+writes into the runs it reads; a write that fails (a full disk) is an error naming the folder.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import yaml
@@ -54,6 +64,11 @@ RANGE = (0.0, 1.0)
 #: Resamples of the one-seed interval (a percentile bootstrap over items, seeded: an export is reproducible).
 N_RESAMPLES = 2000
 CONFIDENCE = 0.95
+#: Resample indices drawn at once: one (2000, n) array took 8.9 GiB for a 600k-item run; rows of at most this many
+#: indices (32 MB) give the same draws, as the generator's stream does not depend on how it is cut.
+DRAW_CHUNK = 4_000_000
+#: A Hub revision: a commit hash, a branch or a tag name.
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,7 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
     if not dataset_id or not re.fullmatch(r"[\w.-]+/[\w.-]+", dataset_id):
         raise MetabenchError(f"--dataset-id {dataset_id!r}: not a Hub dataset id (ORG/NAME)",
                              hint="the Hub benchmark dataset these tasks belong to, e.g. --dataset-id my-org/metabench")
+    _check_inputs(dataset_revision, source_url)
     _, rejected, verdicts = verify_runs(registry, runs)
     if rejected:
         raise MetabenchError("hf-eval-results: run(s) rejected by verification, never exported: "
@@ -95,15 +111,64 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
         twice = sorted({n for n in names if names.count(n) > 1})
         raise MetabenchError(f"hf-eval-results: several runs of the same task for one model ({', '.join(twice)})",
                              hint="pass one run per task")
-    outdir.mkdir(parents=True, exist_ok=True)
+    _check_outdir(outdir, runs)
+    entries = [_entry(registry, run, verdicts[id(run)], dataset_id=dataset_id,
+                      revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
+                      source_name=source_name, user=user) for run in runs]
     written = []
-    for run, name in zip(runs, names):
-        entry = _entry(registry, run, verdicts[id(run)], dataset_id=dataset_id,
-                       revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
-                       source_name=source_name, user=user)
-        text = yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=10_000)
-        written.append(Exported(run, safe_paths.write_text(outdir, outdir / name, text), entry))
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+        for run, name, entry in zip(runs, names, entries):
+            text = yaml.safe_dump([entry], sort_keys=False, allow_unicode=True, width=10_000)
+            written.append(Exported(run, safe_paths.write_text(outdir, outdir / name, text), entry))
+    except OSError as exc:
+        raise MetabenchError(f"-o {outdir}: cannot write the export ({exc.strerror or exc})",
+                             hint="free space on that disk, or choose another output folder") from None
     return written
+
+
+def _check_inputs(dataset_revision: str | None, source_url: str | None) -> None:
+    """The options copied into every file, checked before anything is read or written."""
+    if dataset_revision is not None and (not _REVISION.fullmatch(dataset_revision) or ".." in dataset_revision):
+        raise MetabenchError(f"--dataset-revision {dataset_revision!r}: not a Hub revision",
+                             hint="a commit hash, a branch or a tag name (letters, digits, . _ / -)")
+    if source_url is not None:
+        parts = urlsplit(source_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or not source_url.isprintable() \
+                or any(c.isspace() for c in source_url):
+            raise MetabenchError(f"--source-url {source_url!r}: not an http(s) URL",
+                                 hint="a page where the evaluation can be seen, e.g. https://github.com/ORG/REPO")
+
+
+def _check_outdir(outdir: Path, runs: list[Run]) -> None:
+    """``-o`` is a folder (or absent), and neither a run folder exported nor inside one."""
+    if os.path.lexists(outdir) and not outdir.is_dir():
+        raise MetabenchError(f"-o {outdir}: is a file, not a folder", hint="name a folder for the .eval_results files")
+    real = Path(os.path.realpath(outdir))
+    for run in runs:
+        folder = Path(os.path.realpath(run.path))
+        if real == folder or real.is_relative_to(folder):
+            raise MetabenchError(f"-o {outdir}: is inside the run folder {run.path} it exports; an export never "
+                                 "writes into a run folder", hint="name a folder outside the runs, e.g. my-model/.eval_results")
+
+
+def _date(run: Run) -> str:
+    """The run's ``created`` as the file's ``date`` (YYYY-MM-DD): an ISO date-time, or an error naming the run."""
+    created = run.results.get("created")
+    try:
+        return datetime.datetime.fromisoformat(str(created)).date().isoformat()
+    except ValueError:
+        raise MetabenchError(f"{run.path}: 'created' is {str(created)[:40]!r}, not an ISO date-time",
+                             hint="re-run the evaluation (metabench records when a run was made)") from None
+
+
+def _escaped(value: str) -> str:
+    """A note's value that cannot end its clause or start another (``read`` decodes it)."""
+    return value.replace("%", "%25").replace(";", "%3B").replace("=", "%3D")
+
+
+def _unescaped(value: str) -> str:
+    return value.replace("%3D", "=").replace("%3B", ";").replace("%25", "%")
 
 
 def _file_name(run: Run) -> str:
@@ -137,11 +202,11 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
         "digest": digest(run),
     }
     dataset = {"id": dataset_id, "task_id": run.task, **({"revision": revision} if revision else {})}
-    entry = {"dataset": dataset, "value": round(float(value), 6), "date": run.results["created"][:10]}
+    entry = {"dataset": dataset, "value": round(float(value), 6), "date": _date(run)}
     if source_url:
         entry["source"] = {"url": source_url, **({"name": source_name} if source_name else {}),
                            **({"user": user} if user else {})}
-    entry["notes"] = "; ".join(f"{key}={notes[key]}" for key in NOTE_KEYS)
+    entry["notes"] = "; ".join(f"{key}={_escaped(notes[key])}" for key in NOTE_KEYS)
     return entry
 
 
@@ -169,15 +234,25 @@ def interval(registry, run: Run, metric: str) -> tuple[float | None, float | Non
     _, items = item_metrics(pair(run, run), metric, registry)
     if items is None:
         return None, None, f"none: {metric} cannot be rebuilt from the samples and the run has one seed"
-    rng = np.random.default_rng(0)
     n = len(items.records)
-    draws = rng.integers(0, n, size=(N_RESAMPLES, n))
-    if items.metric == "mean":
-        resampled = np.asarray(items.records, dtype=float)[draws].mean(axis=1)
-    else:
-        resampled = np.array([items.metric(items.records[index]) for index in draws])
+    resampled = _resampled(items, n)
     low, high = np.percentile(resampled, [100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2])
     return _clipped(float(low), float(high), f"percentile bootstrap over {n} items ({N_RESAMPLES} resamples, seed 0)")
+
+
+def _resampled(items, n: int) -> np.ndarray:
+    """The metric over ``N_RESAMPLES`` resamples of the ``n`` items (seed 0), drawn ``DRAW_CHUNK`` indices at a time."""
+    rng = np.random.default_rng(0)
+    rows = max(1, DRAW_CHUNK // max(n, 1))
+    records = np.asarray(items.records, dtype=float) if items.metric == "mean" else None
+    out = []
+    for start in range(0, N_RESAMPLES, rows):
+        draws = rng.integers(0, n, size=(min(rows, N_RESAMPLES - start), n))
+        if records is not None:
+            out.append(records[draws].mean(axis=1))
+        else:
+            out.append(np.array([items.metric(items.records[index]) for index in draws]))
+    return np.concatenate(out)
 
 
 def _clipped(low: float, high: float, method: str) -> tuple[float, float, str]:
@@ -195,6 +270,7 @@ def read(path: Path) -> list[dict]:
         raise MetabenchError(f"{path}: not an .eval_results file (a YAML list of results)")
     out = []
     for entry in entries:
-        clauses = dict(clause.split("=", 1) for clause in str(entry.get("notes", "")).split("; ") if "=" in clause)
+        clauses = {key: _unescaped(value) for key, value in
+                   (clause.split("=", 1) for clause in str(entry.get("notes", "")).split("; ") if "=" in clause)}
         out.append({**entry, "notes": clauses})
     return out

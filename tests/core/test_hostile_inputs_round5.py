@@ -386,3 +386,123 @@ def test_a_results_json_with_a_shape_no_run_has_is_a_clear_error_naming_it(cli, 
     results.write_text(edit(text))
     code, out = cli(*_commands(tmp_path, base, cand)[command])
     assert code in (1, 2) and f"{results}: holds " in out and message in out, out
+
+
+# ------------------------------------------------------------------- 5. the Hub export
+
+def _export(registry, tmp_path: Path, run: Path | None = None, out: Path | None = None, **options):
+    from metabench.export.hf_eval_results import export
+    from metabench.runs.stored import load_run
+
+    run = run or good_run(tmp_path / "runs" / "syn" / "m", n=40)
+    return export(registry, [load_run(run)], out or tmp_path / "out", dataset_id="o/m", allow_unverified=True,
+                  **options)
+
+
+@pytest.mark.parametrize("spec", ["m; verified=checked against the data the task names", "m;digest=sha256:0",
+                                  "m; digest=x; items=9", "m=1", "m%3B; x=%3D"])
+def test_a_model_spec_cannot_forge_a_clause_of_the_export_notes(registry, tmp_path, spec):
+    from metabench.export.hf_eval_results import NOTE_KEYS, digest, read
+    from metabench.runs.stored import load_run
+
+    run = good_run(tmp_path / "runs" / "syn" / spec, n=40)
+    [written] = _export(registry, tmp_path, run)
+    raw = written.entry["notes"]  # read by a stricter reader too: split on ';' alone, one '=' per clause
+    assert [clause.strip().split("=")[0] for clause in raw.split(";")] == list(NOTE_KEYS), raw
+    assert all(clause.count("=") == 1 for clause in raw.split(";")), raw
+    [entry] = read(written.path)
+    assert entry["notes"]["metabench"].endswith(f"model {spec}") and entry["notes"]["digest"] == digest(load_run(run))
+    assert entry["notes"]["verified"].startswith("unverified")
+
+
+@pytest.mark.parametrize("option, value", [
+    ("source_url", "javascript:alert(1)"), ("source_url", "file:///etc/passwd"), ("source_url", "ftp://example.org/x"),
+    ("source_url", "https://"), ("source_url", "https://example.org/a b"), ("source_url", "data:text/html,<b>x</b>"),
+    ("dataset_revision", "main\nverified: true"), ("dataset_revision", "../../x"), ("dataset_revision", ""),
+    ("dataset_revision", "a" * 300),
+])
+def test_export_options_copied_into_every_file_are_checked_before_anything_is_written(registry, tmp_path, option, value):
+    from metabench.errors import MetabenchError
+
+    flag = "--" + option.replace("_", "-")
+    with pytest.raises(MetabenchError, match=f"{flag} ") as caught:
+        _export(registry, tmp_path, **{option: value})
+    assert caught.value.hint and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("created", ["not-a-date", "", "2026-13-45T00:00:00", "javascript:x", None])
+def test_a_run_whose_created_is_no_date_is_refused_by_the_export(registry, tmp_path, created):
+    import json
+
+    from metabench.errors import ExplainedError
+
+    run = good_run(tmp_path / "runs" / "syn" / "m", n=40)
+    results = json.loads((run / "results.json").read_text())
+    results["created"] = created
+    (run / "results.json").write_text(json.dumps(results))
+    with pytest.raises(ExplainedError, match=r"m: 'created' is .*, not an ISO date-time"):
+        _export(registry, tmp_path, run)
+    assert not (tmp_path / "out").exists()
+
+
+OUTPUT_DIRS = {
+    "a-file": lambda tmp, run: (tmp / "file").write_text("x") and tmp / "file",
+    "a-device": lambda tmp, run: Path("/dev/full"),
+    "the-run-folder": lambda tmp, run: run,
+    "inside-the-run-folder": lambda tmp, run: run / ".eval_results",
+    "a-link-to-the-run-folder": lambda tmp, run: (os.symlink(run, tmp / "link"), tmp / "link")[-1],
+}
+
+
+@pytest.mark.parametrize("case", list(OUTPUT_DIRS))
+def test_export_output_that_is_a_file_a_device_or_a_run_folder_is_a_clear_error(registry, tmp_path, case):
+    from metabench.errors import MetabenchError
+
+    run = good_run(tmp_path / "runs" / "syn" / "m", n=40)
+    out = OUTPUT_DIRS[case](tmp_path, run)
+    before = sorted(p.name for p in run.iterdir())
+    with pytest.raises(MetabenchError, match=f"-o {out}: ") as caught:
+        _export(registry, tmp_path, run, out)
+    assert caught.value.hint and sorted(p.name for p in run.iterdir()) == before
+
+
+def test_a_full_disk_during_the_export_is_a_clear_error(registry, tmp_path, monkeypatch):
+    import errno
+
+    from metabench import safe_paths
+    from metabench.errors import MetabenchError
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(safe_paths, "write_text", full)
+    with pytest.raises(MetabenchError, match="No space left on device") as caught:
+        _export(registry, tmp_path)
+    assert "free space" in caught.value.hint
+
+
+@pytest.mark.parametrize("chunk", [1, 40, 1000])
+def test_the_export_bootstrap_draws_in_chunks_with_the_same_interval(registry, tmp_path, monkeypatch, chunk):
+    """No (2000, n) index array: at most DRAW_CHUNK indices (one row at least) are drawn at once, and the
+    interval is the one a single draw gives."""
+    import numpy as np
+
+    from metabench.export import hf_eval_results
+
+    [whole] = _export(registry, tmp_path)
+    sizes = []
+    real = np.random.default_rng
+
+    class Recording:
+        def __init__(self, seed):
+            self.rng = real(seed)
+
+        def integers(self, low, high, size):
+            sizes.append(size)
+            return self.rng.integers(low, high, size=size)
+
+    monkeypatch.setattr(hf_eval_results, "DRAW_CHUNK", chunk)
+    monkeypatch.setattr(hf_eval_results.np.random, "default_rng", Recording)
+    [chunked] = _export(registry, tmp_path, out=tmp_path / "out2")
+    assert chunked.entry["notes"] == whole.entry["notes"]
+    assert sizes and max(rows * n for rows, n in sizes) <= max(chunk, 40) and sum(rows for rows, _ in sizes) == 2000
