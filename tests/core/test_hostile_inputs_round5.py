@@ -506,3 +506,53 @@ def test_the_export_bootstrap_draws_in_chunks_with_the_same_interval(registry, t
     [chunked] = _export(registry, tmp_path, out=tmp_path / "out2")
     assert chunked.entry["notes"] == whole.entry["notes"]
     assert sizes and max(rows * n for rows, n in sizes) <= max(chunk, 40) and sum(rows for rows, _ in sizes) == 2000
+
+
+# ------------------------------------------------------------------- 3. one plugin section takes down the build
+
+def _markdown_view(board, name):
+    """A plugin section's markdown= view (registered as ``round5_board:view``)."""
+    return [f"## {name}", "", f"rows: {len(board[name]['rows'])}"]
+
+
+SECTIONS = {
+    "markdown-only-view": ({"rows": [1, 2]}, [], {"markdown": "round5_board:view"}),
+    "nan-in-data": ({"rows": [float("nan")]}, [], {}),
+    "infinity-in-data": ({"rows": [{"score": float("inf")}]}, [], {}),
+    "nan-in-paper-table": ({"rows": []}, [{"title": "t", "rows": [[float("-inf")]]}], {}),
+    "a-set-in-data": ({"rows": {1, 2}}, [], {}),
+    "nan-with-a-markdown-view": ({"rows": [float("nan")]}, [], {"markdown": "round5_board:view"}),
+}
+
+
+@pytest.mark.parametrize("case", list(SECTIONS))
+def test_a_plugin_sections_failure_is_quarantined_with_its_plugin_and_the_build_succeeds(cli, registry, tmp_path,
+                                                                                          monkeypatch, case):
+    import sys
+    import types
+
+    import toy_plugin
+
+    from metabench import plugins
+    from metabench.hookspecs import hookimpl
+    from metabench.report.leaderboard.sections import BoardSection
+
+    data, tables, views = SECTIONS[case]
+    module = types.ModuleType("round5_board")
+    module.build = lambda inputs: BoardSection(data, paper_tables=tables)
+    module.view = _markdown_view
+    module.metabench_register_board_sections = hookimpl(
+        lambda register: register("round5", "round5_board:build", **views))
+    monkeypatch.setitem(sys.modules, "round5_board", module)
+    with_section = plugins.load(extra_plugins=(toy_plugin, module), strict=False)
+    monkeypatch.setattr(plugins, "default_registry", lambda: with_section)
+    base, cand = _pair_of_runs(tmp_path)
+    code, out = cli("leaderboard", "build", tmp_path / "base", tmp_path / "cand", "-o", tmp_path / "site",
+                    "--resamples", "100")
+    assert code == 0, out
+    markdown = (tmp_path / "site" / "leaderboard.md").read_text()
+    if case == "markdown-only-view":
+        assert "rows: 2" in markdown and "quarantined" not in out, out
+    else:
+        assert "quarantined plugin 'round5_board'" in out and "returned data leaderboard.json cannot hold" in out, out
+        assert "METABENCH_DISABLE_PLUGINS=round5_board" in out and "round5" not in markdown

@@ -3,14 +3,17 @@
 The board (``board.py``) computes what every task shares: rankings, tests, groups, gaps, paper views. A paper
 family's own results (the hard family's breakdown by phi, Boisson et al.'s tables and gameability flag, a
 plugin's) come from the sections registered with ``metabench_register_board_sections``, so the board names no
-family. Each section is built once per board from `BoardInputs` and returns a `BoardSection`; one that fails
-is quarantined like any broken plugin (left off with a warning naming its plugin, an error under --strict).
+family. Each section is built once per board from `BoardInputs` and returns a `BoardSection`; one that fails,
+or whose data leaderboard.json cannot hold (a NaN, an infinity, a set), is quarantined like any broken plugin
+(left off with a warning naming its plugin, an error under --strict). A section may register only an ``html=``
+or only a ``markdown=`` view; each reporter shows the views it has.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.resources
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,6 +163,13 @@ def _build(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection:
         raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned a "
                           f"{type(section).__name__}, not a BoardSection",
                           hint="return metabench.report.leaderboard.sections.BoardSection(data, paper_tables=[...])")
+    try:  # checked here, as leaderboard.json writes it: a NaN found there would fail the whole build
+        json.dumps([section.data, section.paper_tables], allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned data "
+                          f"leaderboard.json cannot hold ({type(exc).__name__}: {exc})",
+                          hint="return plain JSON values: finite numbers (None for a missing one), strings, lists "
+                          "and dicts with string keys") from None
     return section
 
 
