@@ -11,11 +11,15 @@ Names = str | Sequence[str]
 
 
 def listed(value: Names, what: str) -> list[str]:
-    """A name or a list of names as a list; none, or one that is not a name, is an error naming ``what``."""
+    """A name or a list of names as a list; none, one that is not a name, or one given twice (the same model twice
+    planned every job twice, two runs racing for one folder) is an error naming ``what``."""
     values = [value] if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else []
     if not values or not all(isinstance(v, str) and v.strip() for v in values):
         raise MetabenchError(f"{what}: expected a name or a list of names, got {value!r}",
                              hint="e.g. evaluate('m4x_det_en_mono', ['majority', 'lookup'])")
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        raise MetabenchError(f"{what}: {', '.join(map(repr, twice))} given twice", hint="list each one once")
     return values
 
 

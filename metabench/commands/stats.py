@@ -50,6 +50,8 @@ def _cmd_calibrate(args) -> int:
                         ("--gate-replays", args.gate_replays)):
         if value < 1:
             raise MetabenchError(f"{flag} {value}: must be 1 or more")
+    if args.seed < 0:  # numpy's generators take no negative seed
+        raise MetabenchError(f"--seed {args.seed}: must be 0 or more", hint=f"e.g. --seed {Settings.seed} (the default)")
     settings = Settings(replications=args.replications, resamples=args.resamples, gate_replays=args.gate_replays,
                         seed=args.seed)
     record = run(default_registry(), args.runs, settings)

@@ -556,3 +556,17 @@ def test_a_plugin_sections_failure_is_quarantined_with_its_plugin_and_the_build_
     else:
         assert "quarantined plugin 'round5_board'" in out and "returned data leaderboard.json cannot hold" in out, out
         assert "METABENCH_DISABLE_PLUGINS=round5_board" in out and "round5" not in markdown
+
+
+# ------------------------------------------------------------------- 7. last round's leftovers
+
+@pytest.mark.parametrize("models", [["majority", "majority"], ["majority", "lookup", "majority"]])
+def test_the_same_model_listed_twice_is_an_error(cli, models):
+    code, out = cli("--tasks", "toy_cls", *[arg for m in models for arg in ("--model", m)], "--dry-run")
+    assert code == 2 and "models: 'majority' given twice" in out and "list each one once" in out, out
+
+
+@pytest.mark.parametrize("seed", ["-1", "-100"])
+def test_stats_calibrate_with_a_negative_seed_is_a_usage_error(cli, seed):
+    code, out = cli("stats", "calibrate", "--seed", seed)
+    assert code == 2 and f"--seed {seed}: must be 0 or more" in out, out
