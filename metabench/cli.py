@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -137,7 +138,11 @@ def _add_plugin_commands(sub) -> None:
         registry = load(strict=False)
     for entry in registry.entries("command"):
         try:
-            registry.resolve("command", entry.name)(sub)
+            add_commands = registry.resolve("command", entry.name)
+            if "registry" in inspect.signature(add_commands).parameters:  # it lists what is registered (compare)
+                add_commands(sub, registry=registry)
+            else:
+                add_commands(sub)
         except Exception as exc:  # noqa: BLE001 - one plugin's broken verbs must not take the command down
             problem = f"plugin '{entry.plugin}' could not add command '{entry.name}': {getattr(exc, 'message', exc)}"
             hint = f"fix or upgrade the plugin, or disable it with METABENCH_DISABLE_PLUGINS={entry.plugin}"

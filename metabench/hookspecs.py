@@ -167,7 +167,11 @@ def metabench_register_commands(register: RegisterTarget) -> None:
         ``parser.set_defaults(func=handler)``; ``handler(args) -> int`` returns the exit status (0 ok, 1 a
         failure the user asked to detect, 2 bad usage: raise ``metabench.errors.MetabenchError`` with a hint
         and metabench prints it). Keep the module light (``metabench --help`` imports it): import heavy
-        libraries inside the handler.
+        libraries inside the handler. ``add_commands(subparsers, registry)``, when it takes a ``registry``
+        parameter, also receives the registry the command line is built from (lenient and silent, so
+        ``plugins`` and ``validate`` still run under ``--strict``): a verb whose options or help list what is
+        registered reads it there, as ``compare`` lists the plugins' analyses (issue 47), instead of loading
+        the plugins again.
 
     A verb name another plugin (or metabench) already uses is a clash: the later plugin is quarantined.
     """

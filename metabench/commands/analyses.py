@@ -47,6 +47,7 @@ def registered(registry, taken) -> dict[str, tuple[str, Analysis]]:
     that does not resolve, or takes a name of ``taken`` (compare's own verbs), is left out with a warning naming its
     plugin (an error under ``--strict``), like a plugin's verbs: the rest of compare still works."""
     from ..errors import PluginError  # noqa: PLC0415
+    from ..plugins import strict_mode  # noqa: PLC0415
     from ..registry import Problem  # noqa: PLC0415
 
     out = {}
@@ -57,6 +58,8 @@ def registered(registry, taken) -> dict[str, tuple[str, Analysis]]:
                                   hint="register it under another name")
             out[entry.name] = (entry.description, registry.resolve(CATEGORY, entry.name))
         except PluginError as exc:
+            if strict_mode():
+                raise
             registry.quarantine(Problem(entry.plugin, f"compare analysis '{entry.name}' ({entry.target})", exc.message,
                                         f"{exc.hint or 'fix the analysis'}; its verb is left out of compare"))
     return out

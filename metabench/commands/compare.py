@@ -86,10 +86,12 @@ class _WithVerbs(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers, registry) -> None:
+    """compare and its verbs, the plugins' analyses among them (read from ``registry``, the one the command line
+    is built from: lenient and silent, so ``plugins`` and ``validate`` still run under --strict)."""
     from .analyses import registered
 
-    analyses = registered(_registry(), taken=VERBS)
+    analyses = registered(registry, taken=VERBS)
     lines = {**{name: verb[0] for name, verb in VERBS.items()}, **{name: line for name, (line, _) in analyses.items()}}
     compare = subparsers.add_parser(
         "compare", help=f"paired significance tests between runs of the same task (and: {', '.join(lines)})",

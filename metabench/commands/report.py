@@ -26,10 +26,10 @@ examples:
 """
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers, registry) -> None:
     from .compare import add_commands as add_compare, guarded, test_arguments
 
-    add_compare(subparsers)
+    add_compare(subparsers, registry)
 
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",

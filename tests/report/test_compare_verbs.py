@@ -3,14 +3,12 @@ a verb too, registered through `metabench_register_compare_analyses` (#47 item 4
 
 from __future__ import annotations
 
-import types
+import sys
 
 import pytest
 
 from metabench import plugins
-from metabench.commands.analyses import Analysis
 from metabench.commands.compare import DEPRECATED, VERBS
-from metabench.hookspecs import hookimpl
 
 #: the analyses the paper families register
 FAMILIES = {"artifacts": ("artifacts",), "hardness": ("phi_table", "phi_model")}
@@ -40,6 +38,11 @@ def test_compare_help_lists_the_verbs_and_names_them_in_each_old_flag(cli, capsy
     assert all(f"use `metabench compare {verb}" in out for verb in [*DEPRECATED.values(), *FAMILIES])
 
 
+ECHO_PLUGIN = """
+from metabench import hookimpl
+from metabench.commands.analyses import Analysis
+
+
 def _echo(args, runs, registry) -> int:  # the old flag's path has compare's options, without --times
     print(f"echo {getattr(args, 'times', 1)}x {len(runs)} run(s) {'json' if args.json else 'table'}")
     return 0
@@ -52,39 +55,48 @@ ECHO = Analysis(description="Say how many runs were found, a given number of tim
                 old_dests=("echo",))
 
 
+@hookimpl
+def metabench_register_compare_analyses(register):
+    for name, target in ANALYSES.items():
+        register(name, target, description=f"the {name} analysis")
+"""
+
+
 @pytest.fixture
-def with_plugin(report_registry, monkeypatch, capsys):
-    """``metabench ARGS`` in-process with one more plugin registering ``analyses`` (name -> target)."""
+def with_plugin(monkeypatch, capsys, tmp_path):
+    """``metabench ARGS`` in-process with one more plugin (METABENCH_PLUGIN_MODULES, as the command line is built from
+    it) registering ``analyses`` (name -> target)."""
     from metabench.cli import main
 
     def invoke(analyses: dict, *args) -> tuple[int, str, str]:
-        def metabench_register_compare_analyses(register):
-            for name, target in analyses.items():
-                register(name, target, description=f"the {name} analysis")
-
-        module = types.ModuleType("echo_plugin")
-        module.metabench_register_compare_analyses = hookimpl(metabench_register_compare_analyses)
-        registry = plugins.load(extra_plugins=(module,))
-        monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+        folder = tmp_path / f"plugin{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        (folder / "echo_plugin.py").write_text(ECHO_PLUGIN + f"\nANALYSES = {analyses!r}\n", encoding="utf-8")
+        monkeypatch.syspath_prepend(str(folder))
+        sys.modules.pop("echo_plugin", None)
+        monkeypatch.setenv("METABENCH_PLUGIN_MODULES", "echo_plugin")
+        monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
         capsys.readouterr()
         code = main([str(a) for a in args])
         captured = capsys.readouterr()
         return code, captured.out, captured.err
 
-    return invoke
+    yield invoke
+    sys.modules.pop("echo_plugin", None)
 
 
 def test_a_plugin_registers_an_analysis_as_a_verb_of_compare(with_plugin, toy_runs):
-    code, out, _ = with_plugin({"echo": ECHO}, "compare", "echo", toy_runs / "toy_cls" / "majority", "--times", "3")
+    echo = {"echo": "echo_plugin:ECHO"}
+    code, out, _ = with_plugin(echo, "compare", "echo", toy_runs / "toy_cls" / "majority", "--times", "3")
     assert (code, out) == (0, "echo 3x 1 run(s) table\n")
-    code, out, err = with_plugin({"echo": ECHO}, "compare", "--echo", toy_runs / "toy_cls" / "majority", "--json")
+    code, out, err = with_plugin(echo, "compare", "--echo", toy_runs / "toy_cls" / "majority", "--json")
     assert (code, out) == (0, "echo 1x 1 run(s) json\n")  # the old flag runs it on compare's own options
     assert "--echo is deprecated: use `metabench compare echo RUN...`" in err
 
 
 def test_a_broken_or_clashing_analysis_is_left_out_naming_its_plugin(with_plugin, capsys):
     with pytest.raises(SystemExit):
-        with_plugin({"gap": ECHO, "broken": "metabench.commands.compare:VERBS"}, "compare", "--help")
+        with_plugin({"gap": "echo_plugin:ECHO", "broken": "metabench.commands.compare:VERBS"}, "compare", "--help")
     captured = capsys.readouterr()
     assert "compare analysis 'gap' takes a name compare has" in captured.err
     assert "compare analysis 'broken'" in captured.err and "not an instance of metabench.commands.analyses.Analysis" \
