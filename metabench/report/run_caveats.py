@@ -2,7 +2,9 @@
 
 The leaderboard prints beside a number what keeps it from being read at face value: constant, ≈ chance,
 below chance (a probable answer-format failure for a decoder, a collapsed fit for a classifier), unstable
-across seeds, unchecked. A number exported to the Hub leaves the board behind, so the export carries the same
+across seeds, a test that misses its calibration targets on the task's shape, unchecked. The export has no
+comparison of its own, so the calibration miss it carries is that of the ≈ chance test (the run against its
+best constant answer), the test its ≈ chance verdict rests on. A number exported to the Hub leaves the board behind, so the export carries the same
 verdicts in its notes, made by the same functions (`trivial`, `seed_stability`, `runs.verify.Verdict`).
 """
 
@@ -32,6 +34,7 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
         found += [flag for flag in [below_chance(registry, run, options, alpha)] if flag]
     if run.results["model"].get("family") != "baseline" and not marks["constant"]:
         found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
+    found += [f"calibration miss of the ≈ chance test: {note}" for note in trivial.get("calibration", [])]
     note = verdict.unchecked_note(metric)
     found += [f"unchecked: {note}"] if note else []
     return found

@@ -27,6 +27,7 @@ from dataclasses import replace
 from ..errors import MetabenchError
 from ..metrics.tagging import DEFAULT_POSITIVE, sentence_counts, spans
 from ..runs.align import item_rows
+from .calibration_misses import PREFIX as CALIBRATION
 from .compare import Options, compare_pair
 from ..runs.decompose import seed_values
 from ..runs.stored import Run
@@ -144,8 +145,11 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     if comparison.pvalue is None:
         return {**out, "chance": None, "note": "; ".join(comparison.notes) or "no paired test applies"}
     better = comparison.pvalue <= alpha and comparison.drop < 0
+    # where this test misses a calibration target on the comparison's shape, the mark says so (the Hub export)
+    missed = [note for note in comparison.notes if note.startswith(CALIBRATION)]
     return {**out, "test": comparison.test, "pvalue": comparison.pvalue, "chance": not better,
-            "note": "" if better else f"not significantly better ({comparison.test}, p = {comparison.pvalue:.3g})"}
+            "note": "" if better else f"not significantly better ({comparison.test}, p = {comparison.pvalue:.3g})",
+            **({"calibration": missed} if missed else {})}
 
 
 def assess(registry, run: Run, options: Options, alpha: float) -> dict:
