@@ -59,10 +59,16 @@ def _scores_problem(kind, items: list, golds: list, rows: list[dict]) -> str | N
         stored = row.get("scores") or {}
         for key, value in expected.items():
             if key not in stored or not _close(stored[key], value):
-                return (f"item {row['id']!r} at seed {row['seed']}: its score {key} = {stored.get(key)!r} in "
-                        f"samples.jsonl is not the {value!r} its prediction gets (the scores disagree with the "
-                        "predictions; fix: rerun it, or copy the run folder whole)")
+                return score_mismatch(row, key, value)
     return None
+
+
+def score_mismatch(row: dict, key: str, value: float) -> str:
+    """Why a run is rejected whose stored score ``key`` of sample ``row`` is not the ``value`` its gold and
+    prediction give (here, and in check 4 of `verify` from the samples alone)."""
+    return (f"item {row['id']!r} at seed {row['seed']}: its score {key} = {(row.get('scores') or {}).get(key)!r} in "
+            f"samples.jsonl is not the {value!r} its gold and prediction give (the scores disagree with the "
+            "predictions; fix: rerun it, or copy the run folder whole)")
 
 
 def _close(recorded, rebuilt) -> bool:

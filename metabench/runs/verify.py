@@ -46,7 +46,7 @@ from ..metrics.tagging import sentence_counts
 from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
-from .rebuild import rebuilt_from_data
+from .rebuild import rebuilt_from_data, score_mismatch
 from .stored import Run
 from .verified_metrics import VerifiedMetrics
 from .verify_data import DataVerifier, rerun_hint
@@ -247,9 +247,7 @@ def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
             stored = row.get("scores") or {}
             for key, value in score(row["gold"], row["prediction"], positive).items():
                 if key in stored and stored[key] != value:
-                    return (f"item {row['id']!r} at seed {row['seed']}: its score {key} = {stored[key]!r} in "
-                            f"samples.jsonl is not the {value!r} its gold and prediction give (the scores disagree "
-                            "with the predictions; fix: rerun it, or copy the run folder whole)")
+                    return score_mismatch(row, key, value)
     return None
 
 
