@@ -432,10 +432,9 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
         if total > cap:
             raise RunFileError(f"{path}: decompresses to more than {cap:,} bytes, the limit on the {limits.INPUT_BYTES.name}",
                                hint=f"check that this is the file you meant; raise the limit with {limits.INPUT_BYTES.env}=BYTES")
-        digest.update(line)
         if number > most_rows.count:  # blank lines count: a gzip of newlines is millions of reads, not zero rows
-            kind = "sample rows" if line.strip() else "lines (blank ones count)"
-            raise RunFileError(f"{path}:{number}: more {kind} than {most_rows.what}", hint=most_rows.hint)
+            _refuse_extra_line(path, number, line, digest.hexdigest() == expected, most_rows)
+        digest.update(line)
         if line.strip():
             lines.append((number, line))
     if digest.hexdigest() != expected:
@@ -461,6 +460,21 @@ def _sample_rows(lines: list[tuple[int, bytes]], path: Path) -> list[dict]:
     for row, (number, _) in zip(rows, lines):
         _check_sample(row, path, number)
     return rows
+
+
+def _refuse_extra_line(path: Path, number: int, line: bytes, prefix_matches: bool, most_rows: "_RowBound"):
+    """Refuse ``line``, the first past the bound, without reading on. When the lines before it are exactly the
+    ones ``samples_sha256`` was recorded for, the file is the run's samples with lines added after them (a
+    trailing blank line, another run's rows appended): that is the digest's finding, and says so; otherwise the
+    file holds more lines than its run can have."""
+    kind = "a sample row" if line.strip() else "a blank line"
+    if prefix_matches:
+        raise RunFileError(f"{path}:{number}: does not match the '{DIGEST}' in results.json beside it: its first "
+                           f"{number - 1:,} lines are the samples that digest was recorded for, and more follow "
+                           f"(line {number} is {kind})",
+                           hint="copy both files of one run folder together, or re-run the evaluation")
+    kind = "sample rows" if line.strip() else "lines (blank ones count)"
+    raise RunFileError(f"{path}:{number}: more {kind} than {most_rows.what}", hint=most_rows.hint)
 
 
 class _RowBound:

@@ -74,12 +74,36 @@ def test_a_forged_run_is_rejected_with_its_reason(report_registry, runs, name):
     assert not verdict.ok and reason in " ".join(verdict.problems), verdict.problems
 
 
-def test_samples_not_matching_their_digest_are_rejected(report_registry, runs):
+def _append(text: bytes):
+    return lambda data: data + text
+
+
+def _first_line_edited(data: bytes) -> bytes:
+    first, rest = data.split(b"\n", 1)
+    return first.replace(b'"seed": 0', b'"seed": 0 ') + b"\n" + rest
+
+
+#: Samples edited after results.json recorded their digest, the digest left as it was. Extra lines stop the
+#: read at the first line past n_items x seeds (blank ones count) and, since the lines before it are the ones
+#: the digest covers, are reported against the digest; an edit within the rows is found by the digest at the end.
+DIGEST_TAMPERS = {
+    "blank line appended": (_append(b"\n"), ":41: does not match the 'samples_sha256'"),
+    "another run's row appended": (_append(b'{"id": "test-0", "seed": 0, "scores": {}}\n'),
+                                   ":41: does not match the 'samples_sha256'"),
+    "a line edited in place": (_first_line_edited, "does not match the 'samples_sha256'"),
+}
+
+
+@pytest.mark.parametrize("tamper", list(DIGEST_TAMPERS))
+def test_samples_not_matching_their_digest_are_rejected(report_registry, runs, tamper):
+    edit, reason = DIGEST_TAMPERS[tamper]
     target = runs / "toy_cls" / "lookup"
-    with open(target / "samples.jsonl", "a") as handle:
-        handle.write("\n")
+    assert json.loads((target / "results.json").read_text())["n_items"] == 40  # the line numbers below
+    data = (target / "samples.jsonl").read_bytes()
+    assert edit(data) != data
+    (target / "samples.jsonl").write_bytes(edit(data))
     verdict = verify_run(report_registry, load_run(target))
-    assert not verdict.ok and "samples_sha256" in verdict.problems[0]
+    assert not verdict.ok and "samples_sha256" in verdict.problems[0] and reason in verdict.problems[0], verdict.problems
 
 
 def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report_registry, runs, tmp_path,
