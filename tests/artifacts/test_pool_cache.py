@@ -50,6 +50,7 @@ def _must_not_build(*args, **kwargs):
     raise AssertionError("the pool was built again although it is cached")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["card_n", "cometa_bo"])  # a lexical-keyed pool and a sampled one
 def test_a_pool_hit_cuts_the_splits_of_a_fresh_build(registry, cache, monkeypatch, name):
     built = {repr(a): load_split(registry, f"boisson_{name}", *a) for a in _loads(name)}
@@ -67,6 +68,7 @@ def test_a_pool_hit_cuts_the_splits_of_a_fresh_build(registry, cache, monkeypatc
         assert [i.meta for i in again.items] == [i.meta for i in first.items]  # meta is compare=False
 
 
+@pytest.mark.slow
 def test_a_sampled_pool_is_built_with_its_twin_which_is_then_read_from_the_cache(registry, cache, monkeypatch):
     """Loading boisson_m4x_en_bo draws its random control (m4x_en_rs) in the same pass and stores both; the
     control's tasks then read it, identical to the control built alone, and build nothing."""

@@ -31,6 +31,7 @@ def _folds(name, regime, items):
     return {f: assign(items, _key(name, regime), dataset=f"boisson_{name}", regime=regime, seed=0, fold=f) for f in folds}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "regime"), CASES)
 def test_folds_partition_and_lexical_keys_disjoint(pool, name, regime):
     items = pool(name, regime)

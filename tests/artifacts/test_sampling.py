@@ -119,6 +119,7 @@ def _sample_by_definition(sentences, seed, levels):
     return out
 
 
+@pytest.mark.slow
 def test_sampler_follows_its_definition(registry):
     corpus = [
         _sentence(0, "It Rains , cats and dogs", ["O", "B-METAPHOR", "O", "B-METAPHOR", "I-METAPHOR", "I-METAPHOR"],

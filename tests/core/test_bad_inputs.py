@@ -192,6 +192,7 @@ REPORT_OPTIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, args, code, needles", REPORT_OPTIONS, ids=[c[0] for c in REPORT_OPTIONS])
 def test_report_option(cli, tmp_path, name, args, code, needles):
     runs = tmp_path / "runs"
@@ -288,6 +289,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("name, damage, needles", RUN_FILES, ids=[c[0] for c in RUN_FILES])
 def test_run_file(cli, tmp_path, command, name, damage, needles):

@@ -128,6 +128,7 @@ def clone(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.mirror
 @pytest.mark.parametrize("key", [pytest.param(k, marks=m or [], id=k[:60]) for k, m in RUN.items()])
 def test_docs_block_runs_as_written(key, clone):

@@ -37,12 +37,14 @@ def _metabench(*args, env, cwd=None) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_the_shipped_manifest_is_what_the_public_tool_writes(env):
     done = _metabench("data", "manifest", PACKAGE / "data", "--family", "example_sentences", "--check", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 files, up to date" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_changed_data_file_is_refused_by_its_manifest(env, tmp_path):
     data = Path(env["PYTHONPATH"].split(os.pathsep)[0]) / PACKAGE.name / "data" / "sentences.tsv"
     data.write_text(data.read_text(encoding="utf-8").replace("grasped", "held"), encoding="utf-8")
@@ -50,6 +52,7 @@ def test_a_changed_data_file_is_refused_by_its_manifest(env, tmp_path):
     assert done.returncode == 1 and "sentences.tsv" in done.stderr and "sha256" in done.stderr
 
 
+@pytest.mark.slow
 def test_compare_runs_a_paired_test_on_the_plugins_metric(env, tmp_path):
     from sklearn.metrics import balanced_accuracy_score
 
@@ -78,6 +81,7 @@ def test_compare_runs_a_paired_test_on_the_plugins_metric(env, tmp_path):
     assert gated["test"] == "bootstrap" and gated["pvalue"] == pytest.approx(comparison["pvalue"])
 
 
+@pytest.mark.slow
 def test_the_plugins_dataset_verifies_where_its_runs_read_it(env):
     """`data ls` and `data verify` find a `root=` dataset in its package, as runs do, and check its counts."""
     listed = _metabench("data", "ls", env=env)
@@ -99,6 +103,7 @@ def test_a_wrong_count_in_the_plugins_spec_fails_verify(env):
     assert "13" in check and "12" in check and "FAIL" in check
 
 
+@pytest.mark.slow
 def test_the_plugin_adds_a_cli_verb_through_the_commands_hook(env):
     done = _metabench("cue-words", "She grasped the idea", "She held the cup", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -110,6 +115,7 @@ def test_the_plugin_adds_a_cli_verb_through_the_commands_hook(env):
     assert "cue-words" not in without and "hard" in without  # a built-in family's verbs come the same way
 
 
+@pytest.mark.slow
 def test_validating_the_plugins_tasks_without_it_names_the_file_and_the_missing_plugin(env):
     """Without the plugin loaded its dataset is unknown: the error names the task file and line, and the hint says a
     plugin's names need the plugin loaded (not only "see the list")."""
@@ -123,6 +129,7 @@ def test_validating_the_plugins_tasks_without_it_names_the_file_and_the_missing_
     assert _metabench("validate", task, env=env).returncode == 0
 
 
+@pytest.mark.slow
 def test_the_plugins_board_section_is_on_the_leaderboard(env, tmp_path):
     """The plugin's own section (board.py, registered with metabench_register_board_sections): its data in
     leaderboard.json, its table in leaderboard.md and on the site's paper-tables page, its own view on the task's

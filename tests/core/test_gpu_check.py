@@ -52,6 +52,7 @@ def test_the_table_reads_each_target_from_a_run_and_says_met_or_missed():
     assert rows["encoder fine-tune step bf16 autocast ≥ 1.8× fp32"] == ("—", "not measured")
 
 
+@pytest.mark.slow
 def test_the_dry_run_plans_every_path_and_builds_nothing(tmp_path):
     done = _check(tmp_path, "--dry-run")
     assert done.returncode == 0, done.stderr[-2000:]

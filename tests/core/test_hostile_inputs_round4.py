@@ -393,6 +393,7 @@ def test_a_run_config_coerces_nothing(cli, tmp_path, line, message):
     assert code == 2 and f"{config}:{2 + len(line.splitlines())}" in out and message in out, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argument", ["epochs=inf", "epochs=1e30", "epochs=nan", "lr=inf", "lr=2", "lr=0",
                                       "warmup_ratio=1", "beams=100000", "beams=0", "beams=2.5", "max_train=0"])
 @pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])

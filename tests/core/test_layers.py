@@ -111,6 +111,7 @@ def test_kinds_and_adapters_meet_only_in_requests(layer, forbidden):
     assert crossing == []
 
 
+@pytest.mark.slow
 def test_adapters_never_reach_for_the_global_registry():
     graph = import_graph()
     assert sorted(m for m, deps in graph.items() if m.startswith("metabench.models") and "metabench.plugins" in deps) == []
@@ -211,6 +212,7 @@ def test_imports_point_down_the_floors():
     assert upward_imports(import_graph(), FLOORS) == []
 
 
+@pytest.mark.slow
 def test_no_import_cycle_between_packages():
     assert cycles(package_graph(import_graph(), FLOORS)) == []
 

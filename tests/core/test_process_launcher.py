@@ -51,6 +51,7 @@ def _run(root: Path, name: str, models, launcher: str, **kw):
         return run(plugins.load(), "toy_all", list(models), options)
 
 
+@pytest.mark.slow
 def test_a_process_run_equals_the_serial_run(toy_env, pools):
     models = ["majority", "random", "constant:label=x", "lookup"]
     serial = _run(toy_env, "serial", models, "serial", seeds=[0, 1])
@@ -104,6 +105,7 @@ def test_auto_runs_baselines_on_processes_and_models_here(toy_env, monkeypatch):
     assert process_launcher.auto_workers(registry, with_a_model) == 1
 
 
+@pytest.mark.slow
 def test_auto_writes_what_serial_writes(toy_env, monkeypatch, pools):
     monkeypatch.setattr(process_launcher, "available_cpus", lambda: 2)
     auto = _run(toy_env, "auto", ["majority", "lookup"], "auto")
@@ -112,6 +114,7 @@ def test_auto_writes_what_serial_writes(toy_env, monkeypatch, pools):
     assert ok_runs(auto) and ok_runs(auto) == ok_runs(serial)
 
 
+@pytest.mark.slow
 def test_spawned_workers_load_the_plugins_again_and_write_the_same(toy_env, monkeypatch, pools):
     """Where fork is missing (macOS, Windows) workers are spawned: fresh interpreters that load the plugins
     (the toy plugin through METABENCH_PLUGIN_MODULES and PYTHONPATH) and get the jobs pickled."""

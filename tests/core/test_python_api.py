@@ -85,6 +85,7 @@ def test_evaluate_refuses_bad_usage_before_any_job(toy_registry, tmp_path, kwarg
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.slow
 def test_compare_matches_the_command_line(toy_registry, tmp_path, monkeypatch, capsys):
     evaluation = metabench.evaluate("toy_cls", ["majority", "lookup", "random"], output_dir=tmp_path / "runs",
                                     launcher="serial", progress=False, registry=toy_registry)
@@ -199,6 +200,7 @@ def test_the_example_run_config_runs_on_the_mirror(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------ docs/python-api.md
 
 
+@pytest.mark.slow
 def test_the_python_api_page_example_runs(tmp_path):
     """The page's shell lines and Python block, run as written from a clone's root, print what the run folders hold.
 

@@ -39,6 +39,7 @@ def _names_both(text: str) -> None:
     assert "METABENCH_DISABLE_PLUGINS=bad_task_plugin" in text
 
 
+@pytest.mark.slow
 def test_two_broken_plugins_are_quarantined_and_everything_else_works(broken_env, tmp_path):
     code, out, err = _metabench(broken_env, "ls", "tasks")
     assert code == 0 and "toy_cls" in out and "plugin_good_cls" in out and "plugin_bad_cls" not in out
@@ -67,6 +68,7 @@ def test_two_broken_plugins_are_quarantined_and_everything_else_works(broken_env
     assert not (tmp_path / "x").exists() or not any((tmp_path / "x").rglob("results.json"))
 
 
+@pytest.mark.slow
 def test_strict_mode_turns_the_warnings_into_errors(broken_env, tmp_path):
     code, _, err = _metabench(broken_env, "--strict", "ls", "tasks")
     assert code == 2 and "typo_hook_plugin.py:6" in err and "strict mode" in err

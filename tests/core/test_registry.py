@@ -57,6 +57,7 @@ def test_kinds_subclass_kind_and_metrics_are_callable():
     assert callable(registry.resolve("metric", "accuracy"))
 
 
+@pytest.mark.slow
 def test_a_task_name_in_two_plugins_names_both_plugins(tmp_path):
     from metabench.config.index import TaskIndex
 

@@ -46,6 +46,7 @@ def test_committed_runs_keep_their_samples_gzipped():
                        "of the uncompressed text)")
 
 
+@pytest.mark.slow
 def test_the_session_check_sees_a_file_left_in_the_tree():
     """tests/clean_tree.py lists what a session leaves behind; it must see a new untracked file."""
     from clean_tree import stray_paths

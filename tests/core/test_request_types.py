@@ -33,6 +33,7 @@ def _declared_and_rendered(registry, name: str) -> tuple[type, type]:
     return data.kind.request_type(), type(data.kind.request(data.test.items[0]))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _mirror(), reason="needs the data mirror (METABENCH_DATA_DIR or ../shared/data)")
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_built_in_kinds_declare_the_request_their_items_become(name):

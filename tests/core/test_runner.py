@@ -119,6 +119,7 @@ def _cached_keys(cache_dir: Path) -> int:
         return conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_recomputes_no_finished_item(toy_env, tmp_path):
     """The run kills itself (SIGKILL) on entering the batch after its 12th answer, a point no timing decides;
     the resumed run computes only the 28 items that had no committed answer."""
@@ -218,6 +219,7 @@ def test_a_remembered_job_loads_no_data_and_writes_the_same_run(toy_registry, tm
     assert sum(timings[p] for p in Phases().seconds) == pytest.approx(timings["total_s"], rel=0.05)
 
 
+@pytest.mark.slow
 def test_the_job_memo_misses_when_its_inputs_change(toy_registry, tmp_path, monkeypatch):
     """Another seed list, --limit or model is another job; with the parsed items cleared the job is computed."""
     from metabench import jobs

@@ -27,6 +27,7 @@ def test_a_family_is_the_folder_and_a_tasks_name(index):
         index.select("hardd")
 
 
+@pytest.mark.slow
 def test_ls_tasks_groups_by_family_with_counts(index, capsys):
     assert main(["ls", "tasks"]) == 0
     out = capsys.readouterr().out

@@ -112,6 +112,7 @@ def test_a_quarantined_file_is_reported_on_a_hit_too(folder_registry, capsys):
         TaskIndex(load(strict=True))
 
 
+@pytest.mark.slow
 def test_a_torn_cache_file_is_a_miss(folder_registry):
     _, load = folder_registry
     registry = load()

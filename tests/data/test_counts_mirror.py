@@ -43,6 +43,7 @@ def mirror() -> Path:
 PARTIAL = {"semcor": "metabench.data.datasets.semcor:verify_semcor_brown2"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_dataset_matches_mirror_and_papers(mirror, name):
     spec = SPECS[name]
@@ -60,6 +61,7 @@ def test_dataset_matches_mirror_and_papers(mirror, name):
 SMALL_ARGS = {"semcor": {"doc": "br-a01"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_ids_unique_within_every_split(mirror, name):
     spec = SPECS[name]

@@ -85,6 +85,7 @@ def _run(tasks: Path, task: str, model: str = "majority"):
     return outcome
 
 
+@pytest.mark.slow
 def test_classification_from_json_files_end_to_end(folder):
     from sklearn.metrics import accuracy_score, f1_score
 
@@ -133,6 +134,7 @@ def _tagged_folder(path: Path) -> datasets.DatasetDict:
     return built
 
 
+@pytest.mark.slow
 def test_tagging_from_a_save_to_disk_folder_end_to_end(folder):
     from seqeval.metrics import f1_score
 
@@ -152,6 +154,7 @@ def test_tagging_from_a_save_to_disk_folder_end_to_end(folder):
     assert any(name.endswith(".arrow") for name in results["data"]["files"])
 
 
+@pytest.mark.slow
 def test_a_changed_file_invalidates_the_item_cache_the_memo_and_the_answers(folder):
     test = _cls_rows("test", 12)
     _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 30))
@@ -178,6 +181,7 @@ def test_a_changed_file_invalidates_the_item_cache_the_memo_and_the_answers(fold
     assert itemcache.get(itemcache.key(spec, "test", {})) is not None  # the new file's items, under a new key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("revision, said", [(None, "no revision"), ("v1.0", "revision 'v1.0'"),
                                             ("1a2b3c4", "revision '1a2b3c4'")])
 def test_an_unpinned_hub_source_is_refused_with_file_and_line(folder, revision, said):
@@ -192,6 +196,7 @@ def test_an_unpinned_hub_source_is_refused_with_file_and_line(folder, revision, 
     assert "revision: main" in caught.value.hint and "40-hex" in caught.value.hint
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("revision", ["main", "0123456789abcdef0123456789abcdef01234567"])
 def test_offline_a_hub_source_missing_from_the_cache_names_the_command_that_fetches_it(folder, monkeypatch, revision):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
@@ -237,6 +242,7 @@ def _hub_snapshot(folder: Path, test_rows: int = 12) -> Path:
     return snapshot
 
 
+@pytest.mark.slow
 def test_a_run_fails_only_the_job_of_a_source_it_cannot_have(folder, monkeypatch):
     """Partial results survive: the unfetched Hub source fails its job with the fetch command, the rest run."""
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
@@ -251,6 +257,7 @@ def test_a_run_fails_only_the_job_of_a_source_it_cannot_have(folder, monkeypatch
     assert "hf download someone/metaphors" in outcomes[1].message
 
 
+@pytest.mark.slow
 def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder, monkeypatch):
     _hub_snapshot(folder)
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
@@ -263,6 +270,7 @@ def test_a_hub_snapshot_in_the_cache_loads_offline_and_records_its_commit(folder
     assert results["n_items"] == 12
 
 
+@pytest.mark.slow
 def test_a_hub_config_name_picks_the_cards_config(folder, monkeypatch):
     """`name:` is datasets' config name: the card's `configs` say which files each config reads."""
     snapshot = _hub_snapshot(folder)
@@ -289,6 +297,7 @@ def test_a_hub_config_name_picks_the_cards_config(folder, monkeypatch):
     assert "Config 'smal' not found. Available: ['full', 'small']" in message
 
 
+@pytest.mark.slow
 def test_data_verify_checks_a_sources_files_and_the_rows_its_card_declares(folder, monkeypatch, capsys):
     from metabench.cli import main
 
@@ -307,6 +316,7 @@ def test_data_verify_checks_a_sources_files_and_the_rows_its_card_declares(folde
     assert "items test" in out and "13" in out and "verification FAILED" in out
 
 
+@pytest.mark.slow
 def test_a_pinned_commit_in_the_cache_is_read_without_asking_the_hub(folder, monkeypatch):
     """Online, a pinned snapshot already fetched is looked up locally, once per process, never downloaded."""
     import huggingface_hub
@@ -329,6 +339,7 @@ def test_a_pinned_commit_in_the_cache_is_read_without_asking_the_hub(folder, mon
     assert registry.resolve("dataset", "hf.hub").source["revision"] == COMMIT
 
 
+@pytest.mark.slow
 def test_parquet_files_in_a_local_folder(folder):
     from sklearn.metrics import accuracy_score
 
@@ -346,6 +357,7 @@ def test_parquet_files_in_a_local_folder(folder):
         accuracy_score(golds, preds))
 
 
+@pytest.mark.slow
 def test_a_folder_of_data_files_names_its_splits_when_one_is_missing(folder):
     """Without data_files datasets finds the splits from the file names, so a missing one shows at loading."""
     (folder / "files").mkdir()
@@ -386,6 +398,7 @@ def test_dataset_and_hf_dataset_together_are_refused(folder):
     assert "give `dataset` (a registered dataset) or `hf_dataset` (a datasets source), not both" in error
 
 
+@pytest.mark.slow
 def test_a_split_the_source_lacks_is_an_error_naming_its_splits(folder):
     _write_jsonl(folder / "data" / "train.jsonl", _cls_rows("train", 3))
     _write_jsonl(folder / "data" / "test.jsonl", _cls_rows("test", 3))
@@ -422,6 +435,7 @@ def _failed_message(tasks: Path, task: str) -> str:
     return outcome.message
 
 
+@pytest.mark.slow
 def test_a_column_of_mixed_types_is_an_error_naming_the_column(folder):
     for split in ("train", "test"):  # in one split only, datasets JSON-encodes the whole column as strings
         rows = _cls_rows(split, 4)
@@ -432,6 +446,7 @@ def test_a_column_of_mixed_types_is_an_error_naming_the_column(folder):
     assert f"{folder / 'hf_cls.yaml'}:4: hf_dataset 'json': columns.text: column 'sentence' holds Json" in message
 
 
+@pytest.mark.slow
 def test_a_row_that_does_not_fit_names_the_split_and_row(folder):
     rows = [{"w": ["a", "storm"], "t": ["O", "B-METAPHOR"]}, {"w": ["a", "b", "c"], "t": ["O", "O"]}]
     _write_jsonl(folder / "data" / "test.jsonl", rows)
@@ -443,6 +458,7 @@ def test_a_row_that_does_not_fit_names_the_split_and_row(folder):
     assert "hf_dataset 'json': split 'test' row 1: 3 words but 2 tags" in _failed_message(folder, "hf_tag")
 
 
+@pytest.mark.slow
 def test_an_unlabelled_class_id_fails_its_row(folder):
     """Hub test splits often hold label -1 (no gold): no name to read, so the row is an error, not a class."""
     features = datasets.Features({"sentence": datasets.Value("string"),
@@ -459,6 +475,7 @@ def test_an_unlabelled_class_id_fails_its_row(folder):
         _failed_message(folder, "hf_cls")
 
 
+@pytest.mark.slow
 def test_data_verify_reads_every_row_and_names_one_that_does_not_fit(folder, monkeypatch, capsys):
     from metabench.cli import main
 
@@ -474,6 +491,7 @@ def test_data_verify_reads_every_row_and_names_one_that_does_not_fit(folder, mon
     assert "split 'train' row 0: 3 words but 2 tags" in out and "verification FAILED" in out
 
 
+@pytest.mark.slow
 def test_without_datasets_installed_the_job_names_the_extra(folder, monkeypatch):
     import sys
 
@@ -486,6 +504,7 @@ def test_without_datasets_installed_the_job_names_the_extra(folder, monkeypatch)
     assert "pip install 'metabench[hf]'" in message
 
 
+@pytest.mark.slow
 def test_tasks_on_registered_datasets_record_no_hf_dataset(toy_registry, tmp_path):
     (outcome,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     results = read_results(outcome.run_dir)
@@ -502,6 +521,7 @@ def _module(path: Path) -> types.ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_the_example_runs_with_majority(tmp_path, monkeypatch):
     """examples/hf-datasets as its README says: write the folder, load the plugin, run majority."""
     import shutil
@@ -527,6 +547,7 @@ def test_the_example_runs_with_majority(tmp_path, monkeypatch):
     assert accuracy == pytest.approx(accuracy_score(golds, [majority] * len(golds)))
 
 
+@pytest.mark.slow
 def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkeypatch):
     """A spawned worker's registry holds only what plugins register: it builds the task's spec from the job."""
     import os
@@ -559,6 +580,7 @@ def test_spawned_workers_register_the_source_themselves(folder, tmp_path, monkey
     assert ok_runs(spawned) == ok_runs(serial)
 
 
+@pytest.mark.slow
 def test_listing_and_validating_a_source_task_import_no_datasets(folder, tmp_path):
     """`datasets` is imported only when a split is parsed: `ls` and `validate` of a source task stay light."""
     import os
@@ -582,6 +604,7 @@ def test_listing_and_validating_a_source_task_import_no_datasets(folder, tmp_pat
     assert out.stdout.strip().endswith("HEAVY="), out.stdout
 
 
+@pytest.mark.slow
 def test_a_dry_run_of_a_source_task_writes_nothing(folder):
     """The plan hashes the source's files to key its jobs, but records no stamp in the cache (#36): a dry run
     leaves the cache and the output folder as they were."""
@@ -603,6 +626,7 @@ def test_a_dry_run_of_a_source_task_writes_nothing(folder):
     assert (cache / "verified-files.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("split", ["test", "train"])
 def test_a_gold_label_outside_the_label_names_fails_naming_the_item(folder, split):
     """A label the task does not name would be scored as a class no model can answer (#36): the job fails,

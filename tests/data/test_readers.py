@@ -148,6 +148,7 @@ MIRROR = _mirror()
 needs_mirror = pytest.mark.skipif(MIRROR is None, reason="no data mirror (set METABENCH_DATA_DIR or put shared/data beside the repo)")
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_mirror_meta4xnli_conll_counts_match_source_md():
     sentences = [s for _, s in read_conll(MIRROR / "meta4xnli/detection/splits/en/meta4xnli_train.tsv")]

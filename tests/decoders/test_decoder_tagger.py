@@ -84,6 +84,7 @@ class Adversary:
         return scores + bias
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("beams", [1, 3])
 @pytest.mark.parametrize("mode", ["forbidden", "random"])
 def test_constrained_decoding_copies_every_word_in_order_whatever_the_logits(tiny_llama, beams, mode):
@@ -146,6 +147,7 @@ def test_finetune_switch_builds_the_tagger_and_checks_its_arguments(tiny_llama, 
     assert tagger(tiny_llama, tmp_path, epochs="1").fingerprint() != base
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["lora", "full"])
 def test_fit_predict_and_reuse_the_checkpoint(tiny_llama, tmp_path, cache, method):
     data = sentences(24, seed=0)
@@ -175,6 +177,7 @@ def test_fit_predict_and_reuse_the_checkpoint(tiny_llama, tmp_path, cache, metho
     assert again.predict([TagRequest(w, LABELS) for w, _ in test], seed=0) == preds
 
 
+@pytest.mark.slow
 def test_training_targets_and_the_constraint_line_up(tiny_llama, tmp_path, cache):
     """Trained to a low loss on a few sentences, the model writes their tags back: the ids it was trained on are
     the ids the constraint lets it write (a shifted label or a different tokenisation would fail this)."""
@@ -188,6 +191,7 @@ def test_training_targets_and_the_constraint_line_up(tiny_llama, tmp_path, cache
     assert sum(p == t for p, (_, t) in zip(preds, data)) >= 14, preds
 
 
+@pytest.mark.slow
 def test_selection_decodes_the_validation_split_after_every_epoch(tiny_llama, tmp_path, cache):
     data, dev = sentences(12, seed=0), sentences(6, seed=4)
     seen = []
@@ -225,6 +229,7 @@ def test_predict_before_fit_and_no_training_split_are_clear_errors(tiny_llama, t
         adapter.fit(None)
 
 
+@pytest.mark.slow
 def test_the_runner_fine_tunes_on_a_tagging_task_and_remembers_the_job(decoder_registry, tmp_path, tiny_llama):
     from metabench.runner import RunOptions, run
     from metabench.store import read_results, read_samples

@@ -31,6 +31,7 @@ def test_export_writes_yaml_data_and_utils(exported, decoder_registry):
     assert "ranking task" in " ".join(done["toy_rank"].notes)
 
 
+@pytest.mark.slow
 def test_lm_eval_scores_the_exported_choice_task_like_metabench(exported, tiny_decoder):
     from lm_eval.evaluator import simple_evaluate
     from lm_eval.tasks import TaskManager
@@ -54,6 +55,7 @@ def test_lm_eval_scores_the_exported_choice_task_like_metabench(exported, tiny_d
     assert 0.0 <= generated["acc,none"] <= 1.0 and "parse_ok,none" in generated
 
 
+@pytest.mark.slow
 def test_export_cli(tmp_path, monkeypatch, capsys):
     import toy_plugin
 
@@ -71,6 +73,7 @@ def test_export_cli(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "x" / "toy_choice.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_exported_tags_do_not_collide_with_lm_eval_tasks(exported):
     import yaml
     from lm_eval.tasks import TaskManager

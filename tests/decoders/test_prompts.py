@@ -70,6 +70,7 @@ def _judgement(setup: str, condition: str, item_id: str = "munch:3") -> Paraphra
                                setup=setup, condition=condition, genre="FICTION")
 
 
+@pytest.mark.slow
 def test_munch_word_judgement_prompt_1_is_the_papers_table_6_byte_for_byte(real_registry):
     kind = _kind(real_registry, "munch_word_judge_implicit_p1")
     request = kind.request(_judgement("word", "implicit"))  # munch:3 is not swapped by the seeded coin
@@ -88,6 +89,7 @@ def test_munch_word_judgement_prompt_1_is_the_papers_table_6_byte_for_byte(real_
     assert request.chat is False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup,table", [("word", WORD), ("sentence", SENT)])
 def test_all_18_judgement_prompts(real_registry, setup, table):
     short = "word" if setup == "word" else "sent"
@@ -114,6 +116,7 @@ def _release_prompts() -> dict[str, str] | None:
     return dict(re.findall(r"#### (\w+)\n\n```\n(.*?)\n```", text, flags=re.S) + re.findall(r"### (\w+)\n\n```\n(.*?)\n```", text, flags=re.S))
 
 
+@pytest.mark.slow
 def test_prompts_match_the_release_prompts_md_when_the_mirror_is_here(real_registry):
     prompts = _release_prompts()
     if prompts is None:
@@ -218,6 +221,7 @@ def test_generation_variant_of_judgement_has_the_same_prompt_and_gold(real_regis
     assert generation.score(item, "A", "I am not sure")["parse_ok"] == 0.0
 
 
+@pytest.mark.slow
 def test_scored_nli_zero_tasks_score_the_label_words_after_the_generative_prompt(real_registry):
     """Each scored (`_ll`) task sends its generative twin's prompt byte for byte, scores 'entailment' vs
     'other' as the reply, and maps 'other' to not_entailment as the paper's label_mapping does."""

@@ -96,6 +96,7 @@ def test_metrics_on_hand_built_rankings():
     assert recall_at_k(golds, preds, k=1, mode="fraction") == pytest.approx((1 / 3 + 0 + 0) / 3)
 
 
+@pytest.mark.slow
 def test_generation_kind_scores_rank_answers(decoder_registry):
     from metabench.config.index import TaskIndex
     from metabench.data.load import load_split

@@ -55,6 +55,7 @@ def test_vote_takes_the_most_drawn_answer_and_the_first_drawn_on_a_tie():
     assert "tie" in TIE_RULE and "first" in TIE_RULE
 
 
+@pytest.mark.slow
 def test_draws_are_voted_recorded_and_scored_on_the_majority(registry, tmp_path):
     (outcome,) = _run(registry, tmp_path, "runs", repeat=5, seeds=[0, 3])
     assert outcome.run_dir.name.endswith("@repeat=5")
@@ -83,6 +84,7 @@ def test_draws_are_voted_recorded_and_scored_on_the_majority(registry, tmp_path)
         assert len(block["per_seed"][seed]["accuracy_per_draw"]) == 5
 
 
+@pytest.mark.slow
 def test_each_draw_is_computed_once_and_cached_apart(registry, tmp_path):
     (single,) = _run(registry, tmp_path, "plain", seeds=[0])
     plain = _computed(tmp_path)
@@ -145,6 +147,7 @@ def test_the_dry_run_counts_the_draws(registry, tmp_path):
     assert refused.jobs[0].status == "failed" and "--repeat 4" in refused.jobs[0].reason
 
 
+@pytest.mark.slow
 def test_the_gate_compares_majorities_and_reports_flips(registry, tmp_path):
     from metabench.report.gate import gate
     from metabench.runs.stored import load_run
@@ -202,6 +205,7 @@ def test_the_command_line_and_a_run_config_take_repeat(registry, tmp_path, monke
         read_run_config(config)
 
 
+@pytest.mark.slow
 def test_the_simulation_quoted_in_the_decoders_docs_prints_what_the_page_shows():
     """docs/decoders.md quotes tools/sim_repeat_gate.py's output (seeded, so deterministic): rerun the quoted command
     and hold the page to what it prints, so the figures there change only with the tool."""

@@ -79,6 +79,7 @@ def test_schema_accepts_the_papers_search_and_names_file_and_key_of_a_bad_one(tm
     assert "at least one hyperparameter" in _validate(tmp_path, registry, "metric: accuracy\nspace: {}\n")
 
 
+@pytest.mark.slow
 def test_the_search_block_changes_neither_the_config_hash_nor_a_fixed_recipe_run(registry, tmp_path, tiny_bert):
     from metabench.config.index import TaskIndex
     from metabench.config.loader import config_hash

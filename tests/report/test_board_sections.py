@@ -46,6 +46,7 @@ def test_the_families_register_their_sections_and_blocks_through_the_hooks():
     assert registry.get("board_section", "hardness").meta["reads"] == "hard_phi.json"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("build", "message"), [
     (lambda inputs: 1 / 0, "leaderboard section 'broken' raised ZeroDivisionError"),
     (lambda inputs: {"rows": []}, "leaderboard section 'broken' (from plugin 'broken_board') returned a dict, not a BoardSection"),
@@ -76,6 +77,7 @@ def test_a_section_may_not_replace_the_boards_own_keys(toy_runs, monkeypatch):
     assert board["tasks"] and any("takes a name the board already has" in p.message for p in registry.problems)
 
 
+@pytest.mark.slow
 def test_a_section_adds_its_data_and_paper_tables(toy_runs, monkeypatch):
     from metabench.report.leaderboard import markdown
     from metabench.report.leaderboard.sections import BoardSection
@@ -162,6 +164,7 @@ def test_a_view_that_does_not_resolve_leaves_the_sections_views_off_with_its_plu
     assert any(p.plugin == "lost_view" and "does not resolve" in p.message for p in registry.problems)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body", [lambda board, name: 1 / 0, lambda board, name: "one string, not lines"])
 def test_a_markdown_view_that_fails_costs_its_own_lines_not_the_build(toy_runs, monkeypatch, body):
     """leaderboard.md is written after every run was verified and ranked: a section's view that raises (or

@@ -52,6 +52,7 @@ def test_each_rows_missed_targets_follow_from_its_rates():
         assert row.verdicts() == entry["missed"], entry["procedure"]
 
 
+@pytest.mark.slow
 def test_the_command_prints_every_procedure_and_the_gate(cli):
     code, out, _ = cli("stats", "calibrate", "--runs", RUNS, "--replications", "4", "--resamples", "40",
                        "--gate-replays", "2")

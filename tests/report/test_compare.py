@@ -303,6 +303,7 @@ def test_compare_over_a_folder_pairs_what_it_can(cli, toy_runs, short_runs, tmp_
     assert code == 2 and "nothing could be paired" in err and "toy_tag" in err and "toy_cls" in err
 
 
+@pytest.mark.slow
 def test_the_resampling_unit_reaches_the_comparison_from_the_api_and_the_command_line(capsys):
     """``--unit token`` on vua18_seq resamples words: it was dropped on the way to the comparison (#35)."""
     from metabench.api import compare

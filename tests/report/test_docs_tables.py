@@ -22,6 +22,7 @@ def registry():
     return default_registry()
 
 
+@pytest.mark.slow
 def test_docs_tables_match_the_committed_runs(registry):
     """A typed or stale figure in a generated table fails here; `metabench report docs` rewrites the page."""
     changed = update(ROOT / "docs", RUNS, registry, check=True)

@@ -100,6 +100,7 @@ def _choose(browser, css: str, value: str) -> int:
     return shown
 
 
+@pytest.mark.slow
 def test_the_page_filters_in_a_browser(browser, toy_registry, toy_runs, tmp_path):
     from selenium.webdriver.common.by import By
 
@@ -137,6 +138,7 @@ def test_hostile_text_renders_as_text(browser, toy_registry, toy_runs, tmp_path)
     assert "<script>alert(1)</script><b>x</b>" in body and "<img src=x onerror=alert(2)>" in body
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (COMMITTED / "lookup").is_dir(), reason="the committed runs are not in this checkout")
 def test_a_committed_pair_and_its_screenshot(browser, tmp_path, monkeypatch):
     """`metabench explore` on two committed runs, read with this machine's mirror; the docs' picture is this

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from metabench.report.leaderboard.board import slug
 
 HOSTILE = "<script>alert(1)</script>"
@@ -60,6 +62,7 @@ def test_hostile_model_name_is_text_everywhere(site):
     assert not re.search(r"&[#a-z0-9]+;", markdown)  # Markdown escapes, never HTML entities
 
 
+@pytest.mark.slow
 def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
     out = tmp_path / "board"
     (out / "tasks").mkdir(parents=True)

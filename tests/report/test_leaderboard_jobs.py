@@ -46,6 +46,7 @@ def _options():
     return Options(n_resamples=2_000)
 
 
+@pytest.mark.slow
 def test_two_processes_build_the_board_one_builds(report_registry, runs_with_a_forgery, tmp_path, monkeypatch):
     monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
     one = _board(report_registry, runs_with_a_forgery, jobs=1)

@@ -49,6 +49,7 @@ def subset_sites(report_registry, tmp_path_factory):
     return base, first, second, again
 
 
+@pytest.mark.slow
 def test_two_builds_of_the_same_runs_are_byte_identical(subset_sites):
     base, first, second, _ = subset_sites
     a, b = _files(base / "a"), _files(base / "b")
@@ -64,6 +65,7 @@ def test_a_rebuild_of_the_same_runs_rewrites_nothing(subset_sites):
     assert again.changed == [] and again.removed == []
 
 
+@pytest.mark.slow
 def test_a_rebuild_rewrites_only_the_pages_whose_bytes_changed(report_registry, tmp_path):
     from metabench.report.leaderboard import build_site
 

@@ -118,6 +118,7 @@ def test_the_documented_power_fits_the_tolerance(workflow_env):
     assert f"over its {plan['n_items']} items" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("model", "status", "verdict"), [("lookup", 0, "gate: PASS"), ("majority", 1, "gate: FAIL")])
 def test_the_workflow_gates_on_the_committed_baseline(tmp_path, workflow_env, model, status, verdict):
     shutil.copytree(REPO / BASELINES, tmp_path / BASELINES)
@@ -133,6 +134,7 @@ def test_the_workflow_gates_on_the_committed_baseline(tmp_path, workflow_env, mo
     assert "### metabench gate:" in summary and "| m4x_det_en_mono_vua20 |" in summary
 
 
+@pytest.mark.slow
 def test_the_gate_step_runs_locally_without_a_step_summary(tmp_path, workflow_env):
     """Outside Actions "$GITHUB_STEP_SUMMARY" expands to nothing: the gate's verdict stands, with a note."""
     shutil.copytree(REPO / BASELINES, tmp_path / BASELINES)

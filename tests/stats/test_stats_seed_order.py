@@ -30,6 +30,7 @@ def test_violation_ratio_matches_deepsig(name):
     assert abs(violation_ratio(b, a) - compute_violation_ratio(b, a, dt=0.005)) <= first_share + 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_eps_min_matches_deepsig(name):
     import deepsig

