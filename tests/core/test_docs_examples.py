@@ -148,3 +148,31 @@ def test_docs_block_runs_as_written(key, clone):
         command = ["bash", "-e", "-o", "pipefail", "-c", code]
     done = subprocess.run(command, cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, f"{key}\nexit {done.returncode}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    if key in CHECKS:
+        CHECKS[key](clone)
+
+
+def _quick_start_fine_tune(clone: Path) -> None:
+    """The README's MiniLM fine-tune is the suite's real-model encoder test (it replaced a separate 1-epoch
+    smoke fine-tune that trained the same model a second time): 500 sentences, 4 epochs of batch 8, each epoch
+    scored on the validation split for selection, and a model that learnt something."""
+    import json
+
+    task = clone / "runs" / "m4x_det_en_mono"
+    results = json.loads((task / "hf_minilm-l6_max_train=500@seeds=0@limit=500" / "results.json").read_text())
+    info, majority = results["model"]["info"], json.loads((task / "majority" / "results.json").read_text())
+    assert results["n_items"] == 500 and results["model"]["family"] == "encoder" and info["model_type"] == "bert"
+    record = info["checkpoints"]["0"]
+    assert record["train_examples"] == 500 and record["steps"] == 4 * 63  # ceil(500 / 8) steps per epoch
+    # a fresh 3-way head starts at ln 3 = 1.10 nats: the first epoch's mean loss must be well below it
+    assert record["history"][0]["train_loss"] < 0.9
+    assert record["select_metric"] == "span_f1"
+    assert all(set(h["validation"]) >= {"span_f1", "token_f1"} for h in record["history"]) and len(record["history"]) == 4
+    aggregate = results["metrics"]["aggregate"]
+    assert set(aggregate) >= {"span_f1", "token_f1", "inv_f1", "oov_f1"}
+    # the majority baseline tags every word O (span F1 0); 4 epochs on 500 sentences find real metaphors
+    assert aggregate["span_f1"]["mean"] > majority["metrics"]["aggregate"]["span_f1"]["mean"] + 0.2
+
+
+#: Checks of what a block wrote, beyond its exit status.
+CHECKS = {'README.md: source .venv/bin/activate': _quick_start_fine_tune}
