@@ -161,16 +161,13 @@ def evaluate(
     from .jobs import RunOptions
     from .runner import run
 
+    registry = checked_registry(registry)
     options = RunOptions(
         output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds), limit=limit,
         data_dir=data_dir,
         use_cache=use_cache, progress=progress, launcher=launcher, ray_address=ray_address, workers=workers,
         overwrite=overwrite, repeat=repeat,
     )
-    if registry is None:
-        from .plugins import default_registry
-
-        registry = default_registry()
     with library_bars(shown=progress):
         outcomes = run(registry, joined(tasks, "tasks"), listed(models, "models"), options)
     return Evaluation([TaskResult.from_outcome(o) for o in outcomes], outcomes)
@@ -241,20 +238,40 @@ def compare(
     from .report.groups import compare_groups
     from .runs.stored import find_runs
 
+    registry = checked_registry(registry)
     if correction not in CORRECTIONS:
         raise MetabenchError(f"unknown correction {correction!r}", hint=f"corrections: {', '.join(CORRECTIONS)}")
     options = Options(test=test, confidence=confidence, n_resamples=resamples, seed=seed, alpha=alpha, power=power,
                       unit=unit)
-    if registry is None:
-        from .plugins import default_registry
-
-        registry = default_registry()
     found = find_runs(run_paths(runs))
     comparisons, notes = compare_runs(registry, found, metrics=None if metrics is None else listed(metrics, "metrics"),
                                       baseline=baseline, options=options)
     adjust(comparisons, correction)
     groups = compare_groups([r.results for r in found if not r.partial], baseline, confidence)
     return ComparisonReport(comparisons, notes, correction, groups)
+
+
+def checked_registry(registry):
+    """``registry=`` of :func:`evaluate` and :func:`compare`: None (the installed plugins, loaded here) or a
+    :class:`metabench.registry.Registry`; anything else (a name, a dict, the plugins module, ``plugins.load``
+    itself) is a clear error before any work, not an AttributeError from deep inside the run."""
+    from .registry import Registry
+
+    if registry is None:
+        from .plugins import default_registry
+
+        return default_registry()
+    if not isinstance(registry, Registry):
+        raise MetabenchError(f"registry: expected a metabench Registry (what metabench.plugins.load() returns), got "
+                             f"{type(registry).__name__} {_short(registry)}",
+                             hint="leave registry out to use the installed plugins, or pass "
+                             "metabench.plugins.load(extra_plugins=(my_plugin,))")
+    return registry
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def run_paths(runs) -> list[Path]:

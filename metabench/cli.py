@@ -64,8 +64,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="evaluate models on tasks (the default command)", epilog=EXAMPLES,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("--config", type=Path, metavar="RUN.YAML",
-                     help="read the run's settings from a YAML file (examples/run.yaml); flags given here override it")
+    run.add_argument("--config", type=Path, metavar="RUN.YAML", action="append",
+                     help="read the run's settings from a YAML file (examples/run.yaml); flags given here override it; "
+                     "one file per run")
     run.add_argument("-t", "--tasks", help="task names, globs, tags or groups, comma-separated; 'all'")
     run.add_argument("-m", "--model", action="append", metavar="ADAPTER[:ARGS]",
                      help="model adapter and arguments, e.g. majority, constant:label=O, hf:minilm-l6; repeatable")
@@ -199,7 +200,8 @@ def _run_arguments(args) -> dict:
     from .config.run_config import read_run_config
     from .option_values import number_text
 
-    given = read_run_config(args.config) if args.config else {}
+    config = _one_config(args.config)
+    given = read_run_config(config) if config else {}
     flags = {"tasks": args.tasks, "models": args.model, "seeds": _parse_seeds(args.seeds),
              "limit": None if args.limit is None else number_text(args.limit),
              "repeat": None if args.repeat is None else number_text(args.repeat),
@@ -212,10 +214,24 @@ def _run_arguments(args) -> dict:
     given.setdefault("progress", _stderr_is_terminal())  # bars redraw with cursor codes, which a log file keeps
     missing = [flag for key, flag in (("tasks", "--tasks"), ("models", "--model")) if key not in given]
     if missing:
-        where = f" or in {args.config}" if args.config else " (or a --config file setting them)"
+        where = f" or in {config}" if config else " (or a --config file setting them)"
         raise MetabenchError(f"{' and '.join(missing)} required{where}",
                              hint="e.g. metabench run --tasks m4x_det_en_mono --model majority, or --config examples/run.yaml")
     return given
+
+
+def _one_config(configs: list[Path] | None) -> Path | None:
+    """The one ``--config`` file; given twice, argparse would keep the last and drop the first file's settings
+    without a word (a run config does not name another, so there is nothing to merge them by)."""
+    if not configs:
+        return None
+    if len(configs) > 1:
+        times = "twice" if len(configs) == 2 else f"{len(configs)} times"
+        raise MetabenchError(f"--config given {times} ({', '.join(str(c) for c in configs)}): a run reads one run "
+                             "config, and all but the last would be ignored",
+                             hint="merge them into one file, or give one --config and set single values with flags, "
+                             "which override the file")
+    return configs[0]
 
 
 def _stderr_is_terminal() -> bool:

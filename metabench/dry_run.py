@@ -28,7 +28,7 @@ from .jobs import Job
 from .launch.execute import job_seeds, preflight
 from .models.spec import ModelSpec
 from .registry import Registry
-from .store import COMMITTED_RUNS, run_name
+from .store import COMMITTED_RUNS, check_run_dir, run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
 CONFIRM_ABOVE = 20
@@ -155,6 +155,11 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
         out.validation_items = items("validation") if finetune.select_metric else 0
     out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
                                                             options.repeat)
+    try:  # a file where its task or run folder goes fails the job when it runs: the plan says so
+        check_run_dir(out.run_dir)
+    except MetabenchError as exc:
+        out.status, out.reason = "failed", exc.message
+        return out
     if _finished(out.run_dir, job) or _remembered(registry, job, adapter, seeds, cache_path):
         out.status, out.reason = "done", "finished run found"
     return out

@@ -8,7 +8,9 @@ A job is one (task, model) (:class:`metabench.jobs.Job`: plain, picklable data).
 
 from __future__ import annotations
 
+import os
 import warnings
+from pathlib import Path
 
 from .config.index import TaskIndex
 from .connections import split_host_port
@@ -74,6 +76,25 @@ def check_options(options: RunOptions) -> None:
         raise MetabenchError(f"--ray-address {options.ray_address!r}: expected HOST:PORT text", hint="e.g. 127.0.0.1:6379")
     if options.ray_address and options.ray_address != "auto":
         split_host_port(options.ray_address, option="--ray-address", example="127.0.0.1:6379 (or ray://HOST:10001)")
+    check_output_folder(options.output_dir)
+
+
+def check_output_folder(folder: Path) -> None:
+    """``--output-dir`` is a folder or can be made one, checked without writing (a dry run writes nothing): a
+    file there, or a file on the way to it (``-o results.txt/runs``), is refused naming it. Whether the folder
+    can be written is for the run itself (:func:`metabench.store.check_writable`)."""
+    for path in (folder, *folder.parents):
+        if not os.path.lexists(path):
+            continue
+        if path.is_dir():
+            return
+        what = ("a symlink to nothing" if path.is_symlink() and not path.exists() else
+                "a file" if path.is_file() else "a device, pipe or socket")
+        if path == folder:
+            raise MetabenchError(f"--output-dir {folder}: this is {what}, not a folder",
+                                 hint="choose a folder, e.g. --output-dir ./runs")
+        raise MetabenchError(f"--output-dir {folder}: {path} is {what}, so no folder can be made under it",
+                             hint="choose a folder, e.g. --output-dir ./runs")
 
 
 def check_repeatable(registry: Registry, jobs: list[Job]) -> None:

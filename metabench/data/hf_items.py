@@ -9,6 +9,8 @@ split is actually parsed (the parsed-item cache serves later runs without it).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..cache import cache_root
 from ..errors import DataError, did_you_mean
 from ..extras import missing_extra
@@ -75,8 +77,11 @@ def _open(spec, split: str):
         # whose splits disagree, a corrupt arrow file, a missing config): each is the source's problem, named
         if "Unknown split" in str(exc):
             raise _unknown_split(source, split, _splits_in(str(exc))) from None
+        mixed = _types_across_files(datasets, spec) if _cast_failed(exc) else None
+        if mixed is not None:
+            raise mixed from None
         raise DataError(f"{source['where']}: hf_dataset '{source['path']}' split '{split}': "
-                        f"{type(exc).__name__}: {exc}",
+                        f"{type(exc).__name__}: {exc}{_root_cause(exc)}",
                         hint=f"`metabench data verify --tasks {spec.name.removeprefix('hf.')}` reads every split") from None
     finally:
         if was_on:
@@ -96,6 +101,74 @@ def _read(datasets, spec, split: str):
     path = source["path"] if source["place"] == "builder" else root
     return datasets.load_dataset(path, source["name"], data_files=_absolute(root, source["data_files"]), split=split,
                                  cache_dir=str(cache_root() / "hf-datasets"))
+
+
+#: Suffixes of the files ``datasets`` reads rows from (a source's card and other files are not probed).
+DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".tsv", ".parquet", ".arrow", ".txt")
+#: At most this many files are read one by one to find the column whose type differs between them.
+MAX_PROBED_FILES = 64
+
+
+def _causes(exc: BaseException):
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def _root_cause(exc: BaseException) -> str:
+    """`` (from ArrowInvalid: ...)``: what a wrapper such as ``DatasetGenerationError`` ("An error occurred
+    while generating the dataset") was raised from, or nothing."""
+    *_, last = _causes(exc)
+    return "" if last is exc else f" (from {type(last).__name__}: {str(last)[:300]})"
+
+
+def _cast_failed(exc: BaseException) -> bool:
+    """Whether ``datasets`` failed to give a file's rows the types it had fixed for the source (pyarrow's
+    ``Failed to parse string ... as a scalar of type int64``, datasets' ``CastError``)."""
+    return any(type(e).__name__ in ("ArrowInvalid", "ArrowTypeError", "ArrowNotImplementedError", "CastError")
+               for e in _causes(exc))
+
+
+def _types_across_files(datasets, spec) -> DataError | None:
+    """A column whose type differs between the source's files, named with each file's type; None when reading
+    the files one by one shows none (or they cannot be read alone).
+
+    ``datasets`` reads every file of a source (all splits) with the column types it found first: ``label``
+    holding 0/1 in train.jsonl and names in test.jsonl fails as "An error occurred while generating the
+    dataset", naming neither the column nor the file. (Values that do convert are converted: a number after
+    text becomes its text, which a label then fails ``labels.names`` with.)"""
+    source, root = spec.source, spec.root
+    files = [f.path for f in spec.files if any(suffix in DATA_SUFFIXES for suffix in Path(f.path).suffixes)]
+    path = source["path"] if source["place"] == "builder" else root
+    types: dict[str, dict[str, str]] = {}
+    for rel in files[:MAX_PROBED_FILES]:
+        try:
+            alone = datasets.load_dataset(path, source["name"], data_files={"train": f"{root}/{rel}"}, split="train",
+                                          cache_dir=str(cache_root() / "hf-datasets"))
+        except Exception:  # noqa: BLE001 - a file that cannot be read alone tells nothing about the others
+            continue
+        types[rel] = {column: _type_name(feature) for column, feature in alone.features.items()}
+    mapped = list(source["columns"].values())
+    columns = sorted({c for found in types.values() for c in found}, key=lambda c: (c not in mapped, c))
+    for column in columns:
+        held = {rel: found.get(column) for rel, found in types.items()}
+        if len(set(held.values())) > 1:
+            where = f"{source['where']}: hf_dataset '{source['path']}'"
+            shown = ", ".join(f"{kind or 'no such column'} in {rel}" for rel, kind in list(held.items())[:6])
+            more = f" (and {len(held) - 6} more files)" if len(held) > 6 else ""
+            return DataError(
+                f"{where}: column '{column}' has different types in the source's files: {shown}{more}; datasets "
+                "reads every file with the types it found first, so the others fail to convert",
+                hint=f"make '{column}' one type in every file (all text, or all numbers), or the same columns in each")
+    return None
+
+
+def _type_name(feature) -> str:
+    """``int64``, ``string``, ``ClassLabel(names=[...])``, ``List(string)``...: a column's type as shown."""
+    dtype = getattr(feature, "dtype", None)
+    return dtype if type(feature).__name__ == "Value" and dtype else str(feature)
 
 
 def _absolute(root: str, data_files):

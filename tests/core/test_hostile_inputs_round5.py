@@ -570,3 +570,199 @@ def test_the_same_model_listed_twice_is_an_error(cli, models):
 def test_stats_calibrate_with_a_negative_seed_is_a_usage_error(cli, seed):
     code, out = cli("stats", "calibrate", "--seed", seed)
     assert code == 2 and f"--seed {seed}: must be 0 or more" in out, out
+
+
+def _run_config(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+CONFIGS_TWICE = {
+    "two-files": (["a.yaml", "b.yaml"], "--config given twice (a.yaml, b.yaml)"),
+    "one-file-twice": (["a.yaml", "a.yaml"], "--config given twice (a.yaml, a.yaml)"),
+    "three-files": (["a.yaml", "b.yaml", "a.yaml"], "--config given 3 times (a.yaml, b.yaml, a.yaml)"),
+}
+
+
+@pytest.mark.parametrize("form", ["separate", "equals", "abbreviated"])
+@pytest.mark.parametrize("case", list(CONFIGS_TWICE))
+def test_a_run_given_two_run_configs_is_an_error_naming_both(cli, tmp_path, case, form):
+    """argparse kept the last --config and dropped the first file's settings without a word (a.yaml's tasks and
+    models gone: 'a.yaml' twice ran, 'a.yaml b.yaml' said --tasks was required 'or in b.yaml')."""
+    _run_config(tmp_path, "a.yaml", "tasks: toy_cls\nmodels: majority\n")
+    _run_config(tmp_path, "b.yaml", "models: lookup\n")
+    names, message = CONFIGS_TWICE[case]
+    flag = "--conf" if form == "abbreviated" else "--config"
+    args = [f"{flag}={n}" for n in names] if form == "equals" else [a for n in names for a in (flag, n)]
+    code, out = cli("run", *args, "--dry-run")
+    assert code == 2 and message in out and "a run reads one run config" in out, out
+    assert "merge them into one file" in out and "plan:" not in out, out
+
+
+def _a_file(tmp_path: Path) -> Path:
+    (tmp_path / "notes.txt").write_text("the user's notes")
+    return tmp_path / "notes.txt"
+
+
+DRY_RUN_OUTPUTS = {
+    "a-file": (lambda t: _a_file(t), "this is a file, not a folder"),
+    "a-path-under-a-file": (lambda t: _a_file(t) / "runs", "{t}/notes.txt is a file, so no folder can be made under it"),
+    "two-levels-under-a-file": (lambda t: _a_file(t) / "a" / "runs", "{t}/notes.txt is a file, so no folder can be made"),
+    "a-link-to-a-file": (lambda t: (t / "out").symlink_to(_a_file(t)) or t / "out", "this is a file, not a folder"),
+    "a-link-to-nothing": (lambda t: (t / "out").symlink_to(t / "gone") or t / "out",
+                          "this is a symlink to nothing, not a folder"),
+    "under-a-link-to-nothing": (lambda t: (t / "out").symlink_to(t / "gone") or t / "out" / "runs",
+                                "{t}/out is a symlink to nothing, so no folder can be made under it"),
+    "a-device": (lambda t: Path(os.devnull), "this is a device, pipe or socket, not a folder"),
+}
+
+
+@pytest.mark.parametrize("given", ["flag", "run-config"])
+@pytest.mark.parametrize("case", list(DRY_RUN_OUTPUTS))
+def test_a_dry_run_refuses_an_output_folder_that_cannot_be_one_as_the_run_does(cli, tmp_path, case, given):
+    """The dry run planned jobs into -o notes.txt (or notes.txt/runs) and exit 0; the run itself then failed.
+    Both refuse it now, naming the option and what is in the way, and the dry run still writes nothing."""
+    output = DRY_RUN_OUTPUTS[case][0](tmp_path)
+    message = DRY_RUN_OUTPUTS[case][1].format(t=tmp_path)
+    if given == "flag":
+        code, out = cli("--tasks", "toy_cls", "--model", "majority", "--dry-run", "-o", output)
+    else:
+        config = _run_config(tmp_path, "run.yaml", f"tasks: toy_cls\nmodels: majority\noutput: {output}\n")
+        code, out = cli("run", "--config", config, "--dry-run")
+    assert code == 2 and f"--output-dir {output}: {message}" in out and "choose a folder" in out, out
+    assert "plan:" not in out, out
+    if (tmp_path / "notes.txt").exists():
+        assert (tmp_path / "notes.txt").read_text() == "the user's notes"
+    assert not (tmp_path / "gone").exists()
+
+
+@pytest.mark.parametrize("blocked", ["task-folder", "run-folder"])
+def test_a_dry_run_plans_a_job_whose_folder_is_a_file_as_failing(cli, tmp_path, blocked):
+    """A file where the job's task or run folder goes fails that job when it runs; the plan said 'run'."""
+    out_dir = tmp_path / "out"
+    path = out_dir / "toy_cls" if blocked == "task-folder" else out_dir / "toy_cls" / "majority"
+    path.parent.mkdir(parents=True)
+    path.write_text("mine")
+    code, out = cli("--tasks", "toy_cls", "--model", "majority", "--dry-run", "-o", out_dir)
+    assert code == 0 and "0 to run" in out and "1 failing" in out, out
+    assert f"{path}: exists and is not a folder, so the run cannot be written there" in out, out
+    assert path.read_text() == "mine"
+
+
+EXPLORE_TWICE = {
+    "same-path": lambda run: (run, run),
+    "folder-and-its-results": lambda run: (run, run / "results.json"),
+    "dotted-path": lambda run: (run, run.parent / "." / run.name),
+    "through-a-link": lambda run: (run, (run.parent / "link").symlink_to(run) or run.parent / "link"),
+}
+
+
+@pytest.mark.parametrize("case", list(EXPLORE_TWICE))
+def test_explore_given_one_run_twice_is_an_error(cli, tmp_path, case):
+    """`explore RUN RUN` wrote a side-by-side page of a run against itself (no discordant item can exist) and
+    exit 0; it is now an error naming the run and both ways on, and no page is written."""
+    run = good_run(tmp_path / "runs" / "syn" / "m", n=10)
+    first, second = EXPLORE_TWICE[case](run)
+    code, out = cli("explore", first, second, "-o", tmp_path / "page.html")
+    assert code == 2 and f"explore: the same run given twice ({run})" in out, out
+    assert "explore it alone" in out and "give two runs of 'syn'" in out, out
+    assert not (tmp_path / "page.html").exists()
+
+
+def _mixed_source(folder: Path, files: dict[str, list[dict]], data_files: str) -> None:
+    import json
+
+    (folder / "data").mkdir(parents=True)
+    for name, rows in files.items():
+        (folder / "data" / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "mixed.yaml").write_text(f"""\
+task: mixed
+kind: classification
+hf_dataset:
+  path: json
+  data_files: {data_files}
+  columns: {{id: uid, text: sentence, label: label}}
+splits: {{train: train, test: test}}
+labels: {{names: [literal, metaphorical], positive: metaphorical}}
+metrics: [accuracy]
+""")
+
+
+def _rows(prefix: str, n: int = 6, **changes) -> list[dict]:
+    rows = [{"uid": f"{prefix}-{i}", "sentence": f"sentence {i} of {prefix}",
+             "label": "metaphorical" if i % 3 == 0 else "literal"} for i in range(n)]
+    return [{**row, **{key: change(i) for key, change in changes.items()}} for i, row in enumerate(rows)]
+
+
+TWO_SPLITS = "{train: data/train.jsonl, test: data/test.jsonl}"
+MIXED_ACROSS_FILES = {
+    "label-ids-in-train-names-in-test": (
+        {"train.jsonl": _rows("train", label=lambda i: i % 2), "test.jsonl": _rows("test")}, TWO_SPLITS,
+        "column 'label' has different types in the source's files: int64 in data/train.jsonl, string in data/test.jsonl"),
+    "id-numbers-in-train-text-in-test": (
+        {"train.jsonl": _rows("train", uid=lambda i: i), "test.jsonl": _rows("test")}, TWO_SPLITS,
+        "column 'uid' has different types in the source's files: int64 in data/train.jsonl, string in data/test.jsonl"),
+    "text-numbers-in-train": (
+        {"train.jsonl": _rows("train", sentence=lambda i: i), "test.jsonl": _rows("test")}, TWO_SPLITS,
+        "column 'sentence' has different types in the source's files: int64 in data/train.jsonl"),
+    "two-files-of-one-split": (
+        {"train_a.jsonl": _rows("a", label=lambda i: i % 2), "train_b.jsonl": _rows("b"), "test.jsonl": _rows("test")},
+        "{train: [data/train_a.jsonl, data/train_b.jsonl], test: data/test.jsonl}",
+        "column 'label' has different types in the source's files: int64 in data/train_a.jsonl, string in "
+        "data/train_b.jsonl"),
+}
+
+
+@pytest.mark.parametrize("case", list(MIXED_ACROSS_FILES))
+def test_a_hf_dataset_column_of_different_types_in_different_files_is_named(tmp_path, monkeypatch, case):
+    """Within one file a column of mixed types is read as Json and refused (issue 36); across files, datasets
+    fixes each column's type from the first file and fails on the next one as 'DatasetGenerationError: An error
+    occurred while generating the dataset', naming neither column nor file. The job now fails naming both."""
+    pytest.importorskip("datasets")
+    import types
+
+    from metabench import plugins
+    from metabench.hookspecs import hookimpl
+    from metabench.runner import RunOptions, run
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    files, data_files, message = MIXED_ACROSS_FILES[case]
+    _mixed_source(tmp_path / "tasks", files, data_files)
+    module = types.ModuleType("round5_mixed_tasks")
+    module.metabench_register_tasks = hookimpl(lambda register: register(str(tmp_path / "tasks")))
+    (outcome,) = run(plugins.load(extra_plugins=(module,)), "mixed", ["majority"],
+                     RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "failed" and f"{tmp_path / 'tasks' / 'mixed.yaml'}:3: hf_dataset 'json': " in outcome.message
+    assert message in outcome.message and "DatasetGenerationError" not in outcome.message, outcome.message
+    assert "hint: make '" in outcome.message and "' one type in every file" in outcome.message, outcome.message
+
+
+BOGUS_REGISTRIES = {
+    "a-name": lambda: "toy",
+    "a-number": lambda: 42,
+    "a-dict": lambda: {"tasks": {}},
+    "an-object": lambda: object(),
+    "the-plugins-module": lambda: __import__("metabench.plugins", fromlist=["load"]),
+    "the-load-function": lambda: __import__("metabench.plugins", fromlist=["load"]).load,
+}
+
+
+@pytest.mark.parametrize("function", ["evaluate", "compare"])
+@pytest.mark.parametrize("case", list(BOGUS_REGISTRIES))
+def test_the_python_api_refuses_a_registry_that_is_not_one(tmp_path, function, case):
+    """`evaluate(..., registry="toy")` was AttributeError: 'str' object has no attribute 'task_dirs' from deep in
+    the task index; now a MetabenchError naming the argument, what it got and the fix, before anything is written."""
+    import metabench
+    from metabench.errors import MetabenchError
+
+    bogus = BOGUS_REGISTRIES[case]()
+    with pytest.raises(MetabenchError) as caught:
+        if function == "evaluate":
+            metabench.evaluate("toy_cls", "majority", output_dir=tmp_path / "out", progress=False, registry=bogus)
+        else:
+            metabench.compare(good_run(tmp_path / "runs" / "syn" / "m"), registry=bogus)
+    assert "registry: expected a metabench Registry (what metabench.plugins.load() returns), got " \
+        f"{type(bogus).__name__}" in str(caught.value)
+    assert "leave registry out" in caught.value.hint
+    assert not (tmp_path / "out").exists()

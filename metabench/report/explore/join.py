@@ -79,6 +79,11 @@ def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | N
     if any(run.task != task for run in runs):
         raise MetabenchError(f"explore: the runs are of different tasks ({', '.join(run.task for run in runs)})",
                              hint="pass two runs of one task to see the items they disagree on")
+    if len(runs) == 2 and Path(runs[0].path).resolve() == Path(runs[1].path).resolve():
+        raise MetabenchError(f"explore: the same run given twice ({runs[0].path}): a run never disagrees with itself, "
+                             "so the side-by-side page would list no items",
+                             hint=f"explore it alone (metabench explore {runs[0].path}), or give two runs of "
+                             f"'{task}' to see the items they disagree on")
     items = _test_items(registry, task, data_dir)
     picked = [_samples(run, seed) for run in runs]
     ids = [sample_id for sample_id in picked[0] if all(sample_id in other for other in picked[1:])]
