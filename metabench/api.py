@@ -44,9 +44,10 @@ class TaskResult:
     ``status`` is ``ok``, ``skipped`` (the model cannot serve the task: ``reason`` says why) or ``failed``
     (``message`` says why). For an ok job, ``metrics`` holds mean ± std over the seeds, ``per_seed`` each
     seed's values, ``run_dir`` the run folder (results.json + samples.jsonl, what ``compare`` reads) and
-    ``partial`` whether the run was given a ``limit`` or scored only part of the test split (label its numbers
-    so wherever they appear). ``record`` is the run's results.json as a typed
-    :class:`metabench.run_record.RunRecord` (docs/results-format.md), ``results`` the same as plain JSON.
+    ``partial`` whether the run scored only part of the test split (``RunRecord.partial``: a ``limit`` at or
+    above the split's size keeps every item, so it is not; label a partial run's numbers wherever they appear).
+    ``record`` is the run's results.json as a typed :class:`metabench.run_record.RunRecord`
+    (docs/results-format.md), ``results`` the same as plain JSON.
     """
 
     task: str
@@ -79,22 +80,21 @@ class TaskResult:
         """From a runner outcome (:class:`metabench.launch.outcomes.JobOutcome`)."""
         result = cls(outcome.task, outcome.model, outcome.status, outcome.run_dir, message=outcome.message,
                      reason=outcome.reason, hint=outcome.hint)
-        if outcome.results is not None:
-            result._fill(outcome.results)
+        if outcome.record is not None:
+            result._fill(outcome.record)
         return result
 
     @classmethod
     def from_run(cls, run) -> TaskResult:
         """From a stored run (:class:`metabench.runs.stored.Run`)."""
         result = cls(run.task, run.model, "ok", run.path)
-        result._fill(run.results, run.record)
+        result._fill(run.record)
         return result
 
-    def _fill(self, results: dict, record: RunRecord | None = None) -> None:
-        record = record or RunRecord.read(results, (self.run_dir or Path(".")) / "results.json")
-        self.results, self.record = results, record
+    def _fill(self, record: RunRecord) -> None:
+        self.results, self.record = record.raw, record
         self.seeds, self.primary_metric, self.n_items = list(record.seeds), record.task.primary_metric, record.n_items
-        self.partial = record.partial or record.limit is not None
+        self.partial = record.partial  # partial_runs' one rule: --limit 10000 on a 500-item split is not partial
         self.metrics = {name: MetricValue(a.mean, a.std, a.n) for name, a in record.metrics.aggregate.items()}
         self.per_seed = {int(seed): dict(values) for seed, values in record.metrics.per_seed.items()}
 
@@ -247,7 +247,7 @@ def compare(
     comparisons, notes = compare_runs(registry, found, metrics=None if metrics is None else listed(metrics, "metrics"),
                                       baseline=baseline, options=options)
     adjust(comparisons, correction)
-    groups = compare_groups([r.results for r in found if not r.partial], baseline, confidence)
+    groups = compare_groups([r.record for r in found if not r.partial], baseline, confidence)
     return ComparisonReport(comparisons, notes, correction, groups)
 
 

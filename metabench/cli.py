@@ -245,7 +245,7 @@ def _print_group_means(outcomes) -> None:
     """Groups with `aggregate: mean` (k-fold CV, a paper's average row) get one averaged row."""
     from .report.groups import group_rows, group_table
 
-    rows = [row for row in group_rows([o.results for o in outcomes if o.status == "ok"]) if not row["missing"]]
+    rows = [row for row in group_rows([o.record for o in outcomes if o.status == "ok"]) if not row["missing"]]
     if rows:
         print()
         print(group_table(rows))

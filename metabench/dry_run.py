@@ -13,22 +13,22 @@ the seconds per training example measured by earlier runs of the same model wher
 from __future__ import annotations
 
 import glob
-import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import job_memo
-from .bounded_read import read_bytes
 from .cache import cache_root
 from .config.index import MODEL_SPECIFIC, LoadedTask
 from .config.validate import resolve_split, split_values
-from .errors import MetabenchError, UnsupportedError
+from .errors import ExplainedError, MetabenchError, UnsupportedError
 from .jobs import Job
 from .launch.execute import job_seeds, preflight
 from .models.spec import ModelSpec
+from .partial_runs import cutting_limit
 from .registry import Registry
-from .store import COMMITTED_RUNS, check_run_dir, run_name
+from .run_record import RunRecord
+from .store import COMMITTED_RUNS, check_run_dir, read_record, run_name
 
 #: A run with more fine-tunes (seeds × tasks) than this asks before it starts, in an interactive terminal.
 CONFIRM_ABOVE = 20
@@ -142,7 +142,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
     recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")
-    limited = options.limit if options.limit is not None and (out.test_items is None or options.limit < out.test_items) else None
+    limited = cutting_limit(options.limit, out.test_items)  # partial_runs' rule, as the run names its folder
     out.test_items = limited or out.test_items
     finetune = getattr(getattr(task.config.protocol, adapter.family, None), "finetune", None)
     if adapter.needs_training and finetune is not None:  # an encoder, or a decoder fine-tuned as a tagger
@@ -183,18 +183,17 @@ def _recorded_sizes(runs: Path, task: LoadedTask) -> dict[str, int]:
     derived cells declares no counts, and its runs know them."""
     for path in sorted((runs / task.name).glob("*/results.json")):
         record = _read_results(path)
-        if record and record.get("task", {}).get("config_hash") == task.hash:
-            splits = record.get("data", {}).get("splits", {})
-            sizes = {role: split["n"] for role, split in splits.items() if isinstance(split, dict) and "n" in split}
-            return {**sizes, "test": record.get("n_test_items", sizes.get("test"))}
+        if record and record.task.config_hash == task.hash:
+            splits = (record.data.splits if record.data is not None else None) or {}
+            sizes = {role: split.n for role, split in splits.items()}
+            return {**sizes, "test": record.n_test_items if record.n_test_items is not None else sizes.get("test")}
     return {}
 
 
 def _finished(folder: Path, job: Job) -> bool:
     """A finished run of this task config and model spec where this run would write."""
     record = _read_results(folder / "results.json")
-    return bool(record) and record.get("task", {}).get("config_hash") == job.task.hash \
-        and record.get("model", {}).get("spec") == job.model.text
+    return bool(record) and record.task.config_hash == job.task.hash and record.model.spec == job.model.text
 
 
 def _remembered(registry: Registry, job: Job, adapter, seeds: list[int], cache_path: Path | None) -> bool:
@@ -213,14 +212,13 @@ def _remembered(registry: Registry, job: Job, adapter, seeds: list[int], cache_p
         return False  # a cache in use or damaged: the run finds out, and says so
 
 
-def _read_results(path: Path) -> dict | None:
-    """A run's results.json, or None when there is none or it cannot be read: a plan only counts what it can
-    read, and the run itself names a damaged file."""
+def _read_results(path: Path) -> RunRecord | None:
+    """A run's results.json as its record, or None when there is none or it cannot be read: a plan only counts
+    what it can read, and the run itself names a damaged file."""
     try:
-        record = json.loads(read_bytes(path))
-    except (OSError, ValueError, MetabenchError):
+        return read_record(path)
+    except (OSError, ValueError, ExplainedError):
         return None
-    return record if isinstance(record, dict) else None
 
 
 def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
@@ -231,13 +229,13 @@ def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
     count, seen = 0, set()
     for path in sorted(folder.glob(f"*/{glob.escape(spec.slug)}*/results.json")):
         record = _read_results(path)
-        if not record or record.get("model", {}).get("spec") != spec.text:
+        if not record or record.model.spec != spec.text:
             continue
-        train = ((record.get("data") or {}).get("splits") or {}).get("train") or {}
-        n_train, cap = train.get("n"), (record["model"].get("args") or {}).get("max_train")
+        train = record.split("train")
+        n_train, cap = train.n if train is not None else None, record.model.args.get("max_train")
         if n_train and cap and str(cap).isdigit():  # a max_train= run trained on at most that many
             n_train = min(n_train, int(cap))
-        for fit in ((record["model"].get("info") or {}).get("checkpoints") or {}).values():
+        for fit in (record.model.info.get("checkpoints") or {}).values():
             epochs = len(fit.get("history") or [])
             key = fit.get("key")
             if (key is not None and key in seen) or not n_train or not epochs or not fit.get("fit_s"):

@@ -84,9 +84,14 @@ def key(registry, job, fingerprint: str, family: str, seeds: list[int]) -> str |
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def stored(results: dict) -> dict:
-    """The part of a computed results record a memo keeps (everything but :data:`VOLATILE`)."""
-    return {k: v for k, v in results.items() if k not in VOLATILE}
+def stored(record: RunRecord) -> dict:
+    """The part of a computed results record a memo keeps (everything but :data:`VOLATILE`), as JSON."""
+    return record.model_dump(mode="json", exclude_unset=True, exclude=set(VOLATILE))
+
+
+def remembered(kept: dict) -> RunRecord:
+    """A record a memo kept (:func:`stored`) as a :class:`RunRecord`, its volatile fields still to be set."""
+    return RunRecord.read(kept)
 
 
 def verify_files(registry, files: dict[str, str], data_dir) -> None:

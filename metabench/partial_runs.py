@@ -25,3 +25,12 @@ def partial(n_scored_items: int, split_size: int | None, limit: int | None) -> l
     if limit is not None and n_scored_items >= limit:
         return [f"--limit {limit}: {n_scored_items} test items (the run does not record the split's size)"]
     return []
+
+
+def cutting_limit(limit: int | None, split_size: int | None) -> int | None:
+    """The ``--limit`` a run over a split of ``split_size`` items (None: not known yet) is partial under, which
+    names its folder (``@limit=N``); None where the limit keeps every item (``--limit 10000`` on a 500-item
+    split: the full run's folder). The same rule as :func:`partial` on the items such a run scores."""
+    if limit is None:
+        return None
+    return limit if split_size is None or limit < split_size else None

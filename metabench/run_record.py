@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-from .errors import MetabenchError, RunFileError
+from .errors import MetabenchError, PluginAPIDeprecationWarning, RunFileError
 from .partial_runs import partial
 from .printable import escape, is_printable
 
@@ -75,12 +75,35 @@ class Section(BaseModel):
                 raise PydanticCustomError("unwritten", "the writer left out {fields}", {"fields": ", ".join(missing)})
         return data
 
+    def as_json(self) -> dict:
+        """This part of the record as results.json holds it: the fields it was built or read with (a field left
+        at its default because the run does not write it stays out), unknown fields kept, keys sorted as the
+        file sorts them. Floats stay floats (a NaN too, which the store refuses to write, rather than pydantic's
+        JSON mode writing it as null)."""
+        return _sorted(self.model_dump(mode="python", exclude_unset=True))
+
     @model_validator(mode="after")
     def _declared_only(self, info) -> Section:
         if _writing(info) and self.model_extra:
             raise PydanticCustomError("undeclared", "the writer wrote {fields}, which RunRecord does not declare",
                                       {"fields": ", ".join(sorted(self.model_extra))})
         return self
+
+
+def _sorted(value):
+    """``value`` with every mapping's keys in sorted order, as ``json.dumps(sort_keys=True)`` writes them."""
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+def _deprecated_key(key: str) -> None:
+    import warnings  # noqa: PLC0415
+
+    warnings.warn(f"a metric summary indexed by key ({key!r}) is deprecated: read its attribute (.{key})",
+                  PluginAPIDeprecationWarning, stacklevel=3)
 
 
 def _writing(info) -> bool:
@@ -224,6 +247,18 @@ class MetricSummary(Section):
     std: float | None = field("the sample standard deviation; 0 for one seed, null for none", None)
     n: int = field("how many seeds gave a value", 0)
 
+    # `Run.aggregate(metric)` gave this summary as the dict of results.json before the record was the object:
+    # ``summary["mean"]`` and ``summary.get("mean")`` still work, deprecated (docs/plugins.md change log)
+    def __getitem__(self, key: str):
+        _deprecated_key(key)
+        if key not in self.model_fields_set and key not in (self.model_extra or {}):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default=None):
+        _deprecated_key(key)
+        return getattr(self, key) if key in self.model_fields_set or key in (self.model_extra or {}) else default
+
 
 class Metrics(Section):
     """The task's metrics, per seed and over seeds."""
@@ -307,15 +342,95 @@ class RunRecord(Section):
 
     @property
     def raw(self) -> dict:
-        """The record as read: the JSON object itself (what reports that index it by key read)."""
-        return self._raw
+        """The record as JSON: the object read (unknown fields included), or, for a record built in memory,
+        its fields as results.json holds them (:meth:`as_json`). For the store and the record's own checks:
+        reports read the typed fields and the derived answers below."""
+        return self._raw or self.as_json()
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_"):
+            self._raw = {}  # a field set after reading: the JSON read is no longer this record
+        super().__setattr__(name, value)
+
+    def evolve(self, **changes) -> RunRecord:
+        """A copy with ``changes`` (field -> typed value) set: a run built in memory from this one (a trivial
+        baseline on its items, a replayed run). Not validated: give values of the fields' types."""
+        copied = self.model_copy(update=changes)
+        copied._raw = {}
+        return copied
+
+    # ---- derived answers: what readers would otherwise compute from the fields by hand
+
+    def partial_reasons(self, split_size: int | None = None) -> list[str]:
+        """Why the run scored only part of its test split ([] for a whole run): `partial_runs.partial` on the
+        items it scored, ``split_size`` (the split's size the data gives; None: the one the run recorded,
+        ``n_test_items``) and its ``limit`` (``--limit 10000`` on a 500-item split: not partial)."""
+        return partial(self.n_items, split_size if split_size is not None else self.n_test_items, self.limit)
 
     @property
     def partial(self) -> bool:
         """True when the run scored only part of the test split, as the record alone tells it
-        (`partial_runs.partial` on ``n_items``, ``n_test_items`` and ``limit``; the reports judge it against the
-        split's size the verifier loaded from the data instead, `runs.stored.Run.partial`)."""
-        return bool(partial(self.n_items, self.n_test_items, self.limit))
+        (:meth:`partial_reasons`; the reports judge it against the split's size the verifier loaded from the
+        data instead, `runs.stored.Run.partial`)."""
+        return bool(self.partial_reasons())
+
+    @property
+    def limit_label(self) -> str:
+        """``--limit N`` as the reports print it, "" for a run without one."""
+        return f"--limit {self.limit}" if self.limit is not None else ""
+
+    @property
+    def draws(self) -> int:
+        """Answers drawn per item and seed (``--repeat``; 1 for a run that did not repeat)."""
+        return self.repeat.n if self.repeat is not None else 1
+
+    @property
+    def primary_metric(self) -> str:
+        return self.task.primary_metric
+
+    def aggregate(self, metric: str) -> MetricSummary | None:
+        """The metric's summary over seeds (mean, std, n); None where the run has no such metric."""
+        return self.metrics.aggregate.get(metric)
+
+    def mean(self, metric: str) -> float | None:
+        """The metric's mean over seeds; None where the run has no value for it."""
+        summary = self.aggregate(metric)
+        return summary.mean if summary is not None else None
+
+    def per_seed(self, metric: str) -> list[float | None]:
+        """The metric's value for each seed, in ``seeds`` order (None where the run has no value)."""
+        per_seed = self.metrics.per_seed
+        return [per_seed.get(str(seed), {}).get(metric) for seed in self.seeds]
+
+    def higher_is_better_for(self, metric: str) -> bool:
+        """The metric's direction by its registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are keyed
+        as ``per_class`` and ``recall_at_k``); a metric the record does not list is taken as higher-is-better."""
+        table = self.higher_is_better
+        return bool(table.get(metric, table.get(metric.split("/", 1)[0].split("[", 1)[0], True)))
+
+    @property
+    def datasets(self) -> list[DatasetUsed] | None:
+        """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
+        return self.task.datasets
+
+    @property
+    def groups(self) -> list[GroupFact]:
+        """The ``aggregate: mean`` groups the task belongs to, with all their members."""
+        return self.task.groups
+
+    @property
+    def paper_view(self) -> list[PaperCell] | None:
+        """The paper-table cells the task fills (None for runs that predate the record)."""
+        return self.task.paper_view
+
+    @property
+    def data_files(self) -> dict[str, str]:
+        """``dataset:path`` -> sha256 of every data file the run read ({} where the record has no ``data``)."""
+        return self.data.files if self.data is not None else {}
+
+    def split(self, role: str) -> SplitInfo | None:
+        """One split role's items as the run read them (None: not read, or not recorded)."""
+        return (self.data.splits or {}).get(role) if self.data is not None else None
 
     @property
     def protocol_seeds(self) -> int | None:
@@ -342,10 +457,28 @@ class RunRecord(Section):
         return record
 
 
-def check_written(data: dict, path: Path | str | None = None) -> RunRecord:
+def records_of(values, where: str) -> list[RunRecord]:
+    """``values`` as records: a results.json dict among them (the form a report function took before it read
+    :class:`RunRecord`) is read as one, with a PluginAPIDeprecationWarning naming ``where``."""
+    out = []
+    for value in values:
+        if isinstance(value, dict):
+            import warnings  # noqa: PLC0415
+
+            warnings.warn(f"{where}: passing results.json dicts is deprecated; pass RunRecord objects "
+                          "(Run.record, JobOutcome.record)", PluginAPIDeprecationWarning, stacklevel=3)
+            value = RunRecord.read(value)
+        out.append(value)
+    return out
+
+
+def check_written(data: dict | RunRecord, path: Path | str | None = None) -> RunRecord:
     """The writer's record checked before the run folder is written: readable, every field written always
     present, no field the model does not declare. A failure is metabench's bug (or a plugin's that edits the
-    record), reported before any file is written."""
+    record), reported before any file is written. ``data``: the record, or its JSON; the record returned holds
+    the JSON it was checked as (``raw``)."""
+    if isinstance(data, RunRecord):
+        data = data.as_json()
     RunRecord.read(data, path)  # a record the readers would refuse is reported as they would report it
     try:
         record = RunRecord.model_validate(data, context={WRITING: True})

@@ -160,23 +160,35 @@ def golds_sha256(pairs) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
-def seal(results: dict, lines: bytes, run_dir: Path, started: float | None = None) -> tuple[dict, bytes]:
-    """(record, results.json's bytes) as metabench's launchers write them: the samples' digest added, the record
+def seal(record: RunRecord | dict, lines: bytes, run_dir: Path, started: float | None = None) -> tuple[RunRecord, bytes]:
+    """(record, results.json's bytes) as metabench's launchers write them: the samples' digest set, the record
     held to the whole :class:`metabench.run_record.RunRecord` (:func:`metabench.run_record.check_written`), the
-    time since ``started`` added to its ``write_s`` and ``total_s``, then encoded. A parallel launcher's workers
-    seal their jobs' runs, so the driver, which writes every run folder, only writes bytes: checking and
+    time since ``started`` added to its ``write_s`` and ``total_s``, then serialised. A parallel launcher's
+    workers seal their jobs' runs, so the driver, which writes every run folder, only writes bytes: checking and
     encoding 442 records one after another was most of its work in a fully cached ``--tasks all``, the
-    workers waiting on it."""
-    results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
-    check_written(results, run_dir / RESULTS)
+    workers waiting on it. ``record`` as a dict: the JSON of one (read as a record first)."""
+    record = _with_digest(record, lines, run_dir)
+    check_written(record, run_dir / RESULTS)
     if started is not None:
-        _add_time(results["timings"], time.perf_counter() - started)
-    return results, _body(run_dir, results)
+        _add_time(record, time.perf_counter() - started)
+    return record, _body(run_dir, record)
 
 
-def _add_time(timings: dict, spent: float) -> None:
-    timings["write_s"] = timings.get("write_s", 0.0) + spent
-    timings["total_s"] = timings.get("total_s", 0.0) + spent
+def _with_digest(record: RunRecord | dict, lines: bytes, run_dir: Path) -> RunRecord:
+    """A copy of ``record`` (or the record ``record`` is the JSON of) with the samples' digest set."""
+    if isinstance(record, dict):
+        return check_results({**record, DIGEST: hashlib.sha256(lines).hexdigest()}, run_dir / RESULTS)
+    record = record.model_copy()
+    record.samples_sha256 = hashlib.sha256(lines).hexdigest()
+    return record
+
+
+def _add_time(record: RunRecord, spent: float) -> None:
+    timings = record.timings
+    if timings is None:  # a record a caller wrote without timings (a test's): it has none to add to
+        return
+    timings.write_s = (timings.write_s or 0.0) + spent
+    timings.total_s = (timings.total_s or 0.0) + spent
 
 
 def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
@@ -206,26 +218,32 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
     """
     check_run_dir(run_dir)
     lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
+    given = results  # a caller's dict (the form before the record) sees the time added, as it did
     if body is not None:
-        if results.get(DIGEST) != hashlib.sha256(lines).hexdigest():
+        digest = results.samples_sha256 if isinstance(results, RunRecord) else results.get(DIGEST)
+        if digest != hashlib.sha256(lines).hexdigest():
             raise MetabenchError(f"{run_dir / RESULTS}: the sealed record's {DIGEST} is not the samples' digest",
                                  hint="this is a bug in a launcher: report it with the command")
     else:
-        results = {**results, DIGEST: hashlib.sha256(lines).hexdigest()}
-        (check_written if complete else check_results)(results, run_dir / RESULTS)
+        results = _with_digest(results, lines, run_dir)
+        if complete:
+            check_written(results, run_dir / RESULTS)
         body = None if started is not None else _body(run_dir, results)  # else encoded once, with the write's time
+    digest = results.samples_sha256 if isinstance(results, RunRecord) else results[DIGEST]
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with locked(parent, wait_s=LOCK_WAIT_S, timed_out=lambda: _busy(parent)):
         _repair(run_dir)
-        _check_replaceable(run_dir, results[DIGEST], overwrite)
+        _check_replaceable(run_dir, digest, overwrite)
         durable = durable or run_dir.exists()  # a complete run is only ever replaced by a flushed one
         staging = parent / f".{run_dir.name}{_NEW}{os.getpid()}-{secrets.token_hex(4)}"
         os.mkdir(staging)
         try:
             _write_file(staging / SAMPLES, lines, durable)
             if body is None:
-                _add_time(results["timings"], time.perf_counter() - started)  # the caller's dict: its outcome shows them
+                _add_time(results, time.perf_counter() - started)  # the caller's record: its outcome shows them
+                if isinstance(given, dict) and isinstance(given.get("timings"), dict) and results.timings:
+                    given["timings"].update(write_s=results.timings.write_s, total_s=results.timings.total_s)
                 body = _body(run_dir, results)
         except BaseException:  # a NaN metric (refused) or an interrupt: the staging folder goes, the old run stays
             shutil.rmtree(staging, ignore_errors=True)
@@ -247,9 +265,10 @@ def sync() -> None:
     os.sync()
 
 
-def _body(run_dir: Path, results: dict) -> bytes:
+def _body(run_dir: Path, record: RunRecord) -> bytes:
+    """results.json's bytes: the record serialised (:meth:`RunRecord.as_json`), keys sorted, 2-space indents."""
     try:
-        return (json.dumps(results, indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
+        return (json.dumps(record.as_json(), indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
     except ValueError:
         raise MetabenchError(f"{run_dir}: a metric is NaN or infinite; refusing to record it",
                              hint="this is a bug in a metric or adapter: report it with the task and model") from None
@@ -396,7 +415,7 @@ def _check_sample(row: object, path: Path, number: int) -> None:
                                  f" ({'missing' if key not in row else repr(row[key])[:40]})", hint=hint)
 
 
-def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
+def read_samples(run_dir: Path, results: RunRecord | dict | None = None) -> list[dict]:
     """The samples of a run, after checking they are the ones its results.json was written with.
 
     Read as a stream, one line at a time, and bounded twice: by the bytes any file read from a user may hold
@@ -405,7 +424,9 @@ def read_samples(run_dir: Path, results: dict | None = None) -> list[dict]:
     millions of short valid lines, or of newlines, is refused at the first line too many, before those rows fill
     the memory or the reads take minutes."""
     folder = resolve(run_dir)
-    results = results if results is not None else read_results(folder)
+    results = results if results is not None else read_record(folder)
+    if isinstance(results, RunRecord):  # what the samples are held to: the record's digest, items and seeds
+        results = {DIGEST: results.samples_sha256, "n_items": results.n_items, "seeds": results.seeds}
     path = folder / SAMPLES
     if not path.exists() and (folder / SAMPLES_GZ).exists():
         path = folder / SAMPLES_GZ

@@ -24,14 +24,16 @@ from ..jobs import Job, RunOptions, TaskData, build_kind, prepare
 from ..models.base import Adapter
 from ..models.hf_common import model_hashing_seconds, model_loading_seconds
 from ..models.spec import build_adapter
+from ..partial_runs import cutting_limit
 from ..registry import Registry
 from ..requests import Training
+from ..run_record import RepeatInfo, Timings
 from ..store import check_run_dir, golds_sha256, run_name, samples_text
 from ..timings import Phases
 from .gc_tuning import freeze_loaded
 from . import repeats
 from .outcomes import JobResult
-from .record import process_facts, results_record
+from .record import process_sections, results_record
 
 
 def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
@@ -83,7 +85,7 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     data = prepare(registry, task, limit=options.limit, data_dir=options.data_dir, kind=kind)
     freeze_loaded()
     test = data.test
-    limited = options.limit if options.limit is not None and options.limit < data.n_test_items else None
+    limited = cutting_limit(options.limit, data.n_test_items)  # partial_runs' rule: it names the folder
     run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
                                                         options.repeat)
     check_run_dir(run_dir)
@@ -127,36 +129,38 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     kind.warn_unusable(test.items, preds_by_seed)
 
     lines = samples_text(samples).encode("utf-8")
-    results = results_record(registry, job, adapter, data, seeds, per_seed, timings)
+    record = results_record(registry, job, adapter, data, seeds, per_seed)
     if options.repeat > 1:
-        results["repeat"] = repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary)
-    results["data"]["splits"]["test"]["golds_sha256"] = golds_sha256(zip(ids, golds))
-    results["n_test_items"] = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
+        record.repeat = RepeatInfo(**repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary))
+    record.data.splits["test"].golds_sha256 = golds_sha256(zip(ids, golds))
+    record.n_test_items = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
     memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
     if memo is not None:
-        cache.put_run(memo, job_memo.stored(results), run_dir.name, lines)
+        cache.put_run(memo, job_memo.stored(record), run_dir.name, lines)
     phases.lap("write_s")  # encoding the samples, the record; JobResult.seal() adds the time checking it takes
     timings.update(phases.record())
     answered = len(test.items) * len(seeds) * options.repeat - timings["cached_items"]
     timings["items_per_s"] = answered / timings["predict_s"] if timings["predict_s"] > 0 else None
-    return JobResult(job, results, lines, run_dir)
+    record.timings = Timings(**timings)
+    return JobResult(job, record, lines, run_dir)
 
 
 def _remembered(registry, job: Job, remembered: tuple[dict, str, bytes], phases: Phases) -> JobResult:
     """A job taken whole from the job memo: its data files re-verified, the process facts made fresh. The
     model's ``info`` stays the computing run's: it describes how these answers were made (the checkpoints
     trained, a search's trials), which an adapter that was never fitted here cannot say."""
-    record, name, lines = remembered
-    job_memo.verify_files(registry, record["data"]["files"], job.options.data_dir)
+    kept, name, lines = remembered
+    record = job_memo.remembered(kept)
+    job_memo.verify_files(registry, record.data.files if record.data else {}, job.options.data_dir)
     phases.lap("data_hash_s")
     run_dir = job.options.output_dir / job.task.name / name
     check_run_dir(run_dir)
-    results = {**record, **process_facts(registry)}
+    for key, value in process_sections(registry).items():
+        setattr(record, key, value)
     phases.lap("write_s")
-    draws = record.get("repeat", {}).get("n", 1)
-    results["timings"] = {"cached_items": record["n_items"] * len(record["seeds"]) * draws, **phases.record(),
-                          "items_per_s": None}
-    return JobResult(job, results, lines, run_dir)
+    record.timings = Timings(cached_items=record.n_items * len(record.seeds) * record.draws, **phases.record(),
+                             items_per_s=None)
+    return JobResult(job, record, lines, run_dir)
 
 
 def _seed_answers(job: Job, data: TaskData, adapter, cache, draw: repeats.Draw, data_hash, training_hash,

@@ -9,11 +9,13 @@ computed them. A worker returns, per job, either the payload of a :class:`JobRes
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MetabenchError
+from ..errors import MetabenchError, PluginAPIDeprecationWarning
 from ..jobs import Job
+from ..run_record import RunRecord
 from ..store import seal, write_run
 
 #: How often a batch whose worker died (killed, out of memory, its node gone) is run again before its jobs
@@ -27,10 +29,18 @@ class JobOutcome:
     model: str
     status: str  # ok | skipped | failed
     run_dir: Path | None = None
-    results: dict | None = None
+    #: the record as written (ok jobs)
+    record: RunRecord | None = None
     message: str = ""
     reason: str = ""  # short cause of a skip, counted in the run's closing line
     hint: str = ""
+
+    @property
+    def results(self) -> dict | None:
+        """Deprecated: the record as JSON; read :attr:`record`'s typed fields instead."""
+        warnings.warn("JobOutcome.results is deprecated: read JobOutcome.record (a RunRecord)",
+                      PluginAPIDeprecationWarning, stacklevel=2)
+        return self.record.raw if self.record is not None else None
 
 
 @dataclass
@@ -39,29 +49,29 @@ class JobResult:
     run folder they belong in."""
 
     job: Job
-    results: dict
+    record: RunRecord
     samples: bytes
     run_dir: Path
-    #: results.json's bytes once the record is sealed (:meth:`seal`: ``results`` then holds the samples' digest)
+    #: results.json's bytes once the record is sealed (:meth:`seal`: ``record`` then holds the samples' digest)
     body: bytes | None = None
 
     def payload(self) -> dict:
         """What a worker process sends back for the driver to write (the job itself the driver holds)."""
-        return {"results": self.results, "samples": self.samples, "run_dir": str(self.run_dir), "body": self.body}
+        return {"record": self.record, "samples": self.samples, "run_dir": str(self.run_dir), "body": self.body}
 
     @classmethod
     def from_payload(cls, job: Job, payload: dict) -> JobResult:
-        return cls(job, payload["results"], payload["samples"], Path(payload["run_dir"]), payload.get("body"))
+        return cls(job, payload["record"], payload["samples"], Path(payload["run_dir"]), payload.get("body"))
 
     def seal(self) -> JobResult | JobOutcome:
         """This result with its record sealed and encoded (:func:`metabench.store.seal`; a parallel launcher's
         worker does it, else :func:`written`), the time it took in its ``write_s``; a record the model refuses
         fails the job, before anything is written."""
         try:
-            results, body = seal(self.results, self.samples, self.run_dir, started=time.perf_counter())
+            record, body = seal(self.record, self.samples, self.run_dir, started=time.perf_counter())
         except MetabenchError as exc:
             return failed(self.job, str(exc))
-        return JobResult(self.job, results, self.samples, self.run_dir, body)
+        return JobResult(self.job, record, self.samples, self.run_dir, body)
 
 
 def written(result: JobResult) -> JobOutcome:
@@ -75,7 +85,7 @@ def written(result: JobResult) -> JobOutcome:
         write(result)
     except MetabenchError as exc:
         return failed(result.job, str(exc))
-    return JobOutcome(result.job.task.name, result.job.model.text, "ok", result.run_dir, result.results)
+    return JobOutcome(result.job.task.name, result.job.model.text, "ok", result.run_dir, result.record)
 
 
 def write(result: JobResult) -> None:
@@ -83,7 +93,7 @@ def write(result: JobResult) -> None:
     :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``). The record is held to
     the whole :class:`metabench.run_record.RunRecord` first (``complete``, or already by :meth:`JobResult.seal`):
     a field the model does not declare, or one it declares left out, fails the job before anything is written."""
-    write_run(result.run_dir, result.results, result.samples, overwrite=result.job.options.overwrite,
+    write_run(result.run_dir, result.record, result.samples, overwrite=result.job.options.overwrite,
               started=time.perf_counter(), durable=False, complete=True, body=result.body)
 
 

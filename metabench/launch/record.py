@@ -1,9 +1,10 @@
 """A computed job's results record (results.json): what ran, on which data, with which model, and the
 metrics per seed with their mean, standard deviation and count over seeds.
 
-The record's fields are defined once, in :class:`metabench.run_record.RunRecord` (docs/results-format.md is
-generated from it); what this module builds is checked against that model before the run folder is written
-(``launch.outcomes.write``), so a field added here and not there, or declared there and not written here,
+The record is built here as the typed :class:`metabench.run_record.RunRecord` (docs/results-format.md is
+generated from it), section by section; the launcher sets the fields it knows only later as attributes
+(``repeat``, the test split's ``golds_sha256``, ``n_test_items``, ``timings``) and the store serialises the
+record (``store.seal``), holding it to the whole model first, so a field declared there and not written here
 fails the first run that writes it (and the tests) instead of reaching a reader."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from ..jobs import Job, TaskData
-from ..run_record import SCHEMA_VERSION
+from ..run_record import (SCHEMA_VERSION, DataInfo, DatasetUsed, Environment, GroupFact, MetabenchInfo, Metrics,
+                          MetricSummary, ModelInfo, PaperCell, PluginInfo, RunRecord, SplitInfo, TaskInfo, Timings)
 from ..stats.seeds import mean_std_n
 from ..store import environment, metabench_info
 from ..task_facts import task_facts
@@ -35,13 +37,23 @@ def process_facts(registry) -> dict:
     }
 
 
+def process_sections(registry) -> dict:
+    """:func:`process_facts` as the record's typed sections (``RunRecord`` field -> value)."""
+    facts = process_facts(registry)
+    return {"created": facts["created"], "metabench": MetabenchInfo(**facts["metabench"]),
+            "environment": Environment(**facts["environment"]),
+            "plugins": [PluginInfo(**plugin) for plugin in facts["plugins"]]}
+
+
 #: Config parts a run's record leaves out: the search, as the config hash does; `hf_dataset` when unset, so
 #: the records of tasks on registered datasets stay as they were before the key existed.
 _UNRECORDED_HF = {"protocol": {"encoder": {"search"}}}
 _UNRECORDED = {**_UNRECORDED_HF, "hf_dataset": True}
 
 
-def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings) -> dict:
+def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed, timings=None) -> RunRecord:
+    """The job's :class:`RunRecord`, built section by section (``timings``: set by the launcher once the job's
+    phases are known, when not given here)."""
     task, spec, options = job.task, job.model, job.options
     config = task.config
     higher = {m.name: registry.get("metric", m.name).meta.get("higher_is_better", True) for m in config.metric_specs()}
@@ -49,40 +61,46 @@ def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed,
     for split in data.splits.values():
         if split is not None:
             files.update(split.files)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        **process_facts(registry),
-        "task": {
-            "name": task.name,
-            "version": config.metadata.version,
-            "config_hash": task.hash,
-            "kind": config.kind,
-            "dataset": config.dataset,
-            "primary_metric": config.primary,
-            "source": config.metadata.source,
-            "plugin": task.plugin,
+    facts = task_facts(registry, task)
+    record = RunRecord(
+        schema_version=SCHEMA_VERSION,
+        **process_sections(registry),
+        task=TaskInfo(
+            name=task.name,
+            version=config.metadata.version,
+            config_hash=task.hash,
+            kind=config.kind,
+            dataset=config.dataset,
+            primary_metric=config.primary,
+            source=config.metadata.source,
+            plugin=task.plugin,
             # protocol.encoder.search left out as from the config hash: a search that ran is in model.info
-            "config": config.model_dump(mode="json", exclude=_UNRECORDED if config.hf_dataset is None else _UNRECORDED_HF),
-            **task_facts(registry, task),
-        },
-        "data": {
-            "files": files,
-            "splits": {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
-                       for role, split in data.splits.items() if split is not None},
-        },
-        "model": {
-            "spec": spec.text,
-            "adapter": adapter.name,
-            "family": adapter.family,
-            "args": adapter.args,
-            "fingerprint": adapter.fingerprint(),
-            "info": adapter.info(),
-        },
-        "protocol": adapter.family,
-        "seeds": seeds,
-        "limit": options.limit,
-        "n_items": len(data.test.items),
-        "higher_is_better": higher,
-        "metrics": {"per_seed": per_seed, "aggregate": seed_summary(per_seed)},
-        "timings": timings,
-    }
+            config=config.model_dump(mode="json", exclude=_UNRECORDED if config.hf_dataset is None else _UNRECORDED_HF),
+            datasets=[DatasetUsed(**d) for d in facts["datasets"]],
+            groups=[GroupFact(**g) for g in facts["groups"]],
+            paper_view=[PaperCell(**c) for c in facts["paper_view"]],
+        ),
+        data=DataInfo(
+            files=files,
+            splits={role: SplitInfo(n=len(split.items), ids_sha256=split.ids_sha256())
+                    for role, split in data.splits.items() if split is not None},
+        ),
+        model=ModelInfo(
+            spec=spec.text,
+            adapter=adapter.name,
+            family=adapter.family,
+            args=adapter.args,
+            fingerprint=adapter.fingerprint(),
+            info=adapter.info(),
+        ),
+        protocol=adapter.family,
+        seeds=seeds,
+        limit=options.limit,
+        n_items=len(data.test.items),
+        higher_is_better=higher,
+        metrics=Metrics(per_seed=per_seed,
+                        aggregate={name: MetricSummary(**summary) for name, summary in seed_summary(per_seed).items()}),
+    )
+    if timings is not None:
+        record.timings = Timings(**timings)
+    return record

@@ -10,25 +10,28 @@ from __future__ import annotations
 import math
 import statistics
 
+from ..run_record import RunRecord, records_of
 from ..stats.seeds import mean_std_n
 
 
-def group_rows(results: list[dict]) -> list[dict]:
-    """One dict per (group with aggregate: mean, model) among the results.json dicts of successful runs.
+def group_rows(records: list[RunRecord]) -> list[dict]:
+    """One dict per (group with aggregate: mean, model) among the records of successful runs (their results.json
+    dicts still work, deprecated).
 
     Group membership comes from the runs themselves (``task.groups``, written by the runner), so group means
     are computed the same way by `metabench run`, `compare` and the leaderboard, with or without the plugin
     that defined the group.
     """
-    by_key = {(r["task"]["name"], r["model"]["spec"]): r for r in results}
+    records = records_of(records, "group_rows")
+    by_key = {(r.task.name, r.model.spec): r for r in records}
     groups: dict[str, list[str]] = {}
     models: dict[str, list[str]] = {}
-    for r in results:
-        for group in r["task"].get("groups", []):
-            groups.setdefault(group["name"], list(group["members"]))
-            models.setdefault(group["name"], [])
-            if r["model"]["spec"] not in models[group["name"]]:
-                models[group["name"]].append(r["model"]["spec"])
+    for r in records:
+        for group in r.groups:
+            groups.setdefault(group.name, list(group.members))
+            models.setdefault(group.name, [])
+            if r.model.spec not in models[group.name]:
+                models[group.name].append(r.model.spec)
     rows = []
     for name, members in sorted(groups.items()):
         for model in models[name]:
@@ -37,16 +40,15 @@ def group_rows(results: list[dict]) -> list[dict]:
                 rows.append({"group": name, "model": model, "members": len(members), "missing": missing})
                 continue
             runs = [by_key[(m, model)] for m in members]
-            primary = runs[0]["task"]["primary_metric"]
+            primary = runs[0].primary_metric
             rows.append({"group": name, "model": model, "members": len(members), "missing": [],
                          "member_tasks": members, "primary_metric": primary, "aggregate": mean_over_members(runs),
-                         "n_items": sum(r["n_items"] for r in runs),
-                         "member_values": {m: r["metrics"]["aggregate"].get(primary, {}).get("mean")
-                                           for m, r in zip(members, runs)}})
+                         "n_items": sum(r.n_items for r in runs),
+                         "member_values": {m: r.mean(primary) for m, r in zip(members, runs)}})
     return rows
 
 
-def compare_groups(results: list[dict], baseline: str | None, confidence: float = 0.95) -> list[dict]:
+def compare_groups(results: list[RunRecord], baseline: str | None, confidence: float = 0.95) -> list[dict]:
     """Each model's group mean against the baseline model's (default: the group's first model), with a paired
     t-test over the member tasks (folds): the usual test for k-fold results, which treats each fold as one
     paired observation. Groups the baseline model did not complete are left out."""
@@ -92,15 +94,16 @@ def group_comparison_table(rows: list[dict]) -> str:
                                     "CI", "members", "p (paired t over members)"], disable_numparse=True)
 
 
-def mean_over_members(runs: list[dict]) -> dict[str, dict]:
-    """{metric: {mean, std, n, per_seed}} from member results.json dicts (seeds all members share)."""
-    seeds = set.intersection(*(set(r["metrics"]["per_seed"]) for r in runs))
-    metrics = set.intersection(*(set(m) for r in runs for m in r["metrics"]["per_seed"].values()))
+def mean_over_members(runs: list[RunRecord]) -> dict[str, dict]:
+    """{metric: {mean, std, n, per_seed}} from the members' records (seeds all members share)."""
+    runs = records_of(runs, "mean_over_members")
+    seeds = set.intersection(*(set(r.metrics.per_seed) for r in runs))
+    metrics = set.intersection(*(set(m) for r in runs for m in r.metrics.per_seed.values()))
     out = {}
     for metric in sorted(metrics):
         per_seed = {}
         for seed in sorted(seeds, key=lambda s: int(s) if s.lstrip("-").isdigit() else s):
-            values = [r["metrics"]["per_seed"][seed].get(metric) for r in runs]
+            values = [r.metrics.per_seed[seed].get(metric) for r in runs]
             if all(isinstance(v, (int, float)) for v in values):
                 per_seed[seed] = statistics.fmean(values)
         values = list(per_seed.values())

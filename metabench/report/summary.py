@@ -28,19 +28,19 @@ def summary_table(outcomes: list) -> str:
         if o.status != "ok":
             rows.append([o.task, o.model, "", o.status, "", "", ""])
             continue
-        r = o.results
-        primary = r["task"]["primary_metric"]
-        timings = r["timings"]
-        draws = r.get("repeat", {}).get("n", 1)
+        r = o.record
+        primary = r.primary_metric
+        timings, draws = r.timings, r.draws
+        summary = r.aggregate(primary)
         rows.append([
             o.task,
             o.model,
             primary,
-            format_metric(r["metrics"]["aggregate"].get(primary, {})) + (
-                f" majority of {draws} draws, flip rate {r['repeat']['mean_flip_rate']:.3f}" if draws > 1 else ""),
-            r["n_items"],
-            f"{timings['cached_items']}/{r['n_items'] * len(r['seeds']) * draws}",
-            f"{timings['total_s']:.1f}s",
+            format_metric(summary.model_dump() if summary is not None else {}) + (
+                f" majority of {draws} draws, flip rate {r.repeat.mean_flip_rate:.3f}" if draws > 1 else ""),
+            r.n_items,
+            f"{timings.cached_items}/{r.n_items * len(r.seeds) * draws}",
+            f"{timings.total_s:.1f}s",
         ])
     return tabulate(rows, headers=["task", "model", "metric", "value", "items", "cached", "time"])
 

@@ -3,6 +3,7 @@ no model loaded, no data read, nothing written; a big run from a terminal asks f
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -133,9 +134,14 @@ def test_the_rate_is_measured_on_each_fine_tune_of_the_same_model_once(tmp_path)
         folder = tmp_path / task / (slug or parse_model_spec(spec).slug)
         folder.mkdir(parents=True)
         args = dict(a.split("=") for a in spec.split(":", 1)[1].split(",")[1:]) if "," in spec else {}
-        record = {"model": {"spec": spec, "args": args, "info": {"checkpoints": checkpoints}},
-                  "data": {"splits": {"train": {"n": n_train}}}}
+        record = copy.deepcopy(committed)  # a whole record (the plan reads records, not fragments), changed
+        record["model"] = {"spec": spec, "args": args, "info": {"checkpoints": checkpoints}}
+        record["data"] = {"splits": {"train": {"n": n_train, "ids_sha256": "0" * 64}}}
         (folder / "results.json").write_text(json.dumps(record), encoding="utf-8")
+
+    from metabench.store import COMMITTED_RUNS, read_record, run_folders
+
+    committed = read_record(run_folders(Path(__file__).resolve().parents[2] / COMMITTED_RUNS)[0]).raw
 
     epoch = {"epoch": 1}
     trained = {"key": "k0", "fit_s": 30.0, "history": [epoch] * 3}

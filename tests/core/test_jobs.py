@@ -21,7 +21,7 @@ def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
     assert copy.task.hash == task.hash and copy.model == job.model and copy.options == job.options
     cache = AnswerCache(None)
     first, second = execute(toy_registry, job, cache), execute(toy_registry, copy, cache)
-    assert first.results["metrics"]["per_seed"] == second.results["metrics"]["per_seed"]
+    assert first.record.metrics.per_seed == second.record.metrics.per_seed
     assert first.samples == second.samples  # samples.jsonl's bytes
     assert not first.run_dir.exists()  # computing writes no run folder...
     write(first)

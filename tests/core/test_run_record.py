@@ -41,10 +41,14 @@ def test_every_committed_run_reads_through_the_record():
 
 
 def test_the_writers_bytes_are_those_of_the_committed_runs():
-    """Validating a record never changes what is written: the body of a committed run's JSON is its file."""
-    for folder in COMMITTED[::40]:
+    """The store serialises the typed record: every committed run read as a RunRecord and serialised again is
+    its file, byte for byte (a field it did not write stays out, unknown fields and number types are kept)."""
+    for folder in COMMITTED:
         raw = (folder / RESULTS).read_bytes()
-        assert _body(folder, json.loads(raw)) == raw, folder
+        record = RunRecord.read(json.loads(raw))
+        assert _body(folder, record) == raw, folder
+        rebuilt = RunRecord(**{name: getattr(record, name) for name in record.model_fields_set})
+        assert _body(folder, rebuilt) == raw, folder  # built field by field, as the writer builds it
 
 
 def _record() -> dict:
@@ -128,3 +132,32 @@ def test_the_job_memo_refreshes_the_fields_the_record_marks_volatile():
     from metabench.job_memo import VOLATILE
 
     assert set(VOLATILE) == {"created", "environment", "metabench", "plugins", "timings"}
+
+
+def test_a_limit_larger_than_the_split_is_not_partial_anywhere(toy_registry, tmp_path):
+    """`--limit 10000` on a split of fewer items scores every item: the record the writer built says so
+    (`RunRecord.partial`, `partial_runs`' one rule), and so do the run folder's name, the stored run the reports
+    read, the Python API and the record read back; a limit below the split's size is partial in all of them."""
+    from metabench.api import TaskResult
+    from metabench.runner import RunOptions, run
+    from metabench.runs.stored import load_run
+
+    [big] = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "big", limit=10000,
+                                                                  progress=False))
+    assert big.status == "ok", big.message
+    record = big.record
+    assert isinstance(record, RunRecord) and record.limit == 10000
+    assert record.n_items == record.n_test_items < 10000
+    assert not record.partial and record.partial_reasons() == [] and record.limit_label == "--limit 10000"
+    assert "@limit" not in big.run_dir.name  # the full run's folder
+    stored = load_run(big.run_dir)
+    assert not stored.partial and stored.partial_reasons == [] and not stored.record.partial
+    assert not TaskResult.from_outcome(big).partial and not TaskResult.from_run(stored).partial
+    assert read_record(big.run_dir).as_json() == stored.record.raw  # the bytes written are the record's
+
+    n = record.n_items
+    [small] = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "small", limit=n - 1,
+                                                                    progress=False))
+    assert small.record.partial and small.run_dir.name.endswith(f"@limit={n - 1}")
+    assert small.record.partial_reasons() == [f"--limit {n - 1}: {n - 1} of {n} test items"]
+    assert load_run(small.run_dir).partial and TaskResult.from_outcome(small).partial

@@ -87,9 +87,9 @@ def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path,
         changed = execute(toy_registry, Job(edited, spec, options), cache)
     finally:
         cache.close()
-    assert same.results["timings"]["cached_items"] == 40
-    assert changed.results["timings"]["cached_items"] == 0 and changed.results["n_items"] == 40
-    assert changed.results["task"]["config_hash"] == edited.hash
+    assert same.record.timings.cached_items == 40
+    assert changed.record.timings.cached_items == 0 and changed.record.n_items == 40
+    assert changed.record.task.config_hash == edited.hash
 
 
 def test_bad_model_argument_fails_the_job_with_the_fix(toy_registry, tmp_path):

@@ -268,16 +268,16 @@ def test_a_sealed_run_is_written_as_sealed_and_its_digest_still_checked(toy_regi
 
     jobs = plan(TaskIndex(toy_registry), "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     (payload,) = compute_batch(toy_registry, jobs, AnswerCache(None))
-    assert isinstance(payload["body"], bytes) and json.loads(payload["body"]) == payload["results"]
+    assert isinstance(payload["body"], bytes) and json.loads(payload["body"]) == payload["record"].as_json()
     outcomes = [None]
     collect(outcomes, jobs, [0], [payload])
     assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == payload["body"]
-    assert load_run(outcomes[0].run_dir).record.raw == outcomes[0].results
+    assert load_run(outcomes[0].run_dir).record.raw == outcomes[0].record.as_json()
 
     other = JobResult.from_payload(jobs[0], {**payload, "samples": payload["samples"] + b"\n"})
     assert other.body is not None
     with pytest.raises(MetabenchError, match="sealed record's samples_sha256 is not the samples' digest"):
-        write_run(tmp_path / "other" / "run", other.results, other.samples, body=other.body)
+        write_run(tmp_path / "other" / "run", other.record, other.samples, body=other.body)
     assert not (tmp_path / "other" / "run").exists()
-    refused = JobResult(jobs[0], {**payload["results"], "undeclared_field": 1}, payload["samples"], tmp_path / "x").seal()
+    refused = JobResult(jobs[0], {**payload["record"].as_json(), "undeclared_field": 1}, payload["samples"], tmp_path / "x").seal()
     assert isinstance(refused, JobOutcome) and refused.status == "failed" and "undeclared_field" in refused.message
