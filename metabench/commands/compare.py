@@ -306,7 +306,7 @@ def _published(args, runs, report=None) -> int:
 
     registry = _registry()
     kept, _, verdicts = verify_runs(registry, runs)
-    rows = beside_runs(load_published(), kept, group_rows([r.results for r in kept if not r.partial]), registry)
+    rows = beside_runs(load_published(), kept, group_rows([r.record for r in kept if not r.partial]), registry)
     named = {str(r.path): found for r in runs if (found := marks(r, verdicts[id(r)]))}
     if args.json:
         paired = report.as_dict() if report is not None else {}

@@ -154,7 +154,7 @@ def _check_outdir(outdir: Path, runs: list[Run]) -> None:
 
 def _date(run: Run) -> str:
     """The run's ``created`` as the file's ``date`` (YYYY-MM-DD): an ISO date-time, or an error naming the run."""
-    created = run.results.get("created")
+    created = run.record.created
     try:
         return datetime.datetime.fromisoformat(str(created)).date().isoformat()
     except ValueError:
@@ -172,16 +172,16 @@ def _unescaped(value: str) -> str:
 
 
 def _file_name(run: Run) -> str:
-    limit = run.results.get("limit")
+    limit = run.record.limit
     return re.sub(r"[^\w.-]", "_", run.task) + (f"_limit{limit}" if limit is not None else "") + ".yaml"
 
 
 def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: str | None, metric: str,
            source_url: str | None, source_name: str | None, user: str | None) -> dict:
-    value = (run.aggregate(metric) or {}).get("mean")
+    value = run.record.mean(metric)
     if value is None:
         raise MetabenchError(f"{run.path}: no value for metric '{metric}'",
-                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}")
+                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
     low, high, method = interval(registry, run, metric)
     per_seed = run.per_seed(metric)
     unverified, unchecked = verdict.unverified, verdict.unchecked_note(metric)
@@ -192,9 +192,9 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
         "metric": metric, "scale": "fraction (0-1), as metabench reports it",
         "seeds": ",".join(map(str, run.seeds)),
         "per_seed": ",".join("—" if v is None else f"{v:.6f}" for v in per_seed),
-        "std": f"{run.aggregate(metric).get('std') or 0.0:.6f}",
+        "std": f"{run.record.aggregate(metric).std or 0.0:.6f}",
         "ci95": "—" if low is None else f"[{low:.6f}, {high:.6f}]", "ci_method": method,
-        "protocol": run.results.get("protocol") or run.results["model"].get("family", "?"),
+        "protocol": run.record.protocol or run.record.model.family or "?",
         "items": str(run.n_items),
         "partial": "; ".join(run.partial_reasons).replace(";", ",") or "no",
         "verified": verified.replace(";", ","),
@@ -213,9 +213,9 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
 def digest(run: Run) -> str:
     """The verification digest: sha256 over what verification checks a run against (task config hash, test ids
     and golds digests, samples.jsonl's sha256), so a reader holding the run folder can match it to the export."""
-    test = run.results.get("data", {}).get("splits", {}).get("test", {})
-    parts = [run.results["task"].get("config_hash", ""), test.get("ids_sha256", ""), test.get("golds_sha256", ""),
-             run.results.get("samples_sha256", "")]
+    test = run.record.split("test")
+    parts = [run.record.task.config_hash, test.ids_sha256 if test else "", (test.golds_sha256 if test else None) or "",
+             run.record.samples_sha256 or ""]
     return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 

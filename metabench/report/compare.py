@@ -138,13 +138,13 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     """Test ``metric`` of candidate ``b`` against baseline ``a``; raises `AlignmentError` if they cannot pair."""
     aligned = pair(a, b)
     for run in (a, b):
-        if (run.aggregate(metric) or {}).get("mean") is None:
+        if run.record.mean(metric) is None:
             raise MetabenchError(
                 f"{describe(run)} has no value for metric '{metric}'",
-                hint=f"task '{run.task}' reports: {', '.join(sorted(run.results['metrics']['aggregate']))}",
+                hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}",
             )
     item_a, item_b, unit = _resampling_unit(aligned, metric, registry, options.unit)
-    value_a, value_b = a.aggregate(metric)["mean"], b.aggregate(metric)["mean"]
+    value_a, value_b = a.record.mean(metric), b.record.mean(metric)
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
         baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
@@ -184,7 +184,7 @@ def _resampling_unit(aligned, metric: str, registry: Registry, unit: str) -> tup
     if unit == "auto" and spec and item_a is not None:
         members = cluster_members(aligned.ids, spec, a.task)
         return clustered(item_a, members), clustered(item_b, members), spec["name"]
-    return item_a, item_b, "sentences" if a.results["task"].get("kind") == "tagging" else "items"
+    return item_a, item_b, "sentences" if a.record.task.kind == "tagging" else "items"
 
 
 #: why `choose_test` picked each test, as `compare` prints it
@@ -396,13 +396,12 @@ def _by_item_set(group: list[Run]) -> list[list[Run]]:
     """
     sets: dict[tuple, list[Run]] = {}
     for run in group:
-        sets.setdefault((run.results.get("limit"), run.n_items), []).append(run)
+        sets.setdefault((run.record.limit, run.n_items), []).append(run)
     return list(sets.values())
 
 
 def _items_phrase(run: Run) -> str:
-    limit = run.results.get("limit")
-    return f"{run.n_items} items" + (f", --limit {limit}" if limit is not None else "")
+    return f"{run.n_items} items" + (f", {run.record.limit_label}" if run.record.limit is not None else "")
 
 
 def _compare_group(registry: Registry, task: str, group: list[Run], others: list[Run], metrics: list[str] | None,
@@ -430,7 +429,7 @@ def _compare_group(registry: Registry, task: str, group: list[Run], others: list
                                  "no run of the --baseline model", task))
         return comparisons
     for metric in metrics or [reference.primary_metric]:
-        if reference.aggregate(metric) is None:
+        if reference.record.aggregate(metric) is None:
             notes.append(NotCompared(f"task '{task}': no metric '{metric}'", "the metric is not reported", task))
             continue
         for run in group:

@@ -13,15 +13,14 @@ METRICS = ("span_f1", "inv_f1", "oov_f1", "span_precision", "span_recall")
 
 
 def tagger_row(run) -> list[str]:
-    model = run.results["model"]
-    info, aggregate = model.get("info") or {}, run.results["metrics"]["aggregate"]
+    info = run.record.model.info
     fit = next(iter(info.get("checkpoints", {}).values()), {})
     outputs = info.get("outputs", {})
     done = outputs.get("predicted_items")
     why = ([f"--limit: {run.n_items} of {run.test_split_size or '?'} test items"] if run.partial else []) + \
         ([f"budget {', '.join(f'{k}={v}' for k, v in run.budget.items())}"] if run.budget else [])
     return [
-        run.task, run.model, str(run.n_items), *(f"{100 * aggregate[m]['mean']:.2f}" for m in METRICS),
+        run.task, run.model, str(run.n_items), *(f"{100 * run.record.mean(m):.2f}" for m in METRICS),
         str(fit.get("train_examples", "—")), str(len(fit.get("history", [])) or "—"),
         f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{fit['train_cpu_s']:.0f}" if "train_cpu_s" in fit else "—",
         f"{100 * outputs['predict_s'] / done:.0f}" if done else "—", _repaired(outputs, done, run),
@@ -35,13 +34,13 @@ def _repaired(outputs: dict, done: int | None, run) -> str:
     process, whose own run recorded their repairs) are named, so the count is not read as covering them."""
     if not done:
         return "—"
-    cached = (run.results.get("timings") or {}).get("cached_items") or 0
+    cached = run.record.timings.cached_items if run.record.timings is not None else 0
     return f"{outputs['repaired_outputs']} / {done}" + (f" ({cached} more read from the answer cache)" if cached else "")
 
 
 def taggers_table(context) -> list[str]:
     rows = [tagger_row(run) for run in sorted(context.runs, key=lambda r: (r.task, r.model))
-            if run.results["model"].get("family") == "decoder_finetune"]
+            if run.record.model.family == "decoder_finetune"]
     return markdown(["task", "model", "test items", "span F1", "Inv", "Oov", "P", "R", "train sentences", "epochs",
                      "wall s / epoch", "training CPU s", "wall s / 100 test sentences", "repaired outputs",
                      "device, method, beams", "status"], rows or [["(no committed runs)"] + [""] * 15])

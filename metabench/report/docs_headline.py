@@ -37,20 +37,22 @@ def _cost(run) -> tuple[float, int]:
     from the run's timings. A seed whose answers were read from the answer cache loaded no checkpoint and
     leaves no record: it is counted as unrecorded, never as free.
     """
-    timings = run.results.get("timings", {})
-    checkpoints = run.results.get("model", {}).get("info", {}).get("checkpoints")
+    timings = run.record.timings
+    total = timings.total_s if timings is not None and timings.total_s is not None else 0.0
+    fit = timings.fit_s if timings is not None and timings.fit_s is not None else 0.0
+    checkpoints = run.record.model.info.get("checkpoints")
     if checkpoints is None:  # a model that is not fine-tuned: its timings are the whole cost
-        return timings.get("total_s", 0.0), 0
+        return total, 0
     records = [checkpoints[str(seed)] for seed in run.seeds if str(seed) in checkpoints]
     fits = sum(record.get("fit_s", 0.0) for record in records)
-    return timings.get("total_s", 0.0) - timings.get("fit_s", 0.0) + fits, len(run.seeds) - len(records)
+    return total - fit + fits, len(run.seeds) - len(records)
 
 
 def headline_table(context, model: str, tasks: str) -> list[str]:
     """The model's headline rows (module docstring); a task or group without a complete run says so."""
     runs = [r for r in context.runs if r.model == model and not r.partial]
-    by_task = {r.task: r for r in sorted(runs, key=lambda r: r.results["created"])}  # the newest run of a task
-    groups = {row["group"]: row for row in group_rows([r.results for r in by_task.values()]) if not row["missing"]}
+    by_task = {r.task: r for r in sorted(runs, key=lambda r: r.record.created or "")}  # the newest run of a task
+    groups = {row["group"]: row for row in group_rows([r.record for r in by_task.values()]) if not row["missing"]}
     published = load_published()
     rows = []
     for name in names(tasks):
@@ -61,7 +63,7 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
             continue
         first = found[0]
         metric = first.primary_metric
-        value = groups[name]["aggregate"][metric] if name in groups else first.aggregate(metric)
+        value = groups[name]["aggregate"][metric] if name in groups else first.aggregate(metric).model_dump()
         protocol = first.protocol_seeds
         seeds = f"{len(first.seeds)} of {protocol}" + (" (partial: seeds)" if protocol and len(first.seeds) < protocol else "")
         costs = [_cost(r) for r in found]

@@ -21,7 +21,7 @@ def paired_effects_table(context, prefix: str = "mlp_") -> list[str]:
         discordant = "/".join(str(e.discordant.get(k, "—")) for k in ("metaphor_right_literal_wrong",
                                                                         "literal_right_metaphor_wrong"))
         why = (["--limit"] if partial else []) + (["reduced training"] if any(k in original.model for k in REDUCED) else [])
-        parser = original.results["task"]["config"].get("kind_args", {}).get("parser")
+        parser = original.record.task.config.get("kind_args", {}).get("parser")
         rows.append([original.model, original.task, paraphrase.task.replace(original.task.split("_original")[0], "…"),
                      f"{e.n_items:,}", f"{e.accuracy_original:.3f}", f"{e.accuracy_paraphrase:.3f}", f"{e.effect:+.3f}",
                      ci, e.test, "—" if e.pvalue is None else f"{e.pvalue:.2g}", discordant,

@@ -33,11 +33,11 @@ def suite_table(context, tasks: str, model: str) -> list[str]:
         if job.status == "done" and job.run_dir.resolve() not in verified:
             rows.append([job.task, "—", "committed run not verified (`metabench leaderboard build` says why)", "—", "—"])
         elif job.status == "done":
-            results = verified[job.run_dir.resolve()].results
-            found.append(results)
-            metric = results["task"]["primary_metric"]
-            value = results["metrics"]["aggregate"][metric]
-            rows.append([job.task, metric, _mean_std(value), f"{results['n_items']:,}", len(results["seeds"])])
+            record = verified[job.run_dir.resolve()].record
+            found.append(record)
+            metric = record.primary_metric
+            value = record.aggregate(metric).as_json()
+            rows.append([job.task, metric, _mean_std(value), f"{record.n_items:,}", len(record.seeds)])
         elif job.status == "run":
             rows.append([job.task, "—", "no committed run of this task config", "—", "—"])
     lines = markdown(["task", "metric", "value (mean ± std over seeds)", "test items", "seeds"], rows)

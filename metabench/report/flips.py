@@ -15,13 +15,13 @@ from ..printable import escape
 def flip_line(baseline, candidate) -> str | None:
     """One line for a pair of runs (``metabench.runs.stored.Run``) of the same task, or None when neither
     repeated its draws (nothing to say)."""
-    base, cand = baseline.results.get("repeat"), candidate.results.get("repeat")
+    base, cand = baseline.record.repeat, candidate.record.repeat
     if not base and not cand:
         return None
     task = escape(candidate.task)
     if not (base and cand):
         repeated, single = ("candidate", "baseline") if cand else ("baseline", "candidate")
-        draws = (cand or base)["n"]
+        draws = (cand or base).n
         return (f"task '{task}': the {repeated}'s answers are majorities of {draws} draws, the {single}'s single "
                 f"draws, so the comparison mixes the two; evaluate the {single} with --repeat {draws} for a "
                 "like-for-like gate")
@@ -29,9 +29,9 @@ def flip_line(baseline, candidate) -> str | None:
     shared = rows_b.keys() & rows_c.keys()
     flipping = {key for key in shared if rows_b[key]["flip_rate"] > 0 or rows_c[key]["flip_rate"] > 0}
     differ = {key for key in shared if rows_b[key]["scores"] != rows_c[key]["scores"]}
-    return (f"task '{task}': majority of {cand['n']} (candidate) and {base['n']} (baseline) draws per item; "
-            f"flip rate: candidate {cand['mean_flip_rate']:.3f} ({cand['flipping_items']} item(s) flip), baseline "
-            f"{base['mean_flip_rate']:.3f} ({base['flipping_items']}); of the {len(differ)} item(s) whose majority "
+    return (f"task '{task}': majority of {cand.n} (candidate) and {base.n} (baseline) draws per item; "
+            f"flip rate: candidate {cand.mean_flip_rate:.3f} ({cand.flipping_items} item(s) flip), baseline "
+            f"{base.mean_flip_rate:.3f} ({base.flipping_items}); of the {len(differ)} item(s) whose majority "
             f"verdict differs between the runs, {len(differ & flipping)} flip between draws in either run")
 
 

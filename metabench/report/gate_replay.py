@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..run_record import Metrics, MetricSummary, RunRecord
 from ..store import read_samples, write_run
 from .gate import gate
 from ..runs.stored import Run, find_runs
@@ -53,9 +54,9 @@ class ReplayResult:
 
 
 def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: float, how: str,
-               registry) -> tuple[dict, list[dict]]:
-    """The run's results and samples with ``share`` of its predictions disturbed at each seed, rescored."""
-    labels = run.results["task"]["config"]["labels"]["names"]
+               registry) -> tuple[RunRecord, list[dict]]:
+    """The run's record and samples with ``share`` of its predictions disturbed at each seed, rescored."""
+    labels = run.record.task.config["labels"]["names"]
     rows = [dict(row, scores=dict(row["scores"])) for row in samples]
     for row in rows:
         if rng.random() < share:
@@ -71,14 +72,13 @@ def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: f
         per_seed[str(seed)] = {
             name: float(registry.resolve("metric", name)(golds, predictions, **args))
             for name, args in (((s, {}) if isinstance(s, str) else (s["name"], s["args"]))
-                               for s in run.results["task"]["config"]["metrics"])}
+                               for s in run.record.task.config["metrics"])}
     aggregate = {}
     for name in per_seed[str(run.seeds[0])]:
         values = np.array([per_seed[str(seed)][name] for seed in run.seeds])
-        aggregate[name] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
-                           "n": len(values)}
-    results = dict(run.results, metrics={"per_seed": per_seed, "aggregate": aggregate})
-    return results, rows
+        aggregate[name] = MetricSummary(mean=float(values.mean()),
+                                        std=float(values.std(ddof=1)) if len(values) > 1 else 0.0, n=len(values))
+    return run.record.evolve(metrics=Metrics(per_seed=per_seed, aggregate=aggregate)), rows
 
 
 def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list[ReplayResult]:
@@ -86,7 +86,7 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
     out = []
     for position, (scenario, folder, share, how) in enumerate(SCENARIOS):
         runs = find_runs(sorted(p for p in root.glob(f"{FOLDS}/{folder}") if p.is_dir()))
-        samples = [read_samples(run.path, run.results) for run in runs]
+        samples = [read_samples(run.path, run.record) for run in runs]
         rng = np.random.default_rng([seed, position])
         fails = inconclusive = before = 0
         for number in range(replays):

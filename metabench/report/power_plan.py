@@ -58,7 +58,7 @@ class PowerPlan:
 
 def _select(runs: list[Run], target: str) -> list[Run]:
     """The runs of ``target`` (a task, or every member of a group), one model, every member present."""
-    chosen = [r for r in runs if r.task == target or target in {g["name"] for g in r.groups}]
+    chosen = [r for r in runs if r.task == target or target in {g.name for g in r.groups}]
     if not chosen:
         found = sorted({r.task for r in runs})
         raise MetabenchError(f"no run of task or group '{target}' among --baseline (tasks there: {', '.join(found)})",
@@ -67,7 +67,7 @@ def _select(runs: list[Run], target: str) -> list[Run]:
     if len(models) > 1:
         raise MetabenchError(f"--baseline holds runs of {len(models)} models for '{target}' ({', '.join(models)})",
                              hint="name one with --model, or pass one model's run folders")
-    members = next((g["members"] for g in chosen[0].groups if g["name"] == target), [target])
+    members = next((list(g.members) for g in chosen[0].groups if g.name == target), [target])
     grouped = by_task(chosen)
     missing = [m for m in members if m not in grouped]
     if missing:
@@ -87,7 +87,7 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
     metric = metric or members[0].primary_metric
     errors, values, correct, unit, clusters = [], [], [], "items", 0
     for run in members:
-        if (run.aggregate(metric) or {}).get("mean") is None:
+        if run.record.mean(metric) is None:
             raise MetabenchError(f"{run.path} has no value for metric '{metric}'")
         aligned = pair(run, run)
         item, _ = item_metrics(aligned, metric, registry)

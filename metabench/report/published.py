@@ -112,7 +112,8 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
     for run in runs:
         if not run.partial:
             ours.setdefault(run.task, []).append({"model": run.model, "seeds": len(run.seeds), "runs": [run],
-                                                  "aggregate": run.results["metrics"]["aggregate"]})
+                                                  "aggregate": {name: summary.as_json() for name, summary
+                                                                in run.record.metrics.aggregate.items()}})
     for row in groups:
         if not row["missing"]:
             members = [r for r in runs if not r.partial and r.model == row["model"] and r.task in row["member_tasks"]]

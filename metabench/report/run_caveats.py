@@ -29,10 +29,10 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
         found.append(f"constant: one answer covers 99 % or more of the items at every seed ({primary})")
     elif trivial["chance"] is True:
         found.append(f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
-    mean, baseline = (run.aggregate(primary) or {}).get("mean"), trivial.get("baseline_value")
+    mean, baseline = run.record.mean(primary), trivial.get("baseline_value")
     if None not in (mean, baseline) and (mean < baseline if run.higher_is_better(primary) else mean > baseline):
         found += [flag for flag in [below_chance(registry, run, options, alpha)] if flag]
-    if run.results["model"].get("family") != "baseline" and not marks["constant"]:
+    if run.record.model.family != "baseline" and not marks["constant"]:
         found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
     found += [f"calibration miss of the ≈ chance test: {note}" for note in trivial.get("calibration", [])]
     note = verdict.unchecked_note(metric)

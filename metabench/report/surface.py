@@ -28,7 +28,7 @@ class SurfaceFeatures:
         self._read: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
 
     def __call__(self, run: Run) -> dict[str, tuple[float, int]]:
-        key = (run.task, run.results["task"]["config_hash"])
+        key = (run.task, run.record.task.config_hash)
         if key not in self._read:
             if self._index is None:
                 from ..config.index import TaskIndex  # noqa: PLC0415
@@ -47,10 +47,10 @@ def _features(registry: Registry, index, run: Run) -> dict[str, tuple[float, int
             hint="install the plugin that defines it, or leave out --controls",
         )
     task = index.load(run.task)
-    if task.hash != run.results["task"]["config_hash"]:
+    if task.hash != run.record.task.config_hash:
         raise MetabenchError(
             f"task '{run.task}' changed since the run at {run.path} (config hash {task.hash[:12]} now, "
-            f"{run.results['task']['config_hash'][:12]} in the run): its items may differ",
+            f"{run.record.task.config_hash[:12]} in the run): its items may differ",
             hint="rerun the task (cached answers make it cheap), or leave out --controls",
         )
     features: dict[str, tuple[float, int]] = {}

@@ -66,7 +66,7 @@ def _records(run: Run, metric: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
 
 
 def _positive(run: Run) -> str:
-    for spec in run.results["task"]["config"]["metrics"]:
+    for spec in run.record.task.config["metrics"]:
         if isinstance(spec, dict) and spec["name"] == "f1":
             return spec["args"]["positive"]
     raise MetabenchError(f"task '{run.task}' has no f1 metric with a positive label")
@@ -83,7 +83,7 @@ def populations(root: Path) -> list[Population]:
     decoder = _runs(root, MUNCH[0], MUNCH_DECODER)[0]
     vua = _runs(root, *VUA18)[0]
     vua_a, vua_b, vua_ids = _records(vua, "token")
-    spec = vua.results["task"]["config"]["metadata"]["cluster"]
+    spec = vua.record.task.config["metadata"]["cluster"]
     names = [re.search(spec["id_pattern"], i).group(1) for i in vua_ids]
     documents = {name: k for k, name in enumerate(dict.fromkeys(names))}
     m4x = _runs(root, *M4X)[0]

@@ -30,6 +30,7 @@ from ..runs.align import item_rows
 from .calibration_misses import PREFIX as CALIBRATION
 from .compare import Options, compare_pair
 from ..runs.decompose import seed_values
+from ..run_record import Metrics, MetricSummary
 from ..runs.stored import Run
 
 #: One answer for at least this share of a seed's items makes the seed constant.
@@ -47,7 +48,7 @@ def _is_sequence(answer) -> bool:
 
 
 def _positive(run: Run) -> str:
-    return (run.results["task"].get("config", {}).get("labels") or {}).get("positive") or DEFAULT_POSITIVE
+    return (run.record.task.config.get("labels") or {}).get("positive") or DEFAULT_POSITIVE
 
 
 def constant(run: Run) -> dict:
@@ -103,16 +104,16 @@ def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
         answer = make(gold)
         samples.append({"id": item[0]["id"], "seed": seed, "gold": gold, "prediction": answer,
                         "scores": _scores(run, gold, answer, keys)})
-    results = {**run.results, "seeds": [seed], "model": {**run.results["model"], "spec": f"trivial: {name}"},
-               "metrics": {"per_seed": {}, "aggregate": {}}}
-    baseline = Run(run.path / f"<{name}>", results, samples)
+    record = run.record.evolve(seeds=[seed], model=run.record.model.model_copy(update={"spec": f"trivial: {name}"}),
+                               metrics=Metrics(per_seed={}, aggregate={}))
+    baseline = Run(run.path / f"<{name}>", record, samples)
     metric = run.primary_metric
     rebuilt = seed_values(baseline, [(s,) for s in samples], metric, registry)
     if rebuilt is None:
         return None
     value = rebuilt[0][0]
-    results["metrics"] = {"per_seed": {str(seed): {metric: value}},
-                          "aggregate": {metric: {"mean": value, "std": 0.0, "n": 1}}}
+    record.metrics = Metrics(per_seed={str(seed): {metric: value}},
+                             aggregate={metric: MetricSummary(mean=value, std=0.0, n=1)})
     return baseline
 
 
@@ -122,7 +123,7 @@ def _best(registry, run: Run) -> Run | None:
     rows = list(item_rows(run).values())
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
              if (b := trivial_run(registry, run, name, make, rows)) is not None]
-    return max(found, key=lambda b: b.aggregate(metric)["mean"] * (1 if higher else -1)) if found else None
+    return max(found, key=lambda b: b.record.mean(metric) * (1 if higher else -1)) if found else None
 
 
 def chance(registry, run: Run, options: Options, alpha: float) -> dict:
@@ -132,7 +133,7 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     best = _best(registry, run)
     if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
-    value, mine = best.aggregate(metric)["mean"], (run.aggregate(metric) or {}).get("mean")
+    value, mine = best.record.mean(metric), run.record.mean(metric)
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None:
         return {**out, "chance": None, "note": f"the run has no {metric}"}
@@ -180,7 +181,7 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     best = _best(registry, run)
     metric = run.primary_metric
-    if best is None or (run.aggregate(metric) or {}).get("mean") is None:
+    if best is None or run.record.mean(metric) is None:
         return None
     try:
         comparison = compare_pair(registry, best, run, metric, replace(options, test=None))
@@ -188,7 +189,7 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     if comparison.pvalue is None or comparison.pvalue > alpha or comparison.drop <= 0:
         return None
-    cause = ("probable answer-format failure" if run.results["model"].get("family") == "decoder"
+    cause = ("probable answer-format failure" if run.record.model.family == "decoder"
              else "a collapsed fit (its labels are read directly, not parsed from text)")
     return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
             f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "

@@ -76,14 +76,14 @@ def check_same_task(a: Run, b: Run) -> None:
     """Same task, same config, same data: otherwise equal item ids may name different items."""
     if a.task != b.task:
         raise AlignmentError(f"{describe(a)} is task '{a.task}' but {describe(b)} is task '{b.task}'")
-    hash_a, hash_b = a.results["task"]["config_hash"], b.results["task"]["config_hash"]
+    hash_a, hash_b = a.record.task.config_hash, b.record.task.config_hash
     if hash_a != hash_b:
         raise AlignmentError(
             f"task '{a.task}' was configured differently: config hash {hash_a[:12]} in {describe(a)}, "
             f"{hash_b[:12]} in {describe(b)} (the task YAML changed between the runs, so items or scoring may differ)",
             hint="rerun both models with the same version of the task",
         )
-    files_a, files_b = a.results["data"]["files"], b.results["data"]["files"]
+    files_a, files_b = a.record.data_files, b.record.data_files
     if files_a != files_b:
         changed = sorted(k for k in set(files_a) | set(files_b) if files_a.get(k) != files_b.get(k))
         raise AlignmentError(

@@ -28,7 +28,7 @@ from .stored import Run
 
 def declared(run: Run) -> dict | None:
     """The task's ``metadata.cluster`` as recorded in the run ({name, id_pattern}), or None."""
-    return ((run.results["task"].get("config") or {}).get("metadata") or {}).get("cluster")
+    return (run.record.task.config.get("metadata") or {}).get("cluster")
 
 
 def cluster_members(ids: tuple[str, ...], spec: dict, task: str) -> list[np.ndarray]:

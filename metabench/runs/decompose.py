@@ -89,7 +89,7 @@ class _Counts:
 def metric_args(run: Run, metric: str, config: dict | None = None) -> dict | None:
     """The arguments of ``metric`` in ``config`` (default: the run's recorded task config), or None when the
     task does not list it."""
-    config = run.results["task"].get("config", {}) if config is None else config
+    config = run.record.task.config if config is None else config
     for spec in config.get("metrics", []):  # a minimal record names none
         name, args = (spec, {}) if isinstance(spec, str) else (spec["name"], spec.get("args", {}))
         if name == metric:
@@ -118,7 +118,7 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
         raw, exact = [f[0] for f in found], found[0][1]
         built = _positional(*raw) if isinstance(raw[0], _Counts) else raw
     for run, item in zip((aligned.a, aligned.b), built):
-        stored = (run.aggregate(metric) or {}).get("mean")
+        stored = run.record.mean(metric)
         if stored is not None and abs(item.value - stored) > _TOLERANCE:
             if not exact:
                 return None, None
@@ -192,7 +192,7 @@ def _has_tags(aligned: Pair) -> bool:
 
 def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     """tokens × seeds × 1 × (tp, fp, fn), tokens in item order then word order."""
-    default = run.results["task"]["config"]["labels"].get("positive")
+    default = run.record.task.config["labels"].get("positive")
     positive = (metric_args(run, metric) or {}).get("positive", default)
     seen: dict = {}
 
@@ -261,7 +261,7 @@ def _build(run: Run, rows, metric: str, labels: list | None, declared=None,
            config: dict | None = None) -> tuple[ItemMetric | _Counts, bool] | None:
     """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None; labels,
     positive class and metric arguments from ``config`` (default: the run's recorded task config)."""
-    config = run.results["task"].get("config", {}) if config is None else config
+    config = run.record.task.config if config is None else config
     scores = rows[0][0]["scores"]
     keys = contribution_keys(scores, metric)
     if declared is not None and keys:

@@ -27,7 +27,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
     test ids and golds already found equal to the samples'); ``table``: `align.item_rows` of the run."""
     kind, items = data.kind, data.test.items
     golds = data.test.golds(kind)
-    per_seed = run.results["metrics"]["per_seed"]
+    per_seed = run.record.metrics.per_seed
     checked: set[str] | None = None
     for j, seed in enumerate(run.seeds):
         rows = [table[str(item.id)][j] for item in items]

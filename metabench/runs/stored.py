@@ -1,45 +1,62 @@
 """Finding stored runs on disk: a run folder, a results.json path, or a folder of many runs.
 
 The reporter reads nothing but these files (see ``metabench.store``), so runs made on another machine or
-by an older metabench compare the same way as fresh ones. Each run's results.json is validated as a
-:class:`metabench.run_record.RunRecord` when it is read (``Run.record``: the typed fields). Samples are read
+by an older metabench compare the same way as fresh ones. Each run's results.json is read as a
+:class:`metabench.run_record.RunRecord` (``Run.record``: the typed fields and the derived answers). Samples are read
 lazily: a leaderboard of many runs only reads the samples of the runs it tests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
 from pathlib import Path
 
-from ..errors import MetabenchError, RunFileError
-from ..partial_runs import partial
+from ..errors import MetabenchError, PluginAPIDeprecationWarning, RunFileError
 from ..printable import escape
-from ..run_record import RunRecord
+from ..run_record import DatasetUsed, GroupFact, MetricSummary, PaperCell, RunRecord
 from ..store import RESULTS, read_record, read_samples, resolve, run_folders
 
 
-@dataclass
 class Run:
-    """One stored run: its folder and results.json (``results``, the JSON object; ``record``, the same validated
-    as a :class:`RunRecord`, whose typed fields the properties below read); ``samples`` are read on first use.
-    A run built in memory from a ``results`` dict is validated on first use of a property."""
+    """One stored run: its folder and its results.json as a :class:`RunRecord` (``record``: validated when read
+    from disk, every reader takes its typed fields and derived answers); ``samples`` are read on first use.
 
-    path: Path
-    results: dict
-    _samples: list[dict] | None = field(default=None, repr=False)
-    #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
-    _item_rows: dict | None = field(default=None, repr=False, compare=False)
-    _record: RunRecord | None = field(default=None, repr=False, compare=False)
-    #: the whole test split's size as the data gives it, set by verification (`verify.verify_runs`) where the
-    #: task's data could be loaded; None before, or where it could not (the run's own record is read instead)
-    split_size: int | None = field(default=None, repr=False, compare=False)
+    ``Run(path, record)``; ``Run(path, results_dict)`` (the form before the record was the object) still
+    works, deprecated: the dict is read as a record. ``results`` (the JSON object) is deprecated: read
+    ``record``."""
+
+    def __init__(self, path: Path | None, record: RunRecord | dict | None = None, _samples: list[dict] | None = None,
+                 *, results: dict | None = None, _record: RunRecord | None = None, split_size: int | None = None):
+        self.path = path
+        record = _record if _record is not None else record if record is not None else results
+        if isinstance(record, dict):
+            warnings.warn("Run(path, results_dict) is deprecated: pass the RunRecord (store.read_record, "
+                          "RunRecord.read)", PluginAPIDeprecationWarning, stacklevel=2)
+            record = RunRecord.read(record, path / RESULTS if path is not None else None)
+        if not isinstance(record, RunRecord):
+            raise TypeError(f"Run needs a RunRecord, not {type(record).__name__}")
+        self._record = record
+        self._samples = _samples
+        #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
+        self._item_rows: dict | None = None
+        #: the whole test split's size as the data gives it, set by verification (`verify.verify_runs`) where
+        #: the task's data could be loaded; None before, or where it could not (the run's own record is read)
+        self.split_size = split_size
+
+    def __repr__(self) -> str:
+        return f"Run(path={self.path!r}, task={self.task!r}, model={self.model!r})"
 
     @property
     def record(self) -> RunRecord:
-        """results.json as a :class:`RunRecord` (validated when read from disk; else on first use)."""
-        if self._record is None:
-            self._record = RunRecord.read(self.results, self.path / RESULTS if self.path is not None else None)
+        """results.json as a :class:`RunRecord`."""
         return self._record
+
+    @property
+    def results(self) -> dict:
+        """Deprecated: results.json as the JSON object; read :attr:`record`'s typed fields instead."""
+        warnings.warn("Run.results is deprecated: read Run.record (a RunRecord)", PluginAPIDeprecationWarning,
+                      stacklevel=2)
+        return self._record.raw
 
     @property
     def task(self) -> str:
@@ -76,10 +93,11 @@ class Run:
 
     @property
     def partial_reasons(self) -> list[str]:
-        """Why the run scored only part of its test split ([] for a whole run): `partial_runs.partial` on the
-        items it scored (``n_items``, which verification holds to its distinct test items) and
-        `test_split_size`. Seeds are not judged: a run does not record whether its adapter is deterministic."""
-        return partial(self.n_items, self.test_split_size, self.record.limit)
+        """Why the run scored only part of its test split ([] for a whole run): `RunRecord.partial_reasons`
+        (`partial_runs.partial`) on the items it scored (``n_items``, which verification holds to its distinct
+        test items) and `test_split_size`. Seeds are not judged: a run does not record whether its adapter is
+        deterministic."""
+        return self.record.partial_reasons(self.test_split_size)
 
     @property
     def partial(self) -> bool:
@@ -93,39 +111,37 @@ class Run:
         return self.record.model.info.get("budget") or None
 
     @property
-    def datasets(self) -> list[dict] | None:
+    def datasets(self) -> list[DatasetUsed] | None:
         """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
-        return self.results["task"].get("datasets")
+        return self.record.datasets
 
     @property
-    def groups(self) -> list[dict]:
+    def groups(self) -> list[GroupFact]:
         """The ``aggregate: mean`` groups the task belongs to, with all their members, as recorded."""
-        return self.results["task"].get("groups", [])
+        return self.record.groups
 
     @property
-    def paper_view(self) -> list[dict] | None:
+    def paper_view(self) -> list[PaperCell] | None:
         """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded (None for runs that
         predate the record)."""
-        return self.results["task"].get("paper_view")
+        return self.record.paper_view
 
     def higher_is_better(self, metric: str) -> bool:
-        """From results.json, by the metric's registered name (``per_class/x/f1`` and ``recall_at_k[k=5]`` are
-        keyed as ``per_class`` and ``recall_at_k``); a metric missing there is taken as higher-is-better."""
-        table = self.record.higher_is_better
-        return bool(table.get(metric, table.get(metric.split("/", 1)[0].split("[", 1)[0], True)))
+        """From results.json, by the metric's registered name (`RunRecord.higher_is_better_for`)."""
+        return self.record.higher_is_better_for(metric)
 
-    def aggregate(self, metric: str) -> dict | None:
-        return self.results["metrics"]["aggregate"].get(metric)
+    def aggregate(self, metric: str) -> MetricSummary | None:
+        """The metric's mean, std and n over seeds (None where the run has no such metric)."""
+        return self.record.aggregate(metric)
 
     def per_seed(self, metric: str) -> list[float | None]:
         """The metric's value for each seed, in ``seeds`` order (None where the run has no value)."""
-        per_seed = self.results["metrics"]["per_seed"]
-        return [per_seed.get(str(seed), {}).get(metric) for seed in self.seeds]
+        return self.record.per_seed(metric)
 
     @property
     def samples(self) -> list[dict]:
         if self._samples is None:
-            self._samples = read_samples(self.path, self.results)
+            self._samples = read_samples(self.path, self.record)
         return self._samples
 
 
@@ -133,7 +149,7 @@ def load_run(path: Path) -> Run:
     """A run from its folder or its results.json."""
     folder = resolve(path.parent if path.name == RESULTS else path)
     record = read_record(folder)
-    return Run(folder, record.raw, _record=record)
+    return Run(folder, record)
 
 
 def _utf8_named(path: Path) -> Path:
@@ -184,7 +200,7 @@ def one_per_task_and_model(runs: list[Run], option: str) -> list[Run]:
         first = kept.setdefault((run.task, run.model), run)
         if first is run or first.path.resolve() == run.path.resolve():
             continue
-        if first.results.get("samples_sha256") != run.results.get("samples_sha256") or first.seeds != run.seeds:
+        if first.record.samples_sha256 != run.record.samples_sha256 or first.seeds != run.seeds:
             raise MetabenchError(
                 f"{option}: two different runs of task '{run.task}' with model '{run.model}': {first.path} and "
                 f"{run.path}; which one counts would depend on the order of the arguments",

@@ -42,7 +42,7 @@ class VerifiedMetrics:
         self._added: dict[str, list] = {}
 
     def _key(self, run: Run, context: str) -> str:
-        text = self._prefix + "\0" + context + "\0" + json.dumps(run.results, sort_keys=True, default=str)
+        text = self._prefix + "\0" + context + "\0" + json.dumps(run.record.as_json(), sort_keys=True, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def get(self, run: Run, context: str = "") -> tuple[list[str], list[str], list[str]] | None:

@@ -111,13 +111,13 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
     for run in runs:
         verdict = verify_run(registry, run, metrics, task=data.task(run.task))
         if verdict.ok:
-            found = data.problems(run.results, verdict.ids, verdict.golds)
+            found = data.problems(run.record, verdict.ids, verdict.golds)
             if isinstance(found, str):
                 verdict.unverified = found
             else:
                 verdict.problems.extend(found)
             if not verdict.problems and not verdict.unverified:
-                _check_against_data(data.expected(run.task, run.results.get("limit")), run, verdict, metrics)
+                _check_against_data(data.expected(run.task, run.record.limit), run, verdict, metrics)
         run.split_size = verdict.split_size
         verdicts.append(verdict)
         if done is not None:
@@ -149,7 +149,8 @@ def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None, *, ta
         golds[item] = rows[0]["gold"]
     if run.n_items != len(ids):
         verdict.problems.append(f"results.json says n_items = {run.n_items} but samples.jsonl holds {len(ids)} item(s)")
-    recorded = run.results.get("data", {}).get("splits", {}).get("test", {})
+    test = run.record.split("test")
+    recorded = test.as_json() if test is not None else {}
     verdict.ids = _ids_sha256(ids)
     if "ids_sha256" in recorded and verdict.ids != recorded["ids_sha256"]:
         verdict.problems.append("the item ids in samples.jsonl are not the test items the run recorded "
@@ -192,16 +193,16 @@ def _config_problem(run: Run, task, verdict: Verdict) -> dict | None:
     task's (a run of another version of the task is rejected by check 5, or stays unverified without its data,
     and is read with its own config), else the run's recorded one; None after adding to the verdict that the
     recorded config does not hash to the recorded hash."""
-    recorded = run.results["task"]
+    recorded = run.record.task
     # a record whose config does not name its task is no task config (a hand-made minimal record): nothing to
     # hash, and nothing a report reads from it is trusted where the task is here (its config is read instead)
-    if "task" in recorded.get("config", {}) and dumped_config_hash(recorded["config"]) != recorded.get("config_hash"):
+    if "task" in recorded.config and dumped_config_hash(recorded.config) != recorded.config_hash:
         verdict.problems.append(f"its recorded task config (results.json task.config) does not hash to its "
-                                f"task.config_hash: the config was edited after the run (fix: {rerun_hint(run.results)})")
+                                f"task.config_hash: the config was edited after the run (fix: {rerun_hint(run.record)})")
         return None
-    if task is not None and recorded.get("config_hash") == task.hash:
+    if task is not None and recorded.config_hash == task.hash:
         return task.config.model_dump(mode="json")
-    return recorded.get("config", {})
+    return recorded.config
 
 
 def _check_against_data(expected, run: Run, verdict: Verdict, metrics: VerifiedMetrics | None) -> None:
@@ -238,7 +239,7 @@ _SAMPLE_SCORES = {"classification": _classification_scores, "tagging": _tagging_
 def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
     """The first sample whose stored scores are not those its gold and prediction give (the built-in kinds
     whose scores need nothing else), or None."""
-    score = _SAMPLE_SCORES.get(run.results["task"].get("kind"))
+    score = _SAMPLE_SCORES.get(run.record.task.kind)
     if score is None:
         return None
     positive = (config.get("labels") or {}).get("positive")
@@ -252,8 +253,8 @@ def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
 
 
 def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dict) -> None:
-    per_seed = run.results["metrics"]["per_seed"]
-    aggregate = run.results["metrics"]["aggregate"]
+    per_seed = run.record.metrics.per_seed
+    aggregate = run.record.metrics.aggregate
     wrong = _scores_problem(run, rows, config)
     if wrong:
         verdict.problems.append(wrong)
@@ -261,10 +262,10 @@ def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dic
     # the built-in classification kind scores the stored label itself (no metric_input), and its scores were
     # just found to be its labels', so its label metrics read exactly the samples' gold and prediction; other
     # kinds may map answers before scoring
-    labels_exact = run.results["task"].get("kind") == "classification"
+    labels_exact = run.record.task.kind == "classification"
     for metric in sorted(aggregate):
         recorded = [per_seed.get(str(seed), {}).get(metric) for seed in run.seeds]
-        problem = _aggregate_problem(metric, aggregate[metric], recorded)
+        problem = _aggregate_problem(metric, aggregate[metric].as_json(), recorded)
         if problem:
             verdict.problems.append(problem)
             continue
@@ -303,10 +304,10 @@ def _cross_check_golds(verdicts: list[Verdict]) -> None:
     """Check 3 for runs without a recorded golds digest: against runs of the same task, config and data."""
     groups: dict[tuple, list[Verdict]] = {}
     for v in verdicts:
-        results = v.run.results
-        files = json.dumps(results.get("data", {}).get("files"), sort_keys=True)  # a minimal record has none
-        key = (v.run.task, results["task"].get("config_hash"), files,
-               results.get("data", {}).get("splits", {}).get("test", {}).get("ids_sha256"), v.run.n_items)
+        record = v.run.record
+        files = json.dumps(record.data_files, sort_keys=True)  # a minimal record has none
+        test = record.split("test")
+        key = (v.run.task, record.task.config_hash, files, test.ids_sha256 if test else None, v.run.n_items)
         groups.setdefault(key, []).append(v)
     for group in groups.values():
         if len({v.golds for v in group}) < 2:
@@ -333,4 +334,5 @@ def _cross_check_golds(verdicts: list[Verdict]) -> None:
 
 
 def _recorded(verdict: Verdict) -> bool:
-    return "golds_sha256" in verdict.run.results.get("data", {}).get("splits", {}).get("test", {})
+    test = verdict.run.record.split("test")
+    return test is not None and test.golds_sha256 is not None

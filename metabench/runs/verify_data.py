@@ -24,6 +24,7 @@ from ..config.index import LoadedTask, TaskIndex
 from ..data.resolve import no_downloads
 from ..errors import MetabenchError
 from ..jobs import TaskData, prepare, release_loaded
+from ..run_record import RunRecord
 from ..store import golds_sha256
 
 
@@ -86,41 +87,39 @@ class DataVerifier:
         self._found.clear()
         release_loaded()
 
-    def problems(self, results: dict, ids_sha256: str, golds: str) -> list[str] | str:
-        """What in a run disagrees with the data (``ids_sha256`` and ``golds``: the digests of its samples' test
-        ids and golds), or why it could not be checked."""
-        name = results["task"]["name"]
-        expected = self.expected(name, results.get("limit"))
+    def problems(self, record: RunRecord, ids_sha256: str, golds: str) -> list[str] | str:
+        """What in a run (its record) disagrees with the data (``ids_sha256`` and ``golds``: the digests of its
+        samples' test ids and golds), or why it could not be checked."""
+        name = record.task.name
+        expected = self.expected(name, record.limit)
         if isinstance(expected, str):
             return expected
-        rerun = rerun_hint(results)
+        rerun = rerun_hint(record)
         found = []
-        if results["task"].get("config_hash") != expected.config_hash:
+        if record.task.config_hash != expected.config_hash:
             found.append(f"its task config hash is not the one task '{name}' has here (the run was made with "
                          f"another version of the task, or under another task's name; fix: {rerun})")
-        recorded_files = results.get("data", {}).get("files", {})
+        recorded_files = record.data_files
         if recorded_files != expected.files:
             differ = sorted(set(recorded_files) ^ set(expected.files)
                             | {f for f in recorded_files.keys() & expected.files.keys()
                                if recorded_files[f] != expected.files[f]})
             found.append(f"its data files are not the ones task '{name}' reads here ({', '.join(differ[:3])}"
                          f"{' ...' if len(differ) > 3 else ''}; fix: {rerun})")
-        recorded_splits = results.get("data", {}).get("splits", {})
         for role, want in expected.splits.items():
-            got = recorded_splits.get(role, {})
+            got = split.as_json() if (split := record.split(role)) is not None else {}
             if any(key in got and got[key] != value for key, value in want.items()):
                 found.append(f"its {role} split (data.splits.{role}) is not the one task '{name}' loads here")
         if ids_sha256 != expected.splits["test"]["ids_sha256"]:
             found.append(f"the item ids in samples.jsonl are not the test items of task '{name}' in the data"
-                         + (f" at --limit {results['limit']}" if results.get("limit") is not None else ""))
+                         + (f" at {record.limit_label}" if record.limit is not None else ""))
         elif golds != expected.golds_sha256:
             found.append(f"the golds in samples.jsonl are not the ones the data gives for task '{name}'")
         return found
 
 
-def rerun_hint(results: dict) -> str:
+def rerun_hint(record: RunRecord) -> str:
     """The fix of a run made with another version of its task: the rerun, with the run's own ``--limit``."""
-    name = results["task"]["name"]
-    limit = f" --limit {results['limit']}" if results.get("limit") is not None else ""
-    return (f"rerun it with the task as it is here (metabench --tasks {name} --model "
-            f"'{results['model']['spec']}'{limit}), or drop it")
+    limit = f" {record.limit_label}" if record.limit is not None else ""
+    return (f"rerun it with the task as it is here (metabench --tasks {record.task.name} --model "
+            f"'{record.model.spec}'{limit}), or drop it")

@@ -11,6 +11,7 @@ from metabench.artifacts.report.gameability import assess
 from metabench.artifacts.report.tables import boisson_tables
 from metabench.config.index import TaskIndex
 from metabench.metrics.classification import macro_f1
+from metabench.run_record import MetricSummary, RunRecord
 from metabench.runs.stored import Run
 
 LABELS = ["literal", "metaphor"]
@@ -24,7 +25,7 @@ def _run(task, model, golds, preds, family="encoder"):
         "metrics": {"per_seed": {}, "aggregate": {"macro_f1": {"mean": macro_f1(golds, preds, labels=LABELS), "std": 0.0, "n": 1}}},
     }
     samples = [{"id": f"{task.split('@')[0]}:{i}", "seed": 0, "gold": g, "prediction": p} for i, (g, p) in enumerate(zip(golds, preds))]
-    return Run(path=None, results=results, _samples=samples)
+    return Run(None, RunRecord.read(results), _samples=samples)
 
 
 def _noisy(golds, error, rng):
@@ -99,7 +100,7 @@ def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(regi
     runs = []
     for fold, g in golds.items():
         run = _run(f"boisson_card_n_random_f{fold}@default", "m", g, g)
-        run.results["metrics"]["aggregate"]["majority_accuracy"] = {"mean": max(g.count(x) for x in LABELS) / len(g)}
+        run.record.metrics.aggregate["majority_accuracy"] = MetricSummary(mean=max(g.count(x) for x in LABELS) / len(g))
         runs.append(run)
     table = next(t for t in boisson_tables(TaskIndex(registry), runs) if t["key"] == "boisson_table_4")
     rows = {r["model"]: r["cells"] for r in table["rows"] if r["labels"] == ["CARD_N"]}
@@ -116,7 +117,7 @@ def test_the_four_self_contradicting_paper_cells_are_found_and_marked(registry):
              for dataset, values in table.items() for position in printed.inconsistent_f1(values)}
     assert found == {("T4", "JANK", 1), ("T4", "MOH", 1), ("T5", "MOH", 2), ("T5", "VUAC_BO", 1)}
     runs = [_run("boisson_jank_random_f0@default", "m", ["metaphor", "literal"], ["metaphor", "literal"])]
-    runs[0].results["metrics"]["aggregate"]["accuracy"] = {"mean": 1.0}
+    runs[0].record.metrics.aggregate["accuracy"] = MetricSummary(mean=1.0)
     table = next(t for t in boisson_tables(TaskIndex(registry), runs) if t["key"] == "boisson_table_4")
     paper = next(r for r in table["rows"] if r["source"] == "paper" and r["labels"] == ["JANK"])
     assert paper["cells"][11] == "45.1†" and paper["cells"][10] == "76.5"

@@ -50,8 +50,8 @@ def test_compare_marks_a_limit_run_partial_and_never_whole(cli, short_pairs):
 
 def test_compare_marks_a_run_it_cannot_check_against_the_data(cli, toy_runs, monkeypatch):
     real, why = DataVerifier.problems, "not checked against the data: (test) its data is not here"
-    monkeypatch.setattr(DataVerifier, "problems", lambda self, results, ids, golds: why
-                        if results["model"]["spec"] == "lookup" else real(self, results, ids, golds))
+    monkeypatch.setattr(DataVerifier, "problems", lambda self, record, ids, golds: why
+                        if record.model.spec == "lookup" else real(self, record, ids, golds))
     code, out, err = cli("compare", toy_runs / "toy_cls" / "majority", toy_runs / "toy_cls" / "lookup")
     assert code == 0, err
     assert "lookup [unverified]" in out and "majority [" not in out

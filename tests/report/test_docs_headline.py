@@ -25,9 +25,12 @@ def test_headline_rows_come_from_the_runs(report_registry, toy_runs):
 
 
 def _fine_tuned(total_s, fit_s, checkpoints, seeds=(0, 1, 2)):
-    """The fields _cost reads from a stored run of a fine-tuned model."""
-    results = {"timings": {"total_s": total_s, "fit_s": fit_s}, "model": {"info": {"checkpoints": checkpoints}}}
-    return SimpleNamespace(results=results, seeds=list(seeds))
+    """The fields _cost reads from a stored run of a fine-tuned model (its record's timings and model info)."""
+    from metabench.run_record import ModelInfo, Timings
+
+    record = SimpleNamespace(timings=Timings(total_s=total_s, fit_s=fit_s),
+                             model=ModelInfo(spec="hf:x", info={"checkpoints": checkpoints}))
+    return SimpleNamespace(record=record, seeds=list(seeds))
 
 
 def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached_answer_is_unrecorded():

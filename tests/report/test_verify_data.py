@@ -230,10 +230,10 @@ def test_an_unverified_run_ranks_below_every_verified_run(registry, board_cli, r
     """The best toy_cls run (lookup) cannot be checked: it comes after the verified runs, without the ★."""
     real = DataVerifier.problems
 
-    def problems(self, results, ids, golds):
-        if results["model"]["spec"] == "lookup":
+    def problems(self, record, ids, golds):
+        if record.model.spec == "lookup":
             return "not checked against the data: (test) its data is not here"
-        return real(self, results, ids, golds)
+        return real(self, record, ids, golds)
 
     monkeypatch.setattr(DataVerifier, "problems", problems)
     code, _, err = board_cli("leaderboard", "build", runs / "toy_cls", "-o", tmp_path / "site", "--resamples", "200")

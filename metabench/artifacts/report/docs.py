@@ -34,7 +34,7 @@ def view_runs(context, cell: str, view: str, model: str) -> tuple[list, int]:
 
 
 def mean(runs: list, metric: str) -> float | None:
-    values = [r.aggregate(metric)["mean"] for r in runs if r.aggregate(metric)]
+    values = [r.record.mean(metric) for r in runs if r.record.aggregate(metric) is not None]
     return statistics.fmean(values) if values else None
 
 
@@ -46,7 +46,7 @@ def partial(model: str, runs: list, ran: int, folds: int) -> str:
     if ran < folds:
         why.append(f"{ran}/{folds} folds")
     if any(r.partial for r in runs):
-        why.append("--limit " + ",".join(sorted({str(r.results.get("limit")) for r in runs if r.partial})))
+        why.append("--limit " + ",".join(sorted({str(r.record.limit) for r in runs if r.partial})))
     if any(key in model for key in REDUCED):
         why.append("reduced training")
     return "PARTIAL: " + ", ".join(why) if why else ""

@@ -74,7 +74,7 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
 
     by_key = {(r.task, r.model): r for r in runs}
     # model-free baselines are the floor the table reads models against, not candidates for the flag
-    models = sorted({r.model for r in runs if r.results["model"].get("family") != "baseline"})
+    models = sorted({r.model for r in runs if r.record.model.family != "baseline"})
     rows = []
     for cell, views in sorted(cells(index).items()):
         if "default" not in views:
@@ -95,9 +95,9 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
                                       + "; ".join(f"{v}: {', '.join(sorted(folds[v]))}" for v in ("default", *present)) + ")")
                 continue
             picked = {v: [by_key[(f"{f}@{v}", model)] for f in sorted(common)] for v in ("default", *present)}
-            values = {v: statistics.fmean(r.aggregate("macro_f1")["mean"] for r in picked[v]) for v in picked}
+            values = {v: statistics.fmean(r.record.mean("macro_f1") for r in picked[v]) for v in picked}
             best = max(present, key=lambda v: values[v])
-            positive = picked["default"][0].results["task"]["config"]["labels"].get("positive") or "metaphor"
+            positive = picked["default"][0].record.task.config["labels"].get("positive") or "metaphor"
             a, b = _records(picked["default"], positive), _records(picked[best], positive)
             keys = sorted(a.keys() & b.keys())
             test = paired_bootstrap(np.array([a[k] for k in keys]), np.array([b[k] for k in keys]), _macro_f1,

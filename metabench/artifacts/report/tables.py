@@ -53,8 +53,8 @@ def _members(table: PaperTable, row, bound: dict, cell_map: dict) -> list[list[s
 
 
 def _cell(runs_by_key, members: list[str], model: str, metric: str) -> tuple[float, int, int] | None:
-    found = [runs_by_key[(t, model)].aggregate(metric) for t in members if (t, model) in runs_by_key]
-    found = [f["mean"] for f in found if f and f.get("mean") is not None]
+    found = [runs_by_key[(t, model)].record.mean(metric) for t in members if (t, model) in runs_by_key]
+    found = [mean for mean in found if mean is not None]
     return (statistics.fmean(found), len(found), len(members)) if found else None
 
 

@@ -60,8 +60,8 @@ def detector_table(context, task: str) -> list[str]:
     for run in context.runs:
         if run.task != task:
             continue
-        value = lambda metric: f"{run.aggregate(metric)['mean']:.3f}" if run.aggregate(metric) else "—"  # noqa: E731
-        section = run.results["task"]["config"].get("protocol", {}).get(run.results.get("protocol"), {})
+        value = lambda metric: f"{run.record.mean(metric):.3f}" if run.record.aggregate(metric) else "—"  # noqa: E731
+        section = run.record.task.config.get("protocol", {}).get(run.record.protocol, {})
         protocol_seeds = section.get("seeds") if isinstance(section, dict) else None
         why = [f"{len(run.seeds)} of {protocol_seeds} seeds"] if protocol_seeds and len(run.seeds) < protocol_seeds else []
         why += ["reduced training"] if any(key in run.model for key in REDUCED) else []

@@ -25,7 +25,7 @@ def _one_seed(run: Run) -> tuple[int, list[dict]]:
 
 def matching_runs(runs: list[Run], table: dict) -> list[Run]:
     """The runs a table can break down: those of tasks on its dataset (VUA-Verb test)."""
-    return [r for r in runs if r.results["task"].get("dataset") == table["dataset"]]
+    return [r for r in runs if r.record.task.dataset == table["dataset"]]
 
 
 def hardness_row(run: Run, table: dict, confidence: float = 0.95) -> dict:

@@ -88,7 +88,7 @@ def latest_runs(runs: list[Run]) -> tuple[list[Run], list[dict]]:
     chosen: dict[tuple, Run] = {}
     for run in runs:
         key = (run.task, run.model, _item_set(run))
-        if key not in chosen or run.results["created"] > chosen[key].results["created"]:
+        if key not in chosen or (run.record.created or "") > (chosen[key].record.created or ""):
             chosen[key] = run
     kept = list(chosen.values())
     ignored = [{"run": str(r.path), "reason": f"a newer run of task '{r.task}' with model '{r.model}' on the same "
@@ -99,14 +99,14 @@ def latest_runs(runs: list[Run]) -> tuple[list[Run], list[dict]]:
 def _datasets(registry: Registry, run: Run) -> list[dict]:
     """The datasets the run recorded; for older runs, the ones its recorded config names, from the registry."""
     if run.datasets is not None:
-        return run.datasets
+        return [dataset.as_json() for dataset in run.datasets]
     from ...config.schema import TaskConfig
     from ...config.validate import role_slices
 
     try:
-        return datasets_used(registry, role_slices(TaskConfig.model_validate(run.results["task"]["config"])))
+        return datasets_used(registry, role_slices(TaskConfig.model_validate(run.record.task.config)))
     except ValueError:
-        return [{"name": run.results["task"]["dataset"], "roles": ["test"], "licence": "", "citation": ""}]
+        return [{"name": run.record.task.dataset, "roles": ["test"], "licence": "", "citation": ""}]
 
 
 def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
@@ -116,7 +116,7 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
         if run.paper_view is None:
             older.append(run.task)
         else:
-            out.extend((run.task, binding) for binding in run.paper_view)
+            out.extend((run.task, binding.as_json()) for binding in run.paper_view)
     if older:
         tasks = TaskIndex(registry).tasks
         out.extend((name, b.model_dump(mode="json")) for name in dict.fromkeys(older) if name in tasks
@@ -131,13 +131,13 @@ def _budget_labels(runs: list[Run]) -> dict[str, str]:
 
 
 def _entry(run: Run, metric: str, item_set: int, verdict: Verdict | None = None) -> dict:
-    aggregate = run.results["metrics"]["aggregate"]
+    aggregate = run.record.metrics.aggregate
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return {
         "model": run.model, "model_slug": slug(run.model), "run": str(run.path), "seeds": run.seeds,
         "protocol_seeds": run.protocol_seeds,
         "n_items": run.n_items, "partial": run.partial, "item_set": item_set,
-        "metrics": {n: aggregate.get(n, {"mean": None, "std": None, "n": 0}) for n in names},
+        "metrics": {n: aggregate[n].as_json() if n in aggregate else {"mean": None, "std": None, "n": 0} for n in names},
         "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
         "vs_best": None, "verified": verdict.summary() if verdict is not None else None,
     }
@@ -168,7 +168,7 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
         return verdict.unchecked_note(metric) if verdict is not None else None
 
     def sort_key(run: Run):
-        mean = (run.aggregate(metric) or {}).get("mean")
+        mean = run.record.mean(metric)
         return (unverified(run) is not None or unchecked(run) is not None, mean is None,
                 -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
@@ -225,14 +225,14 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
                for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options, verdicts)]
     item_sets = [{"n_items": runs[0].n_items, "partial": runs[0].partial, "models": len(runs),
                   "label": _item_set_label(runs[0])} for runs in sets]
-    task = first.results["task"]
+    task = first.record.task
     main = [e for e in entries if e["item_set"] == 0]
     return {
-        "name": name, "slug": slug(name), "kind": task["kind"], "dataset": task["dataset"], "source": task["source"],
-        "version": task["version"], "config_hash": task["config_hash"], "primary_metric": metric,
+        "name": name, "slug": slug(name), "kind": task.kind, "dataset": task.dataset, "source": task.source,
+        "version": task.version, "config_hash": task.config_hash, "primary_metric": metric,
         "higher_is_better": higher, "n_items": main[0]["n_items"], "partial": main[0]["partial"],
         "item_sets": item_sets, "best": main[0]["model"],
-        "family": family(task.get("config", {}).get("tag", []), families),
+        "family": family(task.config.get("tag", []), families),
         "datasets": _datasets(registry, first), "entries": entries,
         "published": _published(published, name, first, metric, main),
     }
@@ -241,7 +241,7 @@ def _task(registry: Registry, name: str, group: list[Run], correction: str, alph
 def _published(published: list[Published], name: str, run: Run, metric: str, main: list[dict]) -> list[dict]:
     """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
     the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
-    rows = for_task(published, name, [g["name"] for g in run.groups])
+    rows = for_task(published, name, [g.name for g in run.groups])
     ours = next((e for e in main if e["marks"]["eligible"]), main[0] if main else None)  # the ★ run, if any
     for row in rows:
         mine = ours["metrics"].get(row["metric"], {}).get("mean") if ours and not row["for_group"] else None
@@ -425,7 +425,7 @@ def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
     is parsed once per process); in name order."""
     chunks: dict[str, list[str]] = {}
     for name in sorted(groups):
-        dataset = groups[name][0].results.get("task", {}).get("dataset")
+        dataset = groups[name][0].record.task.dataset
         chunks.setdefault(str(dataset), []).append(name)
     return list(chunks.values())
 
@@ -470,10 +470,10 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     models = _models(tasks)
     complete = [r for r in runs if not r.partial]
     one_per_model = _one_per_model(runs)
-    aggregates = {(r.task, r.model): r.results["metrics"]["aggregate"] for r in complete}
+    aggregates = {(r.task, r.model): {n: s.as_json() for n, s in r.record.metrics.aggregate.items()} for r in complete}
     views = registered_views(registry)
     cells = Cells.from_bindings(_bindings(registry, runs), views)
-    groups = [row for row in group_rows([r.results for r in complete]) if not row["missing"]]
+    groups = [row for row in group_rows([r.record for r in complete]) if not row["missing"]]
     with progress.phase("gaps, controls and paper tables", 1, "step") as done:
         gaps = {
             **_gaps(one_per_model, correction, alpha, options.confidence),
@@ -484,7 +484,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     board = {
         "schema_version": SCHEMA_VERSION,
         "title": title,
-        "latest_run": max((r.results["created"] for r in runs), default=None),
+        "latest_run": max((r.record.created for r in runs), default=None),
         "metabench": __version__,
         "correction": {"method": correction, "name": CORRECTIONS[correction][0]},
         "alpha": alpha,
@@ -492,7 +492,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "n_runs": len(runs),
         "n_partial_runs": len(runs) - len(complete),
         "ignored_runs": ignored,
-        "rejected_runs": [{"task": v.run.results.get("task", {}).get("name"), "model": v.run.model, "run": str(v.run.path),
+        "rejected_runs": [{"task": v.run.task, "model": v.run.model, "run": str(v.run.path),
                            "reasons": v.problems} for v in rejected],
         "unverified_runs": [{"task": r.task, "model": r.model, "run": str(r.path), "reason": verdicts[id(r)].unverified}
                             for r in runs if verdicts[id(r)].unverified],

@@ -85,10 +85,10 @@ def _entry_caveats(registry, run: Run, entry: dict, task: dict, options: Options
     # an answer format is how a decoder's text or option becomes a label: an encoder or a baseline below its
     # constant answer is ≈ chance (its mark), not a format failure; and significantly below needs below, so the
     # test is made only there
-    if run.results["model"].get("family") == "decoder" and None not in (baseline, mean) and (
+    if run.record.model.family == "decoder" and None not in (baseline, mean) and (
             mean < baseline if task["higher_is_better"] else mean > baseline):
         below = below_chance(registry, run, options, alpha)
-    config = run.results["task"].get("config", {})
+    config = run.record.task.config
     lenient = (task["family"] == "paraphrase" and config.get("kind") == "generation"
                and (config.get("kind_args") or {}).get("parser", LENIENT) == LENIENT)
     stability = _stability(list(entry["per_seed"].values()), [run], judged=_judged(run, entry))
@@ -102,7 +102,7 @@ def _entry_caveats(registry, run: Run, entry: dict, task: dict, options: Options
 def _judged(run: Run, entry: dict) -> bool:
     """Whether the recipe rule applies: not to a baseline (no recipe: a majority answer is constant-like by
     design) nor to a run marked constant (that mark says more)."""
-    return run.results["model"].get("family") != "baseline" and not entry["marks"]["constant"]
+    return run.record.model.family != "baseline" and not entry["marks"]["constant"]
 
 
 def _stability(per_seed: list, runs: list[Run], judged: bool) -> dict:

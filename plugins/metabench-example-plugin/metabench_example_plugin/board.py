@@ -20,7 +20,7 @@ def cue_words_section(inputs: BoardInputs) -> BoardSection:
     """One row per model that ran the plugin's task (mean over seeds); no table when none did."""
     runs = sorted((r for r in inputs.runs if r.task == TASK), key=lambda r: (r.partial, r.model))
     rows = [{"model": r.model, "n_items": r.n_items, "partial": r.partial,
-             **{m: (r.aggregate(m) or {}).get("mean") for m in METRICS}} for r in runs]
+             **{m: r.record.mean(m) for m in METRICS}} for r in runs]
     if not rows:
         return BoardSection({"rows": []})
     table = {
