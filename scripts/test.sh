@@ -14,8 +14,9 @@ tiers=(quick slow)
 case "${1:-}" in
   quick|slow) tiers=("$1"); shift ;;
 esac
-# --dist worksteal: tests last from milliseconds to minutes; an idle worker takes queued tests from a busy one.
-run=(.venv/bin/python -m pytest -n "${METABENCH_TEST_WORKERS:-auto}" --dist worksteal)
+# xdist's load scheduling deals the first tests out one per worker in turn and then feeds each worker as it
+# finishes; tests/conftest.py puts the `heavy` ones (minutes) first, so they run side by side from the start.
+run=(.venv/bin/python -m pytest -n "${METABENCH_TEST_WORKERS:-auto}")
 status=0
 for tier in "${tiers[@]}"; do
   if [ "$tier" = quick ]; then marker="not slow"; else marker="slow"; fi

@@ -30,7 +30,7 @@ LINKED = (".venv", "leaderboard", "plugins", "examples", "tasks")
 
 #: Blocks run verbatim here; the slow ones (minutes: a fine-tune) carry the marker.
 RUN = {
-    'README.md: source .venv/bin/activate': pytest.mark.slow,  # fine-tunes MiniLM on 500 sentences (minutes)
+    'README.md: source .venv/bin/activate': [pytest.mark.slow, pytest.mark.heavy],  # fine-tunes MiniLM (minutes)
     'docs/exporting.md: metabench export hf-eval-results leaderboard/runs/m4x_det_en': None,
     'docs/paraphrase-controls.md: metabench compare paired-variants --controls leaderboard/run': None,
     'docs/plugins.md: from pathlib import Path': None,

@@ -60,24 +60,38 @@ def test_the_dry_run_plans_every_path_and_builds_nothing(tmp_path):
     assert plan["paths"] == ["scoring_one_token", "scoring_multi", "encoder_bf16", "tagger", "grammar_overhead",
                              "first_gpu_work", "projection_8b"]
     assert plan["missing"] == [] and not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
+    # the smoke run's three calls together run every path, each once
+    assert sorted(name for names in SMOKE_GROUPS.values() for name in names) == sorted(plan["paths"])
+
+
+#: The CPU smoke run in three calls of ``--only``, so that two test workers share its minutes; together they are
+#: every path of the plan (the dry-run test above lists them).
+SMOKE_GROUPS = {"scorers": ("scoring_one_token", "scoring_multi"), "trainers": ("encoder_bf16", "tagger"),
+                "probes": ("grammar_overhead", "first_gpu_work", "projection_8b")}
 
 
 @pytest.mark.slow
-def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path):
+@pytest.mark.heavy
+@pytest.mark.parametrize("group", SMOKE_GROUPS)
+def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, group):
     """Every path end to end on the CPU with tiny shapes: the code a GPU machine runs, with figures in the JSON."""
-    done = _check(tmp_path, "--cpu-smoke")
+    done = _check(tmp_path, "--cpu-smoke", *(f"--only={name}" for name in SMOKE_GROUPS[group]))
     report = json.loads((tmp_path / "out" / "gpu_check.json").read_text())
     failed = {name: path.get("error") for name, path in report["paths"].items() if not path["ok"]}
     assert done.returncode == 0 and not failed, (failed, done.stderr[-3000:])
     paths = report["paths"]
     assert report["mode"] == "cpu-smoke" and report["environment"]["device"] == "cpu"
-    for name in ("scoring_one_token", "scoring_multi"):
+    assert sorted(paths) == sorted(SMOKE_GROUPS[group])
+    for name in {"scoring_one_token", "scoring_multi"} & set(paths):
         # the two scorers agree on every option (float32 on the CPU), and both sides were timed
         assert paths[name]["max_abs_loglikelihood_diff"] < 1e-3 and paths[name]["same_argmax"] == paths[name]["items"]
         assert paths[name]["lm_eval_hflm"]["requests"] == paths[name]["options_compared"] > 0
         assert paths[name]["ratio_requests_per_s"] > 0
-    assert paths["encoder_bf16"]["bfloat16"]["steps"] == paths["encoder_bf16"]["float32"]["steps"] > 0
-    assert paths["tagger"]["outputs"]["repaired_outputs"] == 0 and paths["tagger"]["test_sentences"] > 0
-    assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
-    assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
-    assert paths["projection_8b"]["t12_recipe_hours"] > 0
+    if group == "trainers":
+        assert paths["encoder_bf16"]["bfloat16"]["steps"] == paths["encoder_bf16"]["float32"]["steps"] > 0
+        assert paths["tagger"]["outputs"]["repaired_outputs"] == 0 and paths["tagger"]["test_sentences"] > 0
+    if group == "probes":
+        assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
+        assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
+        assert paths["projection_8b"]["t12_recipe_hours"] > 0
+

@@ -10,6 +10,7 @@ import pytest
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_no_progress_hides_transformers_loading_bars(toy_env, tiny_gpt2, tmp_path):
     env = {**toy_env, "METABENCH_PLUGIN_MODULES": "toy_plugin,skips_plugin"}
     for switch in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS"):  # bars on unless --no-progress says otherwise

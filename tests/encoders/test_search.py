@@ -107,6 +107,7 @@ def test_the_search_block_changes_neither_the_config_hash_nor_a_fixed_recipe_run
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_a_three_trial_bohb_search_runs_end_to_end_and_trains_the_best_trial(registry, tmp_path, tiny_bert):
     pytest.importorskip("hpbandster")
     model = f"hf-encoder:{tiny_bert},search=true,threads=1"
@@ -145,6 +146,7 @@ def test_a_three_trial_bohb_search_runs_end_to_end_and_trains_the_best_trial(reg
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_the_fallback_optuna_with_asha_runs_end_to_end(registry, tmp_path, tiny_bert):
     pytest.importorskip("optuna")
     (outcome,) = run(registry, "enc_toy_search_optuna", [f"hf-encoder:{tiny_bert},search=true,threads=1"],

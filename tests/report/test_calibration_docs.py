@@ -63,6 +63,7 @@ def test_the_command_prints_every_procedure_and_the_gate(cli):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_the_record_is_what_the_command_computes(report_registry):
     """Minutes: the whole simulation again with the record's settings, figure for figure."""
     record = _record()

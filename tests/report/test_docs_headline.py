@@ -45,6 +45,7 @@ def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_a_headline_below_the_constant_answer_is_marked_on_every_fold():
     """MOH-X: MiniLM's F1 0.5685 is below answering 'metaphor' for every item (#35): the row says so."""
     from metabench.plugins import default_registry

@@ -23,6 +23,7 @@ def registry():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_docs_tables_match_the_committed_runs(registry):
     """A typed or stale figure in a generated table fails here; `metabench report docs` rewrites the page."""
     changed = update(ROOT / "docs", RUNS, registry, check=True)
