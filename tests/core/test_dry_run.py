@@ -31,6 +31,7 @@ def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*")) if folder.exists() else []
 
 
+@pytest.mark.slow
 def test_a_dry_run_loads_no_model_reads_no_data_and_writes_nothing(tmp_path):
     cache, out = tmp_path / "cache", tmp_path / "runs"
     cache.mkdir()
@@ -71,6 +72,7 @@ def _baseline_run(tmp_path, monkeypatch, *extra):
                  str(tmp_path / "runs"), "--launcher", "serial", "--no-progress", *extra])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(mirror_dir() is None, reason="needs the data mirror (METABENCH_DATA_DIR or ../shared/data)")
 def test_a_finished_job_is_planned_as_done(tmp_path, monkeypatch, capsys):
     assert _baseline_run(tmp_path, monkeypatch, "--dry-run") == 0
@@ -106,6 +108,7 @@ def started(monkeypatch, tmp_path):
     return calls
 
 
+@pytest.mark.slow
 def test_many_fine_tunes_from_a_terminal_need_yes(monkeypatch, capsys, tmp_path, started):
     for stream in (sys.stdin, sys.stderr):
         monkeypatch.setattr(stream, "isatty", lambda: True, raising=False)
@@ -159,6 +162,7 @@ def test_the_rate_is_measured_on_each_fine_tune_of_the_same_model_once(tmp_path)
     assert measured_rate(tmp_path, parse_model_spec("hf:other")) is None
 
 
+@pytest.mark.slow
 def test_the_plan_of_all_names_the_tasks_it_leaves_out(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["--tasks", "all", "--model", "majority", "--dry-run", "-o", str(tmp_path / "runs")]) == 0
@@ -170,6 +174,7 @@ def test_the_plan_of_all_names_the_tasks_it_leaves_out(capsys, tmp_path, monkeyp
     assert "left out of all" not in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_fresh_folder_plans_from_the_committed_runs_and_says_why_a_number_is_unknown(tmp_path, monkeypatch, capsys):
     """From the repository root a fresh output folder's plan takes undeclared split sizes and the fine-tuning speed
     from the committed runs, naming them; elsewhere each `?` is explained and the missing estimate said."""

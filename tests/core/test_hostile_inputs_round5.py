@@ -59,6 +59,7 @@ PLANTED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", ["task-index", "items"])
 @pytest.mark.parametrize("planted", list(PLANTED))
 def test_a_planted_cache_file_never_runs_code_and_is_rebuilt(registry, tmp_path, monkeypatch, cache, planted):
@@ -85,6 +86,7 @@ def test_a_planted_cache_file_never_runs_code_and_is_rebuilt(registry, tmp_path,
     assert path.read_bytes().startswith(cache_seal.MAGIC)  # replaced by a sealed entry
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", ["task-index", "items"])
 def test_an_entry_sealed_for_another_key_is_not_served(registry, tmp_path, monkeypatch, cache):
     """The HMAC covers the entry's key: a sealed file copied or renamed onto another entry is a miss."""
@@ -170,6 +172,7 @@ WORK_FOLDERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(WORK_FOLDERS))
 def test_the_gpu_check_never_empties_a_work_folder_it_did_not_make(monkeypatch, tmp_path, capsys, case):
     work = WORK_FOLDERS[case](tmp_path)

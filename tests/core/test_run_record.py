@@ -29,6 +29,7 @@ def test_the_page_documents_every_field():
         assert f"| `{name}` |" in page and spec.description, name
 
 
+@pytest.mark.slow
 def test_every_committed_run_reads_through_the_record():
     assert len(COMMITTED) > 800  # leaderboard/runs and the CI-gate example
     for folder in COMMITTED:
@@ -107,6 +108,7 @@ def test_a_record_readers_would_refuse_is_never_written(tmp_path):
     assert not (tmp_path / "t").exists() or not any((tmp_path / "t").iterdir())
 
 
+@pytest.mark.slow
 def test_a_fresh_run_is_the_whole_record(toy_registry, tmp_path):
     """Runs written by the launchers pass the writer's check (the outcome is ok) and read back typed."""
     from metabench import evaluate

@@ -62,6 +62,7 @@ def _killed_at(step: int, run_dir, results, samples, overwrite: bool) -> bool:
     return code == 9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("previous", [True, False], ids=["replacing a run", "first run"])
 def test_a_kill_between_any_two_file_operations_leaves_one_complete_run(tmp_path, previous):
     steps = 0
@@ -92,6 +93,7 @@ def _writer(barrier, run_dir, tag, overwrite, queue):
         queue.put((tag, exc.message))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("overwrite", [False, True])
 def test_two_concurrent_runs_into_one_folder_never_mix(tmp_path, overwrite):
     context = multiprocessing.get_context("fork")
@@ -121,6 +123,7 @@ def test_run_names_keep_answer_sets_apart():
     assert run_name("random", [0, 1, 2, 3], [0, 1], 7) == "random@seeds=0-3@limit=7"
 
 
+@pytest.mark.slow
 def test_a_limited_run_never_replaces_the_full_run(toy_registry, tmp_path):
     options = dict(output_dir=tmp_path / "runs", progress=False)
     (full,) = run(toy_registry, "toy_cls", ["lookup"], RunOptions(**options))
