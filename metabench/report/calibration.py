@@ -19,6 +19,8 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..store import read_record
+
 RECORD = Path("benchmarks/results/calibration.json")
 #: the modules whose source the figures depend on (the simulation, the statistics it calls, the gate's path)
 SOURCES = ("metabench/stats/calibrate.py", "metabench/stats/paired.py", "metabench/stats/power.py",
@@ -50,7 +52,7 @@ def fingerprint(root: Path, settings: Settings) -> str:
     read = task_shapes.READ + tuple((gate_replay.FOLDS, folder) for _, folder, _, _ in gate_replay.SCENARIOS)
     for results in sorted(root.glob("*/*/results.json")):
         if any(results.match(f"{task}/{folder}/results.json") for task, folder in read):
-            digest.update(json.loads(results.read_text(encoding="utf-8"))["samples_sha256"].encode())
+            digest.update(str(read_record(results).samples_sha256).encode())
     return digest.hexdigest()
 
 
