@@ -37,36 +37,25 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import math
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import numpy as np
 import yaml
 
 from .. import safe_paths
 from ..errors import MetabenchError
-from ..runs.align import pair
-from ..runs.decompose import item_metrics
 from ..runs.stored import Run
 from ..runs.verify import Verdict, verify_runs
+from ..report.intervals import interval
 from ..report.run_caveats import caveats
 from ..version import __version__
 
 #: The clauses of ``notes``, in order (``key=value; key=value``).
 NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "items",
              "partial", "verified", "caveats", "digest")
-#: The scale every exported value is on (``scale`` in the notes): an interval is clipped to it.
-RANGE = (0.0, 1.0)
-#: Resamples of the one-seed interval (a percentile bootstrap over items, seeded: an export is reproducible).
-N_RESAMPLES = 2000
-CONFIDENCE = 0.95
-#: Resample indices drawn at once: one (2000, n) array took 8.9 GiB for a 600k-item run; rows of at most this many
-#: indices (32 MB) give the same draws, as the generator's stream does not depend on how it is cut.
-DRAW_CHUNK = 4_000_000
 #: A Hub revision: a commit hash, a branch or a tag name.
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
 
@@ -217,50 +206,6 @@ def digest(run: Run) -> str:
     parts = [run.record.task.config_hash, test.ids_sha256 if test else "", (test.golds_sha256 if test else None) or "",
              run.record.samples_sha256 or ""]
     return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
-
-
-def interval(registry, run: Run, metric: str) -> tuple[float | None, float | None, str]:
-    """A 95 % interval of the run's mean: a t interval over seeds (2+ seeds), else a percentile bootstrap over
-    items (``N_RESAMPLES``, seed 0); (None, None, why) where neither applies. The interval is clipped to the
-    scale the value is on (``RANGE``: a t interval around an F1 of 0.98 over noisy seeds reaches past 1, which
-    no F1 can), and its method says so."""
-    from scipy import stats  # noqa: PLC0415
-
-    values = [v for v in run.per_seed(metric) if v is not None]
-    if len(values) >= 2:
-        mean, sem = float(np.mean(values)), float(np.std(values, ddof=1) / math.sqrt(len(values)))
-        half = float(stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)) * sem
-        return _clipped(mean - half, mean + half, f"t over {len(values)} seeds")
-    _, items = item_metrics(pair(run, run), metric, registry)
-    if items is None:
-        return None, None, f"none: {metric} cannot be rebuilt from the samples and the run has one seed"
-    n = len(items.records)
-    resampled = _resampled(items, n)
-    low, high = np.percentile(resampled, [100 * (1 - CONFIDENCE) / 2, 100 * (1 + CONFIDENCE) / 2])
-    return _clipped(float(low), float(high), f"percentile bootstrap over {n} items ({N_RESAMPLES} resamples, seed 0)")
-
-
-def _resampled(items, n: int) -> np.ndarray:
-    """The metric over ``N_RESAMPLES`` resamples of the ``n`` items (seed 0), drawn ``DRAW_CHUNK`` indices at a time."""
-    rng = np.random.default_rng(0)
-    rows = max(1, DRAW_CHUNK // max(n, 1))
-    records = np.asarray(items.records, dtype=float) if items.metric == "mean" else None
-    out = []
-    for start in range(0, N_RESAMPLES, rows):
-        draws = rng.integers(0, n, size=(min(rows, N_RESAMPLES - start), n))
-        if records is not None:
-            out.append(records[draws].mean(axis=1))
-        else:
-            out.append(np.array([items.metric(items.records[index]) for index in draws]))
-    return np.concatenate(out)
-
-
-def _clipped(low: float, high: float, method: str) -> tuple[float, float, str]:
-    """``(low, high)`` within ``RANGE``, the method naming the clip where there was one."""
-    bottom, top = RANGE
-    if low >= bottom and high <= top:
-        return low, high, method
-    return max(low, bottom), min(high, top), f"{method}, clipped to [{bottom:g}, {top:g}]"
 
 
 def read(path: Path) -> list[dict]:

@@ -191,9 +191,11 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     cause = ("probable answer-format failure" if run.record.model.family == "decoder"
              else "a collapsed fit (its labels are read directly, not parsed from text)")
+    # where this test misses a calibration target on the comparison's shape (a 64-item MOH-X fold), the flag says so
+    missed = [note for note in comparison.notes if note.startswith(CALIBRATION)]
     return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
             f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "
-            f"p = {comparison.pvalue:.3g}): {cause}")
+            f"p = {comparison.pvalue:.3g}): {cause}" + "".join(f"; {note}" for note in missed))
 
 
 def beside(registry, runs: list[Run], mean: float, alpha: float = ALPHA) -> str:

@@ -490,7 +490,7 @@ def test_the_export_bootstrap_draws_in_chunks_with_the_same_interval(registry, t
     interval is the one a single draw gives."""
     import numpy as np
 
-    from metabench.export import hf_eval_results
+    from metabench.report import intervals
 
     [whole] = _export(registry, tmp_path)
     sizes = []
@@ -504,8 +504,8 @@ def test_the_export_bootstrap_draws_in_chunks_with_the_same_interval(registry, t
             sizes.append(size)
             return self.rng.integers(low, high, size=size)
 
-    monkeypatch.setattr(hf_eval_results, "DRAW_CHUNK", chunk)
-    monkeypatch.setattr(hf_eval_results.np.random, "default_rng", Recording)
+    monkeypatch.setattr(intervals, "DRAW_CHUNK", chunk)
+    monkeypatch.setattr(intervals.np.random, "default_rng", Recording)
     [chunked] = _export(registry, tmp_path, out=tmp_path / "out2")
     assert chunked.entry["notes"] == whole.entry["notes"]
     assert sizes and max(rows * n for rows, n in sizes) <= max(chunk, 40) and sum(rows for rows, _ in sizes) == 2000

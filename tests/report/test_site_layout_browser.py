@@ -25,6 +25,7 @@ def test_committed_pages_fit_a_laptop_and_names_break_only_between_parts(browser
         pytest.skip(f"no committed {name} in this checkout")
     browser.set_window_size(*LAPTOP)
     browser.get(page.as_uri())
+    browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")  # all sections
     scroll, client = browser.execute_script(
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert scroll <= client, f"{name}: {scroll}px wide in a {client}px window"

@@ -43,6 +43,7 @@ from ..trivial import RULE, assess
 from ...runs.verified_metrics import VerifiedMetrics
 from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
+from .headline import headline
 from .progress import Progress
 from .sections import VIEWS, BoardInputs, build_sections, overview_families
 from .task_workers import run_chunks
@@ -509,6 +510,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
                          for view in views.values() if view.filled_by is None],
     }
     annotate(registry, board, runs, options, alpha)
+    board["headline"] = headline(registry, board, runs, published)
     inputs = BoardInputs(registry, runs, one_per_model, tuple(sources), correction, alpha, options)
     with progress.phase("registered sections", len(registry.names("board_section")), "section") as done:
         sections, section_tables, board[VIEWS] = build_sections(inputs, set(board) | {VIEWS}, done)

@@ -6,8 +6,11 @@ and its value). This adds, computed once here and written by every reporter:
 - per item set of a task, the best constant answer's value on its items (the same items and golds for every
   run of the set), and per k-fold group cell the mean of its folds' constant answers with the number of folds
   at chance (`trivial.pooled`, as docs/headline-runs.md prints it);
-- per decoder run, ``trivial.below_chance``: a two-answer task scored significantly below its best constant
-  answer, a probable answer-format failure (an encoder or a baseline has no answer format: ≈ chance says it);
+- per run made with a recipe, ``trivial.below_chance``: a two-answer task scored significantly below its best
+  constant answer, a probable answer-format failure for a decoder (``below_chance``) and a collapsed fit for a
+  classifier, whose labels are read directly (``collapsed_fit``: MiniLM on MOH-X folds 0 and 5), with the
+  calibration miss of the test where it is a listed one; a k-fold group cell names its collapsed folds (a
+  baseline has no recipe and no answer format: ≈ chance says it);
 - per run and per group cell, `seed_stability`: unstable across seeds, constant-like seeds (the rule
   docs/headline-runs.md prints, applied to every run made with a recipe: not to baselines, nor to a run the
   constant mark already names);
@@ -36,7 +39,7 @@ def annotate(registry, board: dict, runs: list[Run], options: Options, alpha: fl
     """Add the caveats of the module docstring to ``board`` (in place): ``entry["caveats"]`` per run (and on its
     model's page), ``item_set["constant"]`` per item set, ``group["caveats"]`` per group row and group cell,
     ``task["protocol_source"]``, and the rules as ``board["caveat_rules"]``."""
-    board["caveat_rules"] = {"below chance": FORMAT_RULE, "unstable, constant-like": seed_stability.STABILITY_RULE,
+    board["caveat_rules"] = {"below chance, collapsed fit": FORMAT_RULE, "unstable, constant-like": seed_stability.STABILITY_RULE,
                              "lenient parser": LENIENT_NOTE}
     by_path = {str(run.path): run for run in runs}
     current = TaskIndex(registry).tasks
@@ -69,6 +72,7 @@ def annotate(registry, board: dict, runs: list[Run], options: Options, alpha: fl
             "stability": _stability(list(row["aggregate"][metric].get("per_seed", {}).values()), [r for r, _ in found],
                                     judged=all(_judged(r, entry) for r, entry in found)),
             "below_chance": None, "lenient_parser": None,  # per run: on the members' pages
+            "collapsed_fit": _collapsed_folds([(task, entry) for task, (_, entry) in zip(row["member_tasks"], found)]),
         }
         by_group[(row["group"], row["model"])] = row["caveats"]
     for family in board["families"]:
@@ -82,10 +86,11 @@ def _entry_caveats(registry, run: Run, entry: dict, task: dict, options: Options
     mean = entry["metrics"][task["primary_metric"]]["mean"]
     baseline = trivial.get("baseline_value")
     below = None
-    # an answer format is how a decoder's text or option becomes a label: an encoder or a baseline below its
-    # constant answer is ≈ chance (its mark), not a format failure; and significantly below needs below, so the
-    # test is made only there
-    if run.record.model.family == "decoder" and None not in (baseline, mean) and (
+    # a decoder significantly below its constant answer reads its answers wrongly, a classifier there collapsed
+    # in its fit; a baseline below it is ≈ chance (its mark), having neither; and significantly below needs below,
+    # so the test is made only there
+    family = run.record.model.family
+    if family != "baseline" and None not in (baseline, mean) and (
             mean < baseline if task["higher_is_better"] else mean > baseline):
         below = below_chance(registry, run, options, alpha)
     config = run.record.task.config
@@ -95,8 +100,19 @@ def _entry_caveats(registry, run: Run, entry: dict, task: dict, options: Options
     notes = ([f"per seed {stability['per_seed_text']}: {'; '.join(stability['marks'])}"] if stability["marks"] else [])
     notes += [below] if below else []
     notes += [LENIENT_NOTE] if lenient else []
-    return {"below_chance": below, "lenient_parser": LENIENT_NOTE if lenient else None, "stability": stability,
-            "notes": notes}
+    decoder = family == "decoder"
+    return {"below_chance": below if decoder else None, "collapsed_fit": None if decoder else below,
+            "lenient_parser": LENIENT_NOTE if lenient else None, "stability": stability, "notes": notes}
+
+
+def _collapsed_folds(members: list[tuple[str, dict]]) -> str | None:
+    """A group cell's collapsed fit: the member tasks (folds) whose run is significantly below its best constant
+    answer, each flag's text on the member's page; None where there is none."""
+    folds = [task for task, entry in members if entry["caveats"]["collapsed_fit"]]
+    if not folds:
+        return None
+    return (f"collapsed fit in {len(folds)} of {len(members)} folds ({', '.join(folds)}): each significantly below "
+            "its best constant answer (the flag and its test on each fold's page)")
 
 
 def _judged(run: Run, entry: dict) -> bool:

@@ -54,7 +54,8 @@ def _caveat_marks(caveats: dict | None) -> str:
     if not caveats:
         return ""
     stability = caveats["stability"]
-    found = [name for name, on in (("below chance", caveats["below_chance"]), ("unstable", stability["unstable"]),
+    found = [name for name, on in (("below chance", caveats["below_chance"]),
+                                   ("collapsed fit", caveats.get("collapsed_fit")), ("unstable", stability["unstable"]),
                                    ("constant-like", stability["skewed"]), ("lenient parser", caveats["lenient_parser"]))
              if on]
     return "".join(f" ({name})" for name in found)
@@ -108,9 +109,7 @@ def _overview(board: dict) -> list[str]:
             else:
                 headers[col["name"]] = f"{col['name']} (mean of {col['members']}, {col['metric']}, n={col['n_items']})"
                 for model, g in col["cells"].items():
-                    cells[(model, col["name"])] = (f"{g['value']['mean']:.4f}" + (" ★" if g["star"] else "")
-                                                   + ("" if g["star"] or g.get("eligible", True) else " (≈)")
-                                                   + _caveat_marks(g.get("caveats")) + _group_constant(g.get("caveats")))
+                    cells[(model, col["name"])] = f"{g['value']['mean']:.4f}" + _group_marks(g) + _group_constant(g.get("caveats"))
     out = []
     for fam in board["families"]:
         out += [f"### {escape(fam['title'])}", ""]
@@ -120,6 +119,56 @@ def _overview(board: dict) -> list[str]:
             rows = [[m] + [cells.get((m, c), MISSING) for c in chunk] for m in models]
             out += table(["model"] + [headers[c] for c in chunk], rows)
     return out
+
+
+def _group_marks(g: dict) -> str:
+    """A k-fold group cell's marks: ★, (≈) where it cannot hold one, its caveats."""
+    return (" ★" if g["star"] else "") + ("" if g["star"] or g.get("eligible", True) else " (≈)") + _caveat_marks(g.get("caveats"))
+
+
+def _headline(board: dict) -> list[str]:
+    """The headline table (`headline.py`): our rows with each cell's interval and seeds, the marks the overview
+    gives the same entry or group cell, then the published rows, never ranked, with their protocol notes."""
+    h = board.get("headline")
+    if not h:
+        return []
+    entries = {(e["model"], t["name"]): e for t in board["tasks"]
+               for e in sorted(t["entries"], key=lambda e: -e["item_set"])}  # the main item set wins
+    groups = {c["name"]: c["cells"] for fam in board["families"] for c in fam["columns"] if c["type"] == "group"}
+
+    def ours(model: str, column: dict, c: dict) -> str:
+        if column["type"] == "task":
+            entry = entries[(model, column["name"])]
+            marks, constant = _mark(entry), _constant(entry)
+        else:
+            g = groups[column["name"]][model]
+            marks, constant = _group_marks(g), _group_constant(g.get("caveats"))
+        interval = "no interval" if c["ci_low"] is None else f"[{c['ci_low']:.4f}, {c['ci_high']:.4f}]"
+        seeds = f"{c['seeds']}" + (f" of {c['protocol_seeds']}" if (c["protocol_seeds"] or 0) > c["seeds"] else "")
+        return f"{c['value']:.4f}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
+
+    def published(c: dict) -> str:
+        return (f"{c['value']:.4f}" + (" SOTA" if c["best"] else "") + f" (protocol {c['protocol']}"
+                + (f" [{c['note']}]" if c["note"] else "") + ")")
+
+    headers = ["model"] + [f"{c['name']} ({c['metric'] or 'no runs'}"
+                           + (f", mean of {c['members']} folds" if c["type"] == "group" else "")
+                           + (f", n={c['n_items']})" if c.get("n_items") else ")") for c in h["columns"]]
+    rows = [[row["model"]] + [ours(row["model"], col, row["cells"][col["name"]]) if col["name"] in row["cells"]
+                              else MISSING for col in h["columns"]] for row in h["rows"]]
+    rows += [[f"published: {p['system']}"] + [published(p["cells"][col["name"]]) if col["name"] in p["cells"]
+                                              else MISSING for col in h["columns"]] for p in h["published"]]
+    notes = [f"[{c['note']}] {p['system']} on {name}, protocol {c['protocol']}: {c['differences']} "
+             f"({c['citation']}; {c['source']})" for p in h["published"] for name, c in p["cells"].items() if c["note"]]
+    return (["## Headline benchmarks", "",
+             f"The field's headline benchmarks (the `{h['group']}` group, tasks/headline.yaml) at their papers' "
+             "protocols: the primary metric (mean over seeds; a k-fold group: its folds' mean), its 95 % interval (t "
+             "over seeds, or a percentile bootstrap over items for one seed), the seeds run, the marks of the overview "
+             "below and [const x], the best constant answer on the same items. Rows marked published: are the cited "
+             "papers' numbers on their own items and predictions, never ranked; SOTA marks the best published number "
+             "of a column, whatever its protocol.", ""]
+            + table(headers, rows) + [escape(n) for n in sorted(notes, key=lambda n: int(n[1:n.index("]")]))]
+            + ([""] if notes else []))
 
 
 def _published(rows: list[dict]) -> list[str]:
@@ -164,8 +213,8 @@ def _datasets(task: dict) -> list[str]:
 
 def render(board: dict) -> str:
     correction = board["correction"]["name"]
-    out = [
-        f"# {escape(board['title'])}", "",
+    out = [f"# {escape(board['title'])}", "", *_headline(board)]
+    out += [
         f"{board['n_runs']} runs ({board['n_partial_runs']} partial), the latest from {board['latest_run']}; "
         f"metabench {board['metabench']}. ★ best model of the task on its whole test split (ties share it); ▼ "
         f"significantly worse than the best of the same items ({correction}-adjusted p ≤ {board['alpha']} within the "

@@ -152,8 +152,11 @@ def write(board: dict, out_dir: Path) -> list[Path]:
             if col["type"] == "group":
                 for model in col["cells"]:
                     model_columns[model].append(col["name"])
+    group_cells = {col["name"]: col["cells"] for fam in board["families"] for col in fam["columns"]
+                   if col["type"] == "group"}
     render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_columns=model_columns,
-           heatmap=_heatmap(board, cells))
+           heatmap=_heatmap(board, cells), group_cells=group_cells,
+           model_slugs={m["name"]: m["slug"] for m in board["models"]})
     for task in board["tasks"]:
         others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON
         render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task))

@@ -1,0 +1,131 @@
+"""The headline table that opens the board (#50 item 1) and the collapsed-fit flag on it (#50 item 4), built from
+committed runs: its columns are exactly the declared ``headline`` group's members, each cell carries its interval
+and seeds, the published numbers are rows of their own, and a classifier significantly below its best constant
+answer (MiniLM on MOH-X folds 0 and 5) is flagged wherever below chance is shown."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from metabench.config.index import TaskIndex
+from metabench.report.leaderboard.headline import HEADLINE_GROUP
+
+pytestmark = pytest.mark.slow  # builds boards from committed runs
+
+RUNS = Path(__file__).resolve().parents[2] / "leaderboard" / "runs"
+
+
+def _declared(registry) -> list[str]:
+    return list(TaskIndex(registry).groups[HEADLINE_GROUP].task)
+
+
+def _headline_columns(index: str) -> list[str]:
+    """The column names of index.html's headline table, as a reader sees them (the <wbr> breaks removed)."""
+    table = index[index.index('id="headline-table"'):]
+    header = table[:table.index("</thead>")]
+    names = re.findall(r'<th scope="col" class="num task-col">(?:<a [^>]*>)?(.*?)(?:</a>)?<small>', header)
+    return [name.replace("<wbr>", "") for name in names]
+
+
+@pytest.fixture(scope="module")
+def built(report_registry, tmp_path_factory) -> Path:
+    """A site of two committed headline tasks (NewsMet detection and VUA-Verb) and one that is not headline."""
+    folders = [RUNS / name for name in ("newsmet_det", "vua_verb", "m4x_det_es_mono")]
+    if not all(folder.is_dir() for folder in folders):
+        pytest.skip("the committed runs are not in this checkout")
+    from metabench.report.leaderboard import build_site
+
+    out = tmp_path_factory.mktemp("headline") / "site"
+    build_site(report_registry, folders, out, n_resamples=200, jobs=1)
+    return out
+
+
+def test_the_headline_table_lists_exactly_the_declared_headline_tasks(report_registry, built):
+    import json
+
+    declared = _declared(report_registry)
+    assert "vua18_seq" in declared and "moh_x_cv" in declared  # a task and a k-fold group
+    board = json.loads((built / "leaderboard.json").read_text(encoding="utf-8"))
+    headline = board["headline"]
+    assert [c["name"] for c in headline["columns"]] == declared
+    index = (built / "index.html").read_text(encoding="utf-8")
+    assert _headline_columns(index) == declared
+    assert index.index('id="headline-table"') < index.index('class="matrix"')  # before the full matrix
+    markdown = (built / "leaderboard.md").read_text(encoding="utf-8")
+    header = next(line for line in markdown.splitlines() if line.startswith("| model | vua18"))
+    assert [cell.split(" (")[0].replace("\\", "") for cell in header.strip("| ").split(" | ")[1:]] == declared
+    assert markdown.index("## Headline benchmarks") < markdown.index("## Overview")
+    # a task that is not headline has no column, and its model no row unless it has a headline cell
+    assert "m4x_det_es_mono" not in [c["name"] for c in headline["columns"]]
+    assert "hf:e5-small-multilingual" not in [row["model"] for row in headline["rows"]]
+
+
+def test_a_headline_cell_has_its_interval_seeds_and_constant_answer_and_published_rows_are_not_ranked(built):
+    import json
+
+    board = json.loads((built / "leaderboard.json").read_text(encoding="utf-8"))
+    rows = {row["model"]: row["cells"] for row in board["headline"]["rows"]}
+    minilm = rows["hf:minilm-l6"]["newsmet_det"]
+    assert minilm["seeds"] == 2 and minilm["protocol_seeds"] == 5 and minilm["ci_method"] == "t over 2 seeds"
+    assert minilm["ci_low"] < minilm["value"] < minilm["ci_high"]
+    lookup = rows["lookup"]["newsmet_det"]
+    assert lookup["seeds"] == 1 and lookup["ci_method"].startswith("percentile bootstrap over 546 items")
+    published = {row["system"]: row["cells"] for row in board["headline"]["published"]}
+    assert published["MrBERT"]["vua_verb"]["protocol"] == "same"
+    deepmet = published["DeepMet (one RoBERTa model)"]["vua_verb"]
+    assert deepmet["protocol"] == "differs" and deepmet["note"]
+    index = (built / "index.html").read_text(encoding="utf-8")
+    table = index[index.index('id="headline-table"'):index.index("</table>", index.index('id="headline-table"'))]
+    minilm_row = table[table.index("hf-minilm-l6-920c3635.html"):]
+    minilm_row = minilm_row[:minilm_row.index("</tr>")]
+    assert f"[{minilm['ci_low']:.3f}, {minilm['ci_high']:.3f}]" in minilm_row and "2 of 5 seeds" in minilm_row
+    assert 'class="const"' in minilm_row  # the best constant answer beside the value
+    published_rows = re.findall(r'<tr class="published-row">(.*?)</tr>', table, re.S)
+    assert len(published_rows) == len(published)
+    assert not any("★" in row or "▼" in row for row in published_rows)  # never ranked
+    assert f'id="published-note-{deepmet["note"]}"' in index and "protocol differs" in index
+
+
+@pytest.fixture(scope="module")
+def moh_x(report_registry, tmp_path_factory) -> Path:
+    """A site of the committed MOH-X folds (MiniLM and the majority baseline)."""
+    folders = sorted(RUNS.glob("moh_x_cv_fold*"))
+    if len(folders) != 10:
+        pytest.skip("the committed MOH-X runs are not in this checkout")
+    from metabench.report.leaderboard import build_site
+
+    out = tmp_path_factory.mktemp("moh_x") / "site"
+    build_site(report_registry, [f / name for f in folders for name in ("hf_minilm-l6@seeds=0-2", "majority")],
+               out, n_resamples=200, jobs=1)
+    return out
+
+
+def test_a_collapsed_fit_is_flagged_on_the_folds_and_the_moh_x_cells(moh_x):
+    """#50 item 4: `compare published`'s collapsed fit (MiniLM significantly below the best constant answer on
+    MOH-X folds 0 and 5) is on the fold pages, the MOH-X cells of the overview and the headline table, in
+    leaderboard.md and the JSON, with the calibration miss of the 64-item folds' test."""
+    import json
+
+    board = json.loads((moh_x / "leaderboard.json").read_text(encoding="utf-8"))
+    flagged = {t["name"]: e["caveats"]["collapsed_fit"] for t in board["tasks"] for e in t["entries"]
+               if e["caveats"]["collapsed_fit"]}
+    assert sorted(flagged) == ["moh_x_cv_fold0", "moh_x_cv_fold5"]
+    for flag in flagged.values():
+        assert "a collapsed fit" in flag and "calibration" in flag and "64 items" in flag
+    assert not any(e["caveats"]["below_chance"] for t in board["tasks"] for e in t["entries"])  # not a decoder's
+    group = next(g for g in board["groups"] if g["group"] == "moh_x_cv" and g["model"] == "hf:minilm-l6")
+    assert "2 of 10 folds (moh_x_cv_fold0, moh_x_cv_fold5)" in group["caveats"]["collapsed_fit"]
+    for name in ("moh_x_cv_fold0", "moh_x_cv_fold5"):
+        assert ">collapsed fit</span>" in (moh_x / "tasks" / f"{name}.html").read_text(encoding="utf-8")
+    assert ">collapsed fit</span>" not in (moh_x / "tasks" / "moh_x_cv_fold1.html").read_text(encoding="utf-8")
+    index = (moh_x / "index.html").read_text(encoding="utf-8")
+    headline = index[index.index('id="headline-table"'):index.index("</table>", index.index('id="headline-table"'))]
+    overview = index[index.index('class="sortable overview"'):]
+    for table in (headline, overview):
+        row = table[table.index("hf-minilm-l6-920c3635.html"):]
+        assert ">collapsed fit</span>" in row[:row.index("</tr>")]
+    markdown = (moh_x / "leaderboard.md").read_text(encoding="utf-8")
+    assert "(collapsed fit)" in next(line for line in markdown.splitlines() if line.startswith("| hf:minilm-l6 | "))
