@@ -137,6 +137,39 @@ def test_committed_overview_fits_a_laptop_and_its_screenshot_is_in_the_docs(brow
 TASK_SCREENSHOT = REPO / "docs" / "leaderboard-task-published.png"
 
 
+def _forest(browser) -> dict:
+    """What the task page's forest plot drew: its rows, intervals, published diamonds and constant-answer line."""
+    return browser.execute_script(
+        "const s = document.querySelector('figure.forest svg.plot'); if (!s) return null;"
+        "return {rows: s.querySelectorAll('g.series:not(.published-row)').length,"
+        " dots: s.querySelectorAll('g.series circle.dot').length, intervals: s.querySelectorAll('g.series line.spread').length,"
+        " published: Array.from(s.querySelectorAll('g.published-row text')).map(t => t.textContent),"
+        " constant: s.querySelectorAll('line.constant').length, width: s.getBoundingClientRect().width,"
+        " scripts: s.querySelectorAll('script').length}")
+
+
+def test_task_page_draws_a_forest_plot_of_every_model(browser, site):
+    """#50 item 3: every main-item-set model's Δ to the best as a dot with its interval (the best has none), the
+    best constant answer as a line; inline SVG without script, as wide as the page at 1366 px (labels at 12 px
+    or more)."""
+    import json
+
+    board = json.loads((site / "leaderboard.json").read_text(encoding="utf-8"))
+    task = next(t for t in board["tasks"] if t["name"] == "toy_cls")
+    main = [e for e in task["entries"] if e["item_set"] == 0]
+    browser.set_window_size(*LAPTOP)
+    _open(browser, site / "tasks" / "toy_cls.html")
+    drawn = _forest(browser)
+    assert drawn["rows"] == drawn["dots"] == len(main) >= 3
+    assert drawn["intervals"] == sum(1 for e in main[1:] if (e["vs_best"] or {}).get("ci_low") is not None) >= 2
+    assert drawn["constant"] == 2 and task["item_sets"][0]["constant"]  # the line, and its legend key
+    assert drawn["published"] == [] and drawn["scripts"] == 0
+    assert drawn["width"] >= 720  # its 720-unit picture is never scaled down at laptop width
+    scroll, client = browser.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert scroll <= client
+
+
 def test_task_page_shows_published_results_beside_ours_and_its_screenshot_is_in_the_docs(browser, report_registry,
                                                                                           tmp_path):
     """Built from the committed m4x_det_en_mono runs: the models table, then the published table below it."""
@@ -152,6 +185,8 @@ def test_task_page_shows_published_results_beside_ours_and_its_screenshot_is_in_
     published = browser.find_elements("css selector", "#published-table tbody tr")
     ours = browser.find_elements("css selector", "#task-table tbody tr")
     assert len(published) >= 2 and ours and "XLM-RoBERTa-large" in published[0].text
+    drawn = _forest(browser)  # the forest plot marks the published numbers too
+    assert drawn["rows"] == len(ours) and {"XLM-RoBERTa-large", "mDeBERTa-base"} <= set(drawn["published"])
     scroll, client = browser.execute_script(
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert scroll <= client

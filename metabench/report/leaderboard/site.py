@@ -80,6 +80,39 @@ def _seed_plot(task: dict) -> Markup:
     return Markup(svg.seed_strip(series, axis_label=metric, title=f"{metric} per seed on {task['name']}"))
 
 
+def _forest_plot(task: dict) -> Markup:
+    """The task's forest plot (`svg.forest`): each main-item-set model's Δ to the best with the interval of the
+    paired test the models table prints, the best constant answer and the published numbers on the same metric
+    (a k-fold group's published number is not a fold's, so it is left out here)."""
+    metric = task["primary_metric"]
+    main = [e for e in task["entries"] if e["item_set"] == 0 and e["metrics"][metric]["mean"] is not None]
+    if not main:
+        return Markup("")
+    best, best_value = main[0], main[0]["metrics"][metric]["mean"]
+    rows = []
+    for entry in main:
+        value, versus = entry["metrics"][metric]["mean"], entry["vs_best"] or {}
+        tip = f"{entry['model']}: {metric} {value:.4f}"
+        if entry is best:
+            tip += " (the best: Δ 0)"
+        elif versus.get("ci_low") is not None:
+            tip += f", Δ {versus['delta']:+.4f} [{versus['ci_low']:+.4f}, {versus['ci_high']:+.4f}] ({versus['test']})"
+        else:
+            tip += f", Δ {value - best_value:+.4f}, no interval" + (f": {versus['error']}" if versus.get("error") else "")
+        with_ci = entry is not best and versus.get("ci_low") is not None
+        rows.append({"label": entry["model"], "delta": versus["delta"] if with_ci else value - best_value,
+                     "low": versus["ci_low"] if with_ci else None, "high": versus["ci_high"] if with_ci else None,
+                     "tip": tip})
+    constant = (task["item_sets"][0].get("constant") or {}).get("value")
+    published = [{"label": p["system"], "delta": p["fraction"] - best_value,
+                  "tip": f"{p['system']}: {p['fraction']:.4f}, published, protocol {p['protocol']}"
+                         + (f" ({p['differences']})" if p["differences"] else "")}
+                 for p in task.get("published", []) if p["metric"] == metric and not p["for_group"]]
+    return Markup(svg.forest(rows, published, constant=None if constant is None else constant - best_value,
+                             axis_label=f"Δ {metric} to the best ({best['model']}, {best_value:.4f})",
+                             title=f"Δ {metric} to the best on {task['name']}, with 95 % intervals"))
+
+
 def _heatmap(board: dict, cells: dict) -> Markup:
     models = [m["name"] for m in board["models"]]
     by_name = {t["name"]: t for t in board["tasks"]}
@@ -159,7 +192,8 @@ def write(board: dict, out_dir: Path) -> list[Path]:
            model_slugs={m["name"]: m["slug"] for m in board["models"]})
     for task in board["tasks"]:
         others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON
-        render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task))
+        render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task),
+               forest=_forest_plot(task))
     for model in board["models"]:
         render("model.html", f"models/{model['slug']}.html", model=model)
     render("gaps.html", "gaps.html", pairs=_gap_pairs(board, {t["name"]: t["slug"] for t in board["tasks"]}))

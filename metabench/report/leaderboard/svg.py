@@ -1,8 +1,9 @@
 """Plots drawn as inline SVG: no plotting library, no external file, and every label escaped.
 
-Two pictures read better than tables: the spread of a metric over seeds per model (is a lead larger than
-the seed noise?) and each model's accuracy on literal vs metaphorical items (the gap, and whether it has
-the same sign for every model). Colours come from CSS classes, so the site's light and dark themes apply.
+Some pictures read better than tables: the spread of a metric over seeds per model (is a lead larger than
+the seed noise?), each model's Δ to the best with its interval beside chance and the papers (a forest plot), and
+each model's accuracy on literal vs metaphorical items (the gap, and whether it has the same sign for every
+model). Colours come from CSS classes, so the site's light and dark themes apply.
 """
 
 from __future__ import annotations
@@ -115,6 +116,55 @@ def dumbbell(rows: list[dict], *, name_a: str, name_b: str, axis_label: str, tit
         parts.append(f'<line class="spread" x1="{x(r["a"]):.1f}" y1="{y:.1f}" x2="{x(r["b"]):.1f}" y2="{y:.1f}"/>')
         parts.append(f'<circle class="dot-a" cx="{x(r["a"]):.1f}" cy="{y:.1f}" r="5"/>')
         parts.append(f'<circle class="dot-b" cx="{x(r["b"]):.1f}" cy="{y:.1f}" r="5"/>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def forest(rows: list[dict], published: list[dict], *, constant: float | None, axis_label: str, title: str) -> str:
+    """A forest plot of Δ to the best: one row per model, its Δ as a dot and its 95 % interval as a line (the best
+    model's row is the zero line's dot, with no interval); the best constant answer as a dashed vertical line and
+    each published number as a diamond on a row of its own below ours, so where a model stands against chance,
+    against the others and against the papers reads at a glance.
+
+    ``rows``: [{"label", "delta", "low", "high", "tip"}] best first (``low``/``high`` None: no interval);
+    ``published``: [{"label", "delta", "tip"}]; ``constant``: the best constant answer's Δ, or None.
+    """
+    if not rows:
+        return ""
+    values = [r[k] for r in rows for k in ("delta", "low", "high") if r[k] is not None]
+    values += [p["delta"] for p in published] + ([constant] if constant is not None else []) + [0.0]
+    low, high = min(values), max(values)
+    pad = max((high - low) * 0.05, 0.01)
+    low, high = low - pad, high + pad
+    legend = (f'<circle class="dot" cx="{LABEL_WIDTH + 6}" cy="14" r="4"/>'
+              f'<text class="legend" x="{LABEL_WIDTH + 16}" y="18">ours, 95 % interval</text>'
+              f'<path class="published" d="M {LABEL_WIDTH + 166} 9 l 5 5 l -5 5 l -5 -5 z"/>'
+              f'<text class="legend" x="{LABEL_WIDTH + 178}" y="18">published</text>'
+              + (f'<line class="constant" x1="{LABEL_WIDTH + 262}" y1="8" x2="{LABEL_WIDTH + 262}" y2="20"/>'
+                 f'<text class="legend" x="{LABEL_WIDTH + 270}" y="18">best constant answer</text>'
+                 if constant is not None else ""))
+    parts, x = _frame(len(rows) + len(published), low, high, axis_label, title, legend)
+    bottom = TOP + (len(rows) + len(published)) * ROW
+    parts.append(f'<line class="mean" x1="{x(0.0):.1f}" y1="{TOP - 6}" x2="{x(0.0):.1f}" y2="{bottom}"/>')
+    if constant is not None:
+        parts.append(f'<line class="constant" x1="{x(constant):.1f}" y1="{TOP - 6}" x2="{x(constant):.1f}" '
+                     f'y2="{bottom}"><title>best constant answer: Δ {constant:+.4f}</title></line>')
+    for row, r in enumerate(rows):
+        y = TOP + row * ROW + ROW / 2
+        parts.append(f'<g class="series"><title>{escape(r["tip"])}</title>')
+        parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(_label(r["label"], LABEL_WIDTH - 8))}</text>')
+        if r["low"] is not None:
+            parts.append(f'<line class="spread" x1="{x(r["low"]):.1f}" y1="{y:.1f}" x2="{x(r["high"]):.1f}" y2="{y:.1f}"/>')
+        parts.append(f'<circle class="dot" cx="{x(r["delta"]):.1f}" cy="{y:.1f}" r="4"/>')
+        parts.append("</g>")
+    for row, p in enumerate(published, len(rows)):
+        y = TOP + row * ROW + ROW / 2
+        parts.append(f'<g class="series published-row"><title>{escape(p["tip"])}</title>')
+        parts.append(f'<text class="row-label" x="{LABEL_WIDTH - 8}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(_label(p["label"], LABEL_WIDTH - 8))}</text>')
+        parts.append(f'<path class="published" d="M {x(p["delta"]):.1f} {y - 6:.1f} l 6 6 l -6 6 l -6 -6 z"/>')
         parts.append("</g>")
     parts.append("</svg>")
     return "\n".join(parts)
