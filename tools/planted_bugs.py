@@ -51,7 +51,7 @@ BUGS = (
     Bug("McNemar exact p one-sided", "statistic", "metabench/stats/paired.py",
         "pvalue = min(1.0, 2.0 * float(scipy.stats.binom.cdf(min(b, c), discordant, 0.5)))",
         "pvalue = min(1.0, 1.0 * float(scipy.stats.binom.cdf(min(b, c), discordant, 0.5)))"),
-    Bug("gate exits 0 on a regression", "gate", "metabench/report/gate.py",
+    Bug("gate exits 0 on a regression", "gate", "metabench/report/gate/__init__.py",
         "        if self.regressions:\n            return 1\n", "        if self.regressions:\n            return 0\n"),
 )
 TIERS = {"quick": ["-m", "not slow"], "full": []}

@@ -175,14 +175,14 @@ def _summary_file(value: str | None) -> Path | None:
 
 def _gate_outputs(args, report) -> None:
     """The CI-native outputs: JUnit XML, the Markdown summary and, inside GitHub Actions, annotations."""
-    from ..report.annotations import annotations, in_github_actions
+    from ..report.gate.annotations import annotations, in_github_actions
 
     if args.junit:
-        from ..report.junit import write_junit
+        from ..report.gate.junit import write_junit
 
         write_junit(report, args.junit)
     if args.summary:
-        from ..report.step_summary import write_summary
+        from ..report.gate.step_summary import write_summary
 
         write_summary(report, args.summary, args.confidence)
     if in_github_actions():  # on stderr, which the runner also reads: stdout stays the report (or its JSON)

@@ -25,8 +25,8 @@ RECORD = Path("benchmarks/results/calibration.json")
 #: the modules whose source the figures depend on (the simulation, the statistics it calls, the gate's path)
 SOURCES = ("metabench/stats/calibrate.py", "metabench/stats/paired.py", "metabench/stats/power.py",
            "metabench/stats/corrections.py", "metabench/stats/few_units.py", "metabench/report/task_shapes.py",
-           "metabench/report/gate_replay.py",
-           "metabench/report/gate.py", "metabench/report/calibration.py")
+           "metabench/report/gate/replay.py",
+           "metabench/report/gate/__init__.py", "metabench/report/calibration.py")
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class Settings:
 
 def fingerprint(root: Path, settings: Settings) -> str:
     """sha256 of the settings, the sources in ``SOURCES`` and the samples digests of the runs read."""
-    from . import gate_replay, task_shapes
+    from . import task_shapes
+    from .gate import replay as gate_replay
 
     repo = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256(json.dumps(asdict(settings), sort_keys=True).encode())
@@ -59,7 +60,8 @@ def fingerprint(root: Path, settings: Settings) -> str:
 def run(registry, root: Path, settings: Settings = Settings()) -> dict:
     """The record: calibration rows (procedure × shape) and the gate's null replays."""
     from ..stats import calibrate
-    from . import gate_replay, task_shapes
+    from . import task_shapes
+    from .gate import replay as gate_replay
 
     rows = []
     for population in task_shapes.populations(root):

@@ -101,7 +101,7 @@ def test_the_junit_writer_writes_well_formed_xml_for_any_string(tmp_path, text):
 
     from metabench.report.compare import Comparison
     from metabench.report.gate import REGRESSION, GateReport, Tolerance, Verdict
-    from metabench.report.junit import write_junit
+    from metabench.report.gate.junit import write_junit
 
     comparison = Comparison(task=text, metric=text, baseline=text, candidate=text, baseline_run=text,
                             candidate_run=text, baseline_value=0.9, candidate_value=0.5, delta=-0.4,

@@ -22,3 +22,14 @@ def test_a_name_the_old_module_never_had_is_an_attribute_error():
 
     with pytest.raises(AttributeError):
         old.no_such_name  # noqa: B018
+
+
+def test_the_gate_replay_resolves_at_its_old_path_with_a_warning():
+    """report/gate_replay.py moved into the gate's package (issue 47 item 5)."""
+    from metabench.report import gate_replay as old
+    from metabench.report.gate import replay
+
+    with pytest.warns(DeprecationWarning, match="metabench.report.gate.replay.SCENARIOS"):
+        assert old.SCENARIOS is replay.SCENARIOS
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018

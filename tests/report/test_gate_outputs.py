@@ -7,7 +7,7 @@ from xml.etree import ElementTree
 import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
-from metabench.report.annotations import _escape
+from metabench.report.gate.annotations import _escape
 from metabench.store import read_samples
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import MetabenchError
-from ..printable import escape
-from ..safe_paths import write_text
-from .gate import INCONCLUSIVE, REGRESSION, GateReport, detail_line
+from ...errors import MetabenchError
+from ...printable import escape
+from ...safe_paths import write_text
+from . import INCONCLUSIVE, REGRESSION, GateReport, detail_line
 
 SUITE = "metabench gate"
 _XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import MetabenchError
-from ..printable import escape
-from .compare import comparison_rows
-from .gate import GateReport, summary_line
+from ...errors import MetabenchError
+from ...printable import escape
+from ..compare import comparison_rows
+from . import GateReport, summary_line
 
 _TITLES = {"regression": "FAIL: regression", "inconclusive": "INCONCLUSIVE", "pass": "PASS"}
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
-from ..printable import escape
-from .gate import INCONCLUSIVE, REGRESSION, GateReport, detail_line
+from ...printable import escape
+from . import INCONCLUSIVE, REGRESSION, GateReport, detail_line
 
 _LEVEL = {REGRESSION: "error", INCONCLUSIVE: "warning"}
 

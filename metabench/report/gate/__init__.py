@@ -32,13 +32,13 @@ import math
 import warnings
 from dataclasses import dataclass, replace
 
-from ..errors import MetabenchError
-from ..printable import escape
-from ..registry import Registry
-from .calibration_misses import PREFIX
-from .compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
+from ...errors import MetabenchError
+from ...printable import escape
+from ...registry import Registry
+from ..calibration_misses import PREFIX
+from ..compare import Comparison, Options, adjust, compare_pair, comparison_rows, correction_phrase
 from .flips import flip_line
-from ..runs.stored import Run, by_task
+from ...runs.stored import Run, by_task
 
 REGRESSION, PASS, INCONCLUSIVE = "regression", "pass", "inconclusive"
 #: exit status of a gate with no regression but an inconclusive check (documented in docs/reporting.md)
@@ -174,7 +174,7 @@ def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
 
 def _verified(registry: Registry, runs: list[Run]) -> None:
     """A gate on a run whose files disagree would pass or fail on a false number: unusable input (exit 2)."""
-    from ..runs.verify import verify_runs
+    from ...runs.verify import verify_runs
 
     _, rejected, _ = verify_runs(registry, runs)
     if rejected:

@@ -9,7 +9,7 @@ a reader can tell a regression from a flaky decoder's noise.
 
 from __future__ import annotations
 
-from ..printable import escape
+from ...printable import escape
 
 
 def flip_line(baseline, candidate) -> str | None:
