@@ -237,7 +237,7 @@ def metabench_register_docs_blocks(register: RegisterTarget) -> None:
         ``register(name, "package.module:table", description=...)``. A page marks the block with
         ``<!-- generated: NAME key=value ... (metabench report docs) -->`` and ``<!-- end generated -->``;
         ``table(context, **args) -> list[str]`` returns the block's Markdown lines, ``context`` being a
-        ``metabench.report.docs_blocks.DocsContext`` (``runs``: the committed runs that passed verification,
+        ``metabench.report.docs.blocks.DocsContext`` (``runs``: the committed runs that passed verification,
         ``runs_dir``, ``index``: the task index, ``memo(key, compute)``) and ``args`` the marker's
         ``key=value`` pairs. ``metabench report docs --check`` fails when a page differs from what the
         tables print, so a number in your docs changes only with the runs it comes from.

@@ -255,7 +255,7 @@ def _cmd_leaderboard_build(args) -> int:
 
 def _cmd_report_docs(args) -> int:
     from ..errors import MetabenchError
-    from ..report.docs_blocks import update
+    from ..report.docs.blocks import update
 
     for path, what in ((args.runs, "--runs"), (args.docs, "--docs")):
         if not path.exists():

@@ -1,16 +1,7 @@
 """Moved to :mod:`metabench.report.gate.replay` (issue 47 item 5): the old names still resolve here, with a
 ``DeprecationWarning``, until metabench 0.2."""
 
-from __future__ import annotations
+from . import moved_names
+from .gate import replay
 
-import warnings
-
-from .gate import replay as _moved
-
-
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    warnings.warn(f"metabench.report.gate_replay.{name} moved to metabench.report.gate.replay.{name}",
-                  DeprecationWarning, stacklevel=2)
-    return getattr(_moved, name)
+__getattr__ = moved_names(__name__, replay)

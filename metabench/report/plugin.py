@@ -11,17 +11,17 @@ from metabench.hookspecs import hookimpl
 
 _L = "metabench.report.leaderboard"
 #: generated docs tables that belong to no paper family (the families register their own): name -> (target, what)
-_D = "metabench.report"
+_D = "metabench.report.docs"
 DOCS_BLOCKS = {
-    "paired-effects": (f"{_D}.docs_paraphrase:paired_effects_table", "paired metaphor effects, original vs paraphrase"),
-    "headline": (f"{_D}.docs_headline:headline_table",
+    "paired-effects": (f"{_D}.paraphrase:paired_effects_table", "paired metaphor effects, original vs paraphrase"),
+    "headline": (f"{_D}.headline:headline_table",
                  "one model's primary metric per task or k-fold group, beside published numbers"),
-    "suite": (f"{_D}.docs_suite:suite_table", "what `--tasks SUITE --model M` gives, from the committed runs"),
-    "dry-run": (f"{_D}.docs_suite:dry_run_block", "what `metabench run --dry-run` prints for a selection"),
-    "decoder-taggers": (f"{_D}.docs_decoders:taggers_table",
+    "suite": (f"{_D}.suite:suite_table", "what `--tasks SUITE --model M` gives, from the committed runs"),
+    "dry-run": (f"{_D}.suite:dry_run_block", "what `metabench run --dry-run` prints for a selection"),
+    "decoder-taggers": (f"{_D}.decoders:taggers_table",
                         "decoders fine-tuned as taggers: scores, budget, training and decoding cost"),
-    "calibration": (f"{_D}.docs_calibration:calibration_table", "the tests' simulated type-I error, coverage and power"),
-    "gate-false-fails": (f"{_D}.docs_calibration:gate_table", "null comparisons replayed through the gate"),
+    "calibration": (f"{_D}.calibration:calibration_table", "the tests' simulated type-I error, coverage and power"),
+    "gate-false-fails": (f"{_D}.calibration:gate_table", "null comparisons replayed through the gate"),
 }
 
 

@@ -33,3 +33,15 @@ def test_the_gate_replay_resolves_at_its_old_path_with_a_warning():
         assert old.SCENARIOS is replay.SCENARIOS
     with pytest.raises(AttributeError):
         old.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["DocsContext", "markdown", "names", "REDUCED", "regenerate", "find_blocks"])
+def test_the_docs_block_helpers_resolve_at_their_old_path_with_a_warning(name):
+    """report/docs_blocks.py moved into the docs generators' package (issue 47 item 5); plugins' docs blocks use it."""
+    from metabench.report import docs_blocks as old
+    from metabench.report.docs import blocks
+
+    with pytest.warns(PluginAPIDeprecationWarning, match=f"metabench.report.docs.blocks.{name}"):
+        assert getattr(old, name) is getattr(blocks, name)
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018

@@ -98,7 +98,7 @@ def test_a_section_adds_its_data_and_paper_tables(toy_runs, monkeypatch):
 
 
 def test_a_docs_block_of_a_plugin_is_found_and_rendered(tmp_path, monkeypatch):
-    from metabench.report.docs_blocks import DocsContext, regenerate
+    from metabench.report.docs.blocks import DocsContext, regenerate
 
     module = _plugin("docs_plugin", metabench_register_docs_blocks=lambda register: register("runs-dir", "docs_plugin:table"))
     module.table = lambda context, prefix="": [f"{prefix}{context.runs_dir.name}"]

@@ -11,7 +11,7 @@ import pytest
 
 from metabench.report.calibration import RECORD, Settings, fingerprint, misses, run
 from metabench.report.calibration_misses import MISSES
-from metabench.report.docs_blocks import find_blocks
+from metabench.report.docs.blocks import find_blocks
 from metabench.stats.calibrate import Row
 
 ROOT = Path(__file__).resolve().parents[2]

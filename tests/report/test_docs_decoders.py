@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metabench.report.docs_decoders import METRICS, tagger_row
+from metabench.report.docs.decoders import METRICS, tagger_row
 from metabench.runs.stored import Run
 
 

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from metabench.report.docs_blocks import DocsContext
-from metabench.report.docs_headline import headline_table
+from metabench.report.docs.blocks import DocsContext
+from metabench.report.docs.headline import headline_table
 from metabench.runs.stored import find_runs
 
 
@@ -34,7 +34,7 @@ def _fine_tuned(total_s, fit_s, checkpoints, seeds=(0, 1, 2)):
 
 
 def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached_answer_is_unrecorded():
-    from metabench.report.docs_headline import _cost
+    from metabench.report.docs.headline import _cost
 
     trained = {"fit_s": 700.0, "cached": False}
     loaded = {"fit_s": 650.0, "cached": True, "load_s": 2.0}  # the record the checkpoint kept from its training

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from metabench.errors import MetabenchError
-from metabench.report.docs_blocks import DocsContext, find_blocks, regenerate, update
+from metabench.report.docs.blocks import DocsContext, find_blocks, regenerate, update
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = ROOT / "leaderboard" / "runs"

@@ -228,8 +228,8 @@ def test_every_verb_leaves_a_forged_run_out_with_a_note(cli, runs, tmp_path, ver
 
 
 def test_the_suite_table_of_report_docs_shows_no_forged_number(report_registry, runs):
-    from metabench.report.docs_blocks import DocsContext
-    from metabench.report.docs_suite import suite_table
+    from metabench.report.docs.blocks import DocsContext
+    from metabench.report.docs.suite import suite_table
 
     _forged_metric(runs / "toy_cls" / "lookup")
     lines = "\n".join(suite_table(DocsContext(runs, report_registry), "toy_cls", "lookup"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 from .. import paper_numbers as paper
-from ...report.docs_blocks import REDUCED, markdown, names
+from ...report.docs.blocks import REDUCED, markdown, names
 
 VIEW_LABELS = {"default": "Def", "pme_only": "PME", "masked": "Masked"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ...report.docs_blocks import REDUCED, markdown, names
+from ...report.docs.blocks import REDUCED, markdown, names
 
 
 def _reports(context, tasks: str) -> list[dict]:

@@ -7,7 +7,7 @@ also when a later run loaded the checkpoint instead of training) and its own dec
 
 from __future__ import annotations
 
-from .docs_blocks import markdown
+from .blocks import markdown
 
 METRICS = ("span_f1", "inv_f1", "oov_f1", "span_precision", "span_recall")
 

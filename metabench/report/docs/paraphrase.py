@@ -5,12 +5,12 @@ every model's paired metaphor effect on every original / paraphrase pair of task
 
 from __future__ import annotations
 
-from .docs_blocks import REDUCED
-from .docs_blocks import markdown
+from .blocks import REDUCED
+from .blocks import markdown
 
 
 def paired_effects_table(context, prefix: str = "mlp_") -> list[str]:
-    from .paired_variants import paired_effect, variant_pairs  # noqa: PLC0415
+    from ..paired_variants import paired_effect, variant_pairs  # noqa: PLC0415
 
     runs = [r for r in context.runs if r.task.startswith(prefix)]
     rows = []

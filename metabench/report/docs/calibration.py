@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..errors import MetabenchError
-from .calibration import GATE_HEADER, HEADER, RECORD, gate_rows, table_rows
-from .docs_blocks import markdown
+from ...errors import MetabenchError
+from ..calibration import GATE_HEADER, HEADER, RECORD, gate_rows, table_rows
+from .blocks import markdown
 
 
 def _record(context, file: str) -> dict:
@@ -34,7 +34,7 @@ def gate_table(context, file: str = str(RECORD)) -> list[str]:
     """The gate's false fails on null replays, and what its default level promises for as many gates."""
     import scipy.stats
 
-    from .gate import ALPHA
+    from ..gate import ALPHA
 
     record = _record(context, file)
     replays = record["settings"]["gate_replays"]

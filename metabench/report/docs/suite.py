@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dry_run import RunPlan, plan_jobs, plan_lines
-from ..jobs import RunOptions
-from ..runner import plan
-from .docs_blocks import markdown
-from .groups import group_rows
+from ...dry_run import RunPlan, plan_jobs, plan_lines
+from ...jobs import RunOptions
+from ...runner import plan
+from .blocks import markdown
+from ..groups import group_rows
 
 
 def _plan(context, tasks: str, model: str, output_dir: Path) -> RunPlan:

@@ -13,12 +13,12 @@ items than the golds give it (single-label tasks; a k-fold group pools its folds
 
 from __future__ import annotations
 
-from .docs_blocks import names
-from .docs_blocks import markdown
-from .groups import group_rows
-from .published import load_published
-from .seed_stability import stability
-from .trivial import beside as constant_beside
+from .blocks import names
+from .blocks import markdown
+from ..groups import group_rows
+from ..published import load_published
+from ..seed_stability import stability
+from ..trivial import beside as constant_beside
 
 
 
