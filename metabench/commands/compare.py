@@ -342,7 +342,7 @@ def _checked(runs: list, verb: str) -> list:
 def _gap(args, runs) -> int:
     from ..errors import MetabenchError
     from ..report.compare import adjust
-    from ..report.gaps import format_gaps, subset_gap
+    from ..report.analyses.gaps import format_gaps, subset_gap
 
     runs = _checked(runs, "gap")
     if len(runs) != 2:
@@ -359,7 +359,7 @@ def _gap(args, runs) -> int:
 def _paired_variants(args, runs) -> int:
     from ..errors import MetabenchError
     from ..report.compare import adjust
-    from ..report.paired_variants import format_effects, paired_effect, variant_pairs
+    from ..report.analyses.paired_variants import format_effects, paired_effect, variant_pairs
     from ..runs.stored import one_per_task_and_model
 
     if args.test or args.metric:
@@ -387,7 +387,7 @@ def _check_variant_order(original, paraphrase) -> None:
     """Two runs are (original, paraphrase) in that order: a swapped pair flips the effect's sign, one task
     twice measures nothing."""
     from ..errors import MetabenchError
-    from ..report.paired_variants import is_variant_of
+    from ..report.analyses.paired_variants import is_variant_of
 
     if original.task == paraphrase.task:
         raise MetabenchError(f"--paired-variants: both runs are of task '{original.task}' ({original.path} and "
@@ -408,7 +408,7 @@ def _emit(args, key: str, rows: list, formatter, controlled: list) -> None:
         return
     print(formatter(rows, correction=args.correction, alpha=args.alpha, confidence=args.confidence))
     if controlled:
-        from ..report.controls import format_controls
+        from ..report.analyses.controls import format_controls
 
         print("\nSurface controls (overlap = premise-hypothesis word-set Jaccard; length = words of both)")
         print(format_controls(controlled))
@@ -418,7 +418,7 @@ def _controls(args, pairs, *, paired: bool) -> list:
     """Surface controls of (metaphor run, literal run) pairs, when --controls asks for them."""
     if not args.controls:
         return []
-    from ..report.controls import controls
+    from ..report.analyses.controls import controls
 
     registry = _registry()
     return [controls(registry, metaphor, literal, paired=paired, confidence=args.confidence)

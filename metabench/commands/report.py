@@ -192,7 +192,7 @@ def _gate_outputs(args, report) -> None:
 
 def _cmd_power(args) -> int:
     from ..report.compare import Options
-    from ..report.power_plan import format_plan, plan
+    from ..report.analyses.power_plan import format_plan, plan
     from ..runs.stored import find_runs
 
     Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power, seed=args.seed)  # checked as compare does

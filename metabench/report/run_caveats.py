@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..runs.stored import Run
 from ..runs.verify import Verdict
-from . import seed_stability
+from .analyses import seed_stability
 from .compare import Options
 from .trivial import ALPHA, assess, below_chance
 

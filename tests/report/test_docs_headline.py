@@ -68,7 +68,7 @@ def test_a_headline_below_the_constant_answer_is_marked_on_every_fold():
 
 
 def test_the_stability_marks_follow_their_rule():
-    from metabench.report.seed_stability import SKEW_MARGIN, UNSTABLE_RANGE, stability
+    from metabench.report.analyses.seed_stability import SKEW_MARGIN, UNSTABLE_RANGE, stability
 
     def run(seed_answers, golds):
         return SimpleNamespace(samples=[{"seed": seed, "prediction": a, "gold": g} for seed, answers in seed_answers.items()

@@ -8,7 +8,7 @@ import pytest
 
 from metabench import stats
 from metabench.errors import MetabenchError
-from metabench.report.gaps import subset_gap, subset_pairs
+from metabench.report.analyses.gaps import subset_gap, subset_pairs
 from metabench.runs.stored import load_run
 
 

@@ -60,7 +60,7 @@ def test_a_lenient_unstable_paraphrase_run_is_labelled(report_registry, make_run
     from metabench.report.leaderboard import markdown, site
     from metabench.report.leaderboard.board import build_board
     from metabench.report.compare import Options
-    from metabench.report.seed_stability import UNSTABLE_RANGE
+    from metabench.report.analyses.seed_stability import UNSTABLE_RANGE
     from metabench.runs.stored import find_runs
 
     run = make_run(tmp_path / "mlp_x_original" / "d", task="mlp_x_original", model="d",

@@ -9,7 +9,7 @@ import pytest
 from metabench import stats
 from metabench.errors import MetabenchError
 from metabench.runs.align import AlignmentError
-from metabench.report.paired_variants import is_variant_of, paired_effect, variant_pairs
+from metabench.report.analyses.paired_variants import is_variant_of, paired_effect, variant_pairs
 from metabench.runs.stored import load_run
 from metabench.store import read_results, read_samples, write_run
 
@@ -75,7 +75,7 @@ def test_refuses_disjoint_ids_other_gold_and_other_models(variants, make_run, tm
 
 
 def test_controls_stack_both_sides_of_each_shared_item(variants, monkeypatch):
-    from metabench.report import controls as controls_module
+    from metabench.report.analyses import controls as controls_module
 
     original, para = variants
     features = {f"s:{i}": (i / 100, 10 + i % 7) for i in range(100)}
@@ -105,7 +105,7 @@ def test_gaps_page_renders_fitted_paired_controls(make_run, report_registry, tmp
     import random
 
     from metabench.report.leaderboard import build_site
-    from metabench.report.surface import SurfaceFeatures
+    from metabench.report.analyses.surface import SurfaceFeatures
 
     rng = random.Random(7)
     ids = [f"s:{i}" for i in range(120)]
@@ -122,7 +122,7 @@ def test_gaps_page_renders_fitted_paired_controls(make_run, report_registry, tmp
 
 
 def test_paper_layout_names_the_prompt_type_by_suffix_scored_apart_from_generated():
-    from metabench.report.metaphor_effects import _paper_layout
+    from metabench.report.analyses.metaphor_effects import _paper_layout
 
     def row(task):
         return {"original_task": task, "model": "m", "accuracy_original": 0.5, "accuracy_paraphrase": 0.5,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from metabench.report.power_plan import plan
+from metabench.report.analyses.power_plan import plan
 from metabench.runs.stored import find_runs
 from metabench.stats.power import mcnemar_mde
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..registry import Registry
-from ..stats.controls import ControlledEffect, OverlapBin, accuracy_by_overlap, controlled_effect
-from ..runs.align import item_rows
-from ..runs.stored import Run
+from ...registry import Registry
+from ...stats.controls import ControlledEffect, OverlapBin, accuracy_by_overlap, controlled_effect
+from ...runs.align import item_rows
+from ...runs.stored import Run
 from .surface import SurfaceFeatures, item_features
 
 

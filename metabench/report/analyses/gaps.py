@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..errors import MetabenchError
-from ..stats import fisher_exact, proportion_difference_ci, two_proportion_z
-from ..runs.align import describe, item_rows
-from .compare import CORRECTIONS, correction_phrase, format_p
-from ..runs.stored import Run
+from ...errors import MetabenchError
+from ...stats import fisher_exact, proportion_difference_ci, two_proportion_z
+from ...runs.align import describe, item_rows
+from ..compare import CORRECTIONS, correction_phrase, format_p
+from ...runs.stored import Run
 
 #: (reference, subset) parts of task names: ``..._no_met`` pairs with ``..._met`` (the built-in Meta4XNLI tasks)
 SUBSET_TOKENS = (("no_met", "met"), ("nomet", "met"), ("literal", "metaphor"), ("literal", "figurative"),

@@ -10,12 +10,12 @@ failed build.
 
 from __future__ import annotations
 
-from ..errors import MetabenchError
-from ..registry import Registry
-from .compare import adjust
+from ...errors import MetabenchError
+from ...registry import Registry
+from ..compare import adjust
 from .gaps import gap_pairs
 from .paired_variants import generator, paired_effect, variant_pairs
-from ..runs.stored import Run
+from ...runs.stored import Run
 
 #: The paper's prompt types by task-name suffix, and the suffixes beyond the paper: the scored decoder mode and
 #: the encoder.

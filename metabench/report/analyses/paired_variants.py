@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..errors import MetabenchError
-from ..runs.align import AlignmentError, describe, item_rows
-from .compare import CORRECTIONS, _finite, correction_phrase, format_p
-from ..runs.stored import Run
+from ...errors import MetabenchError
+from ...runs.align import AlignmentError, describe, item_rows
+from ..compare import CORRECTIONS, _finite, correction_phrase, format_p
+from ...runs.stored import Run
 
 ORIGINAL, PARAPHRASE = "original", "paraphrase"
 
@@ -117,7 +117,7 @@ def shared_correctness(original: Run, paraphrase: Run) -> tuple[list[str], list[
 def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n_resamples: int = 10_000,
                   seed: int = 0) -> VariantEffect:
     """The paired metaphor effect of one model (rules in the module docstring)."""
-    from ..stats import mcnemar, paired_bootstrap, paired_t  # noqa: PLC0415
+    from ...stats import mcnemar, paired_bootstrap, paired_t  # noqa: PLC0415
 
     if original.model != paraphrase.model:
         raise MetabenchError(

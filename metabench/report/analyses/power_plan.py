@@ -23,14 +23,14 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from ..errors import MetabenchError
-from ..registry import Registry
-from ..stats.few_units import t_reference
-from ..stats.power import bootstrap_std_error, mcnemar_mde, normal_mde
-from ..runs.align import pair
-from ..runs.clusters import cluster_members, clustered, declared
-from ..runs.decompose import item_metrics
-from ..runs.stored import Run, by_task
+from ...errors import MetabenchError
+from ...registry import Registry
+from ...stats.few_units import t_reference
+from ...stats.power import bootstrap_std_error, mcnemar_mde, normal_mde
+from ...runs.align import pair
+from ...runs.clusters import cluster_members, clustered, declared
+from ...runs.decompose import item_metrics
+from ...runs.stored import Run, by_task
 
 #: the correlations of per-item results a plan shows by default
 CORRELATIONS = (0.0, 0.5, 0.8)

@@ -7,10 +7,10 @@ are hash-checked when they are read), else this refuses and says to rerun.
 
 from __future__ import annotations
 
-from ..errors import MetabenchError
-from ..registry import Registry
-from ..stats.controls import length, overlap
-from ..runs.stored import Run
+from ...errors import MetabenchError
+from ...registry import Registry
+from ...stats.controls import length, overlap
+from ...runs.stored import Run
 
 
 def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:
@@ -31,7 +31,7 @@ class SurfaceFeatures:
         key = (run.task, run.record.task.config_hash)
         if key not in self._read:
             if self._index is None:
-                from ..config.index import TaskIndex  # noqa: PLC0415
+                from ...config.index import TaskIndex  # noqa: PLC0415
 
                 self._index = TaskIndex(self.registry)
             self._read[key] = _features(self.registry, self._index, run)
@@ -39,7 +39,7 @@ class SurfaceFeatures:
 
 
 def _features(registry: Registry, index, run: Run) -> dict[str, tuple[float, int]]:
-    from ..data.load import load_split  # noqa: PLC0415
+    from ...data.load import load_split  # noqa: PLC0415
 
     if run.task not in index.tasks:
         raise MetabenchError(

@@ -17,7 +17,7 @@ from .blocks import names
 from .blocks import markdown
 from ..groups import group_rows
 from ..published import load_published
-from ..seed_stability import stability
+from ..analyses.seed_stability import stability
 from ..trivial import beside as constant_beside
 
 

@@ -10,7 +10,7 @@ from .blocks import markdown
 
 
 def paired_effects_table(context, prefix: str = "mlp_") -> list[str]:
-    from ..paired_variants import paired_effect, variant_pairs  # noqa: PLC0415
+    from ..analyses.paired_variants import paired_effect, variant_pairs  # noqa: PLC0415
 
     runs = [r for r in context.runs if r.task.startswith(prefix)]
     rows = []

@@ -32,9 +32,9 @@ from ...errors import MetabenchError
 from ...registry import Registry
 from ...task_facts import datasets_used
 from ..compare import CORRECTIONS, Options, adjust, compare_pair
-from ..gaps import gap_pairs, subset_gap
+from ..analyses.gaps import gap_pairs, subset_gap
 from ..groups import group_rows
-from ..metaphor_effects import control_rows, paired_rows
+from ..analyses.metaphor_effects import control_rows, paired_rows
 from ...config.paper_layouts import registered_views
 from ..paper_views import Cells, fill
 from ...runs.stored import Run, by_task

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ...config.index import TaskIndex
 from ...runs.stored import Run
-from .. import seed_stability
+from ..analyses import seed_stability
 from ..compare import Options
 from ..trivial import FORMAT_RULE, below_chance, pooled
 
