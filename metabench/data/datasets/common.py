@@ -167,32 +167,30 @@ def label_counts(items, attr: str = "label") -> dict:
     return dict(sorted(counts.items()))
 
 
+def target_row_item(row: dict, where: str, *, id: str, index_column: str, source: str, meta: dict, lemma: str = "",
+                    pos: str = "", group: str = ""):
+    """The TextItem of one row of a Gao et al. (2018)-style table: ``sentence``, a 0/1 ``label`` and the 0-based
+    target word in ``index_column`` (the verb CSVs, MelBERT's TSVs, the VUA-Verb WSD files); a bad index or label
+    is a DataError naming ``where``."""
+    from ..items import TextItem  # noqa: PLC0415
+
+    target = to_int(row[index_column], where, index_column)
+    text = row["sentence"]
+    return TextItem(id=id, text=text, label=binary_label(row["label"], where), spans=(target_span(text, target, where),),
+                    target_index=target, lemma=lemma, pos=pos, group=group, source=source, meta=meta)
+
+
 def melbert_fold_items(ctx, relpath: str, *, prefix: str, source: str, meta: dict | None = None) -> list:
     """TextItems of a MelBERT classification TSV (``index, label, sentence, pos, v_index``).
 
     Ids are ``<prefix>:<index column>``: the source's own item number, the same in every fold.
     """
-    from ..items import TextItem  # noqa: PLC0415
     from ..readers import read_table  # noqa: PLC0415
 
-    items = []
     rows = read_table(ctx.path(relpath), encoding=ctx.encoding(relpath), delimiter="\t", quotechar=None)
-    for line, row in rows:
-        where = f"{relpath}:{line}"
-        target = to_int(row["v_index"], where, "v_index")
-        text = row["sentence"]
-        items.append(
-            TextItem(
-                id=f"{prefix}:{row['index'].strip()}",
-                text=text,
-                label=binary_label(row["label"], where),
-                spans=(target_span(text, target, where),),
-                target_index=target,
-                pos=row["pos"],
-                source=source,
-                meta={"line": line, **(meta or {})},
-            )
-        )
+    items = [target_row_item(row, f"{relpath}:{line}", id=f"{prefix}:{row['index'].strip()}", index_column="v_index",
+                             pos=row["pos"], source=source, meta={"line": line, **(meta or {})})
+             for line, row in rows]
     check_unique_ids(items, relpath)
     return items
 
@@ -205,29 +203,13 @@ def gao_verb_items(ctx, relpath: str, *, source: str, index_column: str = "verb_
     its column); ``group``: ``row -> str``, the item's group (VUA-Verb: its sentence).
     """
     columns = extra if isinstance(extra, dict) else {k: k for k in extra}
-    from ..items import TextItem  # noqa: PLC0415
     from ..readers import read_table  # noqa: PLC0415
 
     name = stem(relpath)
-    items = []
-    for index, (line, row) in enumerate(read_table(ctx.path(relpath), encoding=ctx.encoding(relpath))):
-        where = f"{relpath}:{line}"
-        target = to_int(row[index_column], where, index_column)
-        text = row["sentence"]
-        items.append(
-            TextItem(
-                id=f"{name}:{index}",
-                text=text,
-                label=binary_label(row["label"], where),
-                spans=(target_span(text, target, where),),
-                target_index=target,
-                lemma=row["verb"],
-                pos="VERB",
-                group=group(row) if group else "",
-                source=source,
-                meta={"line": line, **{k: row[c] for k, c in columns.items()}, **(meta or {})},
-            )
-        )
+    items = [target_row_item(row, f"{relpath}:{line}", id=f"{name}:{index}", index_column=index_column,
+                             lemma=row["verb"], pos="VERB", group=group(row) if group else "", source=source,
+                             meta={"line": line, **{k: row[c] for k, c in columns.items()}, **(meta or {})})
+             for index, (line, row) in enumerate(read_table(ctx.path(relpath), encoding=ctx.encoding(relpath)))]
     check_unique_ids(items, relpath)
     return items
 

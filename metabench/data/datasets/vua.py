@@ -41,6 +41,7 @@ from .common import (
     result,
     stem,
     tagging_stats,
+    target_row_item,
     target_span,
     to_int,
     token_spans,
@@ -191,31 +192,15 @@ def verify_vua_verb(ctx):
 
 
 def load_vua_verb_wsd(ctx, split: str):
-    from ..items import TextItem  # noqa: PLC0415
-
     if split not in WSD_FILES:
         raise bad_split("vua_verb_wsd", split, WSD_FILES)
     relpath = WSD_FILES[split]
     name = stem(relpath)
-    items = []
-    for index, (line, row) in enumerate(_rows(ctx, relpath, delimiter="\t", quotechar=None)):
-        where = f"{relpath}:{line}"
-        target = to_int(row["v_index"], where, "v_index")
-        text = row["sentence"]
-        items.append(
-            TextItem(
-                id=f"vua_verb_wsd_{name}:{index}",
-                text=text,
-                label=binary_label(row["label"], where),
-                spans=(target_span(text, target, where),),
-                target_index=target,
-                lemma=row["target"],
-                pos=row["pos"],
-                group=row["index"].replace(" ", "_"),
-                source="vua_verb_wsd",
-                meta={"word_sense": row["word_sense"], "definition": row["definition"], "split": split, "line": line},
-            )
-        )
+    items = [target_row_item(row, f"{relpath}:{line}", id=f"vua_verb_wsd_{name}:{index}", index_column="v_index",
+                             lemma=row["target"], pos=row["pos"], group=row["index"].replace(" ", "_"),
+                             source="vua_verb_wsd", meta={"word_sense": row["word_sense"], "definition": row["definition"],
+                                                          "split": split, "line": line})
+             for index, (line, row) in enumerate(_rows(ctx, relpath, delimiter="\t", quotechar=None))]
     check_unique_ids(items, f"vua_verb_wsd {split}")
     return items
 
