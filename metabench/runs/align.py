@@ -8,6 +8,7 @@ sets and the gold answers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import MetabenchError
@@ -93,6 +94,15 @@ def check_same_task(a: Run, b: Run) -> None:
         )
 
 
+def check_same_gold(ids, rows_a: dict, rows_b: dict, problem: Callable[[list[str]], str], hint: str) -> None:
+    """Refuses items that share an id but not their gold answer (each id's first sample in two ``item_rows``
+    tables): an `AlignmentError` with ``problem(those ids, in ids' order)`` and ``hint``. Two runs of one task
+    (``pair``) and an original task with its paraphrase (``report.analyses.paired_variants``) use it."""
+    wrong = [item for item in ids if rows_a[item][0]["gold"] != rows_b[item][0]["gold"]]
+    if wrong:
+        raise AlignmentError(problem(wrong), hint=hint)
+
+
 def pair(a: Run, b: Run) -> Pair:
     """Align two runs of the same task by item id; raises `AlignmentError` naming the first difference."""
     check_same_task(a, b)
@@ -110,11 +120,8 @@ def pair(a: Run, b: Run) -> Pair:
             hint="compare runs made with the same --limit and data; rerun the shorter one",
         )
     ids = tuple(table_a)
-    wrong_gold = [item for item in ids if table_a[item][0]["gold"] != table_b[item][0]["gold"]]
-    if wrong_gold:
-        raise AlignmentError(
-            f"task '{a.task}': {len(wrong_gold)} item(s) have different gold answers in {describe(a)} and "
-            f"{describe(b)}, e.g. {_examples(wrong_gold)}",
-            hint="the runs read different versions of the dataset; rerun both",
-        )
+    check_same_gold(ids, table_a, table_b,
+                    lambda wrong: f"task '{a.task}': {len(wrong)} item(s) have different gold answers in {describe(a)} "
+                                  f"and {describe(b)}, e.g. {_examples(wrong)}",
+                    hint="the runs read different versions of the dataset; rerun both")
     return Pair(a, b, ids, tuple(table_a[i] for i in ids), tuple(table_b[i] for i in ids))

@@ -70,8 +70,10 @@ def test_refuses_disjoint_ids_other_gold_and_other_models(variants, make_run, tm
     samples = read_samples(regold)
     samples[0]["gold"] = "no"
     write_run(regold, read_results(regold), samples, overwrite=True)  # consistent files, a different gold
-    with pytest.raises(AlignmentError, match="different gold answers"):
+    with pytest.raises(AlignmentError, match=r"^1 shared item id\(s\) have different gold answers in 't_original_p' and "
+                                             r"'t_paraphrase_gen_p', e.g. \['s:0'\]: the tasks are not variants") as error:
         paired_effect(original, load_run(regold))
+    assert error.value.hint == "variant tasks must rewrite the same items and keep their gold labels"
 
 
 def test_controls_stack_both_sides_of_each_shared_item(variants, monkeypatch):

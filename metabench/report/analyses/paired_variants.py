@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ...errors import MetabenchError
-from ...runs.align import AlignmentError, describe, item_rows
+from ...runs.align import AlignmentError, check_same_gold, describe, item_rows
 from ..compare import CORRECTIONS, _finite, correction_phrase, format_p
 from ...runs.stored import Run
 
@@ -99,13 +99,11 @@ def shared_correctness(original: Run, paraphrase: Run) -> tuple[list[str], list[
             hint="--paired-variants compares an original task with its paraphrase task (same ids); "
                  "use --gap for two different item sets",
         )
-    wrong_gold = [i for i in shared if rows_o[i][0]["gold"] != rows_p[i][0]["gold"]]
-    if wrong_gold:
-        raise AlignmentError(
-            f"{len(wrong_gold)} shared item id(s) have different gold answers in '{original.task}' and "
-            f"'{paraphrase.task}', e.g. {wrong_gold[:3]}: the tasks are not variants of the same items",
-            hint="variant tasks must rewrite the same items and keep their gold labels",
-        )
+    check_same_gold(shared, rows_o, rows_p,
+                    lambda wrong: f"{len(wrong)} shared item id(s) have different gold answers in '{original.task}' "
+                                  f"and '{paraphrase.task}', e.g. {wrong[:3]}: the tasks are not variants of the same "
+                                  "items",
+                    hint="variant tasks must rewrite the same items and keep their gold labels")
     for run, rows in ((original, rows_o), (paraphrase, rows_p)):
         if any("correct" not in r["scores"] for i in shared for r in rows[i]):
             raise MetabenchError(f"{describe(run)}: samples have no per-item 'correct' score, so no accuracy change")
