@@ -50,6 +50,20 @@ class RegisterTarget(Protocol):
     def __call__(self, name: str, target: str, *, description: str = "", **meta: object) -> None: ...
 
 
+
+def register_each(entries: dict[str, tuple[str, str]]):
+    """A hook implementation that registers every ``name: (target, description)`` of ``entries`` (a hook whose
+    ``register`` is a ``RegisterTarget``: metrics, docs blocks, ...); a plugin module assigns it to the hook's
+    name: ``metabench_register_docs_blocks = register_each(DOCS_BLOCKS)``."""
+
+    @hookimpl
+    def register_entries(register: RegisterTarget) -> None:
+        for name, (target, description) in entries.items():
+            register(name, target, description=description)
+
+    return register_entries
+
+
 @hookspec
 def metabench_register_tasks(register: RegisterPath) -> None:
     """Register folders of task and group YAML files.

@@ -4,7 +4,7 @@ section and the artifact docs tables, through the hooks a third-party plugin use
 
 from __future__ import annotations
 
-from metabench.hookspecs import hookimpl
+from metabench.hookspecs import hookimpl, register_each
 
 _M = "metabench.artifacts.metrics"
 METRICS = {
@@ -34,22 +34,19 @@ def metabench_register_datasets(register):
         register(spec)
 
 
-@hookimpl
-def metabench_register_commands(register):
-    register("artifacts", "metabench.artifacts.commands:add_commands",
-             description="construction artifacts: gameability of input views")
+metabench_register_commands = register_each({
+    "artifacts": ("metabench.artifacts.commands:add_commands",
+                  "construction artifacts: gameability of input views"),
+})
 
 
-@hookimpl
-def metabench_register_compare_analyses(register):
-    register("artifacts", "metabench.artifacts.commands:COMPARE_ARTIFACTS",
-             description="input views of Boisson et al.'s cells: relative gaps and the gameability flag")
+metabench_register_compare_analyses = register_each({
+    "artifacts": ("metabench.artifacts.commands:COMPARE_ARTIFACTS",
+                  "input views of Boisson et al.'s cells: relative gaps and the gameability flag"),
+})
 
 
-@hookimpl
-def metabench_register_metrics(register):
-    for name, (target, description) in METRICS.items():
-        register(name, target, description=description)
+metabench_register_metrics = register_each(METRICS)
 
 
 @hookimpl
@@ -68,7 +65,4 @@ def metabench_register_board_sections(register):
              description="Boisson et al.'s Tables 2-5 rebuilt from runs, and the gameability flag per cell and model")
 
 
-@hookimpl
-def metabench_register_docs_blocks(register):
-    for name, (target, description) in DOCS_BLOCKS.items():
-        register(name, target, description=description)
+metabench_register_docs_blocks = register_each(DOCS_BLOCKS)

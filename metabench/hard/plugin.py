@@ -3,7 +3,7 @@ leaderboard's hardness section and the hard-metaphor docs tables, through the ho
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
+from ..hookspecs import hookimpl, register_each
 
 _R = "metabench.hard.report"
 #: generated docs tables (docs/hard-metaphors.md): name -> (target, description)
@@ -23,16 +23,16 @@ def metabench_register_datasets(register):
         register(spec)
 
 
-@hookimpl
-def metabench_register_commands(register):
-    register("hard", "metabench.hard.commands:add_commands",
-             description="hard metaphors: SOR training, phi mining, HARD(M) statistics, breakdowns by phi")
+metabench_register_commands = register_each({
+    "hard": ("metabench.hard.commands:add_commands",
+             "hard metaphors: SOR training, phi mining, HARD(M) statistics, breakdowns by phi"),
+})
 
 
-@hookimpl
-def metabench_register_compare_analyses(register):
-    register("hardness", "metabench.hard.commands:COMPARE_HARDNESS",
-             description="detectors' recall and precision per phi bin of a SOR model (hard metaphors)")
+metabench_register_compare_analyses = register_each({
+    "hardness": ("metabench.hard.commands:COMPARE_HARDNESS",
+                 "detectors' recall and precision per phi bin of a SOR model (hard metaphors)"),
+})
 
 
 @hookimpl
@@ -45,7 +45,4 @@ def metabench_register_board_sections(register):
              description="VUA-Verb runs by phi bin of each SOR model's phi table found beside the runs")
 
 
-@hookimpl
-def metabench_register_docs_blocks(register):
-    for name, (target, description) in DOCS_BLOCKS.items():
-        register(name, target, description=description)
+metabench_register_docs_blocks = register_each(DOCS_BLOCKS)

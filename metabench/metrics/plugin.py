@@ -6,7 +6,7 @@ nothing numeric; each metric module is imported the first time one of its metric
 
 from __future__ import annotations
 
-from metabench.hookspecs import hookimpl
+from metabench.hookspecs import register_each
 
 _C = "metabench.metrics.classification"
 _T = "metabench.metrics.tagging"
@@ -57,7 +57,4 @@ METRICS: dict[str, tuple[str, str]] = {
 }
 
 
-@hookimpl
-def metabench_register_metrics(register):
-    for name, (target, description) in METRICS.items():
-        register(name, target, description=description)
+metabench_register_metrics = register_each(METRICS)

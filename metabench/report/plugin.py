@@ -7,7 +7,7 @@ A reporter is ``write(board: dict, out_dir: Path) -> list[Path]``; ``board`` is 
 
 from __future__ import annotations
 
-from metabench.hookspecs import hookimpl
+from metabench.hookspecs import hookimpl, register_each
 
 _L = "metabench.report.leaderboard"
 #: generated docs tables that belong to no paper family (the families register their own): name -> (target, what)
@@ -49,7 +49,4 @@ def metabench_register_paper_views(register):
         register(view)
 
 
-@hookimpl
-def metabench_register_docs_blocks(register):
-    for name, (target, description) in DOCS_BLOCKS.items():
-        register(name, target, description=description)
+metabench_register_docs_blocks = register_each(DOCS_BLOCKS)
