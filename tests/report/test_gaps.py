@@ -80,4 +80,4 @@ def test_cli_gap_refuses_a_run_that_fails_verification(cli, subset_runs):
     (met / "results.json").write_text(json.dumps(results))
     code, out, err = cli("compare", "gap", nomet, met)
     assert code == 2 and out == ""
-    assert "compare gap: 1 run(s) failed verification and are not read" in err and f"{met}: rejected: " in err
+    assert "compare gap: 1 run(s) failed verification and are not read" in err and f"{met} (left out): rejected: " in err
