@@ -8,6 +8,7 @@ so a bug the quick tier catches is caught by the full tier too; ``--tiers quick 
 
     .venv/bin/python tools/planted_bugs.py                        # this checkout, the quick tier
     .venv/bin/python tools/planted_bugs.py --repo ../base --tiers quick full --json out.json
+    .venv/bin/python tools/planted_bugs.py --control    # first the tier with no bug: it must pass
 
 The clone imports its own ``metabench`` (``PYTHONPATH``) with this checkout's ``.venv``; a bug whose text is not
 found (the code moved) is reported as such rather than silently skipped.
@@ -83,7 +84,8 @@ def run_tier(root: Path, tier: str, workers: str, timeout: int) -> dict:
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"caught": False, "by": [], "exit": None, "seconds": round(time.monotonic() - started)}
-    return {"caught": done.returncode == 1, "by": FAILED.findall(done.stdout), "exit": done.returncode,
+    failed = FAILED.findall(done.stdout)  # under xdist, -x ends the session as interrupted (exit 2)
+    return {"caught": bool(failed) and done.returncode in (1, 2), "by": failed, "exit": done.returncode,
             "seconds": round(time.monotonic() - started)}
 
 
@@ -94,23 +96,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="auto", help="pytest-xdist's -n (default auto)")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per tier run (default 1800)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--control", action="store_true",
+                        help="first run each tier with no bug planted: it must pass, or a 'catch' means nothing")
     args = parser.parse_args(argv)
     rows = []
+    bugs = ((Bug("none (control)", "-", "", "", ""),) if args.control else ()) + BUGS
     with tempfile.TemporaryDirectory(prefix="planted-") as scratch:
-        for number, bug in enumerate(BUGS):
+        for number, bug in enumerate(bugs):
             for tier in args.tiers:
                 root = clone(args.repo.resolve(), Path(scratch) / f"{number}-{tier}")
                 row = {"bug": bug.name, "layer": bug.layer, "tier": tier}
-                row.update(run_tier(root, tier, args.workers, args.timeout) if plant(root, bug)
+                row.update(run_tier(root, tier, args.workers, args.timeout) if not bug.path or plant(root, bug)
                            else {"caught": None, "by": [], "exit": None, "seconds": 0})
                 rows.append(row)
                 shutil.rmtree(root)
                 by = ", ".join(row["by"]) or ("(text not found: the code moved)" if row["caught"] is None else "-")
-                print(f"| {bug.layer} | {bug.name} | {tier} | {'caught' if row['caught'] else 'MISSED'} | {by} | "
+                verdict = ("passed" if row["exit"] == 0 else f"FAILED ({by})") if bug.layer == "-" else \
+                    "caught" if row["caught"] else "MISSED"
+                print(f"| {bug.layer} | {bug.name} | {tier} | {verdict} | {by} | "
                       f"{row['seconds']} s |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    return 0 if all(r["caught"] for r in rows) else 1
+    control_passed = all(r["exit"] == 0 for r in rows if r["layer"] == "-")
+    return 0 if control_passed and all(r["caught"] for r in rows if r["layer"] != "-") else 1
 
 
 if __name__ == "__main__":
