@@ -73,7 +73,8 @@ def _part(registry, part: str, settings: Settings) -> tuple[str, list[dict]]:
     """(the record's list the part belongs to, its entries) for one part of run()'s record."""
     import tempfile
 
-    from metabench.report import gate_replay, task_shapes
+    from metabench.report import task_shapes
+    from metabench.report.gate import replay as gate_replay
     from metabench.stats import calibrate
 
     if part.startswith("population "):
