@@ -87,3 +87,22 @@ def test_registration_is_complete():
         assert spec.counts.get("verify"), spec.name
         for f in spec.files:
             assert len(f.sha256) == 64 and f.repo and f.commit and f.upstream_path, f.path
+
+
+@pytest.mark.slow
+def test_no_allwords_target_is_punctuation(mirror):
+    """#48 item 7: no vua_shared_task track=allwords target is punctuation (the 2,826 quotation marks the train
+    file carries mis-encoded as letters, 'äóÖ' and the like, were counted as words: 160,307 train targets, now
+    157,481; the test file has none: 50,731 both times). Every target has an ASCII letter or digit."""
+    import re
+
+    from metabench.data.datasets import vua
+
+    ctx = DataContext(SPECS["vua_shared_task"], mirror, download=False)
+    expected = {"train": (157481, 19168, 2826), "test": (50731, 6815, 0)}
+    for split, (targets, metaphorical, mis_encoded) in expected.items():
+        items = ctx.load(split, track="allwords")
+        words = [i.text[slice(*i.spans[0])] for i in items]
+        assert [w for w in words if not re.search("[A-Za-z0-9]", w)] == [], split
+        assert (len(items), sum(i.label == "metaphor" for i in items)) == (targets, metaphorical), split
+        assert vua._mojibake_tokens(ctx, split) == (mis_encoded, 0), split

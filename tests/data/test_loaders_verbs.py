@@ -122,3 +122,14 @@ def test_shared_task_every_word_is_a_target_labelled_by_its_marker():
     assert len({id(v) for i in items for v in (i.text, i.group, i.source)}) == 3
     with pytest.raises(DataError, match="track=allwords"):
         fixture_ctx(spec(vua, "vua_shared_task"), FIXTURES).load("train", track="allpos")
+
+
+@pytest.mark.parametrize("token, word", [
+    ("approach", True), ("laid-back", True), ("19", True), ("Rí©my", True), ("Œ£697m", True), ("1980äóñ1", True),
+    (",", False), ("'s", True), ("--", False), ("äóÖ", False), ("äó»", False), ("äóî", False), ("äó_", False),
+    ("í„", False),
+])
+def test_mis_encoded_quotation_marks_are_punctuation_not_words(token, word):
+    """#48 item 7: the ETS train file's quotation marks mis-encoded as letters ('äóÖ' = ‘, ...) are punctuation,
+    not allwords targets; a word with a mis-encoded letter or dash in it stays a word."""
+    assert vua.is_word(token) is word

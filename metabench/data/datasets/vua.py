@@ -12,7 +12,8 @@
 - ``vua_shared_task``: the official ETS FigLang 2018/2020 token lists joined with the VUAMC sentences, one
   TextItem per target token, ids = ETS token ids. ``track`` verb (train 17,240 / test 5,873), allpos
   (test 22,196 only: the all-POS train token list is not in the mirror) or allwords (every word labelled by its
-  ``M_`` marker: MelBERT's VUA-20 training targets, train 160,307).
+  ``M_`` marker, punctuation and mis-encoded quotation marks left out: MelBERT's VUA-20 training targets,
+  train 157,481).
 - ``vua_shared_task_sequence``: the ETS VUAMC sentences with every ``M_``-marked token tagged B-METAPHOR.
   Splits train/test.
 """
@@ -341,7 +342,7 @@ def load_shared_task(ctx, split: str, track: str = "verb"):
 
 class _Texts:
     """Each sentence's text, token spans and group name, made once: a sentence is the context of every one of
-    its targets (all of its words under ``track=allwords``, 160k targets), and re-tokenising it per target was
+    its targets (all of its words under ``track=allwords``, 157k targets), and re-tokenising it per target was
     most of the load. Its targets share these objects, so the parsed-item cache stores each once (pickle writes
     an object once however often it is referred to): the allwords train slice pickles to 17.4 MB, 23.8 MB
     with a group and a source string per target."""
@@ -373,14 +374,29 @@ def _target_item(cls, made: tuple[str, list[tuple[int, int]], str], marked, offs
 
 
 _WORD = re.compile(r"\w")
+#: Quotation marks (and one multiplication sign) the ETS train file carries mis-encoded: the UTF-8 bytes E2 80 xx
+#: of a General Punctuation character (U+2000-U+203F: no letter or digit, whatever the third byte) written as
+#: the cp1252 letters 'äó' + one character. The other releases of the same VUAMC sentences (Gao et al.'s VUA-18
+#: and VUA-Verb files) have no token there. 'äóÖ' = ‘ (1,232 train tokens), 'äó»' = ’ (1,199), 'äóî' = “ (309),
+#: 'äó_' = a closing mark whose third byte was lost (85), 'äóñ' = – (inside 12 tokens such as '1980äóñ1'),
+#: 'í„' = × (1: '1.6 í„ 10 -19 C'). The test file has none.
+_PUNCT_MOJIBAKE = re.compile("äó[Ö»î_ñ]|í„")
+
+
+def is_word(token: str) -> bool:
+    """Whether an ETS token is a word (an ``allwords`` target): a letter or digit once its mis-encoded
+    punctuation is read as punctuation."""
+    return bool(_WORD.search(_PUNCT_MOJIBAKE.sub("", token)))
 
 
 def _every_word(ctx, split: str):
     """Every word of the shared task's sentences as a target, labelled by its ``M_`` marker: MelBERT's VUA-20
     training set. The ETS all-POS train id list (72,611 content-word targets) is not public any more; MelBERT
     trained on every token of the 12,109 non-empty training sentences (its README: 160,154 tokens), which the
-    marker labels. A token without a letter or digit (punctuation) is not a target: 160,307 targets, 153 more
-    than MelBERT's count, whose exact filter is unpublished."""
+    marker labels. Punctuation is not a target: a token without a letter or digit, or whose only letters are a
+    mis-encoded quotation mark (``_PUNCT_MOJIBAKE``: 2,826 train tokens, none M_-marked). Train 157,481 targets
+    (160,307 before the mis-encoded marks were excluded), test 50,731; MelBERT's count is 2,673 above, and its
+    token filter is unpublished."""
     from ..items import TextItem  # noqa: PLC0415
 
     if split not in ETS_SENTENCES:
@@ -391,10 +407,20 @@ def _every_word(ctx, split: str):
                      source="vua_shared_task_allwords", split=split, line=line)
         for sentence, (words, marked, line) in _ets_sentences(ctx, split).items()
         for offset in range(1, len(words) + 1)
-        if _WORD.search(words[offset - 1])
+        if is_word(words[offset - 1])
     ]
     check_unique_ids(items, f"vua_shared_task allwords/{split}")
     return items
+
+
+_ASCII_WORD = re.compile("[A-Za-z0-9]")
+
+
+def _mojibake_tokens(ctx, split: str) -> tuple[int, int]:
+    """(tokens, M_-marked ones) of a split that only the mis-encoded punctuation rule keeps from being targets."""
+    found = [m for words, marked, _ in _ets_sentences(ctx, split).values() for w, m in zip(words, marked)
+             if _WORD.search(w) and not is_word(w)]
+    return len(found), sum(found)
 
 
 def _split_token_id(token_id: str, where: str) -> tuple[str, str, int]:
@@ -423,8 +449,15 @@ def verify_shared_task(ctx):
     out.append(result("train: non-empty sentences (MelBERT README: VUA-20 train sentences)", 12109,
                       sum(1 for words, _, _ in _ets_sentences(ctx, "train").values() if words)))
     out.append(noted("MelBERT README: VUA-20 train targets", 160154, len(every),
-                     "allwords: every token with a letter or digit (in 12,093 sentences; 16 hold punctuation only); "
-                     "MelBERT's exact token filter is unpublished"))
+                     "allwords: every token with a letter or digit (in 12,093 sentences; 16 hold punctuation only), "
+                     "less 2,826 mis-encoded quotation marks ('äóÖ', 'äó»', ...; 160,307 with them); MelBERT's "
+                     "exact token filter is unpublished"))
+    out.append(result("allwords train: mis-encoded punctuation tokens left out (none M_-marked)", (2826, 0),
+                      _mojibake_tokens(ctx, "train")))
+    out.append(result("allwords train (targets, metaphorical)", (157481, 19168),
+                      (len(every), sum(i.label == MET for i in every))))
+    out.append(result("allwords: every target has an ASCII letter or digit", 0,
+                      sum(not _ASCII_WORD.search(i.text[slice(*i.spans[0])]) for i in every)))
     out.append(noted("Boisson Table 1 VUAC_ST2 train", 72611, None,
                      "the ETS all-POS train token list is not in the mirror (not found in any stored repository)"))
     gold_2020 = [(i.id, i.label) for i in ctx.load("test", track="verb")]
@@ -566,12 +599,12 @@ def specs():
                 "Official ETS VUA shared-task (FigLang 2018/2020) targets joined with the VUAMC sentences: "
                 "one item per target token, ids = ETS token ids. track=verb: train 17,240 / test 5,873; "
                 "track=allpos: test 22,196 (the all-POS train list is not in the mirror). track=allwords: every "
-                "word of the sentences labelled by its M_ marker (train 160,307: MelBERT's VUA-20 training "
-                "targets). The 2018 and 2020 test gold labels are identical for verbs; the all-POS gold is the "
-                "2020 release."
+                "word of the sentences labelled by its M_ marker, punctuation (2,826 mis-encoded quotation marks "
+                "included) left out (train 157,481: MelBERT's VUA-20 training targets). The 2018 and 2020 test "
+                "gold labels are identical for verbs; the all-POS gold is the 2020 release."
             ),
             counts={"items": {"train:track=verb": 17240, "test:track=verb": 5873, "test:track=allpos": 22196,
-                              "train:track=allwords": 160307},
+                              "train:track=allwords": 157481},
                     "verify": "metabench.data.datasets.vua:verify_shared_task"},
         ),
         DatasetSpec(
