@@ -44,9 +44,9 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """`heavy` tests first, the rest in their order. pytest-xdist's load scheduling deals the first tests out one
-    per worker in turn, so tests of minutes run side by side from the start; one that starts last would set the
-    wall time alone (the README's fine-tune, the calibration replay and the GPU smoke run are each minutes)."""
+    """`heavy` tests first, the rest in their order. scripts/test.sh has pytest-xdist hand each worker two tests
+    at a time, so tests of minutes run side by side from the start; one that starts last would set the wall time
+    alone (the README's fine-tune, the calibration replay and the GPU smoke run are each minutes)."""
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
