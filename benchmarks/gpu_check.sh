@@ -19,7 +19,9 @@ PY=${PYTHON:-}
 if [[ -z "$PY" ]]; then
   if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=python3; fi
 fi
-if ! "$PY" -c "import metabench" 2>/dev/null; then
+# The import is tried without the current folder on sys.path: from the repository root `import metabench` would
+# find the source tree (without the carried packages) and skip the install below.
+if ! "$PY" -c "import sys; sys.path.remove(''); import metabench" 2>/dev/null; then
   if [[ ! -d .gpu-carry/wheels ]]; then
     echo "gpu_check: metabench is not importable by $PY and there is no .gpu-carry/wheels (run benchmarks/gpu_pack.sh" \
          "where the package registry is reachable, and carry .gpu-carry)" >&2

@@ -11,7 +11,10 @@ rerun served entirely from the answer cache never loads the model.
 (``auto``: lm-eval's detection on a GPU, 8 on the CPU, where detection would allocate the model's full
 context for 64 sequences), ``max_batch_size``, ``device`` (default ``cuda`` when available, else ``mps``, else ``cpu``),
 ``dtype`` (``auto``, ``bfloat16``, ``float16``, ``float32``), ``max_length``, ``revision``, ``tokenizer``,
-``trust_remote_code``, ``add_bos_token``, ``gguf_file``, ``peft``, ``parallelize``, ``chat_template``
+``trust_remote_code``, ``add_bos_token``, ``gguf_file``, ``peft``, ``parallelize``, ``softmax_dtype`` (the
+log-softmax's dtype, lm-eval's switch: by default the model's, so in bfloat16 a multi-token option's
+log-likelihood near -50 is rounded to bf16's spacing there, 0.25; ``float32`` keeps the logits' precision),
+``chat_template``
 (``task``: as the task says, default; ``on``; ``off``), ``chunk_size`` (requests per runner batch,
 i.e. per cache commit; default 64), ``share_prompt`` (choice requests: ``true``, default, forwards each prompt
 once and scores every option from its key/value cache, :mod:`metabench.models.prompt_sharing`, 2.2x faster on
@@ -46,7 +49,7 @@ class HFDecoder(PretrainedDecoder):
     allowed_args = (
         "pretrained", "batch_size", "max_batch_size", "device", "dtype", "max_length", "revision", "tokenizer",
         "trust_remote_code", "add_bos_token", "gguf_file", "peft", "parallelize", "chat_template", "chunk_size",
-        "share_prompt", "finetune",
+        "share_prompt", "finetune", "softmax_dtype",
     )
     scorer_args = ("share_prompt",)
 
@@ -110,7 +113,7 @@ class HFDecoder(PretrainedDecoder):
             "dtype": self.args.get("dtype", "auto"),
             "trust_remote_code": parse_bool(self.args.get("trust_remote_code", False), "trust_remote_code", self.name),
         }
-        for key in ("revision", "tokenizer", "gguf_file", "peft"):
+        for key in ("revision", "tokenizer", "gguf_file", "peft", "softmax_dtype"):
             if key in self.args:
                 kwargs[key] = self.args[key]
         if "max_length" in self.args:

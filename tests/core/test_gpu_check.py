@@ -88,10 +88,35 @@ def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, group):
         assert paths[name]["lm_eval_hflm"]["requests"] == paths[name]["options_compared"] > 0
         assert paths[name]["ratio_requests_per_s"] > 0
     if group == "trainers":
-        assert paths["encoder_bf16"]["bfloat16"]["steps"] == paths["encoder_bf16"]["float32"]["steps"] > 0
+        assert paths["encoder_bf16"]["bfloat16"][0]["steps"] == paths["encoder_bf16"]["float32"][0]["steps"] > 0
         assert paths["tagger"]["outputs"]["repaired_outputs"] == 0 and paths["tagger"]["test_sentences"] > 0
     if group == "probes":
         assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
         assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
+        breakdown = paths["first_gpu_work"]["load_breakdown"]
+        assert set(breakdown) == {"import_torch_s", "device_first_use_s", "import_lm_eval_hf_s", "weights_to_device_s"}
+        assert all(seconds >= 0 for seconds in breakdown.values()) and breakdown["weights_to_device_s"] > 0
         assert paths["projection_8b"]["t12_recipe_hours"] > 0
 
+
+
+def test_calls_of_one_machine_and_day_merge_into_one_table_and_a_path_measured_twice_is_refused(tmp_path):
+    """A check split over device calls with --only is one run in the table; two figures for one path are not."""
+    table = _module("gpu_table")
+    env = {"card": "NVIDIA H200", "driver": "580", "torch": "2.11", "transformers": "5.17", "lm_eval": "0.4.13",
+           "date": "2026-11-28T21:53:17+00:00"}
+    first = tmp_path / "gpu-a.json"
+    first.write_text(json.dumps({"environment": env, "paths": {"tagger": {"wall_s": 75.0}}}))
+    second = tmp_path / "gpu-b.json"
+    second.write_text(json.dumps({"environment": {**env, "date": "2026-11-28T22:02:53+00:00"},
+                                  "paths": {"first_gpu_work": {"warm": {"before_first_forward_s": 3.0}}}}))
+    other_day = tmp_path / "gpu-c.json"
+    other_day.write_text(json.dumps({"environment": {**env, "date": "2026-12-01T10:00:00+00:00"},
+                                     "paths": {"tagger": {"wall_s": 50.0}}}))
+    runs = table.merged([first, second, other_day])
+    assert [[p.name for p in names] for names, _ in runs] == [["gpu-a.json", "gpu-b.json"], ["gpu-c.json"]]
+    assert sorted(runs[0][1]["paths"]) == ["first_gpu_work", "tagger"]
+    again = tmp_path / "gpu-d.json"
+    again.write_text(json.dumps({"environment": env, "paths": {"tagger": {"wall_s": 60.0}}}))
+    with pytest.raises(SystemExit, match="tagger measured again in gpu-a.json"):
+        table.merged([first, again])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pytest
@@ -92,6 +93,26 @@ def test_fingerprint_follows_weights_not_batch_size(tiny_gpt2, tmp_path):
     config["n_head"] = 4
     (copy / "config.json").write_text(json.dumps(config))
     assert HFDecoder({"pretrained": str(copy)}).fingerprint() != base
+
+
+def test_softmax_dtype_reaches_lm_eval_and_keys_the_cache(tiny_gpt2):
+    """The first GPU run found multi-token log-likelihoods 0.5 apart in bfloat16 (two bf16 steps near -50):
+    ``softmax_dtype=float32`` is lm-eval's switch for that, passed through, and answers under it are cached apart."""
+    import torch
+
+    from metabench.models.hf_decoder import HFDecoder
+
+    plain = HFDecoder({"pretrained": str(tiny_gpt2), "dtype": "bfloat16", "batch_size": "4", "device": "cpu"})
+    wide = HFDecoder({"pretrained": str(tiny_gpt2), "dtype": "bfloat16", "batch_size": "4", "device": "cpu",
+                      "softmax_dtype": "float32"})
+    assert wide.fingerprint() != plain.fingerprint()
+    assert wide.lm.softmax_dtype == torch.float32 and plain.lm.softmax_dtype is None
+    contexts, options = ["The sky is", "A heart of"], [(" blue", " a very long option"), (" stone", " gold")]
+    narrow, precise = plain.option_scores(contexts, options), wide.option_scores(contexts, options)
+    # bf16 holds 8 significant bits: a bf16 log-probability is a multiple of its spacing; float32's need not be
+    spacing = lambda v: 2.0 ** (math.floor(math.log2(abs(v))) - 7)
+    assert all(score / spacing(score) == round(score / spacing(score)) for row in narrow for score, _ in row)
+    assert any(score / spacing(score) != round(score / spacing(score)) for row in precise for score, _ in row)
 
 
 def test_adapter_arguments_are_checked():
