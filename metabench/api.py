@@ -140,7 +140,7 @@ def evaluate(
     launcher: str = "auto",
     data_dir: PathLike | None = None,
     use_cache: bool = True,
-    progress: bool = True,
+    progress: bool | str = True,
     workers: int | None = None,
     ray_address: str | None = None,
     overwrite: bool = False,
@@ -154,7 +154,9 @@ def evaluate(
     list; default the task's protocol. ``limit``: the first N test items only (the run is then partial).
     ``output_dir``: where run folders go (default ``runs``). ``launcher``: ``auto``, ``serial``,
     ``processes`` or ``ray`` (docs/scaling.md). ``repeat``: draws per item and seed of a sampled decoder, the
-    majority answer scored (docs/decoders.md, Repeated draws). A job that fails or is skipped does not raise: its
+    majority answer scored (docs/decoders.md, Repeated draws). ``progress``: ``True`` shows bars where stderr is
+    a terminal and a plain line every 30 s elsewhere (a log, CI), ``False`` nothing, ``"bars"`` or ``"lines"``
+    that style (:mod:`metabench.progress`). A job that fails or is skipped does not raise: its
     :class:`TaskResult` says why; bad usage (an unknown task or model, a bad option) raises
     :class:`metabench.errors.MetabenchError`.
     """
@@ -168,7 +170,7 @@ def evaluate(
         use_cache=use_cache, progress=progress, launcher=launcher, ray_address=ray_address, workers=workers,
         overwrite=overwrite, repeat=repeat,
     )
-    with library_bars(shown=progress):
+    with library_bars(shown=options.progress_style == "bars"):  # lines: the libraries' bars would redraw in a log
         outcomes = run(registry, joined(tasks, "tasks"), listed(models, "models"), options)
     return Evaluation([TaskResult.from_outcome(o) for o in outcomes], outcomes)
 

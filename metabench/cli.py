@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import io
 import inspect
+import json
 import os
 import sys
 from pathlib import Path
@@ -90,9 +91,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", help="with --launcher processes: worker processes; with ray and no "
                      "--ray-address: CPUs of the local Ray (default: all CPUs), so at most this many jobs at once")
     run.add_argument("--no-progress", action="store_true", default=None,
-                     help="hide progress bars (hidden by default when stderr is not a terminal: a log gets no cursor codes)")
+                     help="show no progress (default: bars on a terminal; where stderr is a file or a pipe, a plain "
+                     "line every 30 s, METABENCH_PROGRESS_INTERVAL, so a log holds no cursor codes)")
     run.add_argument("--progress", dest="no_progress", action="store_false", default=None,
-                     help="show progress bars even when stderr is not a terminal")
+                     help="draw progress bars even when stderr is not a terminal")
+    run.add_argument("--json", action="store_true",
+                     help="print the jobs as JSON on stdout (task, model, status, run folder, metrics) instead of "
+                     "the tables")
     run.add_argument("--overwrite", action="store_true", default=None,
                      help="replace a finished run in the same folder even when its answers differ (default: refuse)")
     run.add_argument("--dry-run", action="store_true",
@@ -170,18 +175,90 @@ def _cmd_run(args) -> int:
         return 0
     if not args.yes and sys.stdin.isatty() and sys.stderr.isatty():
         _check_size(arguments)
+    clock = _Clock()
     evaluation = evaluate(**arguments)
     outcomes = evaluation.outcomes
-    if any(o.status != "skipped" for o in outcomes):
-        print(summary_table(outcomes))
-    _print_group_means(outcomes)
+    if args.json:
+        print(json.dumps({**_run_json(evaluation, count_line(outcomes)), **clock.as_dict()}, indent=1, ensure_ascii=False))
+    else:
+        if any(o.status != "skipped" for o in outcomes):
+            print(summary_table(outcomes))
+        _print_group_means(outcomes)
     for line in skip_lines(outcomes):
         print(line, file=sys.stderr)
     for outcome in outcomes:
         if outcome.status == "failed":
             print(f"\nfailed: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
-    print(f"\n{count_line(outcomes)}")
+    if not args.json:
+        folders = _shown_folders(evaluation.run_dirs)
+        if folders:  # where the results went, in the form `compare` and `explore` take
+            print(f"\nrun folders (metabench compare / explore take them):\n  " + "\n  ".join(folders))
+        print(f"\n{clock.line()}\n{count_line(outcomes)}")
     return 1 if evaluation.failed else 0
+
+
+class _Clock:
+    """The run's wall time, and the command's CPU time (user + system since it started, imports included, with the
+    worker processes it started and waited for), as the run's closing lines print them: on a shared machine the
+    CPU time is what a run costs, where wall time depends on what else runs."""
+
+    def __init__(self):
+        import time
+
+        self.wall = time.perf_counter()
+
+    @staticmethod
+    def _cpu() -> float | None:
+        try:
+            import resource
+        except ImportError:  # not on POSIX
+            return None
+        return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                       resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+    def as_dict(self) -> dict:
+        import time
+
+        cpu = self._cpu()
+        return {"wall_s": round(time.perf_counter() - self.wall, 1), "cpu_s": None if cpu is None else round(cpu, 1)}
+
+    def line(self) -> str:
+        from .progress import duration
+
+        took = self.as_dict()
+        cpu = "" if took["cpu_s"] is None else f"; {took['cpu_s']:.0f} CPU-s for the command (user + system, workers included)"
+        return f"time: {duration(took['wall_s'])} wall for the run{cpu}"
+
+
+def _shown_folders(folders: list[Path]) -> list[str]:
+    """Run folders as a shell takes them: relative to the current folder where they are below it, quoted where
+    a character would need it."""
+    import shlex
+
+    shown = []
+    for folder in folders:
+        try:
+            folder = Path(folder).resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        shown.append(shlex.quote(str(folder)))
+    return shown
+
+
+def _run_json(evaluation, counts: str) -> dict:
+    """``metabench run --json``: every job with its status, run folder and metrics, and the closing count."""
+    jobs = []
+    for result in evaluation.results:
+        job = {"task": result.task, "model": result.model, "status": result.status,
+               "run_dir": None if result.run_dir is None else str(result.run_dir)}
+        if result.ok:
+            job.update(primary_metric=result.primary_metric, n_items=result.n_items, partial=result.partial,
+                       seeds=result.seeds,
+                       metrics={name: {"mean": v.mean, "std": v.std, "n": v.n} for name, v in result.metrics.items()})
+        else:
+            job.update(reason=result.reason, message=result.message, hint=result.hint)
+        jobs.append(job)
+    return {"jobs": jobs, "run_dirs": [str(folder) for folder in evaluation.run_dirs], "summary": counts}
 
 
 def _check_size(arguments: dict) -> None:
@@ -210,8 +287,11 @@ def _run_arguments(args) -> dict:
              "workers": None if args.workers is None else number_text(args.workers),
              "use_cache": None if args.no_cache is None else not args.no_cache,
              "progress": None if args.no_progress is None else not args.no_progress}
+    if args.no_progress is False:  # --progress: bars even where stderr is a log
+        flags["progress"] = "bars"
     given.update({key: value for key, value in flags.items() if value is not None})
-    given.setdefault("progress", _stderr_is_terminal())  # bars redraw with cursor codes, which a log file keeps
+    # the default, True: bars on a terminal, a plain line every interval in a log (bars' cursor codes are noise there)
+    given.setdefault("progress", True)
     missing = [flag for key, flag in (("tasks", "--tasks"), ("models", "--model")) if key not in given]
     if missing:
         where = f" or in {config}" if config else " (or a --config file setting them)"
@@ -232,13 +312,6 @@ def _one_config(configs: list[Path] | None) -> Path | None:
                              hint="merge them into one file, or give one --config and set single values with flags, "
                              "which override the file")
     return configs[0]
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced by an object without isatty, or closed
-        return False
 
 
 def _print_group_means(outcomes) -> None:

@@ -26,6 +26,7 @@ from .data.load import LoadedSplit, load_split
 from .errors import MetabenchError
 from .models.base import AdapterSettings
 from .models.spec import ModelSpec
+from .progress import style as progress_style
 from .registry import Registry
 
 
@@ -39,7 +40,10 @@ class RunOptions:
     limit: int | None = None
     data_dir: Path | None = None
     use_cache: bool = True
-    progress: bool = True
+    #: True: bars on a terminal, plain lines where stderr is not one (resolved here, in the process that starts
+    #: the run, so workers get "bars" or "lines"); False: nothing; "bars" / "lines" (`--progress`): that style
+    #: (:mod:`metabench.progress`)
+    progress: bool | str = True
     launcher: str = "serial"  # auto | serial | processes | ray (see metabench.launch; the CLI's default is auto)
     ray_address: str | None = None  # join this Ray cluster instead of starting a local one
     workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
@@ -52,10 +56,19 @@ class RunOptions:
         self.output_dir = _folder(self.output_dir, "--output-dir")
         if self.data_dir is not None:
             self.data_dir = _folder(self.data_dir, "--data-dir")
+        if self.progress is True:
+            self.progress = progress_style(True)
+
+    @property
+    def progress_style(self) -> str:
+        """``bars``, ``lines`` or ``off`` (:func:`metabench.progress.style`)."""
+        return progress_style(self.progress)
 
     @property
     def adapter_settings(self) -> AdapterSettings:
-        return AdapterSettings(use_cache=self.use_cache, progress=self.progress)
+        """An adapter's ``progress`` is whether it draws bars; in the lines style its meters print lines
+        (`metabench.progress.meter`)."""
+        return AdapterSettings(use_cache=self.use_cache, progress=self.progress_style == "bars")
 
 
 @dataclass(frozen=True)

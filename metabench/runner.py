@@ -55,10 +55,12 @@ def check_options(options: RunOptions) -> None:
     """Bad parameters are one clear error before any work (``--limit -1`` once scored all but one item)."""
     if options.limit is not None:
         whole_number(options.limit, "--limit", hint="leave --limit out to evaluate the whole test split")
-    for option, value in (("--no-cache", options.use_cache), ("--no-progress", options.progress),
-                          ("--overwrite", options.overwrite)):
+    for option, value in (("--no-cache", options.use_cache), ("--overwrite", options.overwrite)):
         if not isinstance(value, bool):
             raise MetabenchError(f"{option}: expected true or false, got {value!r}")
+    if not isinstance(options.progress, bool) and options.progress not in ("bars", "lines"):
+        raise MetabenchError(f"--no-progress: expected true or false, got {options.progress!r}",
+                             hint="progress is true (bars on a terminal, lines in a log), false, 'bars' or 'lines'")
     if not isinstance(options.launcher, str) or options.launcher not in LAUNCHERS:
         raise MetabenchError(f"unknown launcher {options.launcher!r}", hint=f"launchers: {', '.join(LAUNCHERS)}")
     if options.ray_address and options.launcher != "ray":

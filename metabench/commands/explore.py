@@ -9,7 +9,7 @@ from pathlib import Path
 
 EXAMPLES = """\
 examples:
-  metabench explore leaderboard/runs/m4x_det_en_mono/lookup
+  metabench explore runs/m4x_det_en_mono/lookup     writes runs/m4x_det_en_mono/explore-m4x_det_en_mono-lookup.html
   metabench explore runs/moh_x_f0/majority runs/moh_x_f0/hf_minilm-l6 -o moh-explore.html
 exit status: 0 page written, 2 bad usage (unreadable run, runs of different tasks, task not installed, a
 target inside a leaderboard site) or an internal error.
@@ -27,7 +27,8 @@ def add_commands(subparsers) -> None:
     )
     explore.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="one or two run folders (or results.json)")
     explore.add_argument("-o", "--output", type=Path,
-                         help="the page to write (default: explore-<task>-<model>[-vs-<model>].html here)")
+                         help="the page to write (default: explore-<task>-<model>[-vs-<model>].html beside the first "
+                         "run's folder; for runs inside a leaderboard site, under $METABENCH_CACHE_DIR/explore/)")
     explore.add_argument("--seed", type=int, help="which seed's answers (default: each run's first seed)")
     explore.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     explore.set_defaults(func=_cmd_explore)
@@ -46,7 +47,7 @@ def _cmd_explore(args) -> int:
         if not path.exists():
             raise MetabenchError(f"{path}: no such run folder", hint="pass a run folder written by `metabench run`")
     runs = [load_run(path) for path in args.runs]
-    target = args.output or Path(_default_name(runs))
+    target = args.output or _default_target(runs, args.runs[0])
     check_target(target)  # before the items are loaded
     exploration = explore(default_registry(), runs, seed=args.seed, data_dir=args.data_dir)
     counts = exploration.counts()
@@ -57,8 +58,25 @@ def _cmd_explore(args) -> int:
     return 0
 
 
+def _default_target(runs, given: Path) -> Path:
+    """Beside the runs it reads: in the folder that holds the first run's folder (``runs/<task>/``), never the
+    current folder (a clone's root). Runs inside a leaderboard site (the committed ``leaderboard/runs``) keep
+    the page out of it, since it holds the mirror's text: it goes to the cache, ``$METABENCH_CACHE_DIR/explore``."""
+    from ..cache import cache_root
+    from ..errors import MetabenchError
+    from ..report.explore.page import check_target
+
+    folder = given.parent if given.name == "results.json" else given
+    beside = folder.parent / _default_name(runs)
+    try:
+        check_target(beside)
+    except MetabenchError:
+        return cache_root() / "explore" / runs[0].task / _default_name(runs)
+    return beside
+
+
 def _default_name(runs) -> str:
     import re
 
-    name = "-vs-".join([runs[0].task] + [run.model for run in runs])
+    name = f"{runs[0].task}-" + "-vs-".join(run.model for run in runs)
     return "explore-" + re.sub(r"[^A-Za-z0-9_.=@-]+", "_", name)[:150] + ".html"

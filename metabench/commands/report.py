@@ -242,15 +242,28 @@ def _cmd_leaderboard_build(args) -> int:
     for rejected, folder in zip(built.rejected, built.rejected_folders):
         print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}\n  run folder: {folder}",
               file=sys.stderr)
-    reasons = sorted({u["reason"] for u in built.unverified})
-    if reasons:  # one line per distinct reason: a missing mirror leaves every run unverified for the same one
-        print(f"leaderboard: {len(built.unverified)} run(s) not checked against the data, ranked below the verified "
-              f"runs and never given the ★: {'; '.join(reasons[:3])}{' ...' if len(reasons) > 3 else ''}",
-              file=sys.stderr)
+    if built.unverified:
+        print(_unverified_line([u["reason"] for u in built.unverified], args.output_dir), file=sys.stderr)
     if built.rejected:
         print(f"leaderboard: {len(built.rejected)} run(s) rejected by verification and left out (exit status 1)",
               file=sys.stderr)
     return 1 if built.rejected else 0
+
+
+def _unverified_line(reasons: list[str], out_dir) -> str:
+    """One line for the runs not checked against the data here: how many, why (each distinct reason once, with
+    its run count: a missing mirror leaves every run unverified for the same one), and where each run's fix is
+    (the board's list), since a fix can cost hours (a HARD build) and a build's log need not repeat it per run."""
+    import re
+    from collections import Counter
+
+    why = Counter(re.sub(r" \(fix: .*\)$", "", reason).removeprefix("not checked against the data: ")
+                  for reason in reasons)
+    shown = [f"{reason} ({count} run{'s' if count > 1 else ''})" for reason, count in why.most_common(3)]
+    more = f"; and {len(why) - 3} other reason(s)" if len(why) > 3 else ""
+    return (f"leaderboard: {len(reasons)} run(s) not checked against the data here, shown as unverified (ranked "
+            f"below the verified runs, never given the ★): {'; '.join(shown)}{more}; each run's fix: 'Unverified "
+            f"runs' in {Path(out_dir) / 'leaderboard.md'}")
 
 
 def _cmd_report_docs(args) -> int:

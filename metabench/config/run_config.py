@@ -40,7 +40,8 @@ class RunConfig(Strict):
                                      "answer scored (`--repeat`)")
     ray_address: NonEmpty | None = Field(None, description="`--ray-address`")
     cache: StrictBool = Field(True, description="false: neither read nor write the answer cache (`--no-cache`)")
-    progress: StrictBool = Field(True, description="false: no progress bars (`--no-progress`)")
+    progress: StrictBool = Field(True, description="false: no progress (`--no-progress`); true: bars on a terminal, a "
+                                 "plain line every 30 s where stderr is a log")
     overwrite: StrictBool = Field(False, description="replace finished runs whose answers differ (`--overwrite`)")
 
 

@@ -42,7 +42,7 @@ def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
 def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mine: str = "", unpaired: str = "keep"):
     from .mine import phi_bin, select_hard  # noqa: PLC0415
     from .sor import SORSettings  # noqa: PLC0415
-    from .store import build_dir, index_entry, parse_mine_settings, read_index, resolve_model  # noqa: PLC0415
+    from .store import build_dir, index_entry, parse_mine_settings, read_index, resolve_model, settings_flags  # noqa: PLC0415
 
     if split != "test":
         raise bad_split("hard_metaphors", split, ("test",))
@@ -60,12 +60,13 @@ def load(ctx, split: str, model: str = "hf:minilm-l6", xi=0.8, sor: str = "", mi
     except MissingExtraError as exc:
         raise NotBuiltError(f"hard_metaphors: HARD({model}) is mined with {model}: {exc.message}", hint=exc.hint,
                             reason=f"needs metabench[{exc.extra}]") from None
-    entry = read_index().get(index_entry(base.fingerprint, SORSettings.parse(sor), parse_mine_settings(mine)))
+    settings, mining = SORSettings.parse(sor), parse_mine_settings(mine, pinned=True)  # a task file's settings
+    entry = read_index().get(index_entry(base.fingerprint, settings, mining))
     folder = build_dir(entry["build"]) if entry else None
     if folder is None or not (folder / "instances.jsonl").is_file():
-        flags = "".join(f" --{k} {v}" for k, v in (("sor", sor), ("mine", mine)) if v)
-        raise NotBuiltError(f"hard_metaphors: HARD({model}) has not been built with these settings",
-                            hint=f"build it once: metabench hard mine --model {model}{flags}")
+        raise NotBuiltError(f"hard_metaphors: HARD({model}) has not been built on this machine with these settings",
+                            hint=f"build it once (SOR training then mining: CPU-hours for the longer SOR settings, "
+                            f"docs/hard-metaphors.md): metabench hard mine --model {model}{settings_flags(settings, mining)}")
     path = folder / "instances.jsonl"
     data = path.read_bytes()
     ctx.used[f"hard/{entry['build']}/instances.jsonl"] = hashlib.sha256(data).hexdigest()

@@ -138,11 +138,14 @@ def record_build(base_fingerprint: str, settings: SORSettings, mine: MineSetting
 LEGACY_MIN_INSTANCES = "min_instances"
 
 
-def parse_mine_settings(text: str | None) -> MineSettings:
+def parse_mine_settings(text: str | None, *, pinned: bool = False) -> MineSettings:
     """``rate_min_instances=5,k_rule=n`` -> mining settings; errors name the bad field and the allowed values.
 
     ``min_instances=N`` (deprecated; the committed hard_mi_* tasks name it) sets both gates to N, exactly what it
-    computed before the split, with a FutureWarning naming the two settings; it cannot be combined with them."""
+    computed before the split, with a FutureWarning naming the two settings; it cannot be combined with them.
+    ``pinned``: the text is a task file's ``dataset_args`` (the hard_mi_* tasks pin the knob their committed runs
+    were built with, and cannot change it without changing their config hash): no warning, since the user who
+    loads the task, or builds a leaderboard of its runs, has nothing to change."""
     import warnings  # noqa: PLC0415
     from dataclasses import fields  # noqa: PLC0415
 
@@ -161,9 +164,10 @@ def parse_mine_settings(text: str | None) -> MineSettings:
         if given:
             raise MetabenchError(f"mining setting min_instances={both} sets both gates and cannot be combined with "
                                  f"{' and '.join(given)}", hint="name pool_min_instances and rate_min_instances only")
-        warnings.warn(f"mining setting min_instances={both} is deprecated: it sets both gates, "
-                      f"pool_min_instances={both},rate_min_instances={both} (the same build as before); the authors' "
-                      "defaults are pool_min_instances=2,rate_min_instances=4", FutureWarning, stacklevel=2)
+        if not pinned:
+            warnings.warn(f"mining setting min_instances={both} is deprecated: it sets both gates, "
+                          f"pool_min_instances={both},rate_min_instances={both} (the same build as before); the "
+                          "authors' defaults are pool_min_instances=2,rate_min_instances=4", FutureWarning, stacklevel=2)
         values["pool_min_instances"] = values["rate_min_instances"] = both
     settings = MineSettings(**values)
     if settings.k_rule not in ("n_minus_1", "n"):

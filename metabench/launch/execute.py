@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tqdm.auto import tqdm
-
-from .. import job_memo
+from .. import job_memo, progress
 from ..cache import AnswerCache, item_key, job_key
 from ..config.index import LoadedTask
 from ..data.hashing import hashing_seconds
@@ -69,7 +67,15 @@ def execute(registry: Registry, job: Job, cache) -> JobResult:
     """Compute one job: answers (from ``cache`` where it has them), per-item scores and the results record.
 
     Writes nothing but answers into ``cache`` (batch by batch); pass ``AnswerCache(None)`` to write nothing.
+    Progress (`metabench.progress`) is shown in the run's style, its lines prefixed with the job.
     """
+    number, count = job.position
+    with progress.run_style(job.options.progress_style), \
+            progress.scope(f"job {number}/{count} | {job.task.name} | {job.model.text}"):
+        return _execute(registry, job, cache)
+
+
+def _execute(registry: Registry, job: Job, cache) -> JobResult:
     phases = Phases({"data_hash_s": hashing_seconds, "model_hash_s": model_hashing_seconds,
                      "model_load_s": model_loading_seconds})
     task, spec, options = job.task, job.model, job.options
@@ -186,9 +192,10 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, draw: repeats.Draw, 
         adapter.fit(_training(data, adapter, seed, training_hash))
         phases.lap("fit_s")
         draw_text = f" draw {draw.index + 1}/{job.options.repeat}" if job.options.repeat > 1 else ""
-        _answer(adapter, requests, keys, missing, answers, cache, draw.sampling_seed,
-                f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}{draw_text}",
-                job.options)
+        label = f"predict seed {seed}{draw_text}"
+        if progress.current_style() == progress.BARS:  # a bar says which job it is itself; lines get the scope
+            label = f"job {job.position[0]}/{job.position[1]} | {task.name} | {job.model.text} | seed {seed}{draw_text}"
+        _answer(adapter, requests, keys, missing, answers, cache, draw.sampling_seed, label, job.options)
         phases.lap("predict_s")
     return [answers[key] for key in keys]
 
@@ -236,7 +243,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
 def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
     """Answer the ``missing`` requests batch by batch into ``answers``, committing each batch to ``cache``."""
     size = max(1, adapter.batch_size())
-    with tqdm(total=len(missing), desc=label, unit="item", disable=not options.progress, leave=False) as bar:
+    with progress.meter(len(missing), label, "item") as bar:
         for start in range(0, len(missing), size):
             batch = missing[start : start + size]
             preds = adapter.predict([requests.get(i) for i in batch], seed)

@@ -32,6 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
+from .. import progress
 from ..errors import MetabenchError
 from ..store import sync
 from .answers import answers_path, open_answers
@@ -77,10 +78,12 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
         workers = options.workers or available_cpus()
     if workers < 1:
         raise MetabenchError(f"--workers {workers}: at least one worker is needed", hint="e.g. --workers 2")
-    return run_jobs(registry, jobs, options.use_cache, workers)
+    with progress.run_style(options.progress_style), progress.meter(len(jobs), "run", "job", leave=True) as bar:
+        return run_jobs(registry, jobs, options.use_cache, workers, done=bar.update)
 
 
-def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int) -> list:
+def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int, done=None) -> list:
+    """``done(n)``: called with the number of jobs of each batch that comes back (a progress meter)."""
     queue = batches(jobs, list(range(len(jobs))), workers, registry)
     outcomes: list = [None] * len(jobs)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
@@ -90,7 +93,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
         open_answers(cache_path).close()
     for _ in range(MAX_RETRIES + 1):
         queue = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
-                          min(workers, len(queue)), outcomes)
+                          min(workers, len(queue)), outcomes, done or (lambda n: None))
         if not queue:
             break
     else:
@@ -102,7 +105,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int)
     return outcomes
 
 
-def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes) -> list:
+def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes, returned) -> list:
     """One pool's pass over ``queue``, writing each batch's folders as it returns; the batches it could not
     finish because a worker died."""
     lost: list[list[int]] = []
@@ -119,6 +122,7 @@ def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes) -> 
                     lost.append(numbers)
                     continue
                 collect(outcomes, jobs, numbers, computed)
+                returned(len(numbers))
     return sorted(lost, key=len, reverse=True)
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tqdm.auto import tqdm
-
+from .. import progress
 from ..jobs import Job, RunOptions
 from ..registry import Registry
 from ..store import sync
@@ -18,7 +17,8 @@ def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list
     cache = open_answers(answers_path(options.use_cache))
     outcomes = []
     try:
-        with collecting_less(), tqdm(total=len(jobs), desc="jobs", unit="job", disable=not options.progress) as bar:
+        with collecting_less(), progress.run_style(options.progress_style), \
+                progress.meter(len(jobs), "run", "job", leave=True) as bar:
             for job in jobs:
                 outcomes.append(_run_guarded(registry, job, cache))
                 bar.update()

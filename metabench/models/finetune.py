@@ -138,8 +138,9 @@ def train(
     import contextlib
 
     import torch
-    from tqdm.auto import tqdm
     from transformers import get_linear_schedule_with_warmup
+
+    from .. import progress as shown
 
     autocast = autocast if autocast is not None else contextlib.nullcontext()
     batch_size, accum = schedule.batch_size, schedule.grad_accum
@@ -161,7 +162,8 @@ def train(
         best_score, best_state, best_epoch = resumed["best_score"], resumed["best_state"], resumed["best_epoch"]
         history, start_epoch, step = resumed["history"], resumed["epoch"] + 1, resumed["step"]
 
-    bar = tqdm(total=total_steps, initial=step, desc=label, unit="step", disable=not progress, leave=False)
+    # a bar where the caller draws bars; else, in a run whose stderr is a log, a line every interval
+    bar = shown.meter(total_steps, label, "step", bars=progress, initial=step)
     examples_seen = 0
     train_started, train_cpu_started = time.perf_counter(), time.process_time()
     try:
@@ -190,9 +192,12 @@ def train(
                     optimizer.zero_grad(set_to_none=True)
                     step += 1
                     bar.update(1)
-                    bar.set_postfix(epoch=epoch + 1, loss=f"{running / counted:.4f}")
+                    bar.set_postfix(epoch=f"{epoch + 1}/{n_epochs}", loss=f"{running / counted:.4f}",
+                                    examples=examples_seen)
             entry: dict[str, Any] = {"epoch": epoch + 1, "step": step, "train_loss": running / max(counted, 1)}
             if selection is not None:
+                bar.set_postfix(epoch=f"{epoch + 1}/{n_epochs}", loss=f"{running / max(counted, 1):.4f}",
+                                examples=examples_seen, now="scoring the validation split")
                 scores = selection.evaluate()
                 entry["validation"] = scores
                 value = scores[selection.metric]

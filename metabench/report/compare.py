@@ -380,12 +380,41 @@ def compare_runs(
             run = next(r for r in runs if str(r.path) == getattr(comparison, f"{side}_run"))
             setattr(comparison, f"{side}_marks", marks(run, verdicts[id(run)]))
     if not comparisons:
+        reruns = list(dict.fromkeys(line for note in notes for line in getattr(note, "reruns", [])))
         raise MetabenchError(
             "nothing could be paired:\n  " + "\n  ".join(notes),
-            hint="pass two or more runs of the same task over the same items (run folders, results.json files or an "
-            "output folder)",
+            hint="rerun one side so that both hold the same items, then compare again:\n    " + "\n    ".join(reruns)
+            if reruns else "pass two or more runs of the same task over the same items (run folders, results.json "
+            "files or an output folder)",
         )
     return comparisons, notes
+
+
+def rerun_commands(lone: Run, others: list[Run]) -> list[str]:
+    """The commands that would give ``lone`` a partner over its items: another model rerun with ``lone``'s
+    ``--limit`` (or without one, where ``lone`` has none), cheapest first (baselines), then ``lone`` rerun over
+    the items of the other runs. Each writes next to the runs it pairs with."""
+    import shlex
+
+    def command(run: Run, limit: int | None) -> str:
+        out = run.path.parent.parent
+        try:
+            out = out.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            pass
+        seeds = f" --seeds {','.join(map(str, run.seeds))}" if "@seeds=" in run.path.name else ""
+        return (f"metabench --tasks {shlex.quote(run.task)} --model {shlex.quote(run.model)}{seeds}"
+                + (f" --limit {limit}" if limit is not None else "") + f" -o {shlex.quote(str(out))}")
+
+    def family(run: Run) -> str:
+        return (run.record.raw.get("model") or {}).get("family") or ""
+
+    partners = sorted({run.model: run for run in others}.values(), key=lambda run: family(run) != "baseline")
+    lines = [command(run, lone.record.limit) for run in partners[:2]]
+    limits = {run.record.limit for run in others}
+    if len(limits) == 1:  # the others agree on their items: lone rerun over them
+        lines.append(command(lone, limits.pop()))
+    return lines
 
 
 def _by_item_set(group: list[Run]) -> list[list[Run]]:
@@ -415,9 +444,11 @@ def _compare_group(registry: Registry, task: str, group: list[Run], others: list
     if len(group) < 2:
         if several:
             held = "; ".join(f"{run.path.name}: {_items_phrase(run)}" for run in others)
-            notes.append(NotCompared(f"task '{task}': {group[0].path} is the only run over its items "
-                                     f"({_items_phrase(group[0])}); the task's other runs hold other items ({held})",
-                                     "the only run over its items", task))
+            note = NotCompared(f"task '{task}': {group[0].path} is the only run over its items "
+                               f"({_items_phrase(group[0])}); the task's other runs hold other items ({held})",
+                               "the only run over its items", task)
+            note.reruns = rerun_commands(group[0], others)
+            notes.append(note)
         else:
             notes.append(NotCompared(f"task '{task}': a single run ({group[0].model}), nothing to compare it with",
                                      "a single run of the task", task))

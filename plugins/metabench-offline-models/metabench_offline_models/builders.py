@@ -12,6 +12,8 @@ functions that need them.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import shutil
 import struct
@@ -174,8 +176,9 @@ def _convert_gguf(tmp: Path, gguf: Path, name: str) -> dict[str, Any]:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-    gguf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    with _quiet_gguf_bar():
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        gguf_model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
     gguf_model.eval()
 
     config = gguf_model.config.__class__.from_dict(gguf_model.config.to_dict())
@@ -204,6 +207,33 @@ def _convert_gguf(tmp: Path, gguf: Path, name: str) -> dict[str, Any]:
     _tidy_tokenizer_config(tmp, getattr(config, "max_position_embeddings", None))
     _check_saved_config(tmp)
     return {"check_max_abs_logit_diff": diff, "chat_template": bool(getattr(tokenizer, "chat_template", None))}
+
+
+@contextlib.contextmanager
+def _quiet_gguf_bar():
+    """transformers draws its GGUF conversion bar with tqdm directly (one update per tensor, 78 for SmolLM2),
+    past its own progress-bar switch; where stderr is not a terminal each redraw would stay in the log. There the
+    bar is off for the conversion (on a terminal it is shown, unless ``TQDM_DISABLE`` says otherwise)."""
+    import sys
+
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # another transformers layout: nothing to quieten
+        yield
+        return
+    original = getattr(gguf_utils, "tqdm", None)
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if original is None or terminal:
+        yield
+        return
+    gguf_utils.tqdm = functools.partial(original, disable=True)
+    try:
+        yield
+    finally:
+        gguf_utils.tqdm = original
 
 
 def _set_dtype(config: Any, dtype: Any) -> None:

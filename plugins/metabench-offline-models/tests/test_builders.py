@@ -608,3 +608,27 @@ def test_errors_work_without_metabench(tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "METABENCH_CACHE_DIR": str(tmp_path)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+@pytest.mark.skipif(not _have_torch(), reason="needs transformers")
+def test_the_gguf_conversion_bar_is_off_where_stderr_is_a_log(monkeypatch):
+    """transformers' GGUF conversion draws its own tqdm bar (78 updates for SmolLM2), past its progress switch:
+    off while converting where stderr is not a terminal, restored after; left alone on a terminal."""
+    import io
+
+    from transformers import modeling_gguf_pytorch_utils as gguf_utils
+
+    original = gguf_utils.tqdm
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with builders._quiet_gguf_bar():
+        assert gguf_utils.tqdm is not original
+        assert list(gguf_utils.tqdm(range(3), desc="Converting")) == [0, 1, 2]
+    assert gguf_utils.tqdm is original and sys.stderr.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with builders._quiet_gguf_bar():
+        assert gguf_utils.tqdm is original
