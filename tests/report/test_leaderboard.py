@@ -139,10 +139,10 @@ def test_board_builds_from_run_files_where_the_plugin_is_not_installed(toy_runs)
     registry = plugins.load()
     assert not registry.has("dataset", "toy_tagging")
     board = build_board(registry, find_runs([toy_runs]), options=Options(n_resamples=50))
-    tag = next(t for t in board["tasks"] if t["name"] == "toy_tag")
-    assert tag["datasets"][0]["licence"] == "CC0" and tag["family"] == "detection"
-    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
-    assert any(r["source"] == "metabench" and r["cells"][0] != "—" for r in table["rows"])
+    tag = board.task("toy_tag")
+    assert tag.datasets[0].licence == "CC0" and tag.family == "detection"
+    table = next(t for t in board.paper_tables if t.key == "meta4xnli_table_14")
+    assert any(r.source == "metabench" and r.cells[0] != "—" for r in table.rows)
 
 
 def test_heatmap_of_many_tasks_is_stacked_so_labels_are_never_scaled_down():
@@ -172,5 +172,5 @@ def test_gaps_page_opens_on_a_real_gap_not_on_zero_against_zero(report_registry,
         make_run(tmp_path / "t_met" / model, task="t_met", model=model, correct={0: [1] * met + [0] * (30 - met)},
                  ids=[f"m{i}" for i in range(30)])
     board = build_board(report_registry, find_runs([tmp_path]), options=Options(n_resamples=100), published=[])
-    rows = board["gaps"]["rows"]
-    assert [(r["model"], r["degenerate"]) for r in rows] == [("b-model", False), ("a-zero", True)]
+    rows = board.gaps.rows
+    assert [(r.model, r.degenerate) for r in rows] == [("b-model", False), ("a-zero", True)]

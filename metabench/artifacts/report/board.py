@@ -1,7 +1,7 @@
 """The leaderboard's gameability section: Boisson et al.'s Tables 2-5 rebuilt from runs, and the gameability flag.
 
 Registered by ``artifacts/plugin.py`` as the board section ``gameability``: its rows go into
-``board["gameability"]`` and its tables, in the paper-view layout, join the board's paper tables.
+``board.section("gameability")`` and its tables, in the paper-view layout, join the board's paper tables.
 """
 
 from __future__ import annotations

@@ -5,17 +5,19 @@ runs per phi bin of a SOR model, one table per run, after the gaps. The site sho
 from __future__ import annotations
 
 from ...report.leaderboard.markdown import escape, table
+from ...report.leaderboard.schema import Board
 from ...report.paper_views import MISSING
 
 
-def lines(board: dict, name: str) -> list[str]:
-    """The section ``board[name]`` (`board.hardness_section`'s data) as Markdown; nothing when it has no row."""
-    hardness = board.get(name) or {}
+def lines(board: Board, name: str) -> list[str]:
+    """The section ``board.section(name)`` (`board.hardness_section`'s data, JSON) as Markdown; nothing when it
+    has no row."""
+    hardness = board.sections().get(name) or {}
     if not hardness.get("rows"):
         return []
     out = ["## Hardness: recall on the metaphors that confuse a SOR model", "",
            "Each VUA-Verb test item's WordNet sense gets the overlap phi of a sense-only representation (beyond Li et "
-           f"al.; docs/hard-metaphors.md); per phi bin, counts and {board['confidence']:.0%} Wilson intervals, the "
+           f"al.; docs/hard-metaphors.md); per phi bin, counts and {board.confidence:.0%} Wilson intervals, the "
            "run's first seed.", ""]
     for table_info in hardness["tables"]:
         partial = f" PARTIAL SOR: {table_info['sor_steps']} of the paper's 900 steps." if table_info["sor_steps"] != 900 else ""

@@ -15,7 +15,9 @@ from ..calibration_misses import PREFIX
 from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
-from .sections import VIEWS, view_function
+from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, HeadlineCell, HeadlineColumn,
+                     ProtocolSource, PublishedCell, PublishedNumber)
+from .sections import view_function
 
 #: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
 COLUMNS_PER_TABLE = 8
@@ -32,136 +34,139 @@ def table(headers: list, rows: list[list]) -> list[str]:
     return lines + [""]
 
 
-def _mark(entry: dict) -> str:
-    if entry["partial"]:
-        mark = f" ◐ n={entry['n_items']}"
-    elif entry["star"]:
+def _mark(entry: Entry) -> str:
+    if entry.partial:
+        mark = f" ◐ n={entry.n_items}"
+    elif entry.star:
         mark = " ★"
     else:
-        mark = " ▼" if (entry["vs_best"] or {}).get("significant") else ""
-    marks = entry.get("marks") or {}
-    mark += " (unverified)" if marks.get("unverified") else ""
-    mark += " (unchecked)" if marks.get("unchecked") else ""
-    if marks.get("constant"):
-        mark += " (constant)"
-    elif (marks.get("trivial") or {}).get("chance"):
-        mark += " (≈ chance)"
-    return mark + _caveat_marks(entry.get("caveats"))
+        mark = " ▼" if entry.vs_best is not None and entry.vs_best.significant else ""
+    marks = entry.marks
+    if marks is not None:
+        mark += " (unverified)" if marks.unverified else ""
+        mark += " (unchecked)" if marks.unchecked else ""
+        if marks.constant:
+            mark += " (constant)"
+        elif marks.trivial is not None and marks.trivial.chance:
+            mark += " (≈ chance)"
+    return mark + _caveat_marks(entry.caveats)
 
 
-def _caveat_marks(caveats: dict | None) -> str:
+def _caveat_marks(caveats: Caveats | None) -> str:
     """The caveats of `caveats.py` as short marks (their text: the task's "Read with care" list)."""
-    if not caveats:
+    if caveats is None:
         return ""
-    stability = caveats["stability"]
-    found = [name for name, on in (("below chance", caveats["below_chance"]),
-                                   ("collapsed fit", caveats.get("collapsed_fit")), ("unstable", stability["unstable"]),
-                                   ("constant-like", stability["skewed"]), ("lenient parser", caveats["lenient_parser"]))
+    stability = caveats.stability
+    found = [name for name, on in (("below chance", caveats.below_chance), ("collapsed fit", caveats.collapsed_fit),
+                                   ("unstable", stability.unstable), ("constant-like", stability.skewed),
+                                   ("lenient parser", caveats.lenient_parser))
              if on]
     return "".join(f" ({name})" for name in found)
 
 
-def _constant(entry: dict) -> str:
+def _constant(entry: Entry) -> str:
     """The best constant answer's value beside a run's number (its ≈ chance baseline on the same items)."""
-    value = ((entry.get("marks") or {}).get("trivial") or {}).get("baseline_value")
+    trivial = entry.marks.trivial if entry.marks is not None else None
+    value = trivial.baseline_value if trivial is not None else None
     return "" if value is None else f" [const {value:.4f}]"
 
 
-def _group_constant(caveats: dict | None) -> str:
+def _group_constant(caveats: Caveats | None) -> str:
     """A k-fold group's constant answer beside its mean: the folds' mean and the folds at chance."""
-    constant = (caveats or {}).get("constant")
+    constant = caveats.constant if caveats is not None else None
     if not constant:
         return ""
     near = f", ≈ chance in {constant['near']} of {constant['folds']} folds" if constant["near"] else ""
     return f" [const {constant['value']:.4f}{near}]"
 
 
-def _calibration(vs_best: dict) -> list[str]:
+def _calibration(vs_best: Comparison | None) -> list[str]:
     """The comparison's notes that its procedure misses a calibration target on this task's shape (marked †)."""
-    return [n for n in vs_best.get("notes") or [] if n.startswith(PREFIX)]
+    return [n for n in vs_best.notes if n.startswith(PREFIX)] if vs_best is not None else []
 
 
-def _seeds(entry: dict) -> str:
+def _seeds(entry: Entry) -> str:
     """The seed count, and the protocol's when the run has fewer (partial on seeds)."""
-    protocol = entry.get("protocol_seeds") or 0
-    return f"{len(entry['seeds'])}" + (f" of {protocol} (partial)" if protocol > len(entry["seeds"]) else "")
+    protocol = entry.protocol_seeds or 0
+    return f"{len(entry.seeds)}" + (f" of {protocol} (partial)" if protocol > len(entry.seeds) else "")
 
 
-def _cell(entry: dict | None, metric: str) -> str:
-    if not entry:
+def _cell(entry: Entry | None, metric: str) -> str:
+    if entry is None:
         return MISSING
-    mean = entry["metrics"][metric]["mean"]
+    mean = entry.metrics[metric].mean
     return (MISSING if mean is None else f"{mean:.4f}") + _mark(entry) + _constant(entry)
 
 
-def _overview(board: dict) -> list[str]:
-    tasks = {t["name"]: t for t in board["tasks"]}
+def _overview(board: Board) -> list[str]:
+    tasks = {t.name: t for t in board.tasks}
     cells: dict[tuple[str, str], str] = {}
-    for task in board["tasks"]:
-        for entry in sorted(task["entries"], key=lambda e: -e["item_set"]):  # the main item set wins
-            cells[(entry["model"], task["name"])] = _cell(entry, task["primary_metric"])
+    for task in board.tasks:
+        for entry in sorted(task.entries, key=lambda e: -e.item_set):  # the main item set wins
+            cells[(entry.model, task.name)] = _cell(entry, task.primary_metric)
     headers: dict[str, str] = {}
-    for fam in board["families"]:
-        for col in fam["columns"]:
-            if col["type"] == "task":
-                task = tasks[col["name"]]
-                headers[col["name"]] = f"{task['name']} ({task['primary_metric']}, n={task['n_items']})"
+    for fam in board.families:
+        for col in fam.columns:
+            if col.type == "task":
+                task = tasks[col.name]
+                headers[col.name] = f"{task.name} ({task.primary_metric}, n={task.n_items})"
             else:
-                headers[col["name"]] = f"{col['name']} (mean of {col['members']}, {col['metric']}, n={col['n_items']})"
-                for model, g in col["cells"].items():
-                    cells[(model, col["name"])] = f"{g['value']['mean']:.4f}" + _group_marks(g) + _group_constant(g.get("caveats"))
+                headers[col.name] = f"{col.name} (mean of {col.members}, {col.metric}, n={col.n_items})"
+                for model, g in col.cells.items():
+                    cells[(model, col.name)] = f"{g.value.mean:.4f}" + _group_marks(g) + _group_constant(g.caveats)
     out = []
-    for fam in board["families"]:
-        out += [f"### {escape(fam['title'])}", ""]
-        for start in range(0, len(fam["columns"]), COLUMNS_PER_TABLE):
-            chunk = [c["name"] for c in fam["columns"][start:start + COLUMNS_PER_TABLE]]
-            models = [m["name"] for m in board["models"] if any((m["name"], c) in cells for c in chunk)]
+    for fam in board.families:
+        out += [f"### {escape(fam.title)}", ""]
+        for start in range(0, len(fam.columns), COLUMNS_PER_TABLE):
+            chunk = [c.name for c in fam.columns[start:start + COLUMNS_PER_TABLE]]
+            models = [m.name for m in board.models if any((m.name, c) in cells for c in chunk)]
             rows = [[m] + [cells.get((m, c), MISSING) for c in chunk] for m in models]
             out += table(["model"] + [headers[c] for c in chunk], rows)
     return out
 
 
-def _group_marks(g: dict) -> str:
+def _group_marks(g: Cell) -> str:
     """A k-fold group cell's marks: ★, (≈) where it cannot hold one, its caveats."""
-    return (" ★" if g["star"] else "") + ("" if g["star"] or g.get("eligible", True) else " (≈)") + _caveat_marks(g.get("caveats"))
+    return ((" ★" if g.star else "") + ("" if g.star or g.eligible is not False else " (≈)")
+            + _caveat_marks(g.caveats))
 
 
-def _headline(board: dict) -> list[str]:
+def _headline(board: Board) -> list[str]:
     """The headline table (`headline.py`): our rows with each cell's interval and seeds, the marks the overview
     gives the same entry or group cell, then the published rows, never ranked, with their protocol notes."""
-    h = board.get("headline")
-    if not h:
+    h = board.headline
+    if h is None:
         return []
-    entries = {(e["model"], t["name"]): e for t in board["tasks"]
-               for e in sorted(t["entries"], key=lambda e: -e["item_set"])}  # the main item set wins
-    groups = {c["name"]: c["cells"] for fam in board["families"] for c in fam["columns"] if c["type"] == "group"}
+    entries = {(e.model, t.name): e for t in board.tasks
+               for e in sorted(t.entries, key=lambda e: -e.item_set)}  # the main item set wins
+    groups = {c.name: c.cells for fam in board.families for c in fam.columns if c.type == "group"}
 
-    def ours(model: str, column: dict, c: dict) -> str:
-        if column["type"] == "task":
-            entry = entries[(model, column["name"])]
+    def ours(model: str, column: HeadlineColumn, c: HeadlineCell) -> str:
+        if column.type == "task":
+            entry = entries[(model, column.name)]
             marks, constant = _mark(entry), _constant(entry)
         else:
-            g = groups[column["name"]][model]
-            marks, constant = _group_marks(g), _group_constant(g.get("caveats"))
-        interval = "no interval" if c["ci_low"] is None else f"[{c['ci_low']:.4f}, {c['ci_high']:.4f}]"
-        seeds = f"{c['seeds']}" + (f" of {c['protocol_seeds']}" if (c["protocol_seeds"] or 0) > c["seeds"] else "")
-        return f"{c['value']:.4f}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
+            g = groups[column.name][model]
+            marks, constant = _group_marks(g), _group_constant(g.caveats)
+        interval = "no interval" if c.ci_low is None else f"[{c.ci_low:.4f}, {c.ci_high:.4f}]"
+        seeds = f"{c.seeds}" + (f" of {c.protocol_seeds}" if (c.protocol_seeds or 0) > c.seeds else "")
+        return f"{c.value:.4f}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
 
-    def published(c: dict) -> str:
-        return (f"{c['value']:.4f}" + (" SOTA" if c["best"] else "") + f" (protocol {c['protocol']}"
-                + (f" [{c['note']}]" if c["note"] else "") + ")")
+    def published(c: PublishedCell) -> str:
+        return (f"{c.value:.4f}" + (" SOTA" if c.best else "") + f" (protocol {c.protocol}"
+                + (f" [{c.note}]" if c.note else "") + ")")
 
-    headers = ["model"] + [f"{c['name']} ({c['metric'] or 'no runs'}"
-                           + (f", mean of {c['members']} folds" if c["type"] == "group" else "")
-                           + (f", n={c['n_items']})" if c.get("n_items") else ")") for c in h["columns"]]
-    rows = [[row["model"]] + [ours(row["model"], col, row["cells"][col["name"]]) if col["name"] in row["cells"]
-                              else MISSING for col in h["columns"]] for row in h["rows"]]
-    rows += [[f"published: {p['system']}"] + [published(p["cells"][col["name"]]) if col["name"] in p["cells"]
-                                              else MISSING for col in h["columns"]] for p in h["published"]]
-    notes = [f"[{c['note']}] {p['system']} on {name}, protocol {c['protocol']}: {c['differences']} "
-             f"({c['citation']}; {c['source']})" for p in h["published"] for name, c in p["cells"].items() if c["note"]]
+    headers = ["model"] + [f"{c.name} ({c.metric or 'no runs'}"
+                           + (f", mean of {c.members} folds" if c.type == "group" else "")
+                           + (f", n={c.n_items})" if c.n_items else ")") for c in h.columns]
+    rows = [[row.model] + [ours(row.model, col, row.cells[col.name]) if col.name in row.cells
+                           else MISSING for col in h.columns] for row in h.rows]
+    rows += [[f"published: {p.system}"] + [published(p.cells[col.name]) if col.name in p.cells
+                                           else MISSING for col in h.columns] for p in h.published]
+    notes = [f"[{c.note}] {p.system} on {name}, protocol {c.protocol}: {c.differences} "
+             f"({c.citation}; {c.source})" for p in h.published for name, c in p.cells.items() if c.note]
     return (["## Headline benchmarks", "",
-             f"The field's headline benchmarks (the `{h['group']}` group, tasks/headline.yaml) at their papers' "
+             f"The field's headline benchmarks (the `{h.group}` group, tasks/headline.yaml) at their papers' "
              "protocols: the primary metric (mean over seeds; a k-fold group: its folds' mean), its 95 % interval (t "
              "over seeds, or a percentile bootstrap over items for one seed), the seeds run, the marks of the overview "
              "below and [const x], the best constant answer on the same items. Rows marked published: are the cited "
@@ -171,166 +176,169 @@ def _headline(board: dict) -> list[str]:
             + ([""] if notes else []))
 
 
-def _published(rows: list[dict]) -> list[str]:
-    def ours(row) -> str:
-        found = row["ours"] if isinstance(row["ours"], list) else [row["ours"]] if row["ours"] else []
+def _published(rows: list[PublishedNumber]) -> list[str]:
+    def ours(row: PublishedNumber) -> str:
+        found = row.ours if isinstance(row.ours, list) else [row.ours] if row.ours else []
         return "; ".join(f"{o['value']:.4f} ({signed(o['delta'])}, {o['model']})" for o in found) or MISSING
 
     return table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
-                  [[r["system"] + (f" (for {r['task']})" if r.get("for_group") else ""), f"{r['fraction']:.4f}",
-                    r["definition"], r["protocol"] + (f": {r['differences']}" if r["differences"] else ""), ours(r),
-                    f"{r['citation']}; {r['source']}"] for r in rows])
+                  [[r.system + (f" (for {r.task})" if r.for_group else ""), f"{r.fraction:.4f}",
+                    r.definition, r.protocol + (f": {r.differences}" if r.differences else ""), ours(r),
+                    f"{r.citation}; {r.source}"] for r in rows])
 
 
-def _group_stability(caveats: dict | None) -> str:
-    if not caveats:
+def _group_stability(caveats: Caveats | None) -> str:
+    if caveats is None:
         return MISSING
-    stability = caveats["stability"]
-    return stability["per_seed_text"] + (": " + "; ".join(stability["marks"]) if stability["marks"] else "")
+    stability = caveats.stability
+    return stability.per_seed_text + (": " + "; ".join(stability.marks) if stability.marks else "")
 
 
-def _task_facts(task: dict) -> list[str]:
+def _task_facts(task: BoardTask) -> list[str]:
     """The protocol citation (the task's as it is here, `caveats._protocol_source`) and the best constant answer."""
-    source = task.get("protocol_source") or {"text": task["source"], "recorded": None}
-    out = [f"Protocol source: {escape(source['text'] or MISSING)}"
-           + (f" (the runs recorded an earlier wording, same config hash: {escape(source['recorded'])})"
-              if source["recorded"] else "")]
-    constants = [f"{s['constant']['value']:.4f} ({escape(s['constant']['answer'])}"
-                 + (f", {escape(s['label'])})" if len(task["item_sets"]) > 1 else ")")
-                 for s in task["item_sets"] if s.get("constant")]
+    source = task.protocol_source or ProtocolSource(text=task.source, recorded=None)
+    out = [f"Protocol source: {escape(source.text or MISSING)}"
+           + (f" (the runs recorded an earlier wording, same config hash: {escape(source.recorded)})"
+              if source.recorded else "")]
+    constants = [f"{s.constant['value']:.4f} ({escape(s.constant['answer'])}"
+                 + (f", {escape(s.label)})" if len(task.item_sets) > 1 else ")")
+                 for s in task.item_sets if s.constant]
     if constants:
         out.append(f"Best constant answer on the same items and golds: {'; '.join(constants)}.")
     return out + [""]
 
 
-def _datasets(task: dict) -> list[str]:
+def _datasets(task: BoardTask) -> list[str]:
     lines = []
-    for d in task["datasets"]:
-        lines.append(f"- {escape(d['name'])} ({escape(', '.join(d['roles']))}): licence {escape(d['licence'] or 'not stated')}"
-                     + (f"; cite: {escape(d['citation'])}" if d["citation"] else ""))
+    for d in task.datasets:
+        lines.append(f"- {escape(d.name)} ({escape(', '.join(d.roles))}): licence {escape(d.licence or 'not stated')}"
+                     + (f"; cite: {escape(d.citation)}" if d.citation else ""))
     return lines + [""]
 
 
-def render(board: dict) -> str:
-    correction = board["correction"]["name"]
-    out = [f"# {escape(board['title'])}", "", *_headline(board)]
+def render(board: Board) -> str:
+    correction = board.correction.name
+    out = [f"# {escape(board.title)}", "", *_headline(board)]
     out += [
-        f"{board['n_runs']} runs ({board['n_partial_runs']} partial), the latest from {board['latest_run']}; "
-        f"metabench {board['metabench']}. ★ best model of the task on its whole test split (ties share it); ▼ "
-        f"significantly worse than the best of the same items ({correction}-adjusted p ≤ {board['alpha']} within the "
+        f"{board.n_runs} runs ({board.n_partial_runs} partial), the latest from {board.latest_run}; "
+        f"metabench {board.metabench}. ★ best model of the task on its whole test split (ties share it); ▼ "
+        f"significantly worse than the best of the same items ({correction}-adjusted p ≤ {board.alpha} within the "
         "task; paired test on the shared items); ◐ n=N: a partial run (--limit) over the first N test items, ranked "
         "only against runs over the same items and left out of the paper tables. Values: mean over seeds.", "",
-        f"Degenerate runs (α = {board['alpha']}): {board['marks_rule']}", "",
-        f"Verification: {board['verification']}", "",
-        *(f"{name.capitalize()}: {rule}" for name, rule in (board.get("caveat_rules") or {}).items()),
-        *([""] if board.get("caveat_rules") else []),
+        f"Degenerate runs (α = {board.alpha}): {board.marks_rule}", "",
+        f"Verification: {board.verification}", "",
+        *(f"{name.capitalize()}: {rule}" for name, rule in board.caveat_rules.items()),
+        *([""] if board.caveat_rules else []),
         "Beside a value, [const x] is the best constant answer's score on the same items (a k-fold group: its folds' "
         "mean, and the folds where the model is ≈ chance).", "",
         "## Overview", "",
     ]
     out += _overview(board)
-    if board["groups"]:
+    if board.groups:
         out += ["## Group means", "", "Unweighted mean of the member tasks per seed (k-fold cross-validation, the "
                 "papers' average rows), then mean ± std over seeds; complete runs only.", ""]
         out += table(["group", "model", "metric", "value", "members", "items", "best constant answer, same items",
                        "per seed; degenerate under the recipe?"],
-                      [[g["group"], g["model"], g["primary_metric"], mean_std(g["aggregate"].get(g["primary_metric"])),
-                        g["members"], g["n_items"], _group_constant(g.get("caveats")).strip(" []") or MISSING,
-                        _group_stability(g.get("caveats"))] for g in board["groups"]])
+                      [[g.group, g.model, g.primary_metric, mean_std(g.aggregate.get(g.primary_metric)),
+                        g.members, g.n_items, _group_constant(g.caveats).strip(" []") or MISSING,
+                        _group_stability(g.caveats)] for g in board.groups])
 
-    for task in board["tasks"]:
-        sets = "; ".join(f"{s['label']}: {s['models']} model(s)" for s in task["item_sets"])
-        out += [f"## {escape(task['name'])}", "",
-                f"Primary metric {escape(task['primary_metric'])}; {escape(sets)}. Datasets:", ""]
+    for task in board.tasks:
+        sets = "; ".join(f"{s.label}: {s.models} model(s)" for s in task.item_sets)
+        out += [f"## {escape(task.name)}", "",
+                f"Primary metric {escape(task.primary_metric)}; {escape(sets)}. Datasets:", ""]
         out += _datasets(task)
         out += _task_facts(task)
         rows = []
-        for e in task["entries"]:
-            v = e["vs_best"] or {}
+        for e in task.entries:
+            v = e.vs_best or Comparison()
             rows.append([
-                e["rank"], e["model"] + _mark(e), mean_std(e["metrics"][task["primary_metric"]]), e["n_items"],
-                _seeds(e), f"not comparable: {v['error']}" if "error" in v else signed(v.get("delta")),
-                format_ci(v.get("ci_low"), v.get("ci_high")), format_mde(v.get("mde")), v.get("test") or MISSING,
-                format_p(v.get("p_adjusted")) + (" †" if _calibration(v) else ""),
+                e.rank, e.model + _mark(e), mean_std(e.metrics[task.primary_metric]), e.n_items,
+                _seeds(e), f"not comparable: {v.error}" if v.error is not None else signed(v.delta),
+                format_ci(v.ci_low, v.ci_high), format_mde(v.mde), v.test or MISSING,
+                format_p(v.p_adjusted) + (" †" if _calibration(v) else ""),
             ])
-        out += table(["rank", "model", task["primary_metric"], "n", "seeds", "Δ vs best", "CI", "MDE", "test",
+        out += table(["rank", "model", task.primary_metric, "n", "seeds", "Δ vs best", "CI", "MDE", "test",
                        f"p ({correction})"], rows)
-        notes = dict.fromkeys(n for e in task["entries"] for n in _calibration(e["vs_best"] or {}))
+        notes = dict.fromkeys(n for e in task.entries for n in _calibration(e.vs_best))
         out += [f"† {escape(n)}" for n in notes] + ([""] if notes else [])
-        careful = [e for e in task["entries"] if (e.get("caveats") or {}).get("notes")]
+        careful = [e for e in task.entries if e.caveats is not None and e.caveats.notes]
         if careful:
-            out += ["Read with care:", ""] + [f"- {escape(e['model'])}: {escape('; '.join(e['caveats']['notes']))}"
+            out += ["Read with care:", ""] + [f"- {escape(e.model)}: {escape('; '.join(e.caveats.notes))}"
                                               for e in careful] + [""]
-        if task.get("published"):
+        if task.published:
             out += ["Published, not re-run here (never ranked with the runs above):", ""]
-            out += _published(task["published"])
+            out += _published(task.published)
 
-    if board.get("published_groups"):
+    if board.published_groups:
         out += ["## Published results for groups", "", "Published, not re-run here (never ranked):", ""]
-        out += _published(board["published_groups"])
+        out += _published(board.published_groups)
 
     out += ["## Rejected runs", ""]
-    if board["rejected_runs"]:
+    if board.rejected_runs:
         out += ["Not ranked anywhere: these runs failed verification (paths relative to the runs folder).", ""]
         out += table(["run", "task", "model", "why"],
-                      [[r["run"], r["task"], r["model"], "; ".join(r["reasons"])] for r in board["rejected_runs"]])
+                      [[r.run, r.task, r.model, "; ".join(r.reasons)] for r in board.rejected_runs])
     else:
         out += ["None: every run passed verification.", ""]
-    if board.get("unverified_runs"):
+    if board.unverified_runs:
         out += ["## Unverified runs", "", "Not checked against the data their task names (it is not available where "
                 "this board was built): ranked below every verified run, never given the ★.", ""]
         out += table(["run", "task", "model", "why"],
-                      [[r["run"], r["task"], r["model"], r["reason"]] for r in board["unverified_runs"]])
+                      [[r.run, r.task, r.model, r.reason] for r in board.unverified_runs])
 
-    if board["gaps"]["rows"]:
+    gaps = board.gaps or Gaps()
+    if gaps.rows:
         out += ["## Metaphor gaps", "",
                 f"Accuracy on B minus accuracy on A, independent items: Fisher's exact test per seed, {correction}-adjusted.", ""]
-        rows = [[r["model"], r["reference_task"], r["subset_task"], f"{r['accuracy_a']:.4f}", f"{r['accuracy_b']:.4f}",
-                 signed(r["gap"]), ", ".join(format_p(s["p_adjusted"]) for s in r["seeds"]),
-                 f"{r['significant_seeds']} of {len(r['seeds'])}"] for r in board["gaps"]["rows"]]
+        rows = [[r.model, r.reference_task, r.subset_task, f"{r.accuracy_a:.4f}", f"{r.accuracy_b:.4f}",
+                 signed(r.gap), ", ".join(format_p(seed["p_adjusted"]) for seed in r.seeds),
+                 f"{r.significant_seeds} of {len(r.seeds)}"] for r in gaps.rows]
         out += table(["model", "A", "B", "accuracy A", "accuracy B", "gap", "p Fisher adj (per seed)", "significant seeds"], rows)
 
-    paired, controlled = board["gaps"].get("paired", {}).get("rows"), board["gaps"].get("controls", {}).get("rows")
+    paired, controlled = (gaps.paired or {}).get("rows"), (gaps.controls or {}).get("rows")
     if paired:
         out += ["## Paired metaphor effects", "",
                 f"PAIRED: the same items with the metaphor (original) and as a literal paraphrase; effect = original − "
                 f"paraphrase over the shared ids; McNemar (one seed) or paired t (seeds), {correction}-adjusted.", ""]
-        rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["original_task"], r["paraphrase_task"], r["n_items"], f"{r['accuracy_original']:.4f}",
-                 f"{r['accuracy_paraphrase']:.4f}", signed(r["effect"]), format_ci(r["ci_low"], r["ci_high"]), r["test"],
-                 format_p(r["p_adjusted"])] for r in paired]
+        rows = [[pair["model"] + (" (partial run)" if pair.get("partial") else ""), pair["original_task"],
+                 pair["paraphrase_task"], pair["n_items"], f"{pair['accuracy_original']:.4f}",
+                 f"{pair['accuracy_paraphrase']:.4f}", signed(pair["effect"]),
+                 format_ci(pair["ci_low"], pair["ci_high"]), pair["test"], format_p(pair["p_adjusted"])] for pair in paired]  # plain dicts (`Gaps.paired`)
         out += table(["model", "original", "paraphrase", "shared items", "acc original", "acc paraphrase", "effect",
                        "CI", "test", "p adj"], rows)
     if controlled:
         out += ["## Surface controls", "",
                 "Does the metaphor effect survive once premise–hypothesis overlap and length are controlled? "
                 "(logistic regression of correctness on metaphor + overlap + length)", ""]
-        rows = [[r["model"] + (" (partial run)" if r.get("partial") else ""), r["metaphor_task"], r["literal_task"],
-                 r["design"], r["regression"]["n"],
-                 escape(r["regression"]["verdict"]), escape(r["regression_gold"]["verdict"])] for r in controlled]
+        rows = [[control["model"] + (" (partial run)" if control.get("partial") else ""), control["metaphor_task"],
+                 control["literal_task"], control["design"], control["regression"]["n"],
+                 escape(control["regression"]["verdict"]), escape(control["regression_gold"]["verdict"])]
+                for control in controlled]  # plain dicts (`Gaps.controls`)
         out += table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
 
-    for name, view in sorted(board.get(VIEWS, {}).items()):  # registered sections' own tables (e.g. hardness)
-        if "markdown" in view:
-            out += _section_lines(board, name, view["markdown"])
+    for name, view in sorted(board.section_views.items()):  # registered sections' own tables (e.g. hardness)
+        if view.markdown is not None:
+            out += _section_lines(board, name, view.markdown)
     out += ["## Paper tables", "", "Rows marked paper: are the papers' printed numbers for their own models; metabench "
             "rows use complete runs only (the papers print whole test splits).", ""]
-    for t in board["paper_tables"]:
-        out += [f"### {escape(t['paper'])}, {t['number']}: {escape(t['title'])}", ""]
-        rows = [r["labels"] + [("paper: " if r["source"] == "paper" else "") + r["model"]] + r["cells"] for r in t["rows"]]
-        out += table(t["header"], rows)
-        out += [f"Note: {escape(n)}" for n in t["notes"]] + ([""] if t["notes"] else [])
-        if t["missing_tasks"]:
-            out += [f"Only partial runs so far for: {escape(', '.join(t['missing_tasks']))}.", ""]
+    for t in board.paper_tables:
+        out += [f"### {escape(t.paper)}, {t.number}: {escape(t.title)}", ""]
+        rows = [r.labels + [("paper: " if r.source == "paper" else "") + r.model] + r.cells for r in t.rows]
+        out += table(t.header, rows)
+        out += [f"Note: {escape(n)}" for n in t.notes] + ([""] if t.notes else [])
+        if t.missing_tasks:
+            out += [f"Only partial runs so far for: {escape(', '.join(t.missing_tasks))}.", ""]
     return "\n".join(out)
 
 
-def write(board: dict, out_dir: Path) -> list[Path]:
+def write(board: Board, out_dir: Path) -> list[Path]:
     path = out_dir / "leaderboard.md"
     path.write_text(render(board), encoding="utf-8")
     return [path]
 
 
-def _section_lines(board: dict, name: str, spec: str) -> list[str]:
+def _section_lines(board: Board, name: str, spec: str) -> list[str]:
     """A registered section's Markdown view, or, where it raises, a line saying so: a plugin's bug costs its
     own tables in leaderboard.md (they are still in leaderboard.json and on the site), not the whole build,
     and the warning names the function to fix."""

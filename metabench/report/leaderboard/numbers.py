@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ..paper_views import MISSING
+from .schema import Summary
 
 
 def number(value, digits: int = 4) -> str:
@@ -15,13 +16,13 @@ def signed(value) -> str:
     return MISSING if value is None else f"{value:+.4f}"
 
 
-def mean_std(aggregate) -> str:
+def mean_std(aggregate: Summary | None) -> str:
     """'0.8123 ± 0.0042' over several seeds, '0.8123' for one, '—' for none."""
-    if not aggregate or aggregate.get("mean") is None:
+    if aggregate is None or aggregate.mean is None:
         return MISSING
-    if aggregate.get("n", 1) > 1:
-        return f"{aggregate['mean']:.4f} ± {aggregate['std']:.4f}"
-    return f"{aggregate['mean']:.4f}"
+    if (aggregate.n or 1) > 1:
+        return f"{aggregate.mean:.4f} ± {aggregate.std:.4f}"
+    return f"{aggregate.mean:.4f}"
 
 
 def sort_value(value) -> str:
