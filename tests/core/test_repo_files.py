@@ -13,8 +13,10 @@ import pytest
 from mirror import REPO
 
 FILE_LIMIT = 4_000_000
-#: The tracked tree's budget: 64 MiB on the GPU machine, less the carried wheels and data, less headroom.
-TREE_BUDGET = 30 * 2**20
+#: The tracked tree's budget: 64 MiB on the GPU machine, less the carried wheels and data, less headroom. 25 MiB
+#: since the leaderboard's HTML site (4.8 MiB of pages, built from the committed runs) is built, not committed
+#: (#50 item 5): the same headroom over a tree that shrank by the site's size.
+TREE_BUDGET = 25 * 2**20
 
 
 def _tracked_sizes() -> dict[str, int]:
@@ -37,6 +39,14 @@ def test_tracked_tree_fits_its_budget():
     biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
     assert total <= TREE_BUDGET, (f"the tracked tree is {total / 2**20:.1f} MiB, over its {TREE_BUDGET / 2**20:.0f} MiB "
                                   f"budget (what travels to a GPU machine); largest: {biggest}")
+
+
+def test_the_leaderboard_site_is_not_tracked():
+    """leaderboard.md and leaderboard.json are committed; the HTML pages are built (`metabench leaderboard build`)."""
+    pages = [name for name in _tracked_sizes() if name.startswith("leaderboard/") and not name.startswith("leaderboard/runs/")
+             and (name.endswith((".html", ".css", ".js")))]
+    assert not pages, (f"{len(pages)} built page(s) of the leaderboard site are tracked, e.g. {pages[:3]}: the site is "
+                       "built, not committed (git rm --cached them; .gitignore lists them)")
 
 
 def test_committed_runs_keep_their_samples_gzipped():

@@ -185,3 +185,29 @@ def cli(report_registry, monkeypatch, capsys):
         return code, captured.out, captured.err
 
     return invoke
+
+
+#: The committed runs, from which `metabench leaderboard build leaderboard/runs -o DIR` builds the site (the HTML
+#: is built, never committed: leaderboard.md and leaderboard.json are).
+COMMITTED_RUNS = Path(__file__).resolve().parents[2] / "leaderboard" / "runs"
+
+
+@pytest.fixture(scope="session")
+def committed_site(report_registry, tmp_path_factory) -> Path:
+    """The whole site built from the committed runs, as `metabench leaderboard build leaderboard/runs` writes it
+    (default options), once per test session: the pytest-xdist workers of one session share it (the first
+    builds it under a lock, the others wait and read it). About a minute of CPU on the 829 committed runs."""
+    import os
+
+    from metabench.filelock import locked
+    from metabench.report.leaderboard import build_site
+
+    if not COMMITTED_RUNS.is_dir():
+        pytest.skip("no committed runs (leaderboard/runs) in this checkout")
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the session's folder either way
+    out = shared / "committed-site"
+    with locked(shared / "committed-site.lock"):
+        if not (out / "index.html").is_file():
+            build_site(report_registry, [COMMITTED_RUNS], out)
+    return out
