@@ -122,10 +122,12 @@ def _build_parser() -> argparse.ArgumentParser:
     plugins = sub.add_parser("plugins", help="list loaded plugins with versions and hooks")
     plugins.set_defaults(func=_cmd_plugins)
 
-    schema = sub.add_parser("schema", help="print the task YAML reference, or the results.json one (markdown)")
-    schema.add_argument("what", nargs="?", choices=("task", "results"), default="task",
+    schema = sub.add_parser("schema", help="print the task YAML reference, or the results.json or leaderboard.json "
+                                           "one (markdown)")
+    schema.add_argument("what", nargs="?", choices=("task", "results", "leaderboard"), default="task",
                         help="task: the task YAML (docs/task-yaml.md, the default); results: results.json "
-                             "(docs/results-format.md)")
+                             "(docs/results-format.md); leaderboard: leaderboard.json, the typed board every "
+                             "reporter reads (docs/leaderboard-format.md)")
     schema.set_defaults(func=_cmd_schema)
 
     _add_plugin_commands(sub)
@@ -442,6 +444,11 @@ def _plugin_status(record: dict, problems: list) -> str:
 
 
 def _cmd_schema(args) -> int:
+    if args.what == "leaderboard":
+        from .report.leaderboard.schema import format_markdown
+
+        print(format_markdown(), end="")
+        return 0
     if args.what == "results":
         from .run_record import results_markdown
 

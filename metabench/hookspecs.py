@@ -210,8 +210,11 @@ def metabench_register_reporters(register: RegisterTarget) -> None:
     """Register output formats of ``metabench leaderboard build --format NAME``.
 
     :param register:
-        ``register(name, "package.module:write", description=...)`` with ``write(board: dict, out_dir: Path)
-        -> list[Path]``; ``board`` is the content of ``leaderboard.json``. Return the files written.
+        ``register(name, "package.module:write", description=..., typed=True)`` with ``write(board: Board,
+        out_dir: Path) -> list[Path]``; ``board`` is the typed board
+        (``metabench.report.leaderboard.schema.Board``, docs/leaderboard-format.md; ``board.to_dict()`` is the
+        content of ``leaderboard.json``). Return the files written. Registered without ``typed=True`` (the
+        first form), ``write`` gets ``board.to_dict()`` and a ``PluginAPIDeprecationWarning``, until metabench 0.2.
     """
 
 
@@ -225,8 +228,9 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
         ``build(inputs)`` is called once per build with a ``metabench.report.leaderboard.sections.BoardInputs``
         (the registry, the ranked runs, one run per task and model, the folders the build was given, the test
         settings) and returns a
-        ``BoardSection(data, paper_tables=[...])``: ``data`` (JSON-ready) goes into ``leaderboard.json`` under
-        ``name``, and ``paper_tables`` (the layout of ``metabench.report.paper_views.fill``: ``key``, ``paper``,
+        ``BoardSection(data, paper_tables=[...])``: ``data`` (a pydantic model of your own, or JSON-ready values)
+        goes into ``leaderboard.json`` under ``name`` and reaches your views as you returned it
+        (``board.section(name)``), and ``paper_tables`` (the layout of ``metabench.report.paper_views.fill``: ``key``, ``paper``,
         ``number``, ``title``, ``header``, ``rows``, ``tasks``, ``missing_tasks``, ``notes``) are shown by every
         built-in reporter after the registered paper views. ``reads`` names a file your section reads beside
         the runs (the hard family's ``hard_phi.json``): a path holding only such files is not searched for runs.
@@ -234,7 +238,8 @@ def metabench_register_board_sections(register: RegisterTarget) -> None:
         ``TAGS`` (checked before the built-in groups, so a task tagged ``detection`` too joins yours).
         ``html`` and ``markdown`` are the section's own views: a Jinja template in your package that the site
         renders on the gaps page and on every task page (with ``section``, ``name``, ``page``, ``task``,
-        ``board``), and ``lines(board, name) -> list[str]`` that leaderboard.md prints after the gaps; a view that
+        ``board``: the typed board), and ``lines(board, name) -> list[str]`` that leaderboard.md prints after the
+        gaps (``board`` typed; reading it as a dict still works, with a ``PluginAPIDeprecationWarning``); a view that
         fails leaves a note in its place and a warning (docs/plugins.md).
 
     ``build`` is checked to be callable when first resolved. A section that raises, returns anything but a

@@ -240,10 +240,10 @@ def _cmd_leaderboard_build(args) -> int:
           f"{len(built.written)} files in {args.output_dir}, {len(built.changed)} changed, {len(built.removed)} removed "
           f"({time.perf_counter() - started:.1f} s)")
     for rejected, folder in zip(built.rejected, built.rejected_folders):
-        print(f"rejected run {rejected['run']}: {'; '.join(rejected['reasons'])}\n  run folder: {folder}",
+        print(f"rejected run {rejected.run}: {'; '.join(rejected.reasons or [])}\n  run folder: {folder}",
               file=sys.stderr)
     if built.unverified:
-        print(_unverified_line([u["reason"] for u in built.unverified], args.output_dir), file=sys.stderr)
+        print(_unverified_line([u.reason for u in built.unverified], args.output_dir), file=sys.stderr)
     if built.rejected:
         print(f"leaderboard: {len(built.rejected)} run(s) rejected by verification and left out (exit status 1)",
               file=sys.stderr)

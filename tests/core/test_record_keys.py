@@ -22,6 +22,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from string_keys import key_read as _key  # tests/ is on sys.path (conftest)
 
 from metabench.run_record import RunRecord
 
@@ -60,16 +61,6 @@ def _is_record(node: ast.AST, tainted: set[str]) -> bool:
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         return name in RECORD_CALLS
     return False
-
-
-def _key(node: ast.AST) -> tuple[ast.AST, str] | None:
-    """(the indexed value, the string key) of ``value["key"]`` or ``value.get("key", ...)``; None otherwise."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return node.value, node.slice.value
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-        return node.func.value, node.args[0].value
-    return None
 
 
 def _reads_record(node: ast.AST, tainted: set[str]) -> bool:

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from metabench import plugins
-from metabench.errors import PluginError
+from metabench.errors import PluginAPIDeprecationWarning, PluginError
 from metabench.hookspecs import hookimpl
 
 
@@ -57,7 +57,7 @@ def test_a_broken_section_is_quarantined_with_its_plugin_and_the_board_is_built(
     monkeypatch.setitem(sys.modules, "broken_board", module)
     registry = plugins.load(extra_plugins=(module,))
     board = _board(registry, toy_runs)
-    assert "broken" not in board and "tasks" in board and "gameability" in board
+    assert "broken" not in board.sections() and board.tasks and "gameability" in board.sections()
     (problem,) = [p for p in registry.problems if p.plugin == "broken_board"]
     assert message in problem.message and "METABENCH_DISABLE_PLUGINS=broken_board" in problem.fix
     assert "warning: quarantined plugin 'broken_board'" in capsys.readouterr().err
@@ -74,7 +74,7 @@ def test_a_section_may_not_replace_the_boards_own_keys(toy_runs, monkeypatch):
     monkeypatch.setitem(sys.modules, "greedy_board", module)
     registry = plugins.load(extra_plugins=(module,))
     board = _board(registry, toy_runs)
-    assert board["tasks"] and any("takes a name the board already has" in p.message for p in registry.problems)
+    assert board.tasks and any("takes a name the board already has" in p.message for p in registry.problems)
 
 
 @pytest.mark.slow
@@ -92,8 +92,8 @@ def test_a_section_adds_its_data_and_paper_tables(toy_runs, monkeypatch):
     module = _section_plugin("counting_board", "counted", build)
     monkeypatch.setitem(sys.modules, "counting_board", module)
     board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
-    assert board["counted"] == {"models": ["lookup", "majority", "random", "random:strategy=prior"]}
-    assert board["paper_tables"][-1]["key"] == "counted"
+    assert board.section("counted") == {"models": ["lookup", "majority", "random", "random:strategy=prior"]}
+    assert board.paper_tables[-1].key == "counted"
     assert "### a plugin, Models: the models it saw" in markdown.render(board)
 
 
@@ -116,13 +116,13 @@ def test_a_section_gives_its_tasks_a_family_of_the_overview(toy_runs, monkeypatc
     module = _section_plugin("toy_family", "toys", lambda inputs: BoardSection(None), family=("toys", "Toy tasks", ("toy",)))
     monkeypatch.setitem(sys.modules, "toy_family", module)
     board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
-    assert {t["name"]: t["family"] for t in board["tasks"]}["toy_tag"] == "toys"
-    assert [f["key"] for f in board["families"]][-1] == "toys" and board["families"][-1]["title"] == "Toy tasks"
+    assert board.task("toy_tag").family == "toys"
+    assert [f.key for f in board.families][-1] == "toys" and board.families[-1].title == "Toy tasks"
 
     bad = _section_plugin("bad_family", "bad", lambda inputs: BoardSection(None), family="toys")
     monkeypatch.setitem(sys.modules, "bad_family", bad)
     registry = plugins.load(extra_plugins=(bad,))
-    assert "toys" not in {f["key"] for f in _board(registry, toy_runs)["families"]}
+    assert "toys" not in {f.key for f in _board(registry, toy_runs).families}
     assert any(p.plugin == "bad_family" and "family='toys'" in p.message for p in registry.problems)
 
 
@@ -141,12 +141,14 @@ def test_a_sections_own_views_render_on_the_site_and_in_markdown(toy_runs, monke
     monkeypatch.syspath_prepend(str(tmp_path))
     module = _section_plugin("viewing_board_plugin", "seen", lambda inputs: BoardSection({"models": ["a", "b"]}),
                              html="viewing_board:templates/seen.html", markdown="viewing_board_plugin:lines")
+    # written for the untyped board (board[name]): still shown, with a deprecation warning
     module.lines = lambda board, name: [f"## seen: {len(board[name]['models'])} models", ""]
     monkeypatch.setitem(sys.modules, "viewing_board_plugin", module)
     board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
-    assert board["section_views"]["seen"] == {"html": "viewing_board:templates/seen.html",
-                                              "markdown": "viewing_board_plugin:lines"}
-    assert "## seen: 2 models" in markdown.render(board)
+    assert board.section_views["seen"].to_dict() == {"html": "viewing_board:templates/seen.html",
+                                                     "markdown": "viewing_board_plugin:lines"}
+    with pytest.warns(PluginAPIDeprecationWarning, match=r"Board\['seen'\]"):
+        assert "## seen: 2 models" in markdown.render(board)
     site.write(board, tmp_path / "site")
     assert '<p class="seen">seen gaps: 2</p>' in (tmp_path / "site" / "gaps.html").read_text(encoding="utf-8")
     assert '<p class="seen">seen task toy_tag: 2</p>' in (tmp_path / "site" / "tasks" / "toy_tag.html").read_text(encoding="utf-8")
@@ -160,7 +162,7 @@ def test_a_view_that_does_not_resolve_leaves_the_sections_views_off_with_its_plu
     monkeypatch.setitem(sys.modules, "lost_view", module)
     registry = plugins.load(extra_plugins=(module,))
     board = _board(registry, toy_runs)
-    assert board["lost"] == {"kept": True} and "lost" not in board["section_views"]
+    assert board.section("lost") == {"kept": True} and "lost" not in board.section_views
     assert any(p.plugin == "lost_view" and "does not resolve" in p.message for p in registry.problems)
 
 
@@ -204,3 +206,26 @@ def test_an_html_view_that_fails_costs_its_own_box_not_the_site(toy_runs, monkey
     for page in ("gaps.html", "tasks/toy_tag.html"):
         text = (tmp_path / "site" / page).read_text(encoding="utf-8")
         assert "its HTML view failing_board:templates/x.html failed (UndefinedError" in text and "no_such_key" in text
+
+
+def test_a_section_typed_by_its_plugin_reaches_its_views_as_its_model(toy_runs, monkeypatch, tmp_path):
+    """Section data a plugin types (a pydantic model) is that model in its views and its JSON in leaderboard.json."""
+    from pydantic import BaseModel
+
+    from metabench.report.leaderboard import jsonfile, markdown
+    from metabench.report.leaderboard.sections import BoardSection
+
+    class Seen(BaseModel):
+        models: list[str]
+
+    module = _section_plugin("typed_board_plugin", "seen", lambda inputs: BoardSection(Seen(models=["a", "b"])),
+                             markdown="typed_board_plugin:lines")
+    module.lines = lambda board, name: [f"## seen: {', '.join(board.section(name).models)}", ""]
+    monkeypatch.setitem(sys.modules, "typed_board_plugin", module)
+    board = _board(plugins.load(extra_plugins=(module,)), toy_runs)
+    assert isinstance(board.section("seen"), Seen)
+    assert "## seen: a, b" in markdown.render(board)
+    (written,) = jsonfile.write(board, tmp_path)
+    import json
+
+    assert json.loads(written.read_text())["seen"] == {"models": ["a", "b"]}

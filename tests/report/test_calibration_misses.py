@@ -64,8 +64,8 @@ def test_the_leaderboard_marks_the_cell_and_prints_the_note(toy_miss, report_reg
 
     board = build_board(report_registry, find_runs([toy_runs / "toy_cls"]), options=Options(n_resamples=50),
                         published=[])
-    (task,) = board["tasks"]
-    marked = [e for e in task["entries"] if e["vs_best"] and e["vs_best"].get("test") == "mcnemar"]
-    assert marked and all(any(MISS["figures"] in n for n in e["vs_best"]["notes"]) for e in marked)
+    (task,) = board.tasks
+    marked = [e for e in task.entries if e.vs_best and e.vs_best.test == "mcnemar"]
+    assert marked and all(any(MISS["figures"] in n for n in e.vs_best.notes) for e in marked)
     text = render(board)
     assert " †" in text and "† calibration: McNemar exact on the shape toy_cls (40 items)" in text

@@ -71,10 +71,10 @@ def test_a_lenient_unstable_paraphrase_run_is_labelled(report_registry, make_run
     results["model"]["family"] = "decoder"
     path.write_text(json.dumps(results))
     board = build_board(report_registry, find_runs([tmp_path]), options=Options(n_resamples=100), published=[])
-    entry = board["tasks"][0]["entries"][0]
-    caveats = entry["caveats"]
-    assert caveats["lenient_parser"] and caveats["stability"]["unstable"] and 0.30 > UNSTABLE_RANGE
-    assert caveats["notes"][0].startswith("per seed 0.600 / 0.900: unstable across seeds (range 0.300")
+    entry = board.tasks[0].entries[0]
+    caveats = entry.caveats
+    assert caveats.lenient_parser and caveats.stability.unstable and 0.30 > UNSTABLE_RANGE
+    assert caveats.notes[0].startswith("per seed 0.600 / 0.900: unstable across seeds (range 0.300")
     out = tmp_path / "site"
     site.write(board, out)
     page = (out / "tasks" / "mlp_x_original.html").read_text()

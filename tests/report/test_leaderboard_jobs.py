@@ -37,7 +37,7 @@ def runs_with_a_forgery(tmp_path_factory) -> Path:
 
 def _board(registry, root: Path, jobs: int) -> str:
     board = build_board(registry, find_runs([root]), options=_options(), jobs=jobs)
-    return json.dumps(board, sort_keys=True, default=str)
+    return json.dumps(board.to_dict(), sort_keys=True)
 
 
 def _options():

@@ -134,14 +134,13 @@ def test_partial_runs_stay_out_of_the_paper_views(report_registry, toy_runs, sho
     from metabench.runs.stored import find_runs
 
     board = build_board(report_registry, find_runs([toy_runs, short_runs]), options=Options(n_resamples=50))
-    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
-    ours = [r for r in table["rows"] if r["source"] == "metabench" and r["labels"] == ["ES → EN"]]
-    assert {r["model"] for r in ours} == {"majority", "lookup", "random", "random:strategy=prior"}
-    full = next(e for t in board["tasks"] if t["name"] == "toy_tag" for e in t["entries"]
-                if e["model"] == "lookup" and not e["partial"])
-    row = next(r for r in ours if r["model"] == "lookup")
-    assert row["cells"][0] == f"{100 * full['metrics']['span_f1']['mean']:.2f}"  # the full run, not the 30 items
-    assert table["notes"] == ["toy fixture, not Meta4XNLI (toy_tag)"]
+    table = next(t for t in board.paper_tables if t.key == "meta4xnli_table_14")
+    ours = [r for r in table.rows if r.source == "metabench" and r.labels == ["ES → EN"]]
+    assert {r.model for r in ours} == {"majority", "lookup", "random", "random:strategy=prior"}
+    full = next(e for e in board.task("toy_tag").entries if e.model == "lookup" and not e.partial)
+    row = next(r for r in ours if r.model == "lookup")
+    assert row.cells[0] == f"{100 * full.metrics['span_f1'].mean:.2f}"  # the full run, not the 30 items
+    assert table.notes == ["toy fixture, not Meta4XNLI (toy_tag)"]
 
 
 def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report_registry, toy_runs):
@@ -152,8 +151,8 @@ def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report
     for run in runs:
         run.results["task"].pop("paper_view")  # as written before runs recorded their paper-view cells
     board = build_board(report_registry, runs, options=Options(n_resamples=50))
-    table = next(t for t in board["paper_tables"] if t["key"] == "meta4xnli_table_14")
-    assert "toy_tag" in table["tasks"] and table["cells_without_runs"] == 3  # the ES → EN row is filled
+    table = next(t for t in board.paper_tables if t.key == "meta4xnli_table_14")
+    assert "toy_tag" in table.tasks and table.cells_without_runs == 3  # the ES → EN row is filled
 
 
 class _ViewPlugin:

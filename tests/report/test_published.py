@@ -8,6 +8,7 @@ import pytest
 
 from metabench.errors import ConfigError
 from metabench.report.leaderboard.board import build_board
+from metabench.report.leaderboard.schema import Board
 from metabench.report.leaderboard.site import write as write_site
 from metabench.report.published import Published, load_published
 from metabench.runs.stored import find_runs
@@ -52,13 +53,13 @@ def test_board_shows_published_beside_ours_never_ranked(report_registry, toy_run
                            citation="Someone 2030", source="Table 1")]
     board = build_board(report_registry, find_runs([toy_runs]), options=__import__("metabench.report.compare",
                         fromlist=["Options"]).Options(n_resamples=200), published=published)
-    tag = next(t for t in board["tasks"] if t["name"] == "toy_tag")
-    assert "SOTA-tagger" not in {e["model"] for e in tag["entries"]}  # never a ranked entry
-    [row] = tag["published"]
-    best = next(e for e in tag["entries"] if e["star"])
-    assert row["fraction"] == 0.915 and row["ours"]["model"] == best["model"]
-    assert row["ours"]["delta"] == pytest.approx(best["metrics"]["span_f1"]["mean"] - 0.915)
-    write_site(json.loads(json.dumps(board)), tmp_path)
+    tag = board.task("toy_tag")
+    assert "SOTA-tagger" not in {e.model for e in tag.entries}  # never a ranked entry
+    [row] = tag.published
+    best = next(e for e in tag.entries if e.star)
+    assert row.fraction == 0.915 and row.ours["model"] == best.model
+    assert row.ours["delta"] == pytest.approx(best.metrics["span_f1"].mean - 0.915)
+    write_site(Board.model_validate(json.loads(json.dumps(board.to_dict()))), tmp_path)
     page = (tmp_path / "tasks" / "toy_tag.html").read_text()
     assert "Published, not re-run here" in page and "SOTA-tagger" in page and "another split" in page
 
@@ -87,7 +88,7 @@ def test_a_group_level_number_sits_under_the_group_means(report_registry, make_r
     from metabench.report.compare import Options
 
     board = build_board(report_registry, find_runs([runs]), options=Options(n_resamples=100), published=published)
-    [row] = board["published_groups"]
-    assert row["ours"] == [{"model": "m", "value": pytest.approx(0.625), "delta": pytest.approx(-0.075)}]
-    write_site(json.loads(json.dumps(board)), tmp_path / "site")
+    [row] = board.published_groups
+    assert row.ours == [{"model": "m", "value": pytest.approx(0.625), "delta": pytest.approx(-0.075)}]
+    write_site(Board.model_validate(json.loads(json.dumps(board.to_dict()))), tmp_path / "site")
     assert "Fold-SOTA" in (tmp_path / "site" / "index.html").read_text()

@@ -1,8 +1,10 @@
 """The published leaderboard: runs → one board (``board``) → every registered reporter writes its files.
 
 Reporters are registered through ``metabench_register_reporters`` (the built-ins: ``markdown``, ``json``,
-``html``); each is ``write(board: dict, out_dir: Path) -> list[Path]``, so a plugin adds an output format
-without touching the statistics.
+``html``); each is ``write(board: Board, out_dir: Path) -> list[Path]`` (`schema.Board`, registered with
+``typed=True``), so a plugin adds an output format without touching the statistics. A reporter registered
+without ``typed=True`` was written for the untyped board: it gets ``board.to_dict()`` (the content of
+``leaderboard.json``) and a PluginAPIDeprecationWarning, until metabench 0.2.
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import safe_paths
 from ...bounded_read import read_bytes, read_text
-from ...errors import MetabenchError
+from ...errors import MetabenchError, PluginAPIDeprecationWarning
 from ...registry import Registry
 from ..compare import Options
 from ...runs.stored import find_runs
 from .board import build_board
+from .schema import Board, RunNote
 from .progress import Progress
 from .sections import source_files
 
@@ -32,7 +36,7 @@ class Built:
     exits 1 when there are any, so a CI job notices a forged or damaged run even though the site was built."""
 
     written: list[Path]
-    rejected: list[dict]
+    rejected: list[RunNote]
     #: each rejected run's folder as found on this machine (``rejected`` names it as published: relative to
     #: the runs folder), so the command line can point at the files to fix
     rejected_folders: list[Path]
@@ -44,7 +48,7 @@ class Built:
     n_runs: int = 0
     n_ranked: int = 0
     #: ranked runs that could not be checked against the data here (`verify_data`): run, task, model, reason
-    unverified: list[dict] = field(default_factory=list)
+    unverified: list[RunNote] = field(default_factory=list)
 
 
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
@@ -63,7 +67,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     if not names:
         raise MetabenchError("no leaderboard reporters are registered",
                              hint="the built-in plugin metabench.report.plugin registers markdown, json and html")
-    writers = [registry.resolve("reporter", name, where="--format") for name in names]
+    writers = [_writer(registry, name) for name in names]
     section_files = source_files(registry)
     run_paths = [p for p in paths if not _section_files_only(p, section_files)]
     runs = find_runs(run_paths)
@@ -74,7 +78,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rejected_folders = [Path(r["run"]) for r in board["rejected_runs"]]
+    rejected_folders = [Path(r.run) for r in board.rejected_runs]
     _relative_run_paths(board, out_dir, run_paths)
     before = _generated(out_dir)
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
@@ -106,9 +110,26 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     manifest = json.dumps(sorted(staged), indent=0) + "\n"
     if _read_or_none(out_dir / MANIFEST) != manifest:
         safe_paths.write_text(out_dir, out_dir / MANIFEST, manifest)
-    return Built([out_dir / name for name in sorted(staged)], board["rejected_runs"], rejected_folders,
+    return Built([out_dir / name for name in sorted(staged)], board.rejected_runs, rejected_folders,
                  changed=[out_dir / name for name in changed], removed=[out_dir / name for name in stale],
-                 n_runs=n_found, n_ranked=board["n_runs"], unverified=board["unverified_runs"])
+                 n_runs=n_found, n_ranked=board.n_runs, unverified=board.unverified_runs)
+
+
+def _writer(registry: Registry, name: str):
+    """The reporter's ``write``; one registered without ``typed=True`` gets the board as the JSON's dict."""
+    write = registry.resolve("reporter", name, where="--format")
+    entry = registry.get("reporter", name)
+    if entry.meta.get("typed"):
+        return write
+
+    def untyped(board: Board, out_dir: Path) -> list[Path]:
+        warnings.warn(f"leaderboard reporter '{name}' (from plugin '{entry.plugin}') is registered for the untyped "
+                      "board: it gets board.to_dict() until metabench 0.2; read the typed board (attributes, "
+                      "docs/leaderboard-format.md) and register it with typed=True", PluginAPIDeprecationWarning,
+                      stacklevel=2)
+        return write(board.to_dict(), out_dir)
+
+    return untyped
 
 
 def _same_bytes(new: Path, target: Path) -> bool:
@@ -183,7 +204,7 @@ def _legacy_page(page: Path) -> bool:
         return False
 
 
-def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> None:
+def _relative_run_paths(board: Board, out_dir: Path, run_paths: list[Path]) -> None:
     """Run folders as paths relative to the output folder (rejected runs: to the runs folder they were found
     in), also inside messages: the published files name no local directories."""
     def relative(path: str) -> str:
@@ -208,21 +229,20 @@ def _relative_run_paths(board: dict, out_dir: Path, run_paths: list[Path]) -> No
                 reason = re.sub(r"(?<![\w./-])" + re.escape(str(above)) + r"(?![\w./-])", lambda _: published, reason)
         return reason
 
-    for rejected in board.get("rejected_runs", []):
-        rejected["reasons"] = [unlocal(r, rejected["run"]) for r in rejected["reasons"]]
-        rejected["run"] = in_runs_folder(rejected["run"])
-    for unverified in board.get("unverified_runs", []):
-        unverified["run"] = in_runs_folder(unverified["run"])
-    for task in board.get("tasks", []):
-        shown = {e["run"]: relative(e["run"]) for e in task.get("entries", []) if "run" in e}
+    for rejected in board.rejected_runs:
+        rejected.reasons = [unlocal(r, rejected.run) for r in rejected.reasons or []]
+        rejected.run = in_runs_folder(rejected.run)
+    for unverified in board.unverified_runs:
+        unverified.run = in_runs_folder(unverified.run)
+    for task in board.tasks:
+        shown = {e.run: relative(e.run) for e in task.entries if e.run is not None}
         # one pass, longest folder first: run/lookup must not rewrite the start of run/lookup_key=expression
         local = re.compile("|".join(re.escape(path) for path in sorted(shown, key=len, reverse=True)) or "(?!)")
-        for entry in task.get("entries", []):
-            error = (entry.get("vs_best") or {}).get("error")
-            if error:
-                entry["vs_best"]["error"] = local.sub(lambda found: shown[found[0]], error)
-            if "run" in entry:
-                entry["run"] = shown[entry["run"]]
-    for ignored in board.get("ignored_runs", []):
-        if "run" in ignored:
-            ignored["run"] = relative(ignored["run"])
+        for entry in task.entries:
+            if entry.vs_best is not None and entry.vs_best.error:
+                entry.vs_best.error = local.sub(lambda found: shown[found[0]], entry.vs_best.error)
+            if entry.run is not None:
+                entry.run = shown[entry.run]
+    for ignored in board.ignored_runs:
+        if ignored.run is not None:
+            ignored.run = relative(ignored.run)

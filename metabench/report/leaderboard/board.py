@@ -1,8 +1,10 @@
 """The leaderboard's content: computed once from the runs, then written by every reporter (md, json, html).
 
-The board is a plain JSON-ready dict (``leaderboard.json`` is exactly this), so a third-party reporter
+The board is a typed `schema.Board` (``leaderboard.json`` is exactly its JSON), so a third-party reporter
 registered through ``metabench_register_reporters`` gets the same numbers as the built-in ones and never
-needs to know how they were computed.
+needs to know how they were computed. It is assembled here as the JSON's dict by the builders (this module,
+`caveats`, `headline`, `sections`) and validated once at the end: the builders are the board's writers, the
+reporters its readers.
 
 Per task, runs are split by the items they scored: the whole test split, or the first N items of a run
 with ``--limit`` (a *partial* run). Models are ranked by the primary metric (mean over seeds) only against
@@ -45,6 +47,7 @@ from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
 from .headline import headline
 from .progress import Progress
+from .schema import Board
 from .sections import VIEWS, BoardInputs, build_sections, overview_families
 from .task_workers import run_chunks
 
@@ -439,8 +442,9 @@ def _cost(groups: dict[str, list[Run]], names: list[str]) -> int:
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options(), sources: Sequence[Path] = (),
                 published: list[Published] | None = None, progress: Progress | None = None,
-                jobs: int | None = None) -> dict:
-    """Everything the reporters write, from the runs (one per task, model and item set; newer runs win) and the
+                jobs: int | None = None) -> Board:
+    """Everything the reporters write (`schema.Board`: built as the JSON's dict, validated once at the end),
+    from the runs (one per task, model and item set; newer runs win) and the
     registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section finds
     the files it reads beside the runs); ``progress`` shows the phases on stderr. Tasks are verified, ranked
     and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one."""
@@ -515,4 +519,4 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     with progress.phase("registered sections", len(registry.names("board_section")), "section") as done:
         sections, section_tables, board[VIEWS] = build_sections(inputs, set(board) | {VIEWS}, done)
     board["paper_tables"] += section_tables
-    return {**board, **sections}
+    return Board.model_validate({**board, **sections})

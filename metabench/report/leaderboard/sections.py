@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
 from ...errors import PluginError
 from ...registry import Entry, Problem, Registry
 from ...runs.stored import Run
@@ -49,7 +52,9 @@ VIEWS = "section_views"
 @dataclass(frozen=True)
 class BoardSection:
     """A section's share of the board: ``data`` under the section's name, ``paper_tables`` in the paper-view
-    layout (``report.paper_views.fill``), which every built-in reporter shows after the registered views."""
+    layout (``report.paper_views.fill``), which every built-in reporter shows after the registered views.
+    ``data`` typed by the plugin (a pydantic model) reaches its views as that model (``board.section(name)``);
+    leaderboard.json holds its JSON, and a board read back from the file holds the JSON."""
 
     data: Any
     paper_tables: list[dict] = field(default_factory=list)
@@ -164,12 +169,13 @@ def _build(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection:
                           f"{type(section).__name__}, not a BoardSection",
                           hint="return metabench.report.leaderboard.sections.BoardSection(data, paper_tables=[...])")
     try:  # checked here, as leaderboard.json writes it: a NaN found there would fail the whole build
-        json.dumps([section.data, section.paper_tables], allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
+        data = section.data.model_dump(mode="json") if isinstance(section.data, BaseModel) else section.data
+        json.dumps([data, section.paper_tables], allow_nan=False)
+    except (TypeError, ValueError, RecursionError, PydanticSerializationError) as exc:
         raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned data "
                           f"leaderboard.json cannot hold ({type(exc).__name__}: {exc})",
-                          hint="return plain JSON values: finite numbers (None for a missing one), strings, lists "
-                          "and dicts with string keys") from None
+                          hint="return a pydantic model of your section, or plain JSON values: finite numbers (None "
+                          "for a missing one), strings, lists and dicts with string keys") from None
     return section
 
 

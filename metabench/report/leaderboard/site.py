@@ -18,6 +18,7 @@ from markupsafe import Markup, escape
 
 from ..compare import format_ci, format_p
 from . import numbers, svg
+from .schema import Board, BoardTask, Comparison, Entry, GapRow, Part, SectionView
 from .sections import view_template
 
 #: Task columns per overview table: more would not fit a laptop screen, so a large family gets several tables.
@@ -43,10 +44,20 @@ def _model_name(text) -> Markup:
         Markup('<span class="nw">{}</span>').format(part) for part in parts) + Markup("</span>")
 
 
+class _BoardEnvironment(Environment):
+    """Jinja reads ``x["key"]`` and the filters' ``attribute=`` as an item first: on a part of the typed board
+    that would be the deprecated dict form (`schema.Part`), so a board part answers by attribute."""
+
+    def getitem(self, obj, argument):
+        if isinstance(obj, Part) and isinstance(argument, str):
+            return self.getattr(obj, argument)
+        return super().getitem(obj, argument)
+
+
 def _environment() -> Environment:
     # a registered section's template is named "package:path" (its html=, `sections.view_template`)
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), FunctionLoader(view_template)])
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = _BoardEnvironment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
                        sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name)
     env.globals["section_view"] = _section_view
@@ -54,13 +65,13 @@ def _environment() -> Environment:
 
 
 @pass_context
-def _section_view(context, name: str, view: dict, **variables) -> Markup:
+def _section_view(context, name: str, view: SectionView, **variables) -> Markup:
     """A registered section's ``html=`` template, rendered with what the ``{% include %}`` it replaces gave it:
     the page's context, ``name`` and ``view`` (the loop's) and ``variables`` (``section``, ``page``, ``task``).
     Where it raises (a key its data lacks, under StrictUndefined) the page shows a note in its place and a
     warning names the template: a plugin's bug costs its own view, not the site, which is written after every
     run was verified and ranked."""
-    template = view["html"]
+    template = view.html
     try:
         return Markup(context.environment.get_template(template).render(
             {**context.get_all(), "name": name, "view": view, **variables}))
@@ -70,79 +81,79 @@ def _section_view(context, name: str, view: dict, **variables) -> Markup:
         return Markup('<p class="note">{}: left out here (its data is in leaderboard.json).</p>\n').format(problem)
 
 
-def _seed_plot(task: dict) -> Markup:
-    metric = task["primary_metric"]
+def _seed_plot(task: BoardTask) -> Markup:
+    metric = task.primary_metric
     series = [
-        {"label": e["model"], "values": [v for v in e["per_seed"].values() if v is not None],
-         "mean": e["metrics"][metric]["mean"], "std": e["metrics"][metric]["std"] or 0.0}
-        for e in task["entries"] if e["metrics"][metric]["mean"] is not None
+        {"label": e.model, "values": [v for v in e.per_seed.values() if v is not None],
+         "mean": e.metrics[metric].mean, "std": e.metrics[metric].std or 0.0}
+        for e in task.entries if e.metrics[metric].mean is not None
     ]
-    return Markup(svg.seed_strip(series, axis_label=metric, title=f"{metric} per seed on {task['name']}"))
+    return Markup(svg.seed_strip(series, axis_label=metric, title=f"{metric} per seed on {task.name}"))
 
 
-def _forest_plot(task: dict) -> Markup:
+def _forest_plot(task: BoardTask) -> Markup:
     """The task's forest plot (`svg.forest`): each main-item-set model's Δ to the best with the interval of the
     paired test the models table prints, the best constant answer and the published numbers on the same metric
     (a k-fold group's published number is not a fold's, so it is left out here)."""
-    metric = task["primary_metric"]
-    main = [e for e in task["entries"] if e["item_set"] == 0 and e["metrics"][metric]["mean"] is not None]
+    metric = task.primary_metric
+    main = [e for e in task.entries if e.item_set == 0 and e.metrics[metric].mean is not None]
     if not main:
         return Markup("")
-    best, best_value = main[0], main[0]["metrics"][metric]["mean"]
+    best, best_value = main[0], main[0].metrics[metric].mean
     rows = []
     for entry in main:
-        value, versus = entry["metrics"][metric]["mean"], entry["vs_best"] or {}
-        tip = f"{entry['model']}: {metric} {value:.4f}"
+        value, versus = entry.metrics[metric].mean, entry.vs_best or Comparison()
+        tip = f"{entry.model}: {metric} {value:.4f}"
         if entry is best:
             tip += " (the best: Δ 0)"
-        elif versus.get("ci_low") is not None:
-            tip += f", Δ {versus['delta']:+.4f} [{versus['ci_low']:+.4f}, {versus['ci_high']:+.4f}] ({versus['test']})"
+        elif versus.ci_low is not None:
+            tip += f", Δ {versus.delta:+.4f} [{versus.ci_low:+.4f}, {versus.ci_high:+.4f}] ({versus.test})"
         else:
-            tip += f", Δ {value - best_value:+.4f}, no interval" + (f": {versus['error']}" if versus.get("error") else "")
-        with_ci = entry is not best and versus.get("ci_low") is not None
-        rows.append({"label": entry["model"], "delta": versus["delta"] if with_ci else value - best_value,
-                     "low": versus["ci_low"] if with_ci else None, "high": versus["ci_high"] if with_ci else None,
+            tip += f", Δ {value - best_value:+.4f}, no interval" + (f": {versus.error}" if versus.error else "")
+        with_ci = entry is not best and versus.ci_low is not None
+        rows.append({"label": entry.model, "delta": versus.delta if with_ci else value - best_value,
+                     "low": versus.ci_low if with_ci else None, "high": versus.ci_high if with_ci else None,
                      "tip": tip})
-    constant = (task["item_sets"][0].get("constant") or {}).get("value")
-    published = [{"label": p["system"], "delta": p["fraction"] - best_value,
-                  "tip": f"{p['system']}: {p['fraction']:.4f}, published, protocol {p['protocol']}"
-                         + (f" ({p['differences']})" if p["differences"] else "")}
-                 for p in task.get("published", []) if p["metric"] == metric and not p["for_group"]]
+    constant = (task.item_sets[0].constant or {}).get("value")
+    published = [{"label": p.system, "delta": p.fraction - best_value,
+                  "tip": f"{p.system}: {p.fraction:.4f}, published, protocol {p.protocol}"
+                         + (f" ({p.differences})" if p.differences else "")}
+                 for p in task.published if p.metric == metric and not p.for_group]
     return Markup(svg.forest(rows, published, constant=None if constant is None else constant - best_value,
-                             axis_label=f"Δ {metric} to the best ({best['model']}, {best_value:.4f})",
-                             title=f"Δ {metric} to the best on {task['name']}, with 95 % intervals"))
+                             axis_label=f"Δ {metric} to the best ({best.model}, {best_value:.4f})",
+                             title=f"Δ {metric} to the best on {task.name}, with 95 % intervals"))
 
 
-def _heatmap(board: dict, cells: dict) -> Markup:
-    models = [m["name"] for m in board["models"]]
-    by_name = {t["name"]: t for t in board["tasks"]}
+def _heatmap(board: Board, cells: dict[tuple[str, str], Entry]) -> Markup:
+    models = [m.name for m in board.models]
+    by_name = {t.name: t for t in board.tasks}
     families = []
-    for fam in board["families"]:
+    for fam in board.families:
         tasks = []
-        for name in fam["tasks"]:
-            metric = by_name[name]["primary_metric"]
+        for name in fam.tasks:
+            metric = by_name[name].primary_metric
             values = {}
             for model in models:
                 entry = cells.get((model, name))
                 if entry is not None:
-                    mean = entry["metrics"][metric]["mean"]
-                    where = f"first {entry['n_items']} items, partial" if entry["partial"] else f"{entry['n_items']} items"
-                    values[model] = (entry["heat"], f"{model} on {name}: {metric} {numbers.number(mean)} ({where})")
+                    mean = entry.metrics[metric].mean
+                    where = f"first {entry.n_items} items, partial" if entry.partial else f"{entry.n_items} items"
+                    values[model] = (entry.heat, f"{model} on {name}: {metric} {numbers.number(mean)} ({where})")
             tasks.append((name, values))
-        families.append((fam["title"], tasks))
+        families.append((fam.title, tasks))
     return Markup(svg.heatmap(models, families, title="primary metric per task and model"))
 
 
-def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
-    pairs: dict[tuple[str, str], list[dict]] = {}
-    for row in board["gaps"]["rows"]:
-        pairs.setdefault((row["reference_task"], row["subset_task"]), []).append(row)
+def _gap_pairs(board: Board, slugs: dict[str, str]) -> list[dict]:
+    pairs: dict[tuple[str, str], list[GapRow]] = {}
+    for row in board.gaps.rows if board.gaps else []:
+        pairs.setdefault((row.reference_task, row.subset_task), []).append(row)
     return [
         {
             "reference": reference, "subset": subset, "reference_slug": slugs[reference], "subset_slug": slugs[subset],
             "rows": rows,
             "plot": Markup(svg.dumbbell(
-                [{"label": r["model"], "a": r["accuracy_a"], "b": r["accuracy_b"]} for r in rows],
+                [{"label": r.model, "a": r.accuracy_a, "b": r.accuracy_b} for r in rows],
                 name_a=reference, name_b=subset, axis_label="accuracy",
                 title=f"accuracy on {reference} and on {subset} per model",
             )),
@@ -151,13 +162,13 @@ def _gap_pairs(board: dict, slugs: dict[str, str]) -> list[dict]:
     ]
 
 
-def _some_gap(rows: list[dict]) -> bool:
+def _some_gap(rows: list[GapRow]) -> bool:
     """Whether some model scores differently on the pair's two subsets: the gaps page's stated order puts these
     pairs first (a stable sort), before pairs where every model ties (0.5 against 0.5: nothing to read)."""
-    return any(row["accuracy_a"] != row["accuracy_b"] for row in rows)
+    return any(row.accuracy_a != row.accuracy_b for row in rows)
 
 
-def write(board: dict, out_dir: Path) -> list[Path]:
+def write(board: Board, out_dir: Path) -> list[Path]:
     """Write the site into ``out_dir``; returns the files written."""
     env = _environment()
     written = []
@@ -175,27 +186,26 @@ def write(board: dict, out_dir: Path) -> list[Path]:
         shutil.copyfile(HERE / "static" / name, assets / name)
         written.append(assets / name)
 
-    cells = {(e["model"], t["name"]): e for t in board["tasks"]
-             for e in sorted(t["entries"], key=lambda e: -e["item_set"])}  # the main item set's entry wins
-    by_name = {t["name"]: t for t in board["tasks"]}
+    cells = {(e.model, t.name): e for t in board.tasks
+             for e in sorted(t.entries, key=lambda e: -e.item_set)}  # the main item set's entry wins
+    by_name = {t.name: t for t in board.tasks}
     env.filters["task_of"] = by_name.__getitem__
-    model_columns = {m["name"]: [r["task"] for r in m["results"]] for m in board["models"]}
-    for fam in board["families"]:
-        for col in fam["columns"]:
-            if col["type"] == "group":
-                for model in col["cells"]:
-                    model_columns[model].append(col["name"])
-    group_cells = {col["name"]: col["cells"] for fam in board["families"] for col in fam["columns"]
-                   if col["type"] == "group"}
+    model_columns = {m.name: [r.task for r in m.results] for m in board.models}
+    for fam in board.families:
+        for col in fam.columns:
+            if col.type == "group":
+                for model in col.cells:
+                    model_columns[model].append(col.name)
+    group_cells = {col.name: col.cells for fam in board.families for col in fam.columns if col.type == "group"}
     render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_columns=model_columns,
            heatmap=_heatmap(board, cells), group_cells=group_cells,
-           model_slugs={m["name"]: m["slug"] for m in board["models"]})
-    for task in board["tasks"]:
-        others = [m for m in list(task["entries"][0]["metrics"])[1:] if "/" not in m]  # breakdowns stay in the JSON
-        render("task.html", f"tasks/{task['slug']}.html", task=task, other_metrics=others, plot=_seed_plot(task),
+           model_slugs={m.name: m.slug for m in board.models})
+    for task in board.tasks:
+        others = [m for m in list(task.entries[0].metrics)[1:] if "/" not in m]  # breakdowns stay in the JSON
+        render("task.html", f"tasks/{task.slug}.html", task=task, other_metrics=others, plot=_seed_plot(task),
                forest=_forest_plot(task))
-    for model in board["models"]:
-        render("model.html", f"models/{model['slug']}.html", model=model)
-    render("gaps.html", "gaps.html", pairs=_gap_pairs(board, {t["name"]: t["slug"] for t in board["tasks"]}))
+    for model in board.models:
+        render("model.html", f"models/{model.slug}.html", model=model)
+    render("gaps.html", "gaps.html", pairs=_gap_pairs(board, {t.name: t.slug for t in board.tasks}))
     render("papers.html", "papers.html")
     return written
