@@ -129,3 +129,41 @@ def test_a_collapsed_fit_is_flagged_on_the_folds_and_the_moh_x_cells(moh_x):
         assert ">collapsed fit</span>" in row[:row.index("</tr>")]
     markdown = (moh_x / "leaderboard.md").read_text(encoding="utf-8")
     assert "(collapsed fit)" in next(line for line in markdown.splitlines() if line.startswith("| hf:minilm-l6 | "))
+
+
+@pytest.fixture(scope="module")
+def with_smoke(report_registry, tmp_path_factory) -> Path:
+    """MUNCH word judgement's committed runs: whole-split baselines and smoke runs (--limit 100) of SmolLM2 and of
+    constant answers."""
+    folder = RUNS / "munch_word_judge_implicit_p1"
+    if not folder.is_dir():
+        pytest.skip("the committed runs are not in this checkout")
+    from metabench.report.leaderboard import build_site
+
+    out = tmp_path_factory.mktemp("smoke") / "site"
+    build_site(report_registry, [folder], out, n_resamples=200, jobs=1, formats=["json", "markdown", "html"])
+    return out
+
+
+def test_a_smoke_run_never_fills_a_headline_cell_and_is_named_under_the_table(with_smoke):
+    import json
+
+    board = json.loads((with_smoke / "leaderboard.json").read_text(encoding="utf-8"))
+    task = next(t for t in board["tasks"] if t["name"] == "munch_word_judge_implicit_p1")
+    partial = {e["model"] for e in task["entries"] if e["partial"]}
+    whole = {e["model"] for e in task["entries"] if not e["partial"]}
+    assert partial - whole, "the committed MUNCH runs hold a smoke run of a model without a whole-split run"
+    cells = [row["cells"]["munch_word_judge_implicit_p1"] for row in board["headline"]["rows"]
+             if "munch_word_judge_implicit_p1" in row["cells"]]
+    assert cells and not any(cell["partial"] for cell in cells)
+    assert {row["model"] for row in board["headline"]["rows"]} == whole
+    assert {(s["model"], s["task"]) for s in board["headline"]["smoke"]} == {
+        (m, "munch_word_judge_implicit_p1") for m in partial - whole}
+    markdown = (with_smoke / "leaderboard.md").read_text(encoding="utf-8")
+    headline = markdown[markdown.index("## Headline benchmarks"):markdown.index("## Overview")]
+    rows = [line for line in headline.splitlines() if line.startswith("|")]
+    assert rows and not any("◐" in line for line in rows)
+    assert "Smoke runs (--limit: part of a test split), not in the table" in headline
+    index = (with_smoke / "index.html").read_text(encoding="utf-8")
+    table = index[index.index('id="headline-table"'):index.index("</table>", index.index('id="headline-table"'))]
+    assert "◐" not in table and 'id="smoke-runs"' in index

@@ -3,7 +3,8 @@
 One row per model, one column per headline benchmark (the members of the ``headline`` group, declared once in
 ``tasks/headline.yaml``: a task, or a k-fold group standing for its folds), each cell the primary metric with
 its 95 % interval and seeds (`intervals`: a t interval over seeds, else a percentile bootstrap over items; a
-k-fold group: a t interval over its per-seed fold means). The marks beside a cell (★, ▼, ◐, the degenerate
+k-fold group: a t interval over its per-seed fold means). Only whole-split runs fill a cell: smoke runs
+(``--limit``) are named under the table (``smoke``). The marks beside a cell (★, ▼, the degenerate
 marks, the best constant answer) are the ones the overview gives the same task entry or group cell: the
 reporters read them there, so the two tables never disagree. The published numbers of the same columns are rows
 of their own, one per published system, never ranked and never starred, each cell with its protocol
@@ -52,7 +53,23 @@ def headline(registry, board: dict, runs: list[Run], published: list[Published])
         "rows": [{"model": model, "cells": {name: c[model] for name, c in cells.items() if model in c}}
                  for model in models],
         "published": _published_rows(published, columns),
+        "smoke": _smoke_runs(tasks, declared.task, cells),
     }
+
+
+def _smoke_runs(tasks: dict, names, cells: dict) -> list[dict]:
+    """The partial runs (``--limit``) of headline tasks whose model has no whole-split run there: named under the
+    table, not in it, so no headline cell is a smoke test (they stay in the overview, marked ◐)."""
+    out = []
+    for name in names:
+        if name not in tasks:
+            continue
+        metric = tasks[name]["primary_metric"]
+        for entry in tasks[name]["entries"]:
+            if entry["partial"] and entry["model"] not in cells.get(name, {}):
+                out.append({"task": name, "model": entry["model"], "n_items": entry["n_items"],
+                            "value": entry["metrics"][metric]["mean"]})
+    return out
 
 
 def _task_column(task: dict) -> dict:
@@ -69,11 +86,11 @@ def _group_column(name: str, rows: list[dict], tasks: dict) -> dict:
 
 
 def _task_cells(registry, task: dict, by_path: dict[str, Run]) -> dict:
-    """Each model's entry of the main item set (a partial run only where the model has no whole-split run)."""
+    """Each model's whole-split entry: a smoke run (``--limit``) never fills a headline cell (`_smoke_runs`)."""
     metric = task["primary_metric"]
     out = {}
     for entry in sorted(task["entries"], key=lambda e: e["item_set"]):
-        if entry["model"] in out or entry["metrics"][metric]["mean"] is None:
+        if entry["model"] in out or entry["partial"] or entry["metrics"][metric]["mean"] is None:
             continue
         low, high, method = interval(registry, by_path[entry["run"]], metric)
         out[entry["model"]] = {"value": entry["metrics"][metric]["mean"], "ci_low": low, "ci_high": high,

@@ -16,7 +16,7 @@ from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from .numbers import mean_std, signed
 from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, HeadlineCell, HeadlineColumn,
-                     ProtocolSource, PublishedCell, PublishedNumber)
+                     ProtocolSource, PublishedCell, PublishedNumber, SmokeRun)
 from .sections import view_function
 
 #: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
@@ -173,7 +173,17 @@ def _headline(board: Board) -> list[str]:
              "papers' numbers on their own items and predictions, never ranked; SOTA marks the best published number "
              "of a column, whatever its protocol.", ""]
             + table(headers, rows) + [escape(n) for n in sorted(notes, key=lambda n: int(n[1:n.index("]")]))]
-            + ([""] if notes else []))
+            + ([""] if notes else []) + _smoke(h.smoke))
+
+
+def _smoke(runs: list[SmokeRun]) -> list[str]:
+    """The headline tasks' smoke runs, named under the table and never in it (the overview marks them ◐)."""
+    if not runs:
+        return []
+    named = "; ".join(f"{r.model} on {r.task} ({r.n_items} items, {MISSING if r.value is None else f'{r.value:.4f}'})"
+                      for r in runs)
+    return [escape(f"Smoke runs (--limit: part of a test split), not in the table: {named}. They are in the overview "
+                   "below, marked ◐."), ""]
 
 
 def _published(rows: list[PublishedNumber]) -> list[str]:

@@ -414,13 +414,23 @@ class HeadlinePublished(Part):
     notes: Any = part("whether the row carries notes")
 
 
+class SmokeRun(Part):
+    """A partial run (``--limit``) of a headline task whose model has no whole-split run there."""
+
+    task: str | None = part("the task")
+    model: str | None = part("the model")
+    n_items: int | None = part("items it scored")
+    value: Number | None = part("its primary metric on those items")
+
+
 class Headline(Part):
     """The front page's first table: one row per model, one column per headline benchmark."""
 
     group: str | None = part("the group of headline tasks")
     columns: list[HeadlineColumn] = part("the headline benchmarks", list)
-    rows: list[HeadlineRow] = part("our models", list)
+    rows: list[HeadlineRow] = part("our models: whole-split runs only", list)
     published: list[HeadlinePublished] = part("published state of the art and the papers' baselines", list)
+    smoke: list[SmokeRun] = part("smoke runs of headline tasks, named under the table, never in it", list)
 
 
 class PaperRow(Part):
