@@ -1,5 +1,5 @@
-"""The ``gate``, ``power``, ``leaderboard`` and ``report`` subcommands (and ``compare``, from `compare.py`): argument
-parsing only, the work is in the modules."""
+"""The ``gate``, ``power``, ``leaderboard`` and ``report`` subcommands (and ``compare``, from `compare.py`, and
+``verify-run``, from `verify.py`): argument parsing only, the work is in the modules."""
 
 from __future__ import annotations
 
@@ -28,8 +28,10 @@ examples:
 
 def add_commands(subparsers, registry) -> None:
     from .compare import add_commands as add_compare, guarded, test_arguments
+    from .verify import add_commands as add_verify
 
     add_compare(subparsers, registry)
+    add_verify(subparsers)
 
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",

@@ -308,6 +308,41 @@ class HFEncoder(Adapter):
     # ------------------------------------------------------------------ fit
 
     def fit(self, training: Training | None) -> None:
+        training, parts, key = self._fit_plan(training)
+        head, labels, max_length, markers = parts["head"], parts["labels"], parts["max_length"], bool(parts["markers"])
+        self._head, self._labels, self._max_length = head, labels, max_length
+        if self._key == key and self.model is not None:
+            self._seed = training.seed
+            return
+        store = CheckpointStore(persistent=self.use_cache)
+        found = store.find(key)
+        record: dict[str, Any] = {"key": key}
+        if found is not None:
+            started = time.perf_counter()
+            self.tokenizer = self._load_tokenizer(found)
+            self.model = self._build_model(found, head, labels, None, training.seed, None)
+            record.update(store.meta(key).get("summary", {}))
+            record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
+        elif self.search:
+            summary = self._search_and_train(training, key, store, parts, head, labels, markers, max_length)
+            record.update({"cached": False, **summary})
+        else:
+            summary = self._train(training, key, store, parts, head, labels, markers, max_length)
+            record.update({"cached": False, **summary})
+        self._added_tokens = list(MARKERS) if markers else []
+        self._marker_ids = tuple(self.tokenizer.convert_tokens_to_ids(list(MARKERS))) if markers else ()
+        self.model.to(self.device)
+        self.model.eval()
+        self._key, self._seed = key, training.seed
+        self._checkpoints[str(training.seed)] = record
+
+    def cached_checkpoint(self, training: Training | None) -> Path | None:
+        """The finished checkpoint ``fit`` would load for ``training`` (None: ``fit`` would train one): what a
+        reproduction of a stored run (`metabench.launch.reproduce`), which never trains, asks first."""
+        return CheckpointStore(persistent=self.use_cache).find(self._fit_plan(training)[2])
+
+    def _fit_plan(self, training: Training | None) -> tuple[Training, dict, str]:
+        """(the training ``fit`` uses, budget applied; the checkpoint key's parts; the key)."""
         if training is None or not training.requests:
             raise AdapterError(
                 f"model '{self.name}' is fine-tuned in-suite and needs the task's training split, which this task lacks",
@@ -339,32 +374,7 @@ class HFEncoder(Adapter):
         }
         if self.search:
             parts["search"] = {**self._search_settings(training).model_dump(mode="json"), "cpus": self.search_cpus}
-        key = checkpoint_key(parts)
-        self._head, self._labels, self._max_length = head, labels, max_length
-        if self._key == key and self.model is not None:
-            self._seed = training.seed
-            return
-        store = CheckpointStore(persistent=self.use_cache)
-        found = store.find(key)
-        record: dict[str, Any] = {"key": key}
-        if found is not None:
-            started = time.perf_counter()
-            self.tokenizer = self._load_tokenizer(found)
-            self.model = self._build_model(found, head, labels, None, training.seed, None)
-            record.update(store.meta(key).get("summary", {}))
-            record.update({"cached": True, "load_s": round(time.perf_counter() - started, 3)})
-        elif self.search:
-            summary = self._search_and_train(training, key, store, parts, head, labels, markers, max_length)
-            record.update({"cached": False, **summary})
-        else:
-            summary = self._train(training, key, store, parts, head, labels, markers, max_length)
-            record.update({"cached": False, **summary})
-        self._added_tokens = list(MARKERS) if markers else []
-        self._marker_ids = tuple(self.tokenizer.convert_tokens_to_ids(list(MARKERS))) if markers else ()
-        self.model.to(self.device)
-        self.model.eval()
-        self._key, self._seed = key, training.seed
-        self._checkpoints[str(training.seed)] = record
+        return training, parts, checkpoint_key(parts)
 
     def _encode_training(self, requests, golds, head, label_ids, max_length) -> list[dict]:
         features = []

@@ -82,6 +82,10 @@ class DataVerifier:
                   for role, split in data.splits.items() if split is not None}
         return Expected(task.hash, files, splits, golds, data.n_test_items, data)
 
+    def forget(self, task: str, limit: int | None) -> None:
+        """Drop one task's loaded data, its runs done with (`launch.reproduce.reproduce_runs`)."""
+        self._found.pop((task, limit), None)
+
     def release(self) -> None:
         """Drop the loaded tasks and items (the verdicts are kept): verification is done with them."""
         self._found.clear()

@@ -3,7 +3,6 @@ whole; its golds, ids, config hash and data files are checked against the data i
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -11,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from metabench import hookimpl
-from metabench.config.index import TaskIndex
 from metabench.config.loader import dumped_config_hash
-from metabench.jobs import build_kind, prepare
-from metabench.launch.record import seed_summary
 from metabench.runs.stored import find_runs, load_run
 from metabench.runs.verify import verify_run, verify_runs
 from metabench.runs.verify_data import DataVerifier
-from metabench.store import golds_sha256, read_samples, samples_text
+from metabench.store import read_samples
+
+from forgery import forge_consistently
 
 #: A second classification task on the toy data, its test split being the training file: a run of toy_cls
 #: relabelled as this task has the same kind, labels and data files, and other items.
@@ -86,43 +84,6 @@ def runs(toy_runs, registry, tmp_path) -> Path:
     outcomes = run(registry, "toy_cls_train", ["majority", "random"], options)
     assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
     return folder
-
-
-def forge_consistently(registry, run_dir: Path, *, golds: dict | None = None, task: str | None = None,
-                       data: dict | None = None) -> None:
-    """Rewrite a run as a careful forger would: new golds (item id -> gold), or another task's name, config
-    hash, config and data record (``data``, copied from an honest run of it); then every score and metric recomputed
-    with the task's own kind, and every digest (samples, ids, golds) recomputed, so that the run's files agree
-    with each other in every respect."""
-    import toy_plugin
-
-    results = json.loads((run_dir / "results.json").read_text())
-    index = TaskIndex(registry)
-    items = {str(i.id): i for i in prepare(registry, index.load(results["task"]["name"]),
-                                           data_dir=toy_plugin.DATA_DIR).test.items}
-    target = index.load(task or results["task"]["name"])
-    kind = build_kind(registry, target)
-    rows = read_samples(run_dir)
-    per_seed = {}
-    for seed in results["seeds"]:
-        mine = [r for r in rows if r["seed"] == seed]
-        for row in mine:
-            row["gold"] = golds[row["id"]] if golds else row["gold"]
-            row["scores"] = kind.item_scores(items[row["id"]], row["gold"], row["prediction"])
-        per_seed[str(seed)] = kind.aggregate([items[r["id"]] for r in mine], [r["gold"] for r in mine],
-                                             [r["prediction"] for r in mine])
-    results["metrics"] = {"per_seed": per_seed, "aggregate": seed_summary(per_seed)}
-    first = [r for r in rows if r["seed"] == results["seeds"][0]]
-    results["data"] = data or results["data"]
-    test = results["data"]["splits"]["test"]
-    test["n"] = len(first)
-    test["golds_sha256"] = golds_sha256((r["id"], r["gold"]) for r in first)
-    test["ids_sha256"] = hashlib.sha256("\n".join(sorted(r["id"] for r in first)).encode()).hexdigest()
-    results["task"].update(name=target.name, config_hash=target.hash, config=target.config.model_dump(mode="json"))
-    text = samples_text(rows).encode()
-    (run_dir / "samples.jsonl").write_bytes(text)
-    results["samples_sha256"] = hashlib.sha256(text).hexdigest()
-    (run_dir / "results.json").write_text(json.dumps(results))
 
 
 def _board(folder: Path) -> dict:
