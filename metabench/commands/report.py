@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from .verify import add_reproduce_options, reproduce_options
+
 LEADERBOARD_EXAMPLES = """example:
   metabench leaderboard build leaderboard/runs -o leaderboard/
 
@@ -99,6 +101,7 @@ def add_commands(subparsers, registry) -> None:
     build.add_argument("--no-progress", action="store_true",
                        help="print no progress on stderr (default: a bar per phase on a terminal, a line per phase "
                        "elsewhere)")
+    add_reproduce_options(build)
     build.add_argument("--jobs", type=int, metavar="N",
                        help="processes that verify, rank and test the tasks (default: one per CPU; 1: all in this "
                        "process, the least memory). The numbers are the same for any N")
@@ -231,12 +234,14 @@ def _cmd_leaderboard_build(args) -> int:
     from ..report.compare import Options
 
     Options(alpha=args.alpha, n_resamples=args.resamples)  # checks them as compare does
+    reproduce = reproduce_options(args)
     if args.jobs is not None:
         whole_number(args.jobs, "--jobs", 1, 256, hint="e.g. --jobs 2, or leave it out for one per CPU")
     started = time.perf_counter()
     built = build_site(_registry(), args.runs, args.output_dir, formats=args.format, title=args.title,
                        correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, force=args.force,
-                       progress=Progress(enabled=not args.no_progress), jobs=args.jobs)
+                       progress=Progress(enabled=not args.no_progress), jobs=args.jobs, reproduce=reproduce,
+                       reproduce_key=args.reproduce_key)
     print(f"leaderboard: {built.n_runs} runs read, {built.n_ranked} ranked ({len(built.unverified)} of them "
           f"unverified), {len(built.rejected)} rejected; "
           f"{len(built.written)} files in {args.output_dir}, {len(built.changed)} changed, {len(built.removed)} removed "

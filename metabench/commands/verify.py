@@ -34,17 +34,24 @@ def add_commands(subparsers) -> None:
         "reproducible here (with the reason) or failed reproduction (the model here does not give what the run "
         "recorded).")
     verify.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run folders or output folders")
-    verify.add_argument("--reproduce", metavar="K",
-                        help="rerun K items of each run (drawn by a hash of the item ids keyed by the run's samples "
-                        "digest, the same at every seed) with its model and compare predictions and scores")
-    verify.add_argument("--reproduce-key", metavar="TEXT",
-                        help="key the draw of items with TEXT instead of the run's samples digest (a draw the run's "
-                        "author could not foresee)")
+    add_reproduce_options(verify)
     verify.add_argument("--json", action="store_true", help="print one JSON object per run instead of lines")
     verify.set_defaults(func=_cmd_verify_run)
 
 
-def _cmd_verify_run(args) -> int:
+def add_reproduce_options(parser) -> None:
+    """``--reproduce K`` and ``--reproduce-key TEXT``, as ``verify-run`` and ``leaderboard build`` take them."""
+    parser.add_argument("--reproduce", metavar="K",
+                        help="rerun K items of each run (drawn by a hash of the item ids keyed by the run's samples "
+                        "digest, the same at every seed) with its model and compare predictions and scores")
+    parser.add_argument("--reproduce-key", metavar="TEXT",
+                        help="key the draw of items with TEXT instead of the run's samples digest (a draw the run's "
+                        "author could not foresee)")
+
+
+def reproduce_options(args) -> int | None:
+    """K of ``--reproduce`` (None: not asked), checked; with K, the model hub is offline for this process (a
+    reproduction uses what is here, never a download)."""
     from ..errors import MetabenchError
     from ..option_values import number_text, whole_number
 
@@ -58,6 +65,11 @@ def _cmd_verify_run(args) -> int:
     if k is not None:  # read when huggingface_hub is imported: set before any model module is
         for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
             os.environ.setdefault(name, "1")
+    return k
+
+
+def _cmd_verify_run(args) -> int:
+    k = reproduce_options(args)
     from ..plugins import default_registry
     from ..runs.stored import find_runs
     from ..runs.verify import verify_runs

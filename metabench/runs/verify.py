@@ -82,14 +82,17 @@ class Verdict:
     ids: str | None = None  # digest of the samples' item ids, for the check against the data
     unverified: str | None = None  # why the run could not be checked against the data (check 5)
     split_size: int | None = None  # the whole test split's size in the data (check 5), what "partial" reads
+    #: the board's account of its reproduction (``leaderboard build --reproduce K``): status, mark, k, reason
+    reproduction: dict | None = None
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def summary(self) -> dict:
-        return {"checked": self.checked, "unchecked": self.unchecked,
-                "data": self.unverified or "checked against the data the task names"}
+        found = {"checked": self.checked, "unchecked": self.unchecked,
+                 "data": self.unverified or "checked against the data the task names"}
+        return found if self.reproduction is None else {**found, "reproduction": self.reproduction}
 
     def unchecked_note(self, metric: str) -> str | None:
         """Why ``metric``'s number is only the run's own account ("unchecked: ..."), or None where it was

@@ -144,3 +144,34 @@ def test_committed_runs_of_one_task(tmp_path):
     assert status == {"hf:minilm-l6": NOT_REPRODUCIBLE, "lookup": REPRODUCED, "lookup:key=expression": REPRODUCED,
                       "majority": REPRODUCED}, [r.line for r in found.values()]
     assert all(len(r.items) == 50 for r in found.values() if r.reproduced)
+
+
+def test_the_board_marks_reproduced_runs_and_rejects_a_failed_reproduction(report_registry, toy_runs, copy_run,
+                                                                          tmp_path):
+    """``leaderboard build --reproduce K``: the honest runs are marked reproduced on K items in leaderboard.json and
+    leaderboard.md; a forgery every check of files passes (lookup's wrong answers replaced by the golds, everything
+    recomputed) is rejected with its failed reproduction, and the honest lookup run is not ranked in its place."""
+    import shutil
+
+    from metabench.report.leaderboard import build_site
+
+    runs = tmp_path / "runs"
+    shutil.copytree(toy_runs / "toy_cls", runs / "toy_cls")
+    target = runs / "toy_cls" / "lookup"
+    wrong = {r["id"]: r["gold"] for r in read_samples(target) if r["prediction"] != r["gold"]}
+    forge_consistently(report_registry, target, predictions=wrong)
+    built = build_site(report_registry, [runs], tmp_path / "out", formats=["json", "markdown"], n_resamples=50,
+                       jobs=1, reproduce=ALL)
+    assert [r.run for r in built.rejected] == ["toy_cls/lookup"]
+    assert built.rejected[0].reasons[-1].startswith("failed reproduction: ")
+    board = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
+    (task,) = board["tasks"]
+    assert "lookup" not in {e["model"] for e in task["entries"]}
+    marks = {e["model"]: e["verified"]["reproduction"] for e in task["entries"]}
+    assert marks and all(m["status"] == REPRODUCED and m["mark"].startswith("reproduced on ") for m in marks.values())
+    assert f"({marks['majority']['mark']})" in (tmp_path / "out" / "leaderboard.md").read_text()
+    # without --reproduce the board says nothing of reproduction (its bytes as before)
+    build_site(report_registry, [runs / "toy_cls" / "majority"], tmp_path / "plain", formats=["json"], n_resamples=50,
+               jobs=1)
+    plain = json.loads((tmp_path / "plain" / "leaderboard.json").read_text())
+    assert "reproduction" not in plain["tasks"][0]["entries"][0]["verified"]

@@ -54,7 +54,7 @@ class Built:
 def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats: list[str] | None = None,
                title: str = "metabench leaderboard", correction: str = "holm", alpha: float = 0.05,
                n_resamples: int = 10_000, force: bool = False, progress: Progress | None = None,
-               jobs: int | None = None) -> Built:
+               jobs: int | None = None, reproduce: int | None = None, reproduce_key: str | None = None) -> Built:
     """Build the board from the runs under ``paths`` and run the reporters into ``out_dir``.
 
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
@@ -74,7 +74,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     n_found = len(runs)
     board = build_board(registry, runs, title=title, correction=correction, alpha=alpha,
                         options=Options(n_resamples=n_resamples), sources=paths, progress=progress,
-                        jobs=jobs)
+                        jobs=jobs, reproduce=reproduce, reproduce_key=reproduce_key)
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)

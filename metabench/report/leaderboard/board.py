@@ -409,6 +409,8 @@ class _TaskWork:
     published: list[Published]
     families: dict
     metrics: VerifiedMetrics
+    reproduce: int | None = None  # K of --reproduce: the ranked runs' reproduction on K items
+    reproduce_key: str | None = None
 
 
 def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple], dict[str, dict], dict]:
@@ -417,11 +419,27 @@ def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple],
     tasks' board rows, and the check-4 verdicts added to the cache."""
     runs = [run for name in names for run in work.groups[name]]
     passed, _, verdicts = verify_runs(work.registry, runs, metrics=work.metrics)
+    if work.reproduce:
+        passed = _reproduced(work, latest_runs(passed)[0], passed, verdicts)
     kept, _ = latest_runs(passed)
     tasks = {name: _task(work.registry, name, group, work.correction, work.alpha, work.options, verdicts,
                          work.published, work.families) for name, group in by_task(kept).items()}
     fields = [tuple(getattr(verdicts[id(run)], f.name) for f in fields_of(Verdict)[1:]) for run in runs]
     return fields, tasks, work.metrics.added()
+
+
+def _reproduced(work: _TaskWork, ranked: list[Run], passed: list[Run], verdicts: dict[int, Verdict]) -> list[Run]:
+    """The runs that would be ranked, reproduced on K items (`launch.reproduce`): a failed reproduction is a
+    rejection with its reason (the run leaves ``passed``), the others carry their mark in ``verified``."""
+    from ...launch.reproduce import reproduce_runs
+
+    for run_id, found in reproduce_runs(work.registry, ranked, work.reproduce, key=work.reproduce_key).items():
+        if found.failed:
+            verdicts[run_id].problems.append(found.line)
+        else:
+            verdicts[run_id].reproduction = {"status": found.status, "mark": found.mark, "k": found.k,
+                                             "reason": found.reason}
+    return [run for run in passed if verdicts[id(run)].ok]
 
 
 def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
@@ -442,18 +460,21 @@ def _cost(groups: dict[str, list[Run]], names: list[str]) -> int:
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options(), sources: Sequence[Path] = (),
                 published: list[Published] | None = None, progress: Progress | None = None,
-                jobs: int | None = None) -> Board:
+                jobs: int | None = None, reproduce: int | None = None, reproduce_key: str | None = None) -> Board:
     """Everything the reporters write (`schema.Board`: built as the JSON's dict, validated once at the end),
     from the runs (one per task, model and item set; newer runs win) and the
     registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section finds
     the files it reads beside the runs); ``progress`` shows the phases on stderr. Tasks are verified, ranked
-    and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one."""
+    and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one.
+    ``reproduce``: K items of every run that would be ranked are rerun with its model where it is here
+    (`_reproduced`; ``reproduce_key`` keys the draw)."""
     progress = progress or Progress.off()
     published = load_published() if published is None else published
     families = {**FAMILIES, **overview_families(registry), **OTHER}
     TaskIndex(registry)  # built (or read from its cache) once here, not by each worker
     metrics = VerifiedMetrics(registry)
-    state = _TaskWork(registry, by_task(runs), correction, alpha, options, published, families, metrics)
+    state = _TaskWork(registry, by_task(runs), correction, alpha, options, published, families, metrics,
+                      reproduce, reproduce_key)
     chunks = _chunks(state.groups)
     with progress.phase("verifying, ranking and testing tasks", len(state.groups), "task") as done:
         checked = run_chunks(_check_and_rank, state, chunks, [_cost(state.groups, c) for c in chunks],

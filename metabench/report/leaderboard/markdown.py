@@ -49,6 +49,9 @@ def _mark(entry: Entry) -> str:
             mark += " (constant)"
         elif marks.trivial is not None and marks.trivial.chance:
             mark += " (≈ chance)"
+    reproduction = entry.verified.reproduction if entry.verified is not None else None
+    if reproduction is not None:
+        mark += f" ({reproduction.mark})"
     return mark + _caveat_marks(entry.caveats)
 
 

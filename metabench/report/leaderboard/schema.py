@@ -189,12 +189,22 @@ class Marks(Part):
     unchecked: str | None = part("metrics that could not be rebuilt from golds and predictions, if any")
 
 
+class Reproduced(Part):
+    """A run's reproduction on the board (a failed one is a rejection, listed under ``rejected_runs``)."""
+
+    status: str | None = part("``reproduced`` or ``not_reproducible``")
+    mark: str | None = part("as printed: reproduced on K items, not reproducible here")
+    k: int | None = part("the items asked for")
+    reason: str | None = part("what was rerun and compared, or why the model is not here")
+
+
 class Verified(Part):
     """What verification rebuilt from the run's golds and predictions."""
 
     checked: list[str] = part("metrics rebuilt and equal to the recorded ones", list)
     unchecked: list[str] = part("metrics that could not be rebuilt", list)
     data: str | None = part("the data check's verdict")
+    reproduction: Reproduced | None = part("with ``leaderboard build --reproduce K``: K items rerun with its model")
 
 
 # ------------------------------------------------------------------------------------------------ tasks

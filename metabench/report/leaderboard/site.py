@@ -53,6 +53,14 @@ class _BoardEnvironment(Environment):
             return self.getattr(obj, argument)
         return super().getitem(obj, argument)
 
+    def getattr(self, obj, attribute):
+        if isinstance(obj, Part):  # a part this board lacks is undefined, not looked up as a dict key
+            try:
+                return getattr(obj, attribute)
+            except AttributeError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
 
 def _environment() -> Environment:
     # a registered section's template is named "package:path" (its html=, `sections.view_template`)
