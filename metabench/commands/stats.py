@@ -8,7 +8,7 @@ from pathlib import Path
 
 EXAMPLES = """\
 examples:
-  metabench stats calibrate                              print the table (a few minutes)
+  metabench stats calibrate                              print the table (about ten minutes)
   metabench stats calibrate --write                      also write benchmarks/results/calibration.json (and the
                                                          misses compare, gate and the leaderboard read), then
   metabench report docs                                  puts its figures into docs/reporting.md
@@ -28,7 +28,8 @@ def add_commands(subparsers) -> None:
         "documents, Meta4XNLI sentences) and counts how often each procedure compare and gate use rejects, covers "
         "the true difference, and detects the MDE it prints; then replays null comparisons through gate.")
     calibrate.add_argument("--runs", type=Path, default=Path("leaderboard/runs"), help="committed runs (default leaderboard/runs)")
-    for flag, name, text in (("--replications", "replications", "simulated test sets per hypothesis and procedure"),
+    for flag, name, text in (("--replications", "replications",
+                              "simulated test sets per hypothesis, procedure and seed pair"),
                              ("--resamples", "resamples", "bootstrap resamples in each simulated test"),
                              ("--gate-replays", "gate_replays", "null gates per scenario"),
                              ("--seed", "seed", "seed of the whole simulation")):

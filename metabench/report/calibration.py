@@ -9,12 +9,20 @@ record is stale; `metabench report docs` renders the tables from the record (doc
 miss a target go, with their scope, to ``metabench/report/calibration_misses.json`` (`misses`), which compare,
 gate and the leaderboard read (`calibration_misses`). numpy and the simulation load only when it runs, so
 building the command line stays cheap.
+
+A shape read from seeded runs is simulated once per pair of their seeds (`task_shapes.populations`), one row
+each, with ``replications`` test sets per hypothesis each: a procedure that meets its targets on one pair and
+misses them on another is listed as missing them, with the pairs it misses on (`misses`). Every rate is
+printed with its Monte-Carlo standard error, the MDE too, and the power's error counts the MDE's
+(`calibrate._power_se`). The default replications keep a rate's error near 5 % or 95 % to about half a point
+and the power's to about one, and the command to minutes (docs/reporting.md says how many it took).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,14 +39,16 @@ SOURCES = ("metabench/stats/calibrate.py", "metabench/stats/paired.py", "metaben
 
 @dataclass(frozen=True)
 class Settings:
-    """Replications per hypothesis and procedure, bootstrap resamples in each simulated test, null gates per
-    scenario, and the seed of everything."""
+    """Replications per hypothesis, procedure and seed pair, bootstrap resamples in each simulated test, null
+    gates per scenario, the seed of everything, and the replications of the cheap parts (families of Holm and
+    BH, paired t's over seeds: numbers, not test sets, so tens of thousands cost seconds)."""
 
-    replications: int = 300
+    replications: int = 1500
     resamples: int = 500
     gate_replays: int = 200
     seed: int = 0
     correction_replications: int = 20_000
+    seed_replications: int = 20_000
 
 
 def fingerprint(root: Path, settings: Settings) -> str:
@@ -68,7 +78,7 @@ def run(registry, root: Path, settings: Settings = Settings()) -> dict:
         rows += calibrate.calibrate_population(population, replications=settings.replications,
                                                resamples=settings.resamples, seed=settings.seed)
     for shape in task_shapes.seed_shapes(root):
-        rows += calibrate.calibrate_seeds(shape, replications=settings.replications, seed=settings.seed)
+        rows += calibrate.calibrate_seeds(shape, replications=settings.seed_replications, seed=settings.seed)
     rows += calibrate.calibrate_corrections(task_shapes.family_size(root),
                                             replications=settings.correction_replications, seed=settings.seed)
     with tempfile.TemporaryDirectory(prefix="metabench-gate-replay-") as work:
@@ -83,21 +93,33 @@ def percent(rate: float | None, se: float | None = None) -> str:
     return f"{100 * rate:.1f}" + ("" if se is None else f" ± {100 * se:.1f}")
 
 
+def _mde(value: float | None, se: float | None) -> str:
+    """The MDE to as many decimals as its Monte-Carlo error needs (two significant digits of the error). An
+    error of 0 is a median of discrete MDEs (McNemar's) whose neighbouring ranks print the same value."""
+    if value is None:
+        return "—"
+    if not se:
+        return f"{value:.4f} ± 0"
+    decimals = max(4, 1 - math.floor(math.log10(se)))
+    return f"{value:.{decimals}f} ± {se:.{decimals}f}"
+
+
 def table_rows(record: dict) -> list[list[str]]:
-    """One row per procedure and shape: type-I, coverage under H0 and H1, printed MDE, power at it, targets missed."""
+    """One row per procedure, shape and seed pair: type-I, coverage under H0 and H1, printed MDE, power at it,
+    targets missed; each figure ± its Monte-Carlo standard error."""
     out = []
     for row in record["rows"]:
         se = row["se"]
         coverage = "—" if row["coverage_null"] is None else (
             f"{percent(row['coverage_null'], se.get('coverage_null'))} / {percent(row['coverage_alt'], se.get('coverage_alt'))}")
-        out.append([row["procedure"], row["shape"], percent(row["type_i"], se.get("type_i")), coverage,
-                    "—" if row["mde"] is None else f"{row['mde']:.4f}", percent(row["power"], se.get("power")),
+        out.append([row["procedure"], row["shape"], row.get("seeds") or "—", percent(row["type_i"], se.get("type_i")),
+                    coverage, _mde(row["mde"], se.get("mde")), percent(row["power"], se.get("power")),
                     ", ".join(row["missed"]) or "none", row["note"]])
     return out
 
 
-HEADER = ["procedure", "task shape", "type-I % (α 0.05)", "coverage % H0 / H1", "MDE printed", "power % at MDE",
-          "missed", "note"]
+HEADER = ["procedure", "task shape", "seeds", "type-I % (α 0.05)", "coverage % H0 / H1", "MDE printed",
+          "power % at MDE", "missed", "note"]
 GATE_HEADER = ["null comparison", "gates", "false fails (exit 1), defaults", "inconclusive (exit 3), defaults",
                "false fails, --alpha 0.05 (the default before)"]
 
@@ -119,9 +141,10 @@ def _figures(row: dict) -> str:
             out.append(f"type-I {percent(row['type_i'], se['type_i'])} % at alpha 0.05 (target ≤ "
                        f"{100 * calibrate.TYPE_I_MAX:g} %){soft}")
         elif name == "coverage":
-            out.append(f"95 % interval coverage {percent(row['coverage_null'], se['coverage_null'])} % under H0, "
-                       f"{percent(row['coverage_alt'], se.get('coverage_alt'))} % under H1 (target ≥ "
-                       f"{100 * calibrate.COVERAGE_MIN:g} %){soft}")
+            alt = ("" if row["coverage_alt"] is None else
+                   f", {percent(row['coverage_alt'], se.get('coverage_alt'))} % under H1")  # None: no alternative
+            out.append(f"95 % interval coverage {percent(row['coverage_null'], se['coverage_null'])} % under H0{alt} "
+                       f"(target ≥ {100 * calibrate.COVERAGE_MIN:g} %){soft}")
         else:
             out.append(f"power {percent(row['power'], se['power'])} % at the printed MDE (target "
                        f"{100 * calibrate.POWER_TARGET:g} ± {100 * calibrate.POWER_SLACK:g} %){soft}")
@@ -129,12 +152,26 @@ def _figures(row: dict) -> str:
 
 
 def misses(record: dict) -> dict:
-    """What ``calibration_misses.json`` holds: every row that stands for a default procedure (it has a scope) and
-    misses a target, with its figures in words."""
-    return {"fingerprint": record["fingerprint"],
-            "misses": [{"procedure": row["procedure"], "shape": row["shape"], "scope": row["scope"],
-                        "figures": _figures(row)}
-                       for row in record["rows"] if row.get("scope") and row["missed"]]}
+    """What ``calibration_misses.json`` holds: every procedure and shape that stands for a default procedure (its
+    rows have a scope) and misses a target on any of its seed pairs, with the figures in words: one entry per
+    procedure and shape (one note per comparison), naming each pair that misses and what it measured there, and
+    how many pairs were simulated ("seeds 0/2 (of 3 pairs): ...")."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in record["rows"]:
+        if row.get("scope"):
+            key = (row["procedure"], row["shape"], json.dumps(row["scope"], sort_keys=True))
+            groups.setdefault(key, []).append(row)
+    out = []
+    for (procedure, shape, _), rows in groups.items():
+        missed = [row for row in rows if row["missed"]]
+        if not missed:
+            continue
+        paired = len(rows) > 1 or bool(rows[0].get("seeds"))
+        among = f"of {len(rows)} pairs" if len(rows) > 1 else "the only pair"
+        figures = "; ".join((f"seeds {row['seeds']} ({among}): " if paired else "") + _figures(row)
+                            for row in missed)
+        out.append({"procedure": procedure, "shape": shape, "scope": rows[0]["scope"], "figures": figures})
+    return {"fingerprint": record["fingerprint"], "misses": out}
 
 
 def format_record(record: dict) -> str:
@@ -145,8 +182,10 @@ def format_record(record: dict) -> str:
     settings = record["settings"]
     return "\n".join([
         tabulate(table_rows(record), headers=HEADER, disable_numparse=True), "",
-        f"{settings['replications']} replications per hypothesis, {settings['resamples']} bootstrap resamples per test, "
-        f"seed {settings['seed']}; ± = Monte-Carlo standard error. Targets: type-I ≤ {100 * calibrate.TYPE_I_MAX:g} %, "
+        f"{settings['replications']} replications per hypothesis and seed pair, {settings['resamples']} bootstrap "
+        f"resamples per test, {settings['seed_replications']} per paired t over seeds, seed {settings['seed']}; "
+        "± = Monte-Carlo standard error (the power's counts the MDE's). "
+        f"Targets: type-I ≤ {100 * calibrate.TYPE_I_MAX:g} %, "
         f"coverage ≥ {100 * calibrate.COVERAGE_MIN:g} %, power {100 * calibrate.POWER_TARGET:g} ± "
         f"{100 * calibrate.POWER_SLACK:g} %.", "",
         tabulate(gate_rows(record), headers=GATE_HEADER, disable_numparse=True),

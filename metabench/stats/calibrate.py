@@ -8,7 +8,9 @@ the minimum detectable effect it prints. Targets (issue 38): type-I ≤ 6 %, cov
 within 5 points of 80 %.
 
 Test sets are drawn from a `Population` of real paired units: the outputs of two runs of one recipe (two
-seeds) on a committed task, item by item or cluster by cluster (`metabench.report.task_shapes` reads them).
+seeds) on a committed task, item by item or cluster by cluster (`metabench.report.task_shapes` reads them, one
+population per pair of the run's seeds: every pair is simulated, each with its own generator and its own row,
+so no pair that happens to suit a procedure stands for the shape).
 A simulated test set draws as many units as the task has, with replacement, and, under the null, gives each
 drawn unit's two outputs to the baseline and the candidate in a random order, so the two systems are
 exchangeable and the true difference is exactly 0 while the units keep their real sizes, class balance and
@@ -30,12 +32,15 @@ The bootstrap is the one exception: `paired_bootstrap` with a clustered metric i
 so it is replayed here vectorised (same draws: units with replacement, same resample for both systems; same
 percentile interval, null-shifted p-value and standard error); `tests/stats/test_stats_calibrate.py` holds it
 to the real function. Monte-Carlo standard errors use the Agresti–Coull estimate (x + 2) / (R + 4), so a rate
-of 0 of R still carries its uncertainty instead of "0 ± 0".
+of 0 of R still carries its uncertainty instead of "0 ± 0". The power is measured at an MDE that is itself
+estimated (a median of printed MDEs), so its error adds that estimate's (`_power_se`): a power printed ± its
+binomial error alone would understate how far another run of the simulation could land.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -64,7 +69,8 @@ class Population:
     score 0/1), ``[tp, fp, fn]`` for an F1. ``cluster`` numbers each item's cluster (documents); ``None``
     makes every item its own unit. ``size`` is how many units a simulated test set draws (the task's own
     count), ``unit`` names them. ``tasks`` (a glob of task names) and ``metric_name`` say which real
-    comparisons have this shape.
+    comparisons have this shape. ``seeds`` names the two seeded runs ``a`` and ``b`` come from (empty: not
+    read from seeds); each pair gets its own random stream (`stream`).
     """
 
     task: str
@@ -76,6 +82,7 @@ class Population:
     cluster: np.ndarray | None = None
     tasks: str = ""
     metric_name: str = ""
+    seeds: tuple[int, ...] = ()
 
     def scope(self, test: str) -> dict:
         return {"test": test, "unit": self.unit, "tasks": self.tasks, "metric": self.metric_name, "size": self.size}
@@ -84,6 +91,12 @@ class Population:
     def correctness(self) -> bool:
         """True when records are 0/1 correctness, so McNemar's test applies."""
         return self.metric == "mean" and bool(np.isin(self.a[:, 0], (0, 1)).all() and np.isin(self.b[:, 0], (0, 1)).all())
+
+    def stream(self, seed: int, *more: int) -> np.random.Generator:
+        """The generator of this population's draws: the simulation's ``seed``, the seed pair (each + 1: numpy's
+        seed sequences ignore trailing zeros, so [0, 1, 0] would be [0, 1]) and ``more``; ``[seed]`` alone is
+        ``seed``, so a population without seeds draws what it always did."""
+        return np.random.default_rng([seed, *(s + 1 for s in self.seeds), *more])
 
     def units(self) -> list[np.ndarray]:
         """The item positions of each unit."""
@@ -124,6 +137,7 @@ class Row:
     note: str = ""
     se: dict = field(default_factory=dict)
     scope: dict | None = None
+    seeds: str = ""  # the seed pair of the population, "0/2" (empty: the shape is not a pair of seeded runs)
 
     def verdicts(self) -> list[str]:
         """The targets this row misses: by more than two Monte-Carlo standard errors (a miss), or by less
@@ -145,7 +159,7 @@ class Row:
         return {"procedure": self.procedure, "shape": self.shape, "replications": self.replications,
                 "type_i": self.type_i, "coverage_null": self.coverage_null, "coverage_alt": self.coverage_alt,
                 "mde": self.mde, "power": self.power, "se": self.se, "missed": self.verdicts(), "note": self.note,
-                "scope": self.scope}
+                "scope": self.scope, "seeds": self.seeds}
 
 
 def mc_se(rate: float, replications: int) -> float:
@@ -183,14 +197,48 @@ def bootstrap(kind: str, units_a: np.ndarray, units_b: np.ndarray, rng: np.rando
     n = len(units_a)
     delta = float(metric_of(kind, units_b.sum(0)) - metric_of(kind, units_a.sum(0)))
     draws = rng.integers(0, n, size=(n_resamples, n))
+    sums = resampled_sums(np.concatenate([units_a, units_b], axis=1), draws)
     k = units_a.shape[1]
-    sums = [np.stack([units[:, j][draws].sum(1) for j in range(k)], axis=1) for units in (units_a, units_b)]
-    deltas = metric_of(kind, sums[1]) - metric_of(kind, sums[0])
+    deltas = metric_of(kind, sums[:, k:]) - metric_of(kind, sums[:, :k])
     tail = (1 - confidence) / 2
     low, high = np.quantile(deltas, [tail, 1 - tail])
     extreme = np.abs(deltas - delta) >= abs(delta) - 1e-9 * max(1.0, abs(delta))
     return Bootstrap(delta, float(low), float(high), (1 + int(extreme.sum())) / (n_resamples + 1),
                      float(np.std(deltas, ddof=1)), deltas)
+
+
+#: bits per column when `resampled_sums` packs integer columns into one int64 (three columns a word)
+_BITS = 21
+
+
+def resampled_sums(columns: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """``columns[draws].sum(1)``: each resample's column sums (rows of ``draws`` index rows of ``columns``).
+
+    The bootstrap's cost is this gather, one per column; where the columns are non-negative integers (0/1
+    correctness, token counts) whose sums over a resample stay below 2^21, three of them are packed into one
+    int64, gathered and summed once and unpacked: exact integer arithmetic, so the sums are the same numbers,
+    a third of the gathers. A constant column (the count of a mean) is not gathered at all."""
+    n, k = columns.shape
+    out = np.empty((len(draws), k))
+    constant = (columns == columns[:1]).all(0)
+    out[:, constant] = columns[0, constant] * draws.shape[1]
+    varying = np.flatnonzero(~constant)
+    values = columns[:, varying]
+    whole = values.size and bool((values >= 0).all() and (values == np.round(values)).all()
+                                 and values.max() * draws.shape[1] < 2 ** _BITS)
+    if not whole:
+        for j in varying:
+            out[:, j] = columns[:, j][draws].sum(1)
+        return out
+    values = values.astype(np.int64)
+    mask = (1 << _BITS) - 1
+    for start in range(0, len(varying), 3):
+        group = varying[start:start + 3]
+        word = sum(values[:, start + i] << (_BITS * i) for i in range(len(group)))
+        total = word[draws].sum(1)
+        for i, j in enumerate(group):
+            out[:, j] = (total >> (_BITS * i)) & mask
+    return out
 
 
 def bca_interval(kind: str, units_a: np.ndarray, units_b: np.ndarray, boot: Bootstrap, *,
@@ -362,14 +410,16 @@ def _item_procedures(population: Population, resamples: int, alpha: float, power
 def calibrate_population(population: Population, *, replications: int, resamples: int, seed: int,
                          alpha: float = 0.05, power: float = 0.8, only: tuple[str, ...] | None = None) -> list[Row]:
     """Every item-level procedure on one task shape: null pass (type-I, coverage, printed MDE), then an
-    alternative pass per procedure at the median MDE it printed (power, coverage)."""
+    alternative pass per procedure at the median MDE it printed (power, coverage). Draws come from the
+    population's own stream (`Population.stream`: each seed pair its own)."""
     draws = _Draws(population)
     procedures = _item_procedures(population, resamples, alpha, power)
     if only is not None:
         procedures = {name: entry for name, entry in procedures.items() if name in only}
     shape = f"{population.task} ({population.size} {population.unit})"
+    pair = "/".join(map(str, population.seeds))
     null = {name: _Tally() for name in procedures}
-    rng = np.random.default_rng(seed)
+    rng = population.stream(seed)
     for _ in range(replications):
         a, b, starts = draws.draw(rng, 0.0)
         memo: dict = {}
@@ -377,8 +427,8 @@ def calibrate_population(population: Population, *, replications: int, resamples
             null[name].add(*procedure(a, b, starts, rng, memo), truth=0.0)
     rows = []
     for position, (name, (procedure, scope)) in enumerate(procedures.items()):
-        alt_rng = np.random.default_rng([seed, position + 1])
-        mde, fix = _alternative(draws, procedure, null[name].mdes, alt_rng, max(1, replications // 4))
+        alt_rng = population.stream(seed, position + 1)
+        mde, mde_se, fix = _alternative(draws, procedure, null[name].mdes, alt_rng, max(1, replications // 4))
         alt, note = _Tally(), ""
         if fix is None:
             note = "the MDE is beyond any improvement of these outputs" if mde is not None else "no MDE printed"
@@ -387,39 +437,98 @@ def calibrate_population(population: Population, *, replications: int, resamples
             for _ in range(replications):
                 a, b, starts = draws.draw(alt_rng, fix)
                 alt.add(*procedure(a, b, starts, alt_rng, {}), truth=truth)
-        rows.append(_row(name, shape, replications, null[name], alt, mde, note or NOTES.get(name, ""), scope))
+        rows.append(_row(name, shape, replications, null[name], alt, mde, note or NOTES.get(name, ""), scope,
+                         mde_se=mde_se, alpha=alpha, seeds=pair))
     return rows
 
 
 def _alternative(draws: _Draws, procedure, null_mdes: list[float], rng: np.random.Generator,
-                 pilot: int) -> tuple[float | None, float | None]:
-    """The MDE the procedure prints on data where the candidate is better by that MDE, and the fix probability
-    that makes it so: the median MDE printed on null data, then the median printed on ``pilot`` test sets of
-    that alternative (a better candidate adds discordant items, so its comparisons print a larger MDE)."""
+                 pilot: int) -> tuple[float | None, float, float | None]:
+    """The MDE the procedure prints on data where the candidate is better by that MDE, the Monte-Carlo standard
+    error of that estimate (`median_se`), and the fix probability that makes it so: the median MDE printed on
+    null data, then the median printed on ``pilot`` test sets of that alternative (a better candidate adds
+    discordant items, so its comparisons print a larger MDE)."""
     if not null_mdes:
-        return None, None
-    mde = float(np.median(null_mdes))
+        return None, 0.0, None
+    mde, mde_se = float(np.median(null_mdes)), median_se(null_mdes)
     fix = draws.fix_for(mde)
     if fix is None:
-        return mde, None
+        return mde, mde_se, None
     printed = _Tally()
     for _ in range(pilot):
         printed.add(*procedure(*draws.draw(rng, fix), rng, {}), truth=0.0)
     if printed.mdes:
-        mde = float(np.median(printed.mdes))
-    return mde, draws.fix_for(mde)
+        mde, mde_se = float(np.median(printed.mdes)), median_se(printed.mdes)
+    return mde, mde_se, draws.fix_for(mde)
+
+
+def median_se(values) -> float:
+    """Monte-Carlo standard error of a sample median, distribution-free: the rank of the sample median among
+    k values has standard deviation sqrt(k) / 2, so half the distance between the values that many ranks either
+    side of the middle (0 for fewer than 2 values)."""
+    ordered = np.sort(np.asarray(values, dtype=float))
+    k = len(ordered)
+    if k < 2:
+        return 0.0
+    half = math.sqrt(k) / 2
+    low, high = max(0, math.floor(k / 2 - half)), min(k - 1, math.ceil(k / 2 + half) - 1)
+    return float(ordered[high] - ordered[low]) / 2
+
+
+def _power_se(power: float, replications: int, mde: float | None, mde_se: float, alpha: float) -> float:
+    """The power's Monte-Carlo standard error: the binomial error of the rejections (`mc_se`) and, in
+    quadrature, the error of the MDE it is measured at times the slope of the power curve there. The slope is
+    the normal test's, phi(z_p) (z_p + z_{1-alpha/2}) / MDE with z_p = Phi^-1(power) (power 80 %: 0.78 / MDE);
+    a t with few degrees of freedom has a flatter curve (3 seeds: 0.62 / MDE), so this overstates its share."""
+    binomial = mc_se(power, replications)
+    if not mde or mde_se <= 0:
+        return binomial
+    z = float(scipy.stats.norm.ppf(min(max(power, 0.01), 0.99)))
+    slope = float(scipy.stats.norm.pdf(z)) * max(0.0, z + float(scipy.stats.norm.ppf(1 - alpha / 2))) / mde
+    return math.hypot(binomial, slope * mde_se)
 
 
 def _row(name: str, shape: str, replications: int, tally: _Tally, alt: _Tally, mde, note: str,
-         scope: dict | None) -> Row:
+         scope: dict | None, *, mde_se: float, alpha: float, seeds: str = "") -> Row:
+    """A row from its null and alternative tallies; ``mde_se`` is the error of the MDE the power is measured at
+    (`_power_se`)."""
     rate = lambda values: float(np.mean(values)) if values else None  # noqa: E731
     row = Row(procedure=name, shape=shape, replications=replications, type_i=rate(tally.rejected),
               coverage_null=rate(tally.covered), coverage_alt=rate(alt.covered), mde=mde,
-              power=rate(alt.rejected), note=note, scope=scope)
+              power=rate(alt.rejected), note=note, scope=scope, seeds=seeds)
     row.se = {key: mc_se(value, replications) for key, value in
-              (("type_i", row.type_i), ("coverage_null", row.coverage_null), ("coverage_alt", row.coverage_alt),
-               ("power", row.power)) if value is not None}
+              (("type_i", row.type_i), ("coverage_null", row.coverage_null), ("coverage_alt", row.coverage_alt))
+              if value is not None}
+    if row.power is not None:
+        row.se["power"] = _power_se(row.power, replications, mde, mde_se, alpha)
+    if mde is not None:
+        row.se["mde"] = mde_se
     return row
+
+
+def paired_t_many(differences: np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, ...]:
+    """`paired_t` (zeros, d) for each row d of ``differences``: p-values, interval lows and highs. The same
+    `scipy.stats.ttest_rel` paired_t calls, along the rows at once; a row whose differences are all equal (never,
+    for continuous noise) goes through paired_t itself. `tests/stats/test_stats_calibrate.py` holds the two equal."""
+    differences = np.asarray(differences, dtype=float)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's cancellation warning on the degenerate rows
+        result = scipy.stats.ttest_rel(differences, np.zeros_like(differences), axis=1)
+        interval = result.confidence_interval(confidence_level=confidence)
+    pvalue, low, high = (np.array(v, dtype=float) for v in (result.pvalue, interval.low, interval.high))
+    for i in np.flatnonzero(np.ptp(differences, axis=1) <= 1e-12 * np.maximum(1.0, np.abs(differences).max(1))):
+        one = paired_t(np.zeros(differences.shape[1]), differences[i], confidence=confidence)
+        pvalue[i], low[i], high[i] = one.pvalue, one.ci_low, one.ci_high
+    return pvalue, low, high
+
+
+def _seed_tally(differences: np.ndarray, truth: float, alpha: float, mdes: np.ndarray | None = None) -> _Tally:
+    pvalue, low, high = paired_t_many(differences)
+    tally = _Tally()
+    tally.rejected = list(pvalue <= alpha)
+    tally.covered = list((low - 1e-12 <= truth) & (truth <= high + 1e-12))
+    tally.mdes = [] if mdes is None else list(mdes)
+    return tally
 
 
 def calibrate_seeds(shape: SeedShape, *, replications: int, seed: int, alpha: float = 0.05,
@@ -427,31 +536,27 @@ def calibrate_seeds(shape: SeedShape, *, replications: int, seed: int, alpha: fl
     """The paired t over seeds with normal per-seed differences, and with heavy-tailed ones (t with 3 degrees of
     freedom, scaled to the same spread: a seed that diverges): type-I and coverage on null runs, and power at
     the median MDE printed on them, first as `compare` prints it (`few_units.seeds_mde`: the median-unbiased
-    spread), then from the plain spread of the differences, as it did before (same null rows)."""
+    spread), then from the plain spread of the differences, as it did before (same null rows). A replication is
+    a few numbers, so the tests run on all of them at once (`paired_t_many`) and ``replications`` can be tens of
+    thousands, which the MDE's median needs for the power to be measured at the MDE and not near it."""
     rows = []
     for position, (label, noise) in enumerate((
             ("normal", lambda rng, size: rng.standard_normal(size)),
             ("heavy-tailed", lambda rng, size: rng.standard_t(3, size) / math.sqrt(3)))):
         rng = np.random.default_rng([seed, 100 + position])
-        null = _Tally()
-        zeros = np.zeros(shape.seeds)
+        size = (replications, shape.seeds)
         # the MDE is linear in the spread: seeds_mde(d) = per_sd * sd(d) * median_unbiased_spread(n) (tested)
         per_sd = paired_t_mde(shape.seeds, 1.0, alpha=alpha, power=power).mde
-        for _ in range(replications):
-            differences = shape.sd * noise(rng, shape.seeds)
-            result = paired_t(zeros, differences)
-            printed = per_sd * float(np.std(differences, ddof=1))
-            null.add(result.pvalue <= alpha, result.ci_low, result.ci_high, truth=0.0, mde=printed)
+        differences = shape.sd * noise(rng, size)
+        null = _seed_tally(differences, 0.0, alpha, per_sd * np.std(differences, axis=1, ddof=1))
         name = f"paired t over seeds, {label} differences"
-        plain = float(np.median(null.mdes))
-        for mde, suffix, scope in ((plain * median_unbiased_spread(shape.seeds), "", shape.scope()),
-                                   (plain, ", MDE from the plain spread (before)", None)):
-            alt = _Tally()
-            for _ in range(replications):
-                result = paired_t(zeros, mde + shape.sd * noise(rng, shape.seeds))
-                alt.add(result.pvalue <= alpha, result.ci_low, result.ci_high, truth=mde, mde=None)
+        plain, plain_se = float(np.median(null.mdes)), median_se(null.mdes)
+        factor = median_unbiased_spread(shape.seeds)
+        for mde, mde_se, suffix, scope in ((plain * factor, plain_se * factor, "", shape.scope()),
+                                           (plain, plain_se, ", MDE from the plain spread (before)", None)):
+            alt = _seed_tally(mde + shape.sd * noise(rng, size), mde, alpha)
             rows.append(_row(name + suffix, f"{shape.task} ({shape.seeds} seeds)", replications, null, alt, mde, "",
-                             scope))
+                             scope, mde_se=mde_se, alpha=alpha))
     return rows
 
 

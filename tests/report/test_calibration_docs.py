@@ -52,6 +52,61 @@ def test_each_rows_missed_targets_follow_from_its_rates():
         assert row.verdicts() == entry["missed"], entry["procedure"]
 
 
+#: the shapes read from two seeds of one recipe: (task pattern, run folder) as task_shapes reads them
+SEEDED = ("MOH_X", "MUNCH", "VUA18", "M4X")
+
+
+def _pairs_offered() -> dict[str, set[str]]:
+    """task pattern -> every pair of the seeds its committed run holds ("0/1", "0/2", "1/2"), read from the run
+    folders here, not from task_shapes' choice."""
+    import itertools
+
+    from metabench.report import task_shapes
+    from metabench.runs.stored import find_runs
+
+    out = {}
+    for name in SEEDED:
+        pattern, folder = getattr(task_shapes, name)
+        runs = find_runs(sorted(RUNS.glob(f"{pattern}/{folder}")))
+        seeds = sorted({seed for run in runs for seed in run.seeds})
+        out[pattern] = {f"{x}/{y}" for x, y in itertools.combinations(seeds, 2)}
+    return out
+
+
+def test_every_seed_pair_of_the_committed_runs_is_simulated():
+    """Issue 48 item 6: VUA-18's cluster bootstrap was calibrated on seeds 0/1 alone, the pair that suited it. Every
+    pair of the seeds the committed runs hold is a population of its own, and the record has every procedure's row
+    for each: a simulation of one pair where the runs offer three fails here, in the shapes and in the record."""
+    from metabench.report import task_shapes
+
+    offered = _pairs_offered()
+    assert len(offered["vua18_seq"]) == 3 and len(offered["moh_x_cv_fold*"]) == 3  # seeds 0-2: there is a choice
+    simulated: dict[tuple[str, str], set[str]] = {}
+    for population in task_shapes.populations(RUNS):
+        simulated.setdefault((population.tasks, population.task), set()).add("/".join(map(str, population.seeds)))
+    assert {tasks for tasks, _ in simulated} == set(offered)
+    for (tasks, shape), pairs in simulated.items():
+        assert pairs == offered[tasks], f"{shape}: simulated on seeds {sorted(pairs)} of {sorted(offered[tasks])}"
+    recorded: dict[tuple[str, str], set[str]] = {}
+    for row in _record()["rows"]:
+        if row.get("seeds"):
+            recorded.setdefault((row["procedure"], row["shape"]), set()).add(row["seeds"])
+    assert {shape for _, shape in recorded} >= {f"{p.task} ({p.size} {p.unit})" for p in task_shapes.populations(RUNS)}
+    for (procedure, shape), pairs in recorded.items():
+        tasks = next(t for t, s in simulated if shape.startswith(s + " ("))
+        assert pairs == offered[tasks], f"{procedure} on {shape}: the record has seeds {sorted(pairs)} only"
+
+
+def test_a_miss_on_any_seed_pair_is_listed():
+    """The misses compare, gate and the leaderboard print name every pair a default procedure misses on."""
+    record = _record()
+    for entry in record["rows"]:
+        if entry.get("scope") and entry["missed"] and entry.get("seeds"):
+            miss, = [m for m in misses(record)["misses"]
+                     if m["procedure"] == entry["procedure"] and m["shape"] == entry["shape"]]
+            assert f"seeds {entry['seeds']} (" in miss["figures"]
+
+
 @pytest.mark.slow
 def test_the_command_prints_every_procedure_and_the_gate(cli):
     code, out, _ = cli("stats", "calibrate", "--runs", RUNS, "--replications", "4", "--resamples", "40",
@@ -62,8 +117,10 @@ def test_the_command_prints_every_procedure_and_the_gate(cli):
         assert name in out
 
 
-#: The committed runs' task shapes the simulation reads (task_shapes.populations): one part of the replay each.
-POPULATIONS = 6
+#: The committed runs' task shapes the simulation reads (task_shapes.populations), one per shape and seed pair: MOH-X
+#: accuracy and F1, MUNCH at 100 items and in full, VUA-18 (three pairs each of seeds 0-2), Meta4XNLI (seeds 0,1).
+#: One part of the replay each.
+POPULATIONS = 16
 #: The record, in parts that the test workers replay side by side: each part draws from its own generator, seeded
 #: by the settings, as run() does, so a part computed alone is that part of the whole record.
 PARTS = [f"population {i}" for i in range(POPULATIONS)] + ["seeds", "corrections", "gate"]
@@ -83,7 +140,8 @@ def _part(registry, part: str, settings: Settings) -> tuple[str, list[dict]]:
                                               resamples=settings.resamples, seed=settings.seed)
     elif part == "seeds":
         rows = [row for shape in task_shapes.seed_shapes(RUNS)
-                for row in calibrate.calibrate_seeds(shape, replications=settings.replications, seed=settings.seed)]
+                for row in calibrate.calibrate_seeds(shape, replications=settings.seed_replications,
+                                                     seed=settings.seed)]
     elif part == "corrections":
         rows = calibrate.calibrate_corrections(task_shapes.family_size(RUNS),
                                                replications=settings.correction_replications, seed=settings.seed)
@@ -113,10 +171,11 @@ def test_the_record_has_the_parts_and_only_them(report_registry):
 
     record = _record()
     assert len(task_shapes.populations(RUNS)) == POPULATIONS, "update POPULATIONS to the committed runs' shapes"
-    small = Settings(replications=4, resamples=40, gate_replays=2, correction_replications=40,
+    small = Settings(replications=4, resamples=40, gate_replays=2, correction_replications=40, seed_replications=40,
                      seed=record["settings"]["seed"])
     cheap = run(report_registry, RUNS, small)
-    assert [(r["procedure"], r["shape"]) for r in cheap["rows"]] == [(r["procedure"], r["shape"]) for r in record["rows"]]
+    layout = lambda rows: [(r["procedure"], r["shape"], r.get("seeds")) for r in rows]  # noqa: E731
+    assert layout(cheap["rows"]) == layout(record["rows"])
     assert [r["scenario"] for r in cheap["gate"]] == [r["scenario"] for r in record["gate"]]
     assert set(record) == set(cheap) and record["fingerprint"] == fingerprint(RUNS, Settings(**record["settings"]))
     parts = [_part(report_registry, part, small) for part in PARTS]

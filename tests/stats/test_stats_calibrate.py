@@ -120,3 +120,70 @@ def test_the_median_unbiased_spread_brings_the_paired_t_to_its_promised_power():
     assert plain.procedure.endswith("MDE from the plain spread (before)") and plain.scope is None
     assert plain.power < 0.8 - 2 * plain.se["power"]
     assert abs(corrected.power - 0.8) <= 3 * corrected.se["power"]
+
+
+def test_resampled_sums_are_the_gathered_sums():
+    """The packed gather (integer columns three to an int64) gives the same numbers as summing each column's
+    gather, for counts, 0/1 scores with a constant count column, large counts, and (unpacked) real scores."""
+    from metabench.stats.calibrate import resampled_sums
+
+    rng = np.random.default_rng(0)
+    n = 300
+    for columns in (rng.integers(0, 5, (n, 6)).astype(float),
+                    np.stack([rng.integers(0, 2, n), np.ones(n), rng.integers(0, 2, n), np.ones(n)], 1).astype(float),
+                    rng.integers(0, 100_000, (n, 3)).astype(float),  # sums past 2^21: not packed
+                    rng.random((n, 4))):
+        draws = rng.integers(0, n, (50, n))
+        expected = np.stack([columns[:, j][draws].sum(1) for j in range(columns.shape[1])], axis=1)
+        assert np.array_equal(resampled_sums(columns, draws), expected)
+
+
+def test_paired_t_many_is_paired_t_row_by_row():
+    from metabench.stats.calibrate import paired_t_many
+    from metabench.stats.paired import paired_t
+
+    rng = np.random.default_rng(3)
+    differences = rng.standard_normal((100, 3))
+    differences[7], differences[8] = 0.25, 0.0  # the degenerate rows paired_t answers itself
+    pvalue, low, high = paired_t_many(differences)
+    for i, row in enumerate(differences):
+        one = paired_t(np.zeros(3), row)
+        assert (pvalue[i], low[i], high[i]) == pytest.approx((one.pvalue, one.ci_low, one.ci_high), abs=1e-12)
+
+
+def test_the_median_se_is_the_spread_of_a_median():
+    """Over many samples of 400 normals the medians spread as the median's SE says (sqrt(pi / 2) / sqrt(400))."""
+    from metabench.stats.calibrate import median_se
+
+    rng = np.random.default_rng(5)
+    samples = rng.standard_normal((2000, 400))
+    estimates = [median_se(s) for s in samples[:200]]
+    assert np.mean(estimates) == pytest.approx(np.std(np.median(samples, axis=1)), rel=0.1)
+    assert np.mean(estimates) == pytest.approx(np.sqrt(np.pi / 2) / 20, rel=0.1)
+    assert median_se([1.0]) == 0.0
+
+
+def test_each_seed_pair_draws_its_own_stream():
+    """Two pairs of one shape never share their draws (numpy's seed sequences drop trailing zeros: pair 0/1 is
+    not 0/1/0); a population without seeds draws what np.random.default_rng(seed) does."""
+    a, b = _correctness(n=50)
+    streams = [Population("toy", "mean", a, b, "items", 50, seeds=pair).stream(0).integers(0, 10 ** 9, 4).tolist()
+               for pair in ((0, 1), (0, 2), (1, 2))]
+    streams += [Population("toy", "mean", a, b, "items", 50, seeds=(0, 1)).stream(0, k).integers(0, 10 ** 9, 4).tolist()
+                for k in (1, 2)]
+    assert len({tuple(s) for s in streams}) == len(streams)
+    plain = Population("toy", "mean", a, b, "items", 50).stream(7).integers(0, 10 ** 9, 4)
+    assert plain.tolist() == np.random.default_rng(7).integers(0, 10 ** 9, 4).tolist()
+
+
+def test_a_rows_power_error_counts_its_mde_error():
+    """Power measured at an estimated MDE: its error is more than the binomial one, by the MDE's error times the
+    slope of the power curve, so a lucky MDE cannot pass for a precise power."""
+    rows = calibrate_seeds(SeedShape("toy", 3, 0.1), replications=400, seed=0)
+    corrected = rows[0]
+    assert corrected.se["mde"] > 0
+    assert corrected.se["power"] > mc_se(corrected.power, 400)
+    population = Population("toy", "mean", *_correctness(), "items", 60, seeds=(0, 2))
+    row, = calibrate_population(population, replications=40, resamples=100, seed=0, only=("bootstrap over items",))
+    assert row.seeds == "0/2" and row.as_dict()["seeds"] == "0/2"
+    assert row.se["power"] > mc_se(row.power, 40) and row.se["mde"] > 0

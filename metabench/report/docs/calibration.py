@@ -25,9 +25,11 @@ def calibration_table(context, file: str = str(RECORD)) -> list[str]:
     record = _record(context, file)
     settings = record["settings"]
     return [*markdown(HEADER, table_rows(record)), "",
-            f"{settings['replications']} simulated test sets per hypothesis and procedure, {settings['resamples']} "
-            f"bootstrap resamples in each, seed {settings['seed']} ({settings['correction_replications']} families for "
-            "Holm and BH); ± is the Monte-Carlo standard error."]
+            f"{settings['replications']} simulated test sets per hypothesis, procedure and seed pair (the seeds "
+            f"column: every pair of the committed runs' seeds is simulated, each its own row), {settings['resamples']} "
+            f"bootstrap resamples in each, {settings['seed_replications']} simulated paired t's over seeds, seed "
+            f"{settings['seed']} ({settings['correction_replications']} families for Holm and BH); ± is the "
+            "Monte-Carlo standard error, for the power counting the error of the MDE it is measured at."]
 
 
 def gate_table(context, file: str = str(RECORD)) -> list[str]:
