@@ -196,9 +196,11 @@ def train(
                                     examples=examples_seen)
             entry: dict[str, Any] = {"epoch": epoch + 1, "step": step, "train_loss": running / max(counted, 1)}
             if selection is not None:
-                bar.set_postfix(epoch=f"{epoch + 1}/{n_epochs}", loss=f"{running / max(counted, 1):.4f}",
-                                examples=examples_seen, now="scoring the validation split")
+                shown = {"epoch": f"{epoch + 1}/{n_epochs}", "loss": f"{running / max(counted, 1):.4f}",
+                         "examples": examples_seen}
+                bar.set_postfix(**shown, now="scoring the validation split")
                 scores = selection.evaluate()
+                bar.set_postfix(**shown)
                 entry["validation"] = scores
                 value = scores[selection.metric]
                 if best_score is None or (value < best_score if selection.lower_is_better else value > best_score):

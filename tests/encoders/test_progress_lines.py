@@ -34,4 +34,5 @@ def test_a_fine_tune_into_a_log_prints_its_epoch_step_and_eta(registry, tmp_path
     assert re.search(job + r" \| fine-tune \S+ seed 0: \d+/\d+ steps \(\d+ %\), epoch \d+/\d+, loss \d\.\d{4}, "
                      r"examples \d+, \d+s elapsed", err), err
     assert re.search(job + r" \| fine-tune \S+ seed 0: done, (\d+)/\1 steps", err), err
+    assert not re.search(r"done, .*now scoring", err), err  # the validation note goes once it is scored
     assert re.search(r"ETA \d+s", err), err
