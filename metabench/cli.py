@@ -250,7 +250,7 @@ def _shown_folders(folders: list[Path]) -> list[str]:
 def _run_json(evaluation, counts: str) -> dict:
     """``metabench run --json``: every job with its status, run folder and metrics, and the closing count."""
     jobs = []
-    for result in evaluation.results:
+    for result in evaluation:
         job = {"task": result.task, "model": result.model, "status": result.status,
                "run_dir": None if result.run_dir is None else str(result.run_dir)}
         if result.ok:

@@ -407,7 +407,7 @@ def rerun_commands(lone: Run, others: list[Run]) -> list[str]:
                 + (f" --limit {limit}" if limit is not None else "") + f" -o {shlex.quote(str(out))}")
 
     def family(run: Run) -> str:
-        return (run.record.raw.get("model") or {}).get("family") or ""
+        return run.record.model.family or ""
 
     partners = sorted({run.model: run for run in others}.values(), key=lambda run: family(run) != "baseline")
     lines = [command(run, lone.record.limit) for run in partners[:2]]

@@ -121,15 +121,23 @@ def test_every_allowed_read_is_still_there_and_says_why():
 
 def test_the_deprecated_json_of_a_run_is_read_nowhere_inside_metabench():
     """``Run.results`` and ``JobOutcome.results`` (the JSON; deprecated) are not read by any module of metabench:
-    every reader takes the record (``self.results`` of the API's own result types is another attribute)."""
+    every reader takes the record (``self.results`` of the API's own result types is another attribute, and so are
+    the uses listed in ``OTHER_RESULTS``)."""
     uses = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = path.relative_to(PACKAGE.parent).as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Attribute) and node.attr == "results"
-                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+                    and (module, ast.unparse(node)) not in OTHER_RESULTS):
                 uses.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
     assert uses == []
+
+
+#: ``.results`` attributes that are not a run's deprecated JSON, each with what it is.
+OTHER_RESULTS = {
+    ("metabench/report/leaderboard/site.py", "m.results"): "BoardModel.results: a model's rows on the typed board",
+}
 
 
 PLANTED = [
