@@ -12,7 +12,9 @@ only run of its fold). Two marks keep such runs from the ★:
   type), scored as the task's kind scores them. The best of them by the primary metric is tested against
   the run with the paired test `compare` would choose (McNemar's exact test for accuracy at one seed, else
   a paired bootstrap over items), two-sided at ``alpha``; the run is ≈ chance unless it is better with
-  p ≤ alpha. A run not above the baseline's value is ≈ chance without a test.
+  p ≤ alpha. A run not above the baseline's value is ≈ chance without a test. Where a constant answer scores
+  a perfect value on items whose golds differ (recall, answering the positive class everywhere), the metric is
+  blind to constant predictors there: no test, and the note says so (`_blind`).
 
 Where the samples cannot rebuild the primary metric for the baseline (a kind that parses raw text), the
 test is not made and the row says so; the constant mark does not need it.
@@ -40,7 +42,8 @@ RULE = (f"constant: one answer for ≥ {CONSTANT_SHARE:.0%} of the items at ever
         "span anywhere); ≈ chance: not significantly better than the best constant answer on the same items and "
         "golds (every gold label, the majority among them; for tag sequences no span or every word a span), by "
         "the paired test compare chooses (McNemar at one seed, else a paired bootstrap over items), two-sided "
-        "p ≤ α. Neither mark can hold the ★.")
+        "p ≤ α; no test where a constant answer scores a perfect value on items whose golds differ (the metric "
+        "cannot tell it from a perfect model there). Neither mark can hold the ★.")
 
 
 def _is_sequence(answer) -> bool:
@@ -137,6 +140,8 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None:
         return {**out, "chance": None, "note": f"the run has no {metric}"}
+    if _blind(run, best, metric, higher):
+        return {**out, "chance": None, "note": _blind_note(best, metric)}
     if (mine <= value) if higher else (mine >= value):
         return {**out, "chance": True, "note": "not above the trivial baseline"}
     try:
@@ -151,6 +156,23 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     return {**out, "test": comparison.test, "pvalue": comparison.pvalue, "chance": not better,
             "note": "" if better else f"not significantly better ({comparison.test}, p = {comparison.pvalue:.3g})",
             **({"calibration": missed} if missed else {})}
+
+
+def _blind(run: Run, best: Run, metric: str, higher: bool) -> bool:
+    """A constant answer scores a perfect ``metric`` on items whose golds differ (recall of the positive class,
+    answered everywhere): the metric cannot tell a constant predictor from a perfect model here, so a run below
+    it is neither ≈ chance nor below chance. Items of one gold are not blind: answering that gold is the honest
+    baseline there, and a run below it is below chance."""
+    value = best.record.mean(metric)
+    if not higher or value is None or value < 1.0:
+        return False
+    golds = {json.dumps(item[0]["gold"], sort_keys=True) for item in item_rows(run).values()}
+    return len(golds) > 1
+
+
+def _blind_note(best: Run, metric: str) -> str:
+    return (f"no chance test: {best.model.removeprefix('trivial: ')} scores a perfect {metric} on these items, so "
+            f"{metric} cannot tell a constant answer from a perfect model (read it beside the other metrics)")
 
 
 def assess(registry, run: Run, options: Options, alpha: float) -> dict:
@@ -181,7 +203,7 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     best = _best(registry, run)
     metric = run.primary_metric
-    if best is None or run.record.mean(metric) is None:
+    if best is None or run.record.mean(metric) is None or _blind(run, best, metric, run.higher_is_better(metric)):
         return None
     try:
         comparison = compare_pair(registry, best, run, metric, replace(options, test=None))

@@ -90,3 +90,27 @@ def test_a_two_answer_task_below_the_constant_answer_is_flagged(report_registry,
     assert below_chance(report_registry, load_run(toy_runs / "toy_tag" / "lookup")) is None  # tag sequences
     mean = inverted.aggregate(inverted.primary_metric)["mean"]
     assert beside(report_registry, [inverted], mean).startswith("≈ ")
+
+
+def test_a_metric_a_constant_answer_maximises_gets_no_chance_test(report_registry):
+    """HARD's mined items are scored by metaphor recall: answering "metaphor" everywhere scores 1.0000, so recall
+    cannot tell a constant answer from a perfect model there. A run below it is neither ≈ chance nor below chance
+    (it was flagged a collapsed fit); the note says why no test was made."""
+    from pathlib import Path
+
+    import pytest
+
+    from metabench.report.compare import Options
+    from metabench.report.trivial import chance
+
+    folder = Path(__file__).resolve().parents[2] / "leaderboard" / "runs" / "hard_mi_minilm_l6_sor150"
+    runs = sorted(folder.glob("*/results.json"))
+    if not runs:
+        pytest.skip("the committed HARD runs are not in this checkout")
+    for results in runs:
+        run = load_run(results.parent)
+        assert run.primary_metric == "recall" and run.record.mean("recall") < 1.0
+        found = chance(report_registry, run, Options(n_resamples=200), 0.05)
+        assert found["baseline_value"] == 1.0 and found["chance"] is None and found["test"] is None
+        assert "cannot tell a constant answer from a perfect model" in found["note"]
+        assert below_chance(report_registry, run, Options(n_resamples=200)) is None
