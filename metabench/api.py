@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import environ
 from .errors import MetabenchError
 from .run_record import RunRecord
 from .run_values import Names, joined, listed, seed_list
@@ -180,20 +181,11 @@ def library_bars(shown: bool):
     """``progress=False`` also for the libraries' own bars (transformers' weight loading, hub downloads,
     lm-eval): they read these switches when first imported, which has not happened yet (heavy libraries are
     imported lazily). The environment is restored afterwards, so the caller is not left silenced."""
-    keys = ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")
-    saved = {key: os.environ.get(key) for key in keys}
-    if not shown:
-        os.environ.update(dict.fromkeys(keys, "1"))
-        if sys.modules.get("transformers") is not None:  # None: blocked, as an import that failed
+    switches = {} if shown else dict.fromkeys(("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS"), "1")
+    with environ.variables(switches):
+        if not shown and sys.modules.get("transformers") is not None:  # None: blocked, as an import that failed
             sys.modules["transformers"].utils.logging.disable_progress_bar()
-    try:
         yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @dataclass

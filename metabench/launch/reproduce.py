@@ -36,13 +36,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import resource
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .. import environ
 from ..errors import ExplainedError, MetabenchError, UnsupportedError
 from ..jobs import Job, RunOptions
 from ..models.base import Adapter
@@ -364,13 +364,5 @@ def _offline() -> Iterator[None]:
     """No model is fetched while reproducing (data is read with `no_downloads` by the verifier): a model not
     here leaves the run not reproducible instead of downloading gigabytes. huggingface_hub reads the variable
     when it is imported; the CLI sets it before anything imports it."""
-    before = {name: os.environ.get(name) for name in _OFFLINE}
-    os.environ.update({name: "1" for name in _OFFLINE})
-    try:
+    with environ.variables(dict.fromkeys(_OFFLINE, "1")):
         yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value

@@ -120,10 +120,19 @@ def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
     return baseline
 
 
-def _best(registry, run: Run) -> Run | None:
+def _rows(run: Run) -> list:
+    """The run's samples per item (every seed's row), read once per test."""
+    return list(item_rows(run).values())
+
+
+def _golds(rows: list) -> set[str]:
+    """The distinct golds of the items, as JSON."""
+    return {json.dumps(item[0]["gold"], sort_keys=True) for item in rows}
+
+
+def _best(registry, run: Run, rows: list) -> Run | None:
     """The best constant answer on the run's items by its primary metric (in memory), None if none rebuilds."""
     metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
-    rows = list(item_rows(run).values())
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
              if (b := trivial_run(registry, run, name, make, rows)) is not None]
     return max(found, key=lambda b: b.record.mean(metric) * (1 if higher else -1)) if found else None
@@ -133,14 +142,15 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
     False (significantly better) or None (no test possible), with the baseline, its value and the test."""
     metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
-    best = _best(registry, run)
+    rows = _rows(run)
+    best = _best(registry, run, rows)
     if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
     value, mine = best.record.mean(metric), run.record.mean(metric)
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None:
         return {**out, "chance": None, "note": f"the run has no {metric}"}
-    if _blind(run, best, metric, higher):
+    if _blind(_golds(rows), best, metric, higher):
         return {**out, "chance": None, "note": _blind_note(best, metric)}
     if (mine <= value) if higher else (mine >= value):
         return {**out, "chance": True, "note": "not above the trivial baseline"}
@@ -158,16 +168,13 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
             **({"calibration": missed} if missed else {})}
 
 
-def _blind(run: Run, best: Run, metric: str, higher: bool) -> bool:
+def _blind(golds: set[str], best: Run, metric: str, higher: bool) -> bool:
     """A constant answer scores a perfect ``metric`` on items whose golds differ (recall of the positive class,
     answered everywhere): the metric cannot tell a constant predictor from a perfect model here, so a run below
     it is neither ≈ chance nor below chance. Items of one gold are not blind: answering that gold is the honest
     baseline there, and a run below it is below chance."""
     value = best.record.mean(metric)
-    if not higher or value is None or value < 1.0:
-        return False
-    golds = {json.dumps(item[0]["gold"], sort_keys=True) for item in item_rows(run).values()}
-    return len(golds) > 1
+    return higher and value is not None and value >= 1.0 and len(golds) > 1
 
 
 def _blind_note(best: Run, metric: str) -> str:
@@ -198,12 +205,13 @@ FORMAT_RULE = ("probable answer-format failure: a task with two possible answers
 def below_chance(registry, run: Run, options: Options = Options(), alpha: float = ALPHA) -> str | None:
     """``FORMAT_RULE``'s flag for one run with its test, or None (more than two answers, tag sequences, not
     significantly below, or no test possible)."""
-    golds = {json.dumps(item[0]["gold"], sort_keys=True) for item in item_rows(run).values()}
+    rows = _rows(run)
+    golds = _golds(rows)
     if len(golds) != 2 or any(_is_sequence(json.loads(g)) for g in golds):
         return None
-    best = _best(registry, run)
+    best = _best(registry, run, rows)
     metric = run.primary_metric
-    if best is None or run.record.mean(metric) is None or _blind(run, best, metric, run.higher_is_better(metric)):
+    if best is None or run.record.mean(metric) is None or _blind(golds, best, metric, run.higher_is_better(metric)):
         return None
     try:
         comparison = compare_pair(registry, best, run, metric, replace(options, test=None))

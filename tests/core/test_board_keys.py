@@ -128,11 +128,12 @@ def _reads(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def violations(roots: list[Path], exempt=BUILDERS) -> list[str]:
+def violations(roots: list[Path], exempt=BUILDERS, top: Path = ROOT) -> list[str]:
+    """Every read under ``roots``, named by its path below ``top`` (the repository)."""
     out = []
     for root in roots:
         for path in sorted(root.rglob("*.py")):
-            module = path.relative_to(ROOT).as_posix()
+            module = path.relative_to(top).as_posix()
             if module in exempt:
                 continue
             for line, text in board_key_reads(path.read_text(encoding="utf-8")):
@@ -160,14 +161,9 @@ def test_a_planted_read_in_a_reporter_fails_the_scan(tmp_path, source, expressio
     (package / "clean.py").write_text(
         "def cells(board):\n    return {(e.model, t.name): e.metrics['f1'] for t in board.tasks for e in t.entries}\n",
         encoding="utf-8")
-    global ROOT
-    saved, ROOT = ROOT, tmp_path
-    try:
-        assert violations([tmp_path / "metabench"]) == []
-        (package / "planted.py").write_text(source, encoding="utf-8")
-        [found] = violations([tmp_path / "metabench"])
-    finally:
-        ROOT = saved
+    assert violations([tmp_path / "metabench"], top=tmp_path) == []
+    (package / "planted.py").write_text(source, encoding="utf-8")
+    [found] = violations([tmp_path / "metabench"], top=tmp_path)
     assert found.startswith("metabench/report/planted.py:") and "reads the board by a field name" in found
     assert ast.dump(ast.parse(found.split(": ", 1)[1].split(" reads")[0])) == ast.dump(ast.parse(expression))
 

@@ -78,7 +78,6 @@ def _reporter_plugin(typed: bool):
         return [path]
 
     module = types.ModuleType(f"reporter_plugin_{typed}")
-    module.write = write
 
     @hookimpl
     def metabench_register_reporters(register):
@@ -119,3 +118,12 @@ def test_the_site_of_the_committed_board_reads_no_part_as_a_dict(tmp_path):
         written = site.write(board, tmp_path)
     pages = [p for p in written if p.suffix == ".html"]
     assert len(pages) == len(board.tasks) + len(board.models) + 3  # index, gaps, papers
+
+
+def test_the_pm_filter_reads_the_boards_summaries_and_a_sections_own_json():
+    """A plugin's template may apply ``pm`` to its own JSON ({"mean", "std", "n"}) as before the board was typed."""
+    from metabench.report.leaderboard.numbers import mean_std
+    from metabench.report.leaderboard.schema import Summary
+
+    assert mean_std({"mean": 0.5, "std": 0.1, "n": 3}) == mean_std(Summary(mean=0.5, std=0.1, n=3)) == "0.5000 ± 0.1000"
+    assert mean_std({"mean": 0.25, "n": 1}) == "0.2500" and mean_std(None) == mean_std({}) == "—"

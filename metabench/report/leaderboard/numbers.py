@@ -16,8 +16,11 @@ def signed(value) -> str:
     return MISSING if value is None else f"{value:+.4f}"
 
 
-def mean_std(aggregate: Summary | None) -> str:
-    """'0.8123 ± 0.0042' over several seeds, '0.8123' for one, '—' for none."""
+def mean_std(aggregate: Summary | dict | None) -> str:
+    """'0.8123 ± 0.0042' over several seeds, '0.8123' for one, '—' for none. The board's `Summary`, or a
+    section's own JSON (``{"mean", "std", "n"}``: the ``pm`` filter of a plugin's template)."""
+    if isinstance(aggregate, dict):
+        aggregate = Summary.model_validate(aggregate)
     if aggregate is None or aggregate.mean is None:
         return MISSING
     if (aggregate.n or 1) > 1:

@@ -66,9 +66,10 @@ class Part(BaseModel):
     # The dict form a section view written for the untyped board uses (``board["tasks"]``, ``entry.get("marks")``,
     # ``"caveats" in entry``): still answered, with a PluginAPIDeprecationWarning, until metabench 0.2.
     def _key(self, key: str) -> str:
-        warnings.warn(f"reading the leaderboard's board as a dict ({type(self).__name__}[{key!r}]) is deprecated: "
-                      f"read the attribute (.{key}; docs/leaderboard-format.md)", PluginAPIDeprecationWarning,
-                      stacklevel=3)
+        read = f".{key}" if key.endswith("()") else f"[{key!r}]"
+        fix = "read its fields as attributes" if key.endswith("()") else f"read the attribute .{key}"
+        warnings.warn(f"reading the leaderboard's board as a dict ({type(self).__name__}{read}) is deprecated: "
+                      f"{fix} (docs/leaderboard-format.md)", PluginAPIDeprecationWarning, stacklevel=3)
         return key
 
     def __getitem__(self, key: str) -> Any:
@@ -614,14 +615,9 @@ def _type_name(annotation) -> str:
         return f"list of {_type_name(args[0])}"
     if origin is dict:
         return f"map of {_type_name(args[1])}"
-    if args:
-        names = []
-        for arg in args:
-            name = _type_name(arg)
-            if name not in names:
-                names.append(name)
-        if set(names) == {"integer", "number"} or names == ["integer", "number"]:
-            return "number"
-        names = ["number" if n in ("integer", "number") and "number" in names else n for n in names]
+    if args:  # a union: `Number` (int | float) reads as one "number"
+        names = [_type_name(arg) for arg in args]
+        if "number" in names:
+            names = ["number" if name == "integer" else name for name in names]
         return " or ".join(dict.fromkeys(names))
     return str(annotation)
