@@ -304,6 +304,17 @@ class RepeatInfo(Section):
                                                 "`<primary metric>_per_draw` (the primary metric of each draw)")
 
 
+class MergedPart(Section):
+    """A run a merged run was made of (`metabench merge-seeds`, `runs/merge.py`), as that run recorded itself."""
+
+    folder: str = field("`<task>/<run folder>` the part was read from")
+    seeds: list[int] = field("its seeds")
+    samples_sha256: str | None = field("its samples.jsonl's sha256")
+    created: str | None = field("when it was written")
+    metabench: MetabenchInfo | None = field("the metabench that computed it")
+    environment: Environment | None = field("where it was computed")
+
+
 class RunRecord(Section):
     """One run's `results.json`: what ran (task, data, model), with what outcome (metrics per seed and over
     seeds), written by whom and where. Every file is JSON with sorted keys and 2-space indents; NaN and
@@ -337,6 +348,10 @@ class RunRecord(Section):
                                     "`python tools/migrate_runs.py`")
     repeat: RepeatInfo | None = field("how the answers were drawn and voted", None,
                                       when="`--repeat N` with N > 1 (sampled generation)")
+    merged_from: list[MergedPart] | None = field(
+        "the runs of disjoint seeds this run was merged from, lowest seeds first (each verified, and the merge "
+        "verified again); `environment` and `plugins` are then the first part's, `timings` the parts' added up",
+        None, when="a run written by `metabench merge-seeds`")
 
     _raw: dict = PrivateAttr(default_factory=dict)
 

@@ -76,7 +76,7 @@ def run_name(model_slug: str, seeds: list[int], protocol_seeds: list[int], limit
     """
     name = model_slug
     if list(seeds) != list(protocol_seeds):
-        name += f"@seeds={_seed_text(seeds)}"
+        name += f"@seeds={seed_text(seeds)}"
     if limit is not None:
         name += f"@limit={limit}"
     if repeat > 1:
@@ -84,8 +84,8 @@ def run_name(model_slug: str, seeds: list[int], protocol_seeds: list[int], limit
     return name
 
 
-def _seed_text(seeds: list[int]) -> str:
-    """``0-4`` for a contiguous ascending range of three or more, else ``0,2,7``."""
+def seed_text(seeds: list[int]) -> str:
+    """A seed list as folder names and messages write it: ``0-4`` for a contiguous ascending range of three or more, else ``0,2,7``."""
     if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"{seeds[0]}-{seeds[-1]}"
     return ",".join(str(s) for s in seeds)

@@ -1,5 +1,5 @@
 """The ``gate``, ``power``, ``leaderboard`` and ``report`` subcommands (and ``compare``, from `compare.py`, and
-``verify-run``, from `verify.py`): argument parsing only, the work is in the modules."""
+``verify-run`` and ``merge-seeds``, from `verify.py` and `merge.py`): argument parsing only, the work is in the modules."""
 
 from __future__ import annotations
 
@@ -30,10 +30,12 @@ examples:
 
 def add_commands(subparsers, registry) -> None:
     from .compare import add_commands as add_compare, guarded, test_arguments
+    from .merge import add_commands as add_merge
     from .verify import add_commands as add_verify
 
     add_compare(subparsers, registry)
     add_verify(subparsers)
+    add_merge(subparsers)
 
     gate = subparsers.add_parser(
         "gate", help="fail (exit 1) when a candidate regresses significantly on a stored baseline",

@@ -14,16 +14,9 @@ from datetime import datetime, timezone
 from ..jobs import Job, TaskData
 from ..run_record import (SCHEMA_VERSION, DataInfo, DatasetUsed, Environment, GroupFact, MetabenchInfo, Metrics,
                           MetricSummary, ModelInfo, PaperCell, PluginInfo, RunRecord, SplitInfo, TaskInfo, Timings)
-from ..stats.seeds import mean_std_n
+from ..stats.seeds import seed_summary
 from ..store import environment, metabench_info
 from ..task_facts import task_facts
-
-
-def seed_summary(per_seed: dict[str, dict[str, float]]) -> dict[str, dict]:
-    """Each metric's mean, std and n over the seeds that gave it a value (``metrics.aggregate``)."""
-    names = sorted({name for metrics in per_seed.values() for name in metrics})
-    return {name: mean_std_n([m[name] for m in per_seed.values() if name in m and m[name] is not None])
-            for name in names}
 
 
 def process_facts(registry) -> dict:

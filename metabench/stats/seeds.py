@@ -14,3 +14,11 @@ def mean_std_n(values: list[float]) -> dict:
         "std": statistics.stdev(values) if len(values) > 1 else 0.0,
         "n": len(values),
     }
+
+
+def seed_summary(per_seed: dict[str, dict[str, float | None]]) -> dict[str, dict]:
+    """Each metric's mean, std and n over the seeds that gave it a value (``metrics.aggregate``): what a run
+    records, and what a merge of runs over other seeds computes again (`runs.merge`)."""
+    names = sorted({name for metrics in per_seed.values() for name in metrics})
+    return {name: mean_std_n([m[name] for m in per_seed.values() if name in m and m[name] is not None])
+            for name in names}

@@ -82,6 +82,7 @@ def test_ls_models_says_which_models_need_a_training_split(toy_env):
     (("hard",), ("exit status: 0 done", "2 bad usage")),
     (("hard", "gap"), ("exit status: 0 done", "metabench hard mine")),
     (("explore",), ("exit status: 0 page written", "2 bad usage")),
+    (("merge-seeds",), ("exit status: 0 merged", "2 a part refused", "verify-run")),
 ])
 def test_report_help_pages_state_their_exit_status(command, needles):
     out = _metabench(*command, "--help")

@@ -1,0 +1,249 @@
+"""Merging runs of one recipe over disjoint seeds into one run (``metabench merge-seeds``).
+
+Why: seeds are independent draws of one recipe, and on a CPU each is expensive (a MiniLM fine-tune on TroFi's ten
+folds is ~50 CPU-minutes a seed). Seeds 3 and 4 computed on another machine, or another day, belong with seeds 0-2
+already published; retraining all five to get one folder would throw hours away. A merged run is held to what a
+run of all its seeds is held to, and it says what it is made of:
+
+- every part passes verification first (its files, and its data: `verify.verify_runs`); a rejected part, or one
+  whose data is not here to check it against, is refused;
+- the runs of one task and model spec are merged (a task and model with one run is left out, named); they must
+  be one recipe (`RECIPE`): the same task (name, version, config hash), data (files and split digests),
+  model (spec, adapter, arguments, fingerprint: what identifies its answers), protocol, ``--limit`` and items; and
+  the same package versions, unless ``mixed_environments`` (the parts' versions are recorded either way);
+- no seed is in two parts, and ``--repeat`` runs are refused (their draws are recorded per run);
+- the samples are the parts' rows, seed by seed in ascending order, each part's rows in its own order; the per-seed
+  metrics are the parts' (verification rebuilt each from its samples), every aggregate is computed anew
+  (`launch.record.seed_summary`), and the merged run is verified again before it is written;
+- ``merged_from`` in the record lists each part: its folder, seeds, samples digest, when, by which metabench and
+  where it was computed. The record's ``environment`` and ``plugins`` are the first part's (lowest seeds); its
+  ``created`` and ``metabench`` are the merge's, which wrote the folder; its ``timings`` add up the parts' phases.
+  The adapter's ``model.info`` is the first part's, with every entry keyed by seed (``checkpoints``) joined over
+  the parts. The record is a claim like any other: what a reader trusts is what verification rebuilds.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import MetabenchError
+from ..models.spec import parse_model_spec
+from ..partial_runs import cutting_limit
+from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings
+from ..stats.seeds import seed_summary
+from ..store import metabench_info, run_name, seed_text, write_run
+from .stored import Run, find_runs
+from .verify import verify_runs
+
+#: What makes two runs one recipe: (what a message calls it, how it is read from a record), in the order checked:
+#: the settings a user chose before the digests they change.
+RECIPE: tuple[tuple[str, Callable[[RunRecord], object]], ...] = (
+    ("task.name", lambda r: r.task.name),
+    ("task.version", lambda r: r.task.version),
+    ("task.config_hash", lambda r: r.task.config_hash),
+    ("model.spec", lambda r: r.model.spec),
+    ("model.adapter", lambda r: r.model.adapter),
+    ("model.family", lambda r: r.model.family),
+    ("model.args", lambda r: r.model.args),
+    ("model.fingerprint", lambda r: r.model.fingerprint),
+    ("protocol", lambda r: r.protocol),
+    ("limit", lambda r: r.limit),
+    ("n_items", lambda r: r.n_items),
+    ("n_test_items", lambda r: r.n_test_items),
+    ("higher_is_better", lambda r: r.higher_is_better),
+    ("data.files", lambda r: r.data.files if r.data else None),
+    ("data.splits", lambda r: {k: v.as_json() for k, v in (r.data.splits or {}).items()} if r.data else None),
+)
+#: Timing phases that add up over the parts (a merged run's work is theirs).
+_PHASES = ("cached_items", "data_hash_s", "model_hash_s", "model_load_s", "cache_lookup_s", "load_s", "fit_s",
+           "predict_s", "score_s", "write_s", "total_s")
+
+
+@dataclass
+class Merged:
+    """One merged run: where it went, its parts (lowest seeds first) and its record."""
+
+    path: Path
+    parts: list[Run]
+    record: RunRecord
+
+    def line(self) -> str:
+        """``task: seeds 0-2 (folder) + 3,4 (folder) -> path: f1 0.6 ± 0.1 (n=5)``"""
+        parts = " + ".join(f"{seed_text(p.seeds)} ({p.path})" for p in self.parts)
+        metric = self.record.task.primary_metric
+        summary = self.record.metrics.aggregate.get(metric)
+        value = f"{summary.mean:.4f} ± {summary.std:.4f} (n={summary.n})" if summary and summary.mean is not None else "—"
+        return f"{self.record.task.name}: seeds {parts} -> {self.path}: {metric} {value}"
+
+
+def merge_runs(registry, paths: list[Path], output_dir: Path, *, mixed_environments: bool = False,
+               overwrite: bool = False, dry_run: bool = False, skipped: list[str] | None = None) -> list[Merged]:
+    """Merge the runs under ``paths`` (folders of runs, or run folders): the runs of each task and model spec must be
+    one recipe over disjoint seeds. A task and model with one run has nothing to merge: it is left out and named in
+    ``skipped`` (a list the caller passes), so two output folders can be given whole; when nothing is left to merge,
+    that is the error. Nothing is written unless every merge is valid; ``dry_run``: nothing is written at all."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for run in find_runs(paths):
+        groups.setdefault((run.task, run.model), []).append(run)
+    lonely = [f"{task} with {model} ({found[0].path})" for (task, model), found in groups.items() if len(found) < 2]
+    groups = {key: found for key, found in groups.items() if len(found) > 1}
+    if not groups:
+        raise MetabenchError(f"merge-seeds: nothing to merge: one run only of {', '.join(lonely)}",
+                             hint="name the runs of every seed set of a task and model, e.g. "
+                                  "'runs/vua18_seq/hf_minilm-l6@seeds=0-2 more/vua18_seq/hf_minilm-l6@seeds=3,4'")
+    if skipped is not None:
+        skipped.extend(f"{name}: one run only, nothing to merge it with" for name in lonely)
+    _verify_parts(registry, [run for found in groups.values() for run in found])
+    planned = []
+    for (task, _), parts in groups.items():
+        parts.sort(key=lambda run: min(run.seeds))
+        _check_one_recipe(parts, mixed_environments)
+        record, samples = _merged(registry, parts)
+        planned.append((parts, record, samples, output_dir / task / _folder(record)))
+    merged = []
+    for parts, record, samples, path in planned:
+        if not dry_run:
+            _check_before_writing(registry, path, record, samples)
+            write_run(path, record, samples, overwrite=overwrite, complete=True)
+        merged.append(Merged(path, parts, record))
+    return merged
+
+
+def _verify_parts(registry, runs: list[Run]) -> None:
+    _, rejected, verdicts = verify_runs(registry, runs)
+    problems = [f"{v.run.path}: rejected: {'; '.join(v.problems)}" for v in rejected]
+    problems += [f"{run.path}: unverified: {verdicts[id(run)].unverified}" for run in runs
+                 if verdicts[id(run)].ok and verdicts[id(run)].unverified]
+    if problems:
+        raise MetabenchError("merge-seeds: a part does not pass verification, so it is not merged:\n  "
+                             + "\n  ".join(problems),
+                             hint="merge only runs that `metabench verify-run` verifies (set METABENCH_DATA_DIR to "
+                                  "the data mirror where their data is not found)")
+
+
+def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
+    first = parts[0]
+    for run in parts[1:]:
+        for label, read in RECIPE:
+            if read(run.record) != read(first.record):
+                raise MetabenchError(
+                    f"merge-seeds: {first.path} and {run.path} are not one recipe: their {label} differ "
+                    f"({_short(read(first.record))} and {_short(read(run.record))})",
+                    hint="merge seeds of one task, model and configuration only; rerun the odd part with the "
+                         "other's settings")
+        if run.record.repeat is not None or first.record.repeat is not None:
+            raise MetabenchError(f"merge-seeds: {run.path if run.record.repeat else first.path} is a --repeat run, "
+                                 "whose draws are recorded per run and are not merged",
+                                 hint="run all its seeds in one command instead")
+        if not mixed_environments:
+            mine, theirs = _packages(first), _packages(run)
+            if mine != theirs:
+                changed = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+                raise MetabenchError(
+                    f"merge-seeds: {first.path} and {run.path} were computed with other package versions ("
+                    + ", ".join(f"{k} {mine.get(k, 'absent')} and {theirs.get(k, 'absent')}" for k in changed) + ")",
+                    hint="rerun the part with the same versions, or pass --mixed-environments to merge them anyway "
+                         "(each part's versions stay in merged_from)")
+    seen: dict[int, Path] = {}
+    for run in parts:
+        for seed in run.seeds:
+            if seed in seen:
+                raise MetabenchError(f"merge-seeds: seed {seed} is in both {seen[seed]} and {run.path}",
+                                     hint="merge runs of disjoint seeds (run the missing ones with --seeds 3,4)")
+            seen[seed] = run.path
+
+
+def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
+    first = parts[0].record
+    seeds = sorted(seed for run in parts for seed in run.seeds)
+    per_seed = {seed: values for run in parts for seed, values in run.record.metrics.per_seed.items()}
+    per_seed = {str(seed): per_seed[str(seed)] for seed in seeds}
+    timings = _timings(parts)
+    record = first.evolve(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        metabench=MetabenchInfo(**metabench_info()),
+        seeds=seeds,
+        metrics=Metrics(per_seed=per_seed, aggregate={name: MetricSummary(**summary)
+                                                      for name, summary in seed_summary(per_seed).items()}),
+        timings=Timings(**timings) if timings is not None else None,
+        merged_from=[_part(run) for run in parts],
+        model=first.model.model_copy(update={"info": _model_info(parts)}),
+        samples_sha256=None,
+    )
+    rows: dict[int, list[dict]] = {seed: [] for seed in seeds}
+    for run in parts:
+        for row in run.samples:
+            rows[int(row["seed"])].append(row)
+    return record, [row for seed in seeds for row in rows[seed]]
+
+
+def _model_info(parts: list[Run]) -> dict:
+    """The first part's adapter info, with each entry keyed by that part's seeds joined over every part."""
+    info = dict(parts[0].record.model.info)
+    for key, value in info.items():
+        if _by_seed(value, parts[0]) and all(_by_seed(run.record.model.info.get(key), run) for run in parts[1:]):
+            info[key] = {seed: entry for run in parts for seed, entry in run.record.model.info[key].items()}
+    return info
+
+
+def _by_seed(value, run: Run) -> bool:
+    return isinstance(value, dict) and bool(value) and set(value) <= {str(seed) for seed in run.seeds}
+
+
+def _timings(parts: list[Run]) -> dict | None:
+    timings = [run.record.timings for run in parts if run.record.timings is not None]
+    if not timings:
+        return None
+    out: dict = {}
+    for phase in _PHASES:
+        values = [getattr(t, phase) for t in timings if getattr(t, phase) is not None]
+        if values:
+            out[phase] = sum(values)
+    out["items_per_s"] = None  # per part only: the parts' answers were asked in other processes
+    return out
+
+
+def _part(run: Run) -> MergedPart:
+    record = run.record
+    return MergedPart(folder=f"{run.path.parent.name}/{run.path.name}", seeds=list(run.seeds),
+                      samples_sha256=record.samples_sha256, created=record.created, metabench=record.metabench,
+                      environment=record.environment)
+
+
+def _folder(record: RunRecord) -> str:
+    protocol = record.protocol_seeds
+    limit = cutting_limit(record.limit, record.n_test_items)
+    return run_name(parse_model_spec(record.model.spec).slug, record.seeds,
+                    list(range(protocol)) if isinstance(protocol, int) else [], limit)
+
+
+def _check_before_writing(registry, path: Path, record: RunRecord, samples: list[dict]) -> None:
+    """The merged run verified in a scratch folder before the real one is written: a merge that would not pass
+    verification is a bug here, and must not replace a run."""
+    scratch = Path(tempfile.mkdtemp(prefix="metabench-merge-"))
+    try:
+        folder = scratch / path.parent.name / path.name
+        write_run(folder, record, samples, complete=True)
+        run = find_runs([folder])[0]
+        _, rejected, verdicts = verify_runs(registry, [run])
+        if rejected or verdicts[id(run)].unverified:
+            found = rejected[0].problems if rejected else [verdicts[id(run)].unverified]
+            raise MetabenchError(f"merge-seeds: the merged run of {record.task.name} fails verification: "
+                                 f"{'; '.join(found)}", hint="this is a bug in merge-seeds: report it with the command")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _packages(run: Run) -> dict:
+    return dict(run.record.environment.packages) if run.record.environment else {}
+
+
+def _short(value) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
