@@ -350,7 +350,8 @@ class RunRecord(Section):
                                       when="`--repeat N` with N > 1 (sampled generation)")
     merged_from: list[MergedPart] | None = field(
         "the runs of disjoint seeds this run was merged from, lowest seeds first (each verified, and the merge "
-        "verified again); `environment` and `plugins` are then the first part's, `timings` the parts' added up",
+        "verified again); the other fields describe the recipe as the newest part recorded it (its `environment` "
+        "and `plugins` too), `timings` are the parts' added up",
         None, when="a run written by `metabench merge-seeds`")
 
     _raw: dict = PrivateAttr(default_factory=dict)

@@ -16,10 +16,12 @@ run of all its seeds is held to, and it says what it is made of:
   metrics are the parts' (verification rebuilt each from its samples), every aggregate is computed anew
   (`launch.record.seed_summary`), and the merged run is verified again before it is written;
 - ``merged_from`` in the record lists each part: its folder, seeds, samples digest, when, by which metabench and
-  where it was computed. The record's ``environment`` and ``plugins`` are the first part's (lowest seeds); its
-  ``created`` and ``metabench`` are the merge's, which wrote the folder; its ``timings`` add up the parts' phases.
-  The adapter's ``model.info`` is the first part's, with every entry keyed by seed (``checkpoints``) joined over
-  the parts. The record is a claim like any other: what a reader trusts is what verification rebuilds.
+  where it was computed. The rest of the record describes the recipe as the newest part recorded it (a metabench
+  older than a field recorded less: a split's size, the task's facts), its ``environment`` and ``plugins`` too;
+  its ``created`` and ``metabench`` are the merge's, which wrote the folder; its ``timings`` add up the parts'
+  phases. The adapter's ``model.info`` is the newest part's, with every entry keyed by seed (``checkpoints``)
+  joined over the parts. The record is a claim like any other: what a reader trusts is what verification
+  rebuilds.
 """
 
 from __future__ import annotations
@@ -55,11 +57,14 @@ RECIPE: tuple[tuple[str, Callable[[RunRecord], object]], ...] = (
     ("protocol", lambda r: r.protocol),
     ("limit", lambda r: r.limit),
     ("n_items", lambda r: r.n_items),
-    ("n_test_items", lambda r: r.n_test_items),
+    ("n_test_items", lambda r: r.n_test_items),  # null in a record older than the field: unknown
     ("higher_is_better", lambda r: r.higher_is_better),
     ("data.files", lambda r: r.data.files if r.data else None),
-    ("data.splits", lambda r: {k: v.as_json() for k, v in (r.data.splits or {}).items()} if r.data else None),
+    ("data.splits", lambda r: {k: v.as_json() for k, v in r.data.splits.items()} if r.data and r.data.splits else None),
 )
+#: Fields a record older than them lacks (null): unknown there, so they agree with any value. Verification has
+#: held every part to the data here already (split sizes, ids and golds recomputed from it).
+_UNKNOWN_WHEN_NULL = ("n_test_items", "data.splits")
 #: Timing phases that add up over the parts (a merged run's work is theirs).
 _PHASES = ("cached_items", "data_hash_s", "model_hash_s", "model_load_s", "cache_lookup_s", "load_s", "fit_s",
            "predict_s", "score_s", "write_s", "total_s")
@@ -131,10 +136,13 @@ def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
     first = parts[0]
     for run in parts[1:]:
         for label, read in RECIPE:
-            if read(run.record) != read(first.record):
+            mine, theirs = read(first.record), read(run.record)
+            if label in _UNKNOWN_WHEN_NULL and (mine is None or theirs is None):
+                continue
+            if mine != theirs:
                 raise MetabenchError(
                     f"merge-seeds: {first.path} and {run.path} are not one recipe: their {label} differ "
-                    f"({_short(read(first.record))} and {_short(read(run.record))})",
+                    f"({_short(mine)} and {_short(theirs)})",
                     hint="merge seeds of one task, model and configuration only; rerun the odd part with the "
                          "other's settings")
         if run.record.repeat is not None or first.record.repeat is not None:
@@ -160,12 +168,12 @@ def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
 
 
 def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
-    first = parts[0].record
+    newest = max((run.record for run in parts), key=lambda record: record.created or "")
     seeds = sorted(seed for run in parts for seed in run.seeds)
     per_seed = {seed: values for run in parts for seed, values in run.record.metrics.per_seed.items()}
     per_seed = {str(seed): per_seed[str(seed)] for seed in seeds}
     timings = _timings(parts)
-    record = first.evolve(
+    record = newest.evolve(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         metabench=MetabenchInfo(**metabench_info()),
         seeds=seeds,
@@ -173,7 +181,7 @@ def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
                                                       for name, summary in seed_summary(per_seed).items()}),
         timings=Timings(**timings) if timings is not None else None,
         merged_from=[_part(run) for run in parts],
-        model=first.model.model_copy(update={"info": _model_info(parts)}),
+        model=newest.model.model_copy(update={"info": _model_info(parts, newest)}),
         samples_sha256=None,
     )
     rows: dict[int, list[dict]] = {seed: [] for seed in seeds}
@@ -183,11 +191,11 @@ def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
     return record, [row for seed in seeds for row in rows[seed]]
 
 
-def _model_info(parts: list[Run]) -> dict:
-    """The first part's adapter info, with each entry keyed by that part's seeds joined over every part."""
-    info = dict(parts[0].record.model.info)
+def _model_info(parts: list[Run], newest: RunRecord) -> dict:
+    """The newest part's adapter info, with each entry keyed by the parts' seeds joined over every part."""
+    info = dict(newest.model.info)
     for key, value in info.items():
-        if _by_seed(value, parts[0]) and all(_by_seed(run.record.model.info.get(key), run) for run in parts[1:]):
+        if all(_by_seed(run.record.model.info.get(key), run) for run in parts):
             info[key] = {seed: entry for run in parts for seed, entry in run.record.model.info[key].items()}
     return info
 

@@ -151,3 +151,19 @@ def test_one_run_of_a_task_has_nothing_to_merge_with(registry, tmp_path, runs):
     _, first, _ = runs
     with pytest.raises(MetabenchError, match="nothing to merge: one run only of enc_toy_tag"):
         merge_runs(registry, [first], tmp_path / "merged")
+
+
+def test_a_part_from_an_older_metabench_merges_with_the_newest_record(registry, tmp_path, runs):
+    """A record older than `n_test_items` and the split digests lacks them (unknown, not another recipe); the merged
+    record describes the recipe as the newest part recorded it."""
+    whole, first, second = runs
+    path = first / RESULTS
+    record = json.loads(path.read_text())
+    del record["n_test_items"], record["data"]["splits"]
+    record["created"] = "2026-01-01T00:00:00+00:00"
+    path.write_text(json.dumps(record, indent=2, sort_keys=True))
+    [merged] = merge_runs(registry, [first, second], tmp_path / "merged")
+    written = json.loads((merged.path / RESULTS).read_text())
+    reference = json.loads((whole / RESULTS).read_text())
+    assert written["n_test_items"] == reference["n_test_items"] and written["data"] == reference["data"]
+    assert written["merged_from"][0]["created"] == "2026-01-01T00:00:00+00:00"
