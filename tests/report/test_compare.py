@@ -311,7 +311,7 @@ def test_the_resampling_unit_reaches_the_comparison_from_the_api_and_the_command
     from mirror import REPO
 
     runs = [REPO / "leaderboard" / "runs" / "vua18_seq" / "majority",
-            REPO / "leaderboard" / "runs" / "vua18_seq" / "hf_minilm-l6@seeds=0-2"]
+            REPO / "leaderboard" / "runs" / "vua18_seq" / "hf_minilm-l6"]
     by_unit = {unit: compare(runs, metrics="token_f1", test="bootstrap", resamples=200, unit=unit).comparisons[0]
                for unit in ("auto", "token")}
     assert by_unit["token"].unit == "tokens" and by_unit["auto"].unit != "tokens"

@@ -263,7 +263,7 @@ def test_the_boards_caveats_go_into_the_exports_notes(cli, toy_runs, tmp_path):
 def test_a_calibration_miss_of_the_chance_test_goes_into_the_exports_notes(cli, tmp_path):
     """MiniLM on MOH-X fold 4 is ≈ chance by a bootstrap over 64 items, a procedure `metabench stats calibrate`
     found to miss its targets on that shape: the export says so beside the number."""
-    run = Path(__file__).parents[2] / "leaderboard" / "runs" / "moh_x_cv_fold4" / "hf_minilm-l6@seeds=0-2"
+    run = Path(__file__).parents[2] / "leaderboard" / "runs" / "moh_x_cv_fold4" / "hf_minilm-l6"
     code, _, err = cli("export", "hf-eval-results", run, "-o", tmp_path / "hub", "--dataset-id", "o/m",
                        "--allow-unverified")
     assert code == 0, err

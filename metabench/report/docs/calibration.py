@@ -26,7 +26,8 @@ def calibration_table(context, file: str = str(RECORD)) -> list[str]:
     settings = record["settings"]
     return [*markdown(HEADER, table_rows(record)), "",
             f"{settings['replications']} simulated test sets per hypothesis, procedure and seed pair (the seeds "
-            f"column: every pair of the committed runs' seeds is simulated, each its own row), {settings['resamples']} "
+            "column: every pair of the committed runs' first three seeds is simulated, each its own row), "
+            f"{settings['resamples']} "
             f"bootstrap resamples in each, {settings['seed_replications']} simulated paired t's over seeds, seed "
             f"{settings['seed']} ({settings['correction_replications']} families for Holm and BH); ± is the "
             "Monte-Carlo standard error, for the power counting the error of the MDE it is measured at."]

@@ -4,7 +4,7 @@ A CI gate runs on every change, so its false-fail rate is what users meet most. 
 checkpoint twice: a committed MOH-X fold run is copied to a baseline and a candidate, and each copy's
 predictions are disturbed independently, item by item and seed by seed, as two scorings of one checkpoint
 differ: *order noise* (batch order and padding flip a near-tie item's label now and then, here 2 % of items)
-for the 3-seed encoder runs, which the gate tests with a paired t over seeds, and *sampling noise* (a sampled
+for the multi-seed encoder runs, which the gate tests with a paired t over seeds, and *sampling noise* (a sampled
 decoder's answer redrawn, here 10 % of items get a label drawn at random) for the single-seed runs, which it
 tests with a paired bootstrap. Both copies come from the same process, so the candidate is equal to the
 baseline in expectation, and every FAIL (exit status 1) is a false fail. A candidate identical to the baseline
@@ -27,10 +27,11 @@ from ...store import read_samples, write_run
 from . import gate
 from ...runs.stored import Run, find_runs
 
-#: (scenario, run folder under each MOH-X fold, share of items disturbed per seed, how)
+#: (scenario, run folder under each MOH-X fold, share of items disturbed per seed, how); the scenario names the
+#: runs' own seed count (`replay` fills it in)
 SCENARIOS = (
-    ("order noise, 3 seeds (paired t)", "hf_minilm-l6@seeds=0-2", 0.02, "flip"),
-    ("sampling noise, 1 seed (bootstrap)", "lookup", 0.10, "redraw"),
+    ("order noise, {seeds} (paired t)", "hf_minilm-l6", 0.02, "flip"),
+    ("sampling noise, {seeds} (bootstrap)", "lookup", 0.10, "redraw"),
 )
 FOLDS = "moh_x_cv_fold*"
 #: the gate's default level before issue 38
@@ -101,7 +102,7 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
             fails += code == 1
             inconclusive += code == 3
             before += gate(registry, *sides, alpha=BEFORE_ALPHA).exit_code == 1
-        out.append(ReplayResult(scenario, replays, fails, inconclusive, before))
+        out.append(ReplayResult(scenario.format(seeds=_seeds(runs)), replays, fails, inconclusive, before))
     identical = work / "identical"
     runs = find_runs(sorted(p for p in root.glob(f"{FOLDS}/{SCENARIOS[0][1]}") if p.is_dir()))
     fails = inconclusive = before = 0
@@ -112,6 +113,11 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
         fails += code == 1
         inconclusive += code == 3
         before += gate(registry, [run], find_runs([copy]), alpha=BEFORE_ALPHA).exit_code == 1
-    out.append(ReplayResult("identical candidate, 3 seeds", len(runs), fails, inconclusive, before))
+    out.append(ReplayResult(f"identical candidate, {_seeds(runs)}", len(runs), fails, inconclusive, before))
     return out
+
+
+def _seeds(runs: list[Run]) -> str:
+    count = len(runs[0].seeds)
+    return f"{count} seed{'s' if count > 1 else ''}"
 
