@@ -14,7 +14,7 @@ run of all its seeds is held to, and it says what it is made of:
 - no seed is in two parts, and ``--repeat`` runs are refused (their draws are recorded per run);
 - the samples are the parts' rows, seed by seed in ascending order, each part's rows in its own order; the per-seed
   metrics are the parts' (verification rebuilt each from its samples), every aggregate is computed anew
-  (`launch.record.seed_summary`), and the merged run is verified again before it is written;
+  (`stats.seeds.seed_summary`), and the merged run is verified again before it is written;
 - ``merged_from`` in the record lists each part: its folder, seeds, samples digest, when, by which metabench and
   where it was computed. The rest of the record describes the recipe as the newest part recorded it (a metabench
   older than a field recorded less: a split's size, the task's facts), its ``environment`` and ``plugins`` too;
@@ -109,7 +109,7 @@ def merge_runs(registry, paths: list[Path], output_dir: Path, *, mixed_environme
     for (task, _), parts in groups.items():
         parts.sort(key=lambda run: min(run.seeds))
         _check_one_recipe(parts, mixed_environments)
-        record, samples = _merged(registry, parts)
+        record, samples = _merged(parts)
         planned.append((parts, record, samples, output_dir / task / _folder(record)))
     merged = []
     for parts, record, samples, path in planned:
@@ -167,7 +167,7 @@ def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
             seen[seed] = run.path
 
 
-def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
+def _merged(parts: list[Run]) -> tuple[RunRecord, list[dict]]:
     newest = max((run.record for run in parts), key=lambda record: record.created or "")
     seeds = sorted(seed for run in parts for seed in run.seeds)
     per_seed = {seed: values for run in parts for seed, values in run.record.metrics.per_seed.items()}
@@ -194,7 +194,7 @@ def _merged(registry, parts: list[Run]) -> tuple[RunRecord, list[dict]]:
 def _model_info(parts: list[Run], newest: RunRecord) -> dict:
     """The newest part's adapter info, with each entry keyed by the parts' seeds joined over every part."""
     info = dict(newest.model.info)
-    for key, value in info.items():
+    for key in list(info):
         if all(_by_seed(run.record.model.info.get(key), run) for run in parts):
             info[key] = {seed: entry for run in parts for seed, entry in run.record.model.info[key].items()}
     return info
