@@ -42,13 +42,19 @@ def add_commands(subparsers) -> None:
 
 def _cmd_merge(args) -> int:
     from ..plugins import default_registry
+    from ..report.summary import format_metric
     from ..runs.merge import merge_runs
+    from ..store import seed_text
 
     skipped: list[str] = []
     merged = merge_runs(default_registry(), args.runs, args.output_dir, mixed_environments=args.mixed_environments,
                         overwrite=args.overwrite, dry_run=args.dry_run, skipped=skipped)
-    for item in merged:
-        print(item.line())
+    for item in merged:  # vua18_seq: seeds 0-2 (folder) + 3,4 (folder) -> path: token_f1 0.6942 ± 0.0092 (n=5)
+        parts = " + ".join(f"{seed_text(part.seeds)} ({part.path})" for part in item.parts)
+        metric = item.record.task.primary_metric
+        summary = item.record.metrics.aggregate.get(metric)
+        value = format_metric(summary.as_json()) if summary is not None else "n/a"
+        print(f"{item.record.task.name}: seeds {parts} -> {item.path}: {metric} {value}")
     for line in skipped:
         print(f"left out: {line}")
     verb = "would merge" if args.dry_run else "merged"

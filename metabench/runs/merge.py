@@ -39,7 +39,7 @@ from ..models.spec import parse_model_spec
 from ..partial_runs import cutting_limit
 from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings
 from ..stats.seeds import seed_summary
-from ..store import metabench_info, run_name, seed_text, write_run
+from ..store import metabench_info, run_name, write_run
 from .stored import Run, find_runs
 from .verify import verify_runs
 
@@ -77,14 +77,6 @@ class Merged:
     path: Path
     parts: list[Run]
     record: RunRecord
-
-    def line(self) -> str:
-        """``task: seeds 0-2 (folder) + 3,4 (folder) -> path: f1 0.6 ± 0.1 (n=5)``"""
-        parts = " + ".join(f"{seed_text(p.seeds)} ({p.path})" for p in self.parts)
-        metric = self.record.task.primary_metric
-        summary = self.record.metrics.aggregate.get(metric)
-        value = f"{summary.mean:.4f} ± {summary.std:.4f} (n={summary.n})" if summary and summary.mean is not None else "—"
-        return f"{self.record.task.name}: seeds {parts} -> {self.path}: {metric} {value}"
 
 
 def merge_runs(registry, paths: list[Path], output_dir: Path, *, mixed_environments: bool = False,
