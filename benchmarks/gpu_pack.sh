@@ -18,7 +18,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
-DATA=${METABENCH_DATA_DIR:-$(cd .. && pwd)/shared/data}
+export METABENCH_DATA_DIR=${METABENCH_DATA_DIR:-$(cd .. && pwd)/shared/data}  # gpu_check.py --pack reads the tasks through it
+DATA=$METABENCH_DATA_DIR
 CARRY=.gpu-carry
 LIMIT=$((64 * 1024 * 1024))
 rm -rf "$CARRY" && mkdir -p "$CARRY/wheels" "$CARRY/data" "$CARRY/shapes"
