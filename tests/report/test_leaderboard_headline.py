@@ -95,13 +95,13 @@ def _seeds_of(run_dir: Path, seeds: list[int], out: Path) -> Path:
     again, as a run of those seeds alone records them (verified like any run when the board is built)."""
     from metabench.stats.seeds import seed_summary
     from metabench.run_record import Metrics, MetricSummary
-    from metabench.store import read_record, read_samples, write_run
+    from metabench.store import read_record, read_samples, seed_text, write_run
 
     record = read_record(run_dir)
     per_seed = {str(seed): record.metrics.per_seed[str(seed)] for seed in seeds}
     summary = {name: MetricSummary(**values) for name, values in seed_summary(per_seed).items()}
     cut = record.evolve(seeds=seeds, metrics=Metrics(per_seed=per_seed, aggregate=summary))
-    target = out / run_dir.parent.name / f"{run_dir.name}@seeds=0-2"
+    target = out / run_dir.parent.name / f"{run_dir.name}@seeds={seed_text(seeds)}"
     write_run(target, cut, [row for row in read_samples(run_dir, record) if int(row["seed"]) in seeds])
     return target
 
