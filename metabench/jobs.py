@@ -206,8 +206,11 @@ class _Slice:
 
 
 @lru_cache(maxsize=32)
-def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir) -> _Slice:
-    """Each dataset slice is read once per process, however many tasks and models use it."""
+def _load_memo(registry, dataset: str, split: str, args_json: str, data_dir, folders: tuple[Path | None, Path]) -> _Slice:
+    """Each dataset slice is read once per process, however many tasks and models use it. ``folders``: where
+    the files are read from (the mirror, resolved from ``data_dir`` or ``METABENCH_DATA_DIR``, and the data
+    cache), so a process that points either elsewhere (a Python API user switching mirrors, a test) reads the
+    other folder's files instead of being served the first folder's items."""
     return _Slice(load_split(registry, dataset, split, json.loads(args_json), data_dir))
 
 
@@ -220,9 +223,12 @@ def release_loaded() -> None:
 def _load(registry, task: LoadedTask, role: str, data_dir: Path | None) -> Split | None:
     if role not in task.slices:
         return None
+    from .data.resolve import cache_dir, data_dir_from_env
+
+    folders = (Path(data_dir).expanduser().resolve() if data_dir is not None else data_dir_from_env(), cache_dir())
     out = Split([], [], isinstance(getattr(task.config.splits, role), list))
     for dataset, split, args in task.slices[role]:  # several slices are concatenated in order (EN + ES training)
-        one_slice = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir)
+        one_slice = _load_memo(registry, dataset, split, json.dumps(args, sort_keys=True), data_dir, folders)
         loaded = one_slice.loaded
         out.slices.append((dataset, split, args))
         out.items.extend(loaded.items)
