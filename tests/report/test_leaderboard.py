@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -67,8 +68,10 @@ def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
     out = tmp_path / "board"
     (out / "tasks").mkdir(parents=True)
     (out / "tasks" / "my_notes.html").write_text("the user's own page")
-    (out / ".metabench-generated.json").write_text('["tasks/removed_task.html", "../outside.txt"]')
     (out / "tasks" / "removed_task.html").write_text("stale, from an earlier build")
+    stale_digest = hashlib.sha256(b"stale, from an earlier build").hexdigest()  # the list proves it by content
+    (out / ".metabench-generated.json").write_text(json.dumps({"tasks/removed_task.html": stale_digest,
+                                                               "../outside.txt": stale_digest}))
     (tmp_path / "outside.txt").write_text("not the site's")
     code, _, err = cli("leaderboard", "build", toy_runs, "-o", out, "--resamples", "500")
     assert code == 0, err

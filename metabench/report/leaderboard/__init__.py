@@ -9,7 +9,6 @@ without ``typed=True`` was written for the untyped board: it gets ``board.to_dic
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -19,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import safe_paths
-from ...bounded_read import read_bytes, read_text
+from ...bounded_read import read_text
 from ...errors import MetabenchError, PluginAPIDeprecationWarning
+from ...printable import escape
 from ...registry import Registry
 from ..compare import Options
 from ...runs.stored import find_runs
+from . import site_files
 from .board import build_board
 from .schema import Board, RunNote
 from .progress import Progress
@@ -59,8 +60,9 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
 
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
     through :mod:`metabench.safe_paths` (nothing lands or is deleted outside ``out_dir``, whatever symlinks
-    or listed names say), and only after every target was checked: a file there that the last build did not
-    write (the user's own ``index.html``) is refused, unless ``force``. A file whose bytes did not change is
+    or listed names say), and only after every target was checked: a file there that the last build cannot be
+    shown to have written (`site_files`: listed with the digest of its bytes; the user's own ``index.html``) is
+    refused, unless ``force``, and a run's file never. A file whose bytes did not change is
     left as it is. ``progress`` shows the build's phases on stderr (`progress.Progress`); ``jobs``: processes
     that verify, rank and test the tasks (default: one per CPU; `board.build_board`)."""
     names = formats or registry.names("reporter")
@@ -80,7 +82,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     out_dir.mkdir(parents=True, exist_ok=True)
     rejected_folders = [Path(r.run) for r in board.rejected_runs]
     _relative_run_paths(board, out_dir, run_paths)
-    before = _generated(out_dir)
+    listed = site_files.listed(out_dir)
+    before = {name for name, recorded in listed.items() if site_files.proven(out_dir, name, recorded)}
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
         with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
@@ -90,7 +93,9 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
                 done()
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
-        _refuse_foreign(out_dir, set(staged) - before, force)
+        site_files.refuse_protected(out_dir, set(staged))
+        _refuse_foreign(out_dir, set(staged) - before, force, legacy=any(v is None for v in listed.values()))
+        digests = {name: site_files.digest(path) for name, path in staged.items()}
         moved: list[str] = []
         changed: list[str] = []
         try:
@@ -100,14 +105,16 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
                     changed.append(name)
                 moved.append(name)
         except BaseException:  # the files moved so far are still ours: listed, so the next build may replace them
-            safe_paths.write_text(out_dir, out_dir / MANIFEST, json.dumps(sorted(before | set(moved)), indent=0) + "\n")
+            mine = {name: listed[name] for name in before if name not in moved}
+            mine.update((name, digests[name]) for name in moved)
+            safe_paths.write_text(out_dir, out_dir / MANIFEST, site_files.manifest_text(mine))
             raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     stale = sorted(before - set(staged))
-    for name in stale:  # a task or model that is gone leaves no page behind
+    for name in stale:  # a task or model that is gone leaves no page behind (only a page still as written)
         safe_paths.remove_file(out_dir, out_dir / name)
-    manifest = json.dumps(sorted(staged), indent=0) + "\n"
+    manifest = site_files.manifest_text(digests)
     if _read_or_none(out_dir / MANIFEST) != manifest:
         safe_paths.write_text(out_dir, out_dir / MANIFEST, manifest)
     return Built([out_dir / name for name in sorted(staged)], board.rejected_runs, rejected_folders,
@@ -156,14 +163,17 @@ def _staged_name(path: Path, staging: Path, reporter: str) -> str:
     return real.relative_to(staging).as_posix()
 
 
-def _refuse_foreign(out_dir: Path, new: set[str], force: bool) -> None:
-    """Files already in the output folder that the last build did not write are the user's: not replaced."""
+def _refuse_foreign(out_dir: Path, new: set[str], force: bool, *, legacy: bool = False) -> None:
+    """Files already in the output folder that the last build cannot be shown to have written (not listed with
+    the digest of their bytes: `site_files`) are the user's: not replaced."""
     foreign = sorted(name for name in new if os.path.lexists(out_dir / name))
     if foreign and not force:
         raise MetabenchError(
-            f"-o {out_dir}: holds {len(foreign)} file(s) metabench did not write, which the build would replace "
-            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''})",
-            hint="choose an empty or a metabench-built folder, or pass --force to replace them",
+            f"-o {escape(out_dir)}: holds {len(foreign)} file(s) metabench did not write (or that changed since), "
+            f"which the build would replace ({escape(', '.join(foreign[:3]))}{', ...' if len(foreign) > 3 else ''})",
+            hint="choose an empty or a metabench-built folder, or pass --force to replace them"
+                 + (f" (this folder's {MANIFEST} is of the older form, without digests: a site built by an "
+                    "earlier metabench is replaced once with --force)" if legacy else ""),
         )
 
 
@@ -177,31 +187,7 @@ def _section_files_only(path: Path, names: set[str]) -> bool:
     return path.is_dir() and any(next(path.rglob(n), None) for n in names) and not any(path.rglob(RESULTS))
 
 
-#: The files the last build wrote, relative to the output folder: the only files a build ever deletes, so
-#: the user's own pages in the same folders survive.
-MANIFEST = ".metabench-generated.json"
-#: Sites built before the manifest: a page is ours if it loads the site's script (tasks/ and models/ only).
-_LEGACY_MARK = '<script src="../assets/site.js" defer></script>'
-
-
-def _generated(out_dir: Path) -> set[str]:
-    manifest = out_dir / MANIFEST
-    if manifest.is_file():
-        try:
-            names = json.loads(read_text(manifest))
-        except (OSError, ValueError, MetabenchError):
-            names = []
-        return {n for n in names if isinstance(n, str) and not n.startswith(("/", "..")) and "/../" not in n}
-    return {page.relative_to(out_dir).as_posix() for folder in ("tasks", "models")
-            for page in (out_dir / folder).glob("*.html") if _legacy_page(page)}
-
-
-def _legacy_page(page: Path) -> bool:
-    """Whether a page of a site built before the manifest is ours; a folder, a device or a pipe is not."""
-    try:
-        return _LEGACY_MARK.encode() in read_bytes(page)
-    except (OSError, MetabenchError):
-        return False
+MANIFEST = site_files.MANIFEST
 
 
 def _relative_run_paths(board: Board, out_dir: Path, run_paths: list[Path]) -> None:
