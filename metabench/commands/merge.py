@@ -17,6 +17,9 @@ each run must pass `metabench verify-run` (set METABENCH_DATA_DIR). The merged r
 goes to OUTPUT/<task>/<folder>, named as a run of all its seeds would be (hf_minilm-l6 for the protocol's five),
 and records its parts in merged_from. The parts are left where they are: remove them yourself once merged.
 
+All or nothing: every part, merge and destination is checked before the first file is written (--dry-run says
+"would be refused: ..." where the merge would be); --overwrite replaces a run, never a folder holding anything else.
+
 exit status: 0 merged (or planned, with --dry-run), 2 a part refused (the message says which and why) or bad usage.
 """
 
@@ -42,6 +45,7 @@ def add_commands(subparsers) -> None:
 
 def _cmd_merge(args) -> int:
     from ..plugins import default_registry
+    from ..printable import escape
     from ..report.summary import format_metric
     from ..runs.merge import merge_runs
     from ..store import seed_text
@@ -50,13 +54,13 @@ def _cmd_merge(args) -> int:
     merged = merge_runs(default_registry(), args.runs, args.output_dir, mixed_environments=args.mixed_environments,
                         overwrite=args.overwrite, dry_run=args.dry_run, skipped=skipped)
     for item in merged:  # vua18_seq: seeds 0-2 (folder) + 3,4 (folder) -> path: token_f1 0.6942 ± 0.0092 (n=5)
-        parts = " + ".join(f"{seed_text(part.seeds)} ({part.path})" for part in item.parts)
+        parts = " + ".join(f"{seed_text(part.seeds)} ({escape(part.path)})" for part in item.parts)
         metric = item.record.task.primary_metric
         summary = item.record.metrics.aggregate.get(metric)
         value = format_metric(summary.as_json()) if summary is not None else "n/a"
-        print(f"{item.record.task.name}: seeds {parts} -> {item.path}: {metric} {value}")
+        print(f"{escape(item.record.task.name)}: seeds {parts} -> {escape(item.path)}: {escape(metric)} {value}")
     for line in skipped:
-        print(f"left out: {line}")
+        print(f"left out: {escape(line)}")
     verb = "would merge" if args.dry_run else "merged"
     print(f"merge-seeds: {verb} {sum(len(m.parts) for m in merged)} run(s) into {len(merged)}")
     return 0

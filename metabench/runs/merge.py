@@ -26,10 +26,13 @@ run of all its seeds is held to, and it says what it is made of:
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -37,9 +40,11 @@ from pathlib import Path
 from ..errors import MetabenchError
 from ..models.spec import parse_model_spec
 from ..partial_runs import cutting_limit
-from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings
+from ..printable import escape
+from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings, check_written
 from ..stats.seeds import seed_summary
-from ..store import metabench_info, run_name, write_run
+from ..store import (RESULTS, SAMPLES, SAMPLES_GZ, check_run_dir, metabench_info, read_record, run_name,
+                     samples_text, write_run)
 from .stored import Run, find_runs
 from .verify import verify_runs
 
@@ -84,11 +89,32 @@ def merge_runs(registry, paths: list[Path], output_dir: Path, *, mixed_environme
     """Merge the runs under ``paths`` (folders of runs, or run folders): the runs of each task and model spec must be
     one recipe over disjoint seeds. A task and model with one run has nothing to merge: it is left out and named in
     ``skipped`` (a list the caller passes), so two output folders can be given whole; when nothing is left to merge,
-    that is the error. Nothing is written unless every merge is valid; ``dry_run``: nothing is written at all."""
+    that is the error. Nothing is written unless every merge is valid and every destination checked (`_plan`);
+    ``dry_run``: nothing is written at all, and a merge that would be refused says so ("would be refused: ...").
+    A write that fails half-way (a full disk) removes the merged folders this call created."""
+    try:
+        planned = _plan(registry, paths, output_dir, mixed_environments=mixed_environments, overwrite=overwrite,
+                        skipped=skipped)
+    except MetabenchError as exc:
+        if not dry_run:
+            raise
+        raise MetabenchError(f"merge-seeds --dry-run: would be refused: {exc.message.removeprefix('merge-seeds: ')}",
+                             hint=exc.hint) from None
+    if not dry_run:
+        _write(registry, planned, output_dir, overwrite)
+    return [Merged(path, parts, record) for parts, record, _, path in planned]
+
+
+def _plan(registry, paths: list[Path], output_dir: Path, *, mixed_environments: bool, overwrite: bool,
+          skipped: list[str] | None) -> list[tuple[list[Run], RunRecord, list[dict], Path]]:
+    """Every check a merge passes before its first file is written: the parts, their recipe, the merged record,
+    and where it goes."""
+    _check_output_dir(output_dir)
     groups: dict[tuple[str, str], list[Run]] = {}
     for run in find_runs(paths):
         groups.setdefault((run.task, run.model), []).append(run)
-    lonely = [f"{task} with {model} ({found[0].path})" for (task, model), found in groups.items() if len(found) < 2]
+    lonely = [f"{escape(task)} with {escape(model)} ({escape(found[0].path)})"
+              for (task, model), found in groups.items() if len(found) < 2]
     groups = {key: found for key, found in groups.items() if len(found) > 1}
     if not groups:
         raise MetabenchError(f"merge-seeds: nothing to merge: one run only of {', '.join(lonely)}",
@@ -96,20 +122,139 @@ def merge_runs(registry, paths: list[Path], output_dir: Path, *, mixed_environme
                                   "'runs/vua18_seq/hf_minilm-l6@seeds=0-2 more/vua18_seq/hf_minilm-l6@seeds=3,4'")
     if skipped is not None:
         skipped.extend(f"{name}: one run only, nothing to merge it with" for name in lonely)
+    _refuse_output_in_a_part(output_dir, [run for found in groups.values() for run in found])
     _verify_parts(registry, [run for found in groups.values() for run in found])
     planned = []
-    for (task, _), parts in groups.items():
+    destinations: dict[Path, str] = {}
+    for (task, model), parts in groups.items():
         parts.sort(key=lambda run: min(run.seeds))
         _check_one_recipe(parts, mixed_environments)
         record, samples = _merged(parts)
-        planned.append((parts, record, samples, output_dir / task / _folder(record)))
-    merged = []
-    for parts, record, samples, path in planned:
-        if not dry_run:
-            _check_before_writing(registry, path, record, samples)
+        path = output_dir / task / _folder(record)
+        if path in destinations:
+            raise MetabenchError(
+                f"merge-seeds: the runs of {escape(destinations[path])} and of {escape(model)} would both be merged into "
+                f"{escape(path)} (their specs name one folder)",
+                hint="merge them one spec at a time, into two output folders (-o)")
+        destinations[path] = model
+        _check_destination(path, parts, record, samples, overwrite)
+        planned.append((parts, record, samples, path))
+    return planned
+
+
+def _write(registry, planned: list[tuple[list[Run], RunRecord, list[dict], Path]], output_dir: Path,
+           overwrite: bool) -> None:
+    created: list[Path] = []
+    try:
+        with _scratch_folder(output_dir) as scratch:
+            for _, record, samples, path in planned:
+                _check_before_writing(registry, scratch, path, record, samples)
+        for _, record, samples, path in planned:
+            new = not path.exists()
             write_run(path, record, samples, overwrite=overwrite, complete=True)
-        merged.append(Merged(path, parts, record))
-    return merged
+            if new:
+                created.append(path)
+    except OSError as exc:
+        for path in created:  # all or nothing: what this call created goes
+            shutil.rmtree(path, ignore_errors=True)
+        raise MetabenchError(f"merge-seeds: -o {escape(output_dir)}: the merged run could not be written "
+                             f"({exc.strerror or exc}{': ' + escape(exc.filename) if exc.filename else ''}); "
+                             "nothing was merged",
+                             hint="choose an output folder you can write to, on a disk with room for the runs") from None
+
+
+def _check_output_dir(output_dir: Path) -> None:
+    """-o is a folder, or can become one: a file (``/dev/null`` too), or a folder that cannot be written, is
+    refused before any part is read."""
+    if output_dir.exists() and not output_dir.is_dir():
+        raise MetabenchError(f"merge-seeds: -o {escape(output_dir)} is a file, not a folder",
+                             hint="name the folder the merged runs go into, e.g. -o leaderboard/runs")
+    existing = next(folder for folder in (output_dir, *output_dir.absolute().parents) if folder.exists())
+    if not existing.is_dir():
+        raise MetabenchError(f"merge-seeds: -o {escape(output_dir)}: {escape(existing)} is a file, not a folder",
+                             hint="name a folder the merged runs can go into")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise MetabenchError(f"merge-seeds: -o {escape(output_dir)}: {escape(existing)} is not writable",
+                             hint="choose an output folder you can write to")
+
+
+def _refuse_output_in_a_part(output_dir: Path, parts: list[Run]) -> None:
+    """A merged run written inside one of its parts would nest a run in a run (and --overwrite could replace it)."""
+    out = output_dir.resolve()
+    for run in parts:
+        folder = run.path.resolve()
+        if out == folder or out.is_relative_to(folder):
+            raise MetabenchError(f"merge-seeds: -o {escape(output_dir)} is inside the part {escape(run.path)}: the merged "
+                                 "run would be written into one of the runs it is made of",
+                                 hint="write merged runs beside their parts, e.g. -o leaderboard/runs, or into a new folder")
+
+
+def _check_destination(path: Path, parts: list[Run], record: RunRecord, samples: list[dict], overwrite: bool) -> None:
+    """Where the merged run goes: never one of its parts, never a folder holding anything but a run (not even with
+    --overwrite: it replaces a run, never the user's files), and a run with other answers only with --overwrite.
+    The record is checked as the writer will check it, so that a part whose record is of an older format is named."""
+    check_run_dir(path)
+    if any(path.resolve() == run.path.resolve() for run in parts):
+        raise MetabenchError(f"merge-seeds: the merged run would replace its own part {escape(path)}",
+                             hint="write it into another output folder (-o)")
+    digest = hashlib.sha256(samples_text(samples).encode("utf-8")).hexdigest()
+    newest = max(parts, key=lambda run: run.record.created or "")
+    try:
+        check_written(record.model_copy(update={"samples_sha256": digest}), path / RESULTS)
+    except MetabenchError as exc:
+        raise MetabenchError(
+            f"merge-seeds: {escape(newest.path)}, the newest part, whose record the merged run's is built from, is of an "
+            f"older format: {exc.message.removeprefix(f'{path / RESULTS}: ')}",
+            hint="merge it with parts computed by this metabench only (rerun its seeds), or upgrade its record with "
+                 "tools/migrate_runs.py") from None
+    if not path.exists() or not any(path.iterdir()):
+        return
+    entries = sorted(p.name for p in path.iterdir())
+    try:
+        old = read_record(path) if set(entries) <= {RESULTS, SAMPLES, SAMPLES_GZ} else None
+    except MetabenchError:
+        old = None
+    if old is None:
+        raise MetabenchError(f"merge-seeds: {escape(path)} already holds files that are not a run "
+                             f"({escape(', '.join(entries[:3]))}{', ...' if len(entries) > 3 else ''}); refusing to replace "
+                             "them, with --overwrite or not (it replaces a run only)",
+                             hint="move those files away, or write the merged run elsewhere with -o")
+    if old.samples_sha256 != digest and not overwrite:
+        raise MetabenchError(f"merge-seeds: {escape(path)} already holds a run with other answers (created "
+                             f"{old.created}, seeds {old.seeds}); refusing to replace it",
+                             hint="pass --overwrite to replace it, or write the merged run elsewhere with -o")
+
+
+#: Scratch folders of merges in progress, in the output folder (never the system's temporary folder: a killed
+#: merge leaves its copy where the next merge into that folder finds it, and removes it).
+_SCRATCH = ".metabench-merge-"
+
+
+@contextmanager
+def _scratch_folder(output_dir: Path):
+    output_dir.mkdir(parents=True, exist_ok=True)
+    for stale in output_dir.glob(f"{_SCRATCH}*"):
+        if not _alive(stale.name[len(_SCRATCH):].split("-")[0]):
+            shutil.rmtree(stale, ignore_errors=True)
+    scratch = output_dir / f"{_SCRATCH}{os.getpid()}-{secrets.token_hex(4)}"
+    scratch.mkdir()
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _alive(pid: str) -> bool:
+    """Whether the merge that made a scratch folder still runs (the folder names its process)."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except PermissionError:  # another user's process
+        return True
+    except (ProcessLookupError, OverflowError):
+        return False
+    return True
 
 
 def _verify_parts(registry, runs: list[Run]) -> None:
@@ -172,7 +317,7 @@ def _merged(parts: list[Run]) -> tuple[RunRecord, list[dict]]:
         metrics=Metrics(per_seed=per_seed, aggregate={name: MetricSummary(**summary)
                                                       for name, summary in seed_summary(per_seed).items()}),
         timings=Timings(**timings) if timings is not None else None,
-        merged_from=[_part(run) for run in parts],
+        merged_from=[part for run in parts for part in _parts(run)],
         model=newest.model.model_copy(update={"info": _model_info(parts, newest)}),
         samples_sha256=None,
     )
@@ -209,11 +354,15 @@ def _timings(parts: list[Run]) -> dict | None:
     return out
 
 
-def _part(run: Run) -> MergedPart:
+def _parts(run: Run) -> list[MergedPart]:
+    """What ``run`` is made of: itself, or, for a run merged before, the parts its ``merged_from`` lists (a
+    re-merge keeps the first merge's record of where each seed was computed)."""
     record = run.record
-    return MergedPart(folder=f"{run.path.parent.name}/{run.path.name}", seeds=list(run.seeds),
-                      samples_sha256=record.samples_sha256, created=record.created, metabench=record.metabench,
-                      environment=record.environment)
+    if record.merged_from:
+        return list(record.merged_from)
+    return [MergedPart(folder=f"{run.path.parent.name}/{run.path.name}", seeds=list(run.seeds),
+                       samples_sha256=record.samples_sha256, created=record.created, metabench=record.metabench,
+                       environment=record.environment)]
 
 
 def _folder(record: RunRecord) -> str:
@@ -223,21 +372,18 @@ def _folder(record: RunRecord) -> str:
                     list(range(protocol)) if isinstance(protocol, int) else [], limit)
 
 
-def _check_before_writing(registry, path: Path, record: RunRecord, samples: list[dict]) -> None:
+def _check_before_writing(registry, scratch: Path, path: Path, record: RunRecord, samples: list[dict]) -> None:
     """The merged run verified in a scratch folder before the real one is written: a merge that would not pass
     verification is a bug here, and must not replace a run."""
-    scratch = Path(tempfile.mkdtemp(prefix="metabench-merge-"))
-    try:
-        folder = scratch / path.parent.name / path.name
-        write_run(folder, record, samples, complete=True)
-        run = find_runs([folder])[0]
-        _, rejected, verdicts = verify_runs(registry, [run])
-        if rejected or verdicts[id(run)].unverified:
-            found = rejected[0].problems if rejected else [verdicts[id(run)].unverified]
-            raise MetabenchError(f"merge-seeds: the merged run of {record.task.name} fails verification: "
-                                 f"{'; '.join(found)}", hint="this is a bug in merge-seeds: report it with the command")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    folder = scratch / path.parent.name / path.name
+    write_run(folder, record, samples, complete=True)
+    run = find_runs([folder])[0]
+    _, rejected, verdicts = verify_runs(registry, [run])
+    if rejected or verdicts[id(run)].unverified:
+        found = rejected[0].problems if rejected else [verdicts[id(run)].unverified]
+        raise MetabenchError(f"merge-seeds: the merged run of {escape(record.task.name)} fails verification: "
+                             f"{escape('; '.join(found)).replace(escape(folder), escape(path))}",
+                             hint="this is a bug in merge-seeds: report it with the command")
 
 
 def _packages(run: Run) -> dict:

@@ -120,3 +120,182 @@ def test_a_reporter_writing_into_a_runs_folder_is_refused_even_with_force(cli, t
     with pytest.raises(MetabenchError, match="inside a runs folder"):
         site_files.refuse_protected(site, {"runs/syn/a/notes.html"})
     site_files.refuse_protected(site, {"index.html", "runs/index.html"})
+
+
+# ------------------------------------------------------------------ 6. merge-seeds: all or nothing
+
+@pytest.fixture(scope="module")
+def random_parts(tmp_path_factory, registry) -> Path:
+    """Runs of `random` on toy_cls: seeds 0 (first/), 1 (second/), 2 (third/); and of the spec `random,` (one
+    folder name with `random`) at seeds 0 (comma0/) and 1 (comma1/). Built once; tests copy them (`parts`)."""
+    import shutil
+
+    import toy_plugin
+
+    from metabench.runner import RunOptions, run
+
+    root = tmp_path_factory.mktemp("merge-parts")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+        patch.setenv("METABENCH_CACHE_DIR", str(root / "cache"))
+        for name, seed in (("first", 0), ("second", 1), ("third", 2)):
+            [outcome] = run(registry, "toy_cls", ["random"], RunOptions(output_dir=root / name, progress=False, seeds=[seed]))
+            assert outcome.status == "ok", outcome.message
+    for name, part in (("comma0", "first"), ("comma1", "second")):  # the spec as a record may spell it
+        shutil.copytree(root / part, root / name)
+        [results] = (root / name).rglob("results.json")
+        record = json.loads(results.read_text())
+        record["model"]["spec"] = "random,"
+        results.write_text(json.dumps(record, indent=2, sort_keys=True))
+    return root
+
+
+@pytest.fixture
+def parts(random_parts, tmp_path, monkeypatch) -> Path:
+    import shutil
+
+    import toy_plugin
+
+    monkeypatch.setenv("METABENCH_DATA_DIR", str(toy_plugin.DATA_DIR))
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    for name in ("first", "second", "third", "comma0", "comma1"):
+        shutil.copytree(random_parts / name, tmp_path / name)
+    return tmp_path
+
+
+def _merge(registry, parts: Path, names, out: Path, **options):
+    from metabench.runs.merge import merge_runs
+
+    return merge_runs(registry, [parts / name for name in names], out, **options)
+
+
+#: What a destination holds that --overwrite must not replace: no run, or a run beside the user's own file.
+NOT_A_RUN = {
+    "a-thesis": {"thesis.tex": "the user's thesis"},
+    "an-unreadable-record": {"results.json": "{not json", "notes.txt": "kept"},
+    "a-run-and-the-users-notes": None,  # filled in the test: a real run's files plus notes.txt
+}
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("held", list(NOT_A_RUN))
+def test_overwrite_never_replaces_a_folder_that_holds_no_run(registry, parts, held, dry_run):
+    import shutil
+
+    from metabench.errors import MetabenchError
+
+    target = parts / "merged" / "toy_cls" / "random"
+    if NOT_A_RUN[held] is None:
+        shutil.copytree(next((parts / "third" / "toy_cls").iterdir()), target)
+        (target / "notes.txt").write_text("kept")
+    else:
+        target.mkdir(parents=True)
+        for name, text in NOT_A_RUN[held].items():
+            (target / name).write_text(text)
+    before = _snapshot(parts / "merged")
+    with pytest.raises(MetabenchError, match="not a run") as caught:
+        _merge(registry, parts, ["first", "second"], parts / "merged", overwrite=True, dry_run=dry_run)
+    assert str(target) in caught.value.message and ("would be refused: " in caught.value.message) == dry_run
+    assert _snapshot(parts / "merged") == before
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_two_specs_of_one_folder_are_refused_before_anything_is_written(registry, parts, dry_run):
+    from metabench.errors import MetabenchError
+
+    with pytest.raises(MetabenchError, match="would both be merged into") as caught:
+        _merge(registry, parts, ["first", "second", "comma0", "comma1"], parts / "merged", dry_run=dry_run)
+    assert "'random,'" in caught.value.message or "random," in caught.value.message
+    assert not (parts / "merged").exists()
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("where", ["the-part", "below-the-part"])
+def test_output_inside_a_part_is_refused(registry, parts, where, dry_run):
+    from metabench.errors import MetabenchError
+
+    [part] = (parts / "first" / "toy_cls").iterdir()
+    out = part if where == "the-part" else part / "sub"
+    before = _snapshot(parts / "first")
+    with pytest.raises(MetabenchError, match="inside the part") as caught:
+        _merge(registry, parts, ["first", "second"], out, dry_run=dry_run)
+    assert ("would be refused: " in caught.value.message) == dry_run
+    assert _snapshot(parts / "first") == before and not (part / "sub").exists()
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_an_older_format_part_as_the_newest_is_refused_naming_the_part(registry, parts, dry_run):
+    from metabench.errors import MetabenchError
+
+    [second] = (parts / "second" / "toy_cls").iterdir()
+    record = json.loads((second / "results.json").read_text())
+    del record["n_test_items"], record["data"]["splits"]
+    record["created"] = "2099-01-01T00:00:00+00:00"  # the newest: the merged record is built from it
+    (second / "results.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+    with pytest.raises(MetabenchError, match="older format") as caught:
+        _merge(registry, parts, ["first", "second"], parts / "merged", dry_run=dry_run)
+    assert str(second) in caught.value.message and "metabench-merge" not in caught.value.message
+    assert "/tmp" not in caught.value.message.replace(str(parts), "") and not (parts / "merged").exists()
+
+
+def test_a_re_merge_keeps_the_first_merges_parts(registry, parts):
+    [first] = _merge(registry, parts, ["first", "second"], parts / "merged")
+    [again] = _merge(registry, parts, ["merged", "third"], parts / "again")
+    record = json.loads((again.path / "results.json").read_text())
+    assert [p["seeds"] for p in record["merged_from"]] == [[0], [1], [2]]
+    assert [p["folder"] for p in record["merged_from"]][:2] == [p["folder"] for p in
+                                                                 json.loads((first.path / "results.json").read_text())["merged_from"]]
+
+
+@pytest.mark.parametrize("output", ["a-file", "/dev/null", "below-a-file", "read-only"])
+def test_an_output_that_cannot_take_a_run_is_a_clear_error(cli, parts, output):
+    import os
+
+    if output == "read-only" and os.geteuid() == 0:
+        pytest.skip("root writes into a read-only folder")
+    out = {"a-file": parts / "file", "/dev/null": Path("/dev/null"), "below-a-file": parts / "file" / "sub",
+           "read-only": parts / "locked" / "runs"}[output]
+    (parts / "file").write_text("the user's")
+    (parts / "locked").mkdir()
+    (parts / "locked").chmod(0o500)
+    try:
+        code, out_text = cli("merge-seeds", parts / "first", parts / "second", "-o", out)
+    finally:
+        (parts / "locked").chmod(0o700)
+    assert code == 2 and "metabench: error: merge-seeds: -o" in out_text and "internal error" not in out_text, out_text
+    assert (parts / "file").read_text() == "the user's"
+
+
+@pytest.mark.parametrize("failing", ["samples", "results"])
+def test_a_full_disk_is_a_clear_error_and_leaves_nothing(cli, parts, monkeypatch, failing):
+    import errno
+    import os
+
+    from metabench import store
+
+    real = store._write_file
+
+    def full(path, data, durable):
+        if path.name.startswith(failing) and ".metabench-merge-" not in str(path):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(path, data, durable)
+
+    monkeypatch.setattr(store, "_write_file", full)
+    code, out = cli("merge-seeds", parts / "first", parts / "second", "-o", parts / "merged")
+    assert code == 2 and "No space left on device" in out and "nothing was merged" in out, out
+    assert not list((parts / "merged").rglob("results.json")) and not list((parts / "merged").glob(".*"))
+
+
+def test_a_killed_merges_scratch_is_in_the_output_folder_and_cleaned_at_the_next_start(registry, parts, monkeypatch):
+    import tempfile
+
+    stale = parts / "merged" / ".metabench-merge-999999999-dead" / "toy_cls" / "random"
+    stale.mkdir(parents=True)
+    (stale / "results.json").write_text("{}")
+
+    def no_temp(*args, **kwargs):
+        raise AssertionError("merge-seeds wrote into the system's temporary folder")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", no_temp)
+    _merge(registry, parts, ["first", "second"], parts / "merged")
+    assert sorted(p.name for p in (parts / "merged").iterdir()) == ["toy_cls"]
