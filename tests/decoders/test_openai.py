@@ -81,5 +81,8 @@ def test_chat_api_skips_choice_tasks():
     adapter = OpenAIDecoder({"model": "m", "api": "chat"})
     with pytest.raises(UnsupportedError, match="cannot score options"):
         adapter.check_request_type(ChoiceRequest, "munch_word_judge_implicit_p1")
-    OpenAIDecoder({"model": "m", "api": "completions"}).check_request_type(ChoiceRequest, "t")
+    with pytest.raises(UnsupportedError, match="needs the model's tokenizer") as caught:  # not lm-eval's assert
+        OpenAIDecoder({"model": "m", "api": "completions"}).check_request_type(ChoiceRequest, "t")
+    assert caught.value.reason == "api=completions needs tokenizer= to score options"
+    OpenAIDecoder({"model": "m", "api": "completions", "tokenizer": "some/tok"}).check_request_type(ChoiceRequest, "t")
     assert OpenAIDecoder({"model": "m", "base_url": "http://h/v1"}).fingerprint() != OpenAIDecoder({"model": "m"}).fingerprint()
