@@ -195,7 +195,9 @@ def _cmd_run(args) -> int:
         folders = _shown_folders(evaluation.run_dirs)
         if folders:  # where the results went, in the form `compare` and `explore` take
             print(f"\nrun folders (metabench compare / explore take them):\n  " + "\n  ".join(folders))
-        print(f"\n{clock.line()}\n{count_line(outcomes)}")
+        from .models.api_client import tokens_line
+
+        print(f"\n{clock.line()}{tokens_line(o.record for o in outcomes)}\n{count_line(outcomes)}")
     return 1 if evaluation.failed else 0
 
 

@@ -307,3 +307,28 @@ def _answer_texts(output: dict) -> list[str]:
         if isinstance(text, str):
             texts.append(text)
     return texts
+
+
+def tokens_line(records) -> str:
+    """What API models cost this run, for the run's closing line: ``""`` when none sent a request. ``records``:
+    the run records of the finished jobs; a job served whole from the job memo (no prediction time) is left out,
+    since its ``model.info`` counts the tokens of the run that computed it, not this one."""
+    requests = tokens_in = tokens_out = 0
+    sources: set[str] = set()
+    cost: float | None = None
+    for record in records:
+        info = record.model.info if record is not None else {}
+        timings = record.timings if record is not None else None
+        if "requests_sent" not in info or timings is None or not timings.predict_s:
+            continue
+        requests += info["requests_sent"]
+        tokens_in, tokens_out = tokens_in + info.get("tokens_in", 0), tokens_out + info.get("tokens_out", 0)
+        if info.get("tokens_counted_by"):
+            sources.update(info["tokens_counted_by"].split(" + "))
+        if info.get("cost") is not None:
+            cost = (cost or 0.0) + info["cost"]
+    if not requests:
+        return ""
+    counted = " + ".join(sorted(sources)) if sources else "not counted"
+    priced = f"; cost {cost:.4f} at the given price_in/price_out" if cost is not None else ""
+    return f"; API: {requests:,} request(s), {tokens_in:,} tokens in, {tokens_out:,} out ({counted}){priced}"

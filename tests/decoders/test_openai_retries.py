@@ -191,3 +191,23 @@ def test_an_interrupted_run_resumes_without_sending_an_answered_request_again(de
     assert info["requests_sent"] == 8 and info["tokens_out"] == 8 * 2
     (again,) = _run(decoder_registry, tmp_path, _spec(server))  # all answered: nothing sent at all
     assert again.status == "ok" and len(server.seen) == 8
+
+
+def test_the_closing_line_counts_the_tokens_this_run_sent(decoder_registry, tmp_path, monkeypatch, capsys):
+    from metabench import plugins
+    from metabench.cli import main
+    from metabench.models import lmeval_bridge
+
+    monkeypatch.setattr(lmeval_bridge, "_SHARED", {})
+    monkeypatch.setattr(plugins, "default_registry", lambda: decoder_registry)
+    with FakeServer() as server:
+        args = ["--tasks", "toy_generate", "--model", _spec(server) + ",price_in=2,price_out=8", "--limit", "3",
+                "-o", str(tmp_path / "runs"), "--no-progress"]
+        assert main(args) == 0
+        first = capsys.readouterr().out
+        assert main(args) == 0  # remembered whole: nothing sent, so no API part
+        again = capsys.readouterr().out
+    sent = sum(len(r["body"]["messages"][-1]["content"].split()) + 3 for r in server.seen[:6])
+    assert len(server.seen) == 6  # 3 items × 2 seeds, once
+    assert f"; API: 6 request(s), {sent:,} tokens in, 12 out (server usage); cost " in first
+    assert "time: " in again and "API:" not in again
