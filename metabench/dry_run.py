@@ -51,6 +51,8 @@ class PlannedJob:
     run_dir: Path | None = None  # where its run folder is (or would be) written
     family: str = ""  # the adapter's: a baseline reads no tokens worth bounding
     draws: int = 1  # --repeat: the test items are answered this many times per seed
+    #: an API model's prompts per item and token bounds (``request_budget``: metabench.models.openai_decoder)
+    api: object | None = None
 
     @property
     def fine_tunes(self) -> int:
@@ -78,7 +80,26 @@ class PlannedJob:
         return self.test_items and self.test_items * self.seeds * self.draws
 
     @property
+    def api_requests(self) -> int | None:
+        """Prompts an API model would be sent: test answers × prompts per item (before the answer cache)."""
+        per_item = self.api.requests_per_item if self.api is not None else None
+        answers = self.test_answers
+        return None if per_item is None or answers is None else answers * per_item
+
+    @property
+    def api_tokens(self) -> tuple[int | None, int | None]:
+        """Bounds on an API model's tokens in and out: every prompt at max_length, every answer at its limit."""
+        requests = self.api_requests
+        if requests is None:
+            return None, None
+        out = self.api.tokens_out_per_request
+        return requests * self.api.tokens_in_per_request, None if out is None else requests * out
+
+    @property
     def token_bound(self) -> float | None:
+        if self.api is not None:
+            tokens_in, tokens_out = self.api_tokens
+            return None if tokens_in is None or tokens_out is None else tokens_in + tokens_out
         items = self.forward_items
         return None if items is None or self.max_length is None else items * self.max_length
 
@@ -139,6 +160,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
         out.status, out.reason = "failed", exc.message
         return out
     out.seeds, out.family, out.draws = len(seeds), adapter.family, options.repeat
+    budget = getattr(adapter, "request_budget", None)  # an API model: what it would be sent
+    out.api = budget(_kind) if budget is not None else None
     recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")
@@ -316,6 +339,41 @@ def cost_lines(plan: RunPlan) -> list[str]:
     for model in sorted(trained - set(plan.rates)):
         lines.append(f"no time estimate for {model}: no finished fine-tune of it in {read} to measure its speed from "
                      "(a run of one task, e.g. with --limit, gives one)")
+    return lines + api_lines(running)
+
+
+def api_lines(running: list[PlannedJob]) -> list[str]:
+    """Per API model: the prompts it would be sent, bounds on their tokens and, given its prices (model
+    arguments price_in, price_out: per million tokens), on what they cost."""
+    by_model: dict[str, list[PlannedJob]] = {}
+    for job in running:
+        if job.api is not None:
+            by_model.setdefault(job.model, []).append(job)
+    lines = []
+    for model, jobs in by_model.items():
+        requests = [j.api_requests for j in jobs]
+        tokens = [j.api_tokens for j in jobs]
+        known_in = sum(t_in for t_in, _ in tokens if t_in is not None)
+        known_out = sum(t_out for _, t_out in tokens if t_out is not None)
+        unknown = sum(r is None or t_out is None for r, (_, t_out) in zip(requests, tokens))
+        budget = jobs[0].api
+        if unknown == len(jobs):
+            lines.append(f"API {model}: requests and tokens known once the data is read ({unknown} job(s) whose test "
+                         "split size or prompts per item the plan cannot know; --limit N bounds them)")
+            continue
+        line = (f"API {model}: {_number(sum(r for r in requests if r is not None))} request(s) (test items × seeds × "
+                f"prompts per item; answers in the cache are not sent again); ≤ {_number(known_in)} tokens in (every "
+                f"prompt at max_length={budget.tokens_in_per_request}) and ≤ {_number(known_out)} out (every answer "
+                "at its token limit)")
+        if unknown:
+            line += f", plus {unknown} job(s) whose size is known once the data is read"
+        if budget.price_in is None and budget.price_out is None:
+            line += "; add price_in=,price_out= (per million tokens) to the model's arguments for a cost bound"
+        else:
+            cost = (known_in * (budget.price_in or 0) + known_out * (budget.price_out or 0)) / 1e6
+            line += (f"; cost ≤ {cost:,.4f} at price_in={budget.price_in or 0:g}, price_out={budget.price_out or 0:g} "
+                     "per million tokens")
+        lines.append(line)
     return lines
 
 

@@ -59,8 +59,8 @@ WAIT_AND_PRICE_ARGS = frozenset({"backoff_s", "max_wait_s", "price_in", "price_o
 
 @dataclass(frozen=True)
 class RequestBudget:
-    """What answering one test item costs through the API, as far as a plan can know without the data: requests,
-    and bounds on the tokens each sends and gets back (None: unknown)."""
+    """What answering one test item costs through the API, as far as a plan can know without the data: prompts
+    sent (``batch_size`` > 1 packs several into one HTTP request), and bounds on each one's tokens (None: unknown)."""
 
     requests_per_item: int | None
     tokens_in_per_request: int
@@ -254,21 +254,26 @@ class OpenAIDecoder(LMEvalDecoder):
         return (tokens_in * (self.prices["price_in"] or 0) + tokens_out * (self.prices["price_out"] or 0)) / 1e6
 
     def request_budget(self, kind) -> RequestBudget:
-        """Requests per test item of ``kind`` and bounds on their tokens, for ``--dry-run``: every input at
-        ``max_length`` (the context limit: a server refuses a longer prompt), every output at its token limit."""
-        request_type = kind.request_type() if hasattr(kind, "request_type") else None
-        decoder = getattr(kind, "decoder", None)
-        kind_args = getattr(kind, "args", None)
-        per_item: int | None = 1
-        out: int | None = getattr(decoder, "max_new_tokens", None)
-        if request_type is not None and issubclass(request_type, RankRequest):
+        """Prompts sent per test item of ``kind`` and bounds on their tokens, for ``--dry-run``: every prompt at
+        ``max_length`` (the context limit: a server refuses a longer prompt), every answer at its token limit
+        (``max_new_tokens``; one token for an option scored from echoed log-probabilities; ``max_word_tokens``
+        for a ranked word's completion). ``kind``: the job's kind (a prompted kind, or a task answered through
+        one: :class:`metabench.kinds.answered.Answered`)."""
+        prompted = getattr(kind, "prompted", kind)
+        request_type = prompted.request_type() if hasattr(prompted, "request_type") else None
+        kind_args = getattr(prompted, "args", None)
+        per_item: int | None = None
+        out: int | None = None
+        if request_type is not None and issubclass(request_type, RankRequest) and self.api == "chat":
+            per_item, out = 1, 1  # the first token's top_logprobs; chat completes no prefix
+        elif request_type is not None and issubclass(request_type, RankRequest):
             k = int(getattr(kind_args, "rank_k", 10))
             per_item, out = 1 + k, max(1, int(getattr(kind_args, "max_word_tokens", 8)))  # ranking + completions
         elif request_type is not None and issubclass(request_type, ChoiceRequest):
-            labels = kind.labels() if hasattr(kind, "labels") else None
-            per_item, out = (len(labels) if labels else None), 1  # one echoed prompt per option
-        elif request_type is None or not issubclass(request_type, GenerateRequest):
-            per_item = None
+            options = getattr(kind_args, "options", None)  # None: read per item from the data
+            per_item, out = (len(options) if options else None), 1
+        elif request_type is not None and issubclass(request_type, GenerateRequest):
+            per_item, out = 1, getattr(getattr(prompted, "decoder", None), "max_new_tokens", None)
         max_length = parse_int(self.args.get("max_length", DEFAULT_MAX_LENGTH), "max_length", self.name)
         return RequestBudget(per_item, max_length, out, self.prices["price_in"], self.prices["price_out"])
 
