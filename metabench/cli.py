@@ -167,6 +167,7 @@ def _registry():
 
 def _cmd_run(args) -> int:
     from .api import evaluate
+    from .printable import escape, safe_lines
     from .report.summary import count_line, skip_lines, summary_table
 
     arguments = _run_arguments(args)
@@ -190,7 +191,8 @@ def _cmd_run(args) -> int:
         print(line, file=sys.stderr)
     for outcome in outcomes:
         if outcome.status == "failed":
-            print(f"\nfailed: {outcome.task} with {outcome.model}:\n  {outcome.message}", file=sys.stderr)
+            print(f"\nfailed: {escape(outcome.task)} with {escape(outcome.model)}:\n  {safe_lines(outcome.message)}",
+                  file=sys.stderr)
     if not args.json:
         folders = _shown_folders(evaluation.run_dirs)
         if folders:  # where the results went, in the form `compare` and `explore` take
@@ -236,8 +238,8 @@ class _Clock:
 
 def _shown_folders(folders: list[Path]) -> list[str]:
     """Run folders as a shell takes them: relative to the current folder where they are below it, quoted where
-    a character would need it."""
-    import shlex
+    a character would need it (one line each: `printable.shell_word`)."""
+    from .printable import shell_word
 
     shown = []
     for folder in folders:
@@ -245,7 +247,7 @@ def _shown_folders(folders: list[Path]) -> list[str]:
             folder = Path(folder).resolve().relative_to(Path.cwd().resolve())
         except ValueError:
             pass
-        shown.append(shlex.quote(str(folder)))
+        shown.append(shell_word(folder))
     return shown
 
 
@@ -463,6 +465,21 @@ def _cmd_schema(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``metabench ARGS``, its output behind `printable.LogGuard`: no user text it echoes (a model spec, a
+    folder name) can forge a line of a CI log."""
+    from .printable import guard
+
+    streams = sys.stdout, sys.stderr
+    if sys.stderr is None:  # started with stderr closed (2>&-): what goes there must not land on stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's stderr from now on
+    sys.stdout, sys.stderr = guard(sys.stdout), guard(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _robust_output()
     if "--strict" in argv[: argv.index("--") if "--" in argv else len(argv)]:

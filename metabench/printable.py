@@ -70,3 +70,64 @@ class GuardedStream(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
+
+
+#: What a log guard rewrites: every C0 control but the newline and the tab (a carriage return lets a line
+#: overwrite itself; ESC starts a terminal sequence), DEL, the C1 controls and the Unicode line and paragraph
+#: separators (line breaks to some log viewers).
+_LOG_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _json_safe(match: re.Match) -> str:
+    return "\\r" if match.group() == "\r" else f"\\u{ord(match.group()):04x}"
+
+
+def shell_word(value: object) -> str:
+    """``value`` as one shell word on one line (a folder a user may paste back): quoted as `shlex.quote` does,
+    or, where it holds a control character, in bash's ``$'...'`` form with each one escaped."""
+    import shlex
+
+    text = str(value)
+    if is_printable(text):
+        return shlex.quote(text)
+    return "$'" + escape(text.replace("\\", "\\\\").replace("'", "\\'")) + "'"
+
+
+class LogGuard:
+    """A stream that no user text written to it can forge a line of a CI log through: each write has its
+    control characters escaped (``\\r``, ``\\u001b``: the forms JSON reads back, so ``--json`` output stays
+    valid) and a line that would start a GitHub workflow command (``::error``) has its first colon written
+    ``\\x3a``. Every other attribute (``fileno``, ``isatty``, ``buffer``) is the stream's. A line that is meant
+    as a workflow command (the gate's annotations) is written to :func:`unguarded`."""
+
+    def __init__(self, stream):
+        self._guarded = stream
+        self._at_line_start = True
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        safe = _LOG_UNSAFE.sub(_json_safe, text)
+        safe = _COMMAND.sub(r"\1\\x3a", safe if self._at_line_start else "-" + safe)
+        self._guarded.write(safe if self._at_line_start else safe[1:])
+        self._at_line_start = text.endswith("\n")
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._guarded, name)
+
+
+def guard(stream):
+    """``stream`` behind a :class:`LogGuard`, unless it is a terminal (a bar redraws itself with carriage
+    returns there, and no CI runner reads a terminal), None (closed) or already guarded."""
+    try:
+        if stream is None or isinstance(stream, LogGuard) or stream.isatty():
+            return stream
+    except (AttributeError, ValueError):  # closed, or an object without isatty
+        return stream
+    return LogGuard(stream)
+
+
+def unguarded(stream):
+    """The stream a :class:`LogGuard` writes to (``stream`` itself when it is not one)."""
+    return stream._guarded if isinstance(stream, LogGuard) else stream

@@ -2,7 +2,7 @@
 
 A tqdm bar redraws itself with carriage returns and cursor codes, which a log file (``2> log``, ``nohup``, a CI
 job) keeps as one unreadable line, so bars are for terminals. Where stderr is not a terminal a run prints plain
-lines instead: every :data:`DEFAULT_INTERVAL` seconds (``METABENCH_PROGRESS_INTERVAL``, default 30), one line saying
+lines instead: every :data:`DEFAULT_INTERVAL` seconds (``METABENCH_PROGRESS_INTERVAL``, default 30, held to 1 s-1 day), one line saying
 what the innermost running phase has done of how much (job k/n, task, model, seed; fine-tune epoch, step and
 examples; items predicted), the time spent and an ETA, and a closing line for every phase that was running when
 a line was printed. A phase shorter than the interval prints nothing, so a run of many quick jobs does not fill
@@ -16,12 +16,15 @@ which is true only in the ``bars`` style), and gets a tqdm bar, a line printer o
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from typing import Iterator
+
+from .printable import escape
 
 BARS, LINES, OFF = "bars", "lines", "off"
 #: seconds between two progress lines (``METABENCH_PROGRESS_INTERVAL``)
@@ -46,12 +49,35 @@ def style(progress: bool | str) -> str:
     return OFF  # not a style: `runner.check_options` refuses it, naming the flag
 
 
+#: the shortest interval ``METABENCH_PROGRESS_INTERVAL`` may set: below it a log fills with thousands of lines a
+#: second (``1e-9``); the longest: a day (``inf`` would never print)
+MIN_INTERVAL, MAX_INTERVAL = 1.0, 86_400.0
+_WARNED: set[str] = set()
+
+
 def interval() -> float:
-    try:
-        value = float(os.environ.get("METABENCH_PROGRESS_INTERVAL", DEFAULT_INTERVAL))
-    except ValueError:
+    """``METABENCH_PROGRESS_INTERVAL`` in seconds, held to [:data:`MIN_INTERVAL`, :data:`MAX_INTERVAL`]: a value
+    outside is clamped, and one that is not a number gives the default, each with a warning (once)."""
+    raw = os.environ.get("METABENCH_PROGRESS_INTERVAL")
+    if raw is None or not raw.strip():
         return DEFAULT_INTERVAL
-    return value if value > 0 else DEFAULT_INTERVAL
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value):
+        _warn_once(raw, f"not a number of seconds; using the default, {DEFAULT_INTERVAL:g} s")
+        return DEFAULT_INTERVAL
+    clamped = min(max(value, MIN_INTERVAL), MAX_INTERVAL)
+    if clamped != value:
+        _warn_once(raw, f"outside {MIN_INTERVAL:g}-{MAX_INTERVAL:g} s; using {clamped:g} s")
+    return clamped
+
+
+def _warn_once(raw: str, what: str) -> None:
+    if raw not in _WARNED:
+        _WARNED.add(raw)
+        _emit(f"metabench: METABENCH_PROGRESS_INTERVAL={escape(raw)}: {what}")
 
 
 #: The process's run style and the scopes open now (a process runs one run's jobs at a time; the ticker thread
@@ -221,8 +247,12 @@ class _Ticker:
 
 
 def _emit(text: str) -> None:
+    """One progress line on stderr, never elsewhere: with stderr closed (None) it is dropped, not printed on
+    stdout (where ``print`` would send it). Names in it are escaped (`printable.escape`): one line each."""
+    if sys.stderr is None:
+        return
     try:
-        print(text, file=sys.stderr, flush=True)
+        print(escape(text), file=sys.stderr, flush=True)
     except (OSError, ValueError):  # stderr closed (a daemon whose log went away): progress is not worth a crash
         pass
 

@@ -299,3 +299,67 @@ def test_a_killed_merges_scratch_is_in_the_output_folder_and_cleaned_at_the_next
     monkeypatch.setattr(tempfile, "mkdtemp", no_temp)
     _merge(registry, parts, ["first", "second"], parts / "merged")
     assert sorted(p.name for p in (parts / "merged").iterdir()) == ["toy_cls"]
+
+
+# ------------------------------------------------------------------ 7. output injection and floods
+
+#: What a value may carry to forge a CI log line: a workflow command after a newline or a carriage return,
+#: after spaces (the runner trims them), after a line separator, or after a terminal escape.
+FORGED = ["\n::error::forged", "\r::warning::forged", "\n   ::add-mask::x", "\u2028::error::x", "\x1b[2K\r::error::y"]
+
+
+def _forged_lines(text: str) -> list[str]:
+    return [line for line in text.replace("\r", "\n").splitlines() if line.lstrip().startswith("::")]
+
+
+@pytest.mark.parametrize("payload", FORGED)
+@pytest.mark.parametrize("where", ["--model", "-o"])
+def test_a_control_character_in_a_value_forges_no_log_line(cli, tmp_path, where, payload):
+    model = "majority" + payload if where == "--model" else "majority"
+    out = tmp_path / ("out" + payload if where == "-o" else "out")
+    code, text = cli("--tasks", "toy_cls", "--model", model, "-o", out, "--no-progress")
+    assert not _forged_lines(text) and "\r" not in text and "\x1b" not in text, text
+    assert (code == 0) == (where == "-o"), text
+    if where == "-o":
+        assert "$'" in text  # the folder is printed as one shell word, its newline escaped
+
+
+@pytest.mark.parametrize("payload", FORGED)
+def test_merge_and_site_outputs_forge_no_log_line(cli, tmp_path, payload):
+    good_run(tmp_path / "runs" / "syn" / "a")
+    for args in (("merge-seeds", tmp_path / "runs", "-o", tmp_path / ("m" + payload)),
+                 ("leaderboard", "build", tmp_path / "runs", "-o", tmp_path / ("s" + payload), "--resamples", "200")):
+        code, text = cli(*args)
+        assert not _forged_lines(text) and "\r" not in text, text
+
+
+@pytest.mark.parametrize("value, expected", [("1e-9", 1.0), ("0", 1.0), ("-5", 1.0), ("0.5", 1.0), ("inf", 86_400.0),
+                                             ("nan", 30.0), ("abc", 30.0), ("2", 2.0)])
+def test_a_progress_interval_below_the_floor_is_clamped_with_a_message(monkeypatch, capsys, value, expected):
+    from metabench import progress
+
+    monkeypatch.setenv("METABENCH_PROGRESS_INTERVAL", value)
+    monkeypatch.setattr(progress, "_WARNED", set())
+    assert progress.interval() == expected and progress.interval() == expected
+    err = capsys.readouterr().err
+    assert err.count("METABENCH_PROGRESS_INTERVAL") == (0 if value == "2" else 1), err
+
+
+@pytest.mark.parametrize("writer", ["run-progress", "build-progress", "an-error"])
+def test_with_stderr_closed_nothing_meant_for_it_reaches_stdout(monkeypatch, capsys, registry, writer):
+    import sys
+
+    from metabench import plugins, progress
+    from metabench.cli import main
+    from metabench.report.leaderboard.progress import Progress
+
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    monkeypatch.setattr(sys, "stderr", None)
+    if writer == "run-progress":
+        progress._emit("job 1/2: toy_cls with majority")
+    elif writer == "build-progress":
+        with Progress(enabled=True).phase("verifying runs", 1, "run") as done:
+            done()
+    else:
+        assert main(["--tasks", "no_such_task", "--model", "majority"]) == 2
+    assert capsys.readouterr().out == ""

@@ -15,7 +15,8 @@ from metabench import progress
 
 @pytest.fixture
 def fast(monkeypatch):
-    """A progress line every 10 ms."""
+    """A progress line every 10 ms (below the 1 s floor a user may set: lowered for the test)."""
+    monkeypatch.setattr(progress, "MIN_INTERVAL", 0.001)
     monkeypatch.setenv("METABENCH_PROGRESS_INTERVAL", "0.01")
 
 
@@ -87,7 +88,9 @@ def test_a_run_into_a_log_prints_lines_and_its_run_folders(toy_env, tmp_path):
     env = {**toy_env, "METABENCH_PROGRESS_INTERVAL": "0.002"}
     log = tmp_path / "log.txt"
     with log.open("w") as err:
-        done = subprocess.run([sys.executable, "-m", "metabench.cli", "--tasks", "toy_cls", "--model", "majority",
+        fast_cli = ("import sys; from metabench import progress; progress.MIN_INTERVAL = 0.001; "  # below the floor
+                    "from metabench.cli import main; sys.exit(main())")
+        done = subprocess.run([sys.executable, "-c", fast_cli, "--tasks", "toy_cls", "--model", "majority",
                                "--model", "lookup", "--launcher", "serial", "--limit", "30", "-o", "out"],
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=120)
     assert done.returncode == 0, log.read_text()

@@ -23,6 +23,7 @@ def registry(monkeypatch, tmp_path):
 
 
 def test_a_fine_tune_into_a_log_prints_its_epoch_step_and_eta(registry, tmp_path, tiny_bert, monkeypatch, capsys):
+    monkeypatch.setattr("metabench.progress.MIN_INTERVAL", 0.0001)  # below the 1 s floor a user may set
     monkeypatch.setenv("METABENCH_PROGRESS_INTERVAL", "0.001")
     model = f"hf:pretrained={tiny_bert}"
     (result,) = metabench.evaluate("enc_toy_tag", [model], output_dir=tmp_path / "runs", progress="lines", seeds=[0],

@@ -19,7 +19,7 @@ class Progress:
 
     def __init__(self, enabled: bool = True, stream: IO[str] | None = None):
         self.stream = stream if stream is not None else sys.stderr
-        self.enabled = enabled
+        self.enabled = enabled and self.stream is not None  # stderr closed: print(file=None) would go to stdout
         self.terminal = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
 
     @classmethod
