@@ -52,6 +52,9 @@ def add_commands(subparsers) -> None:
     hf.add_argument("--user", help="source.user: the Hub user or org (with --source-url)")
     hf.add_argument("--allow-unverified", action="store_true",
                     help="also export runs not checked against the data here (notes say unverified)")
+    from .verify import add_reproduce_options
+
+    add_reproduce_options(hf)
     hf.set_defaults(func=cmd_hf_eval_results)
 
 
@@ -70,13 +73,17 @@ def cmd_lmeval(args) -> int:
 
 
 def cmd_hf_eval_results(args) -> int:
+    from .verify import reproduce_options
+
+    k = reproduce_options(args)  # before anything imports the model hub: with K, it is offline for this process
     from ..export.hf_eval_results import export
     from ..plugins import default_registry
     from ..runs.stored import find_runs
 
     written = export(default_registry(), find_runs(args.runs), args.output_dir, dataset_id=args.dataset_id,
                      dataset_revision=args.dataset_revision, metric=args.metric, source_url=args.source_url,
-                     source_name=args.source_name, user=args.user, allow_unverified=args.allow_unverified)
+                     source_name=args.source_name, user=args.user, allow_unverified=args.allow_unverified,
+                     reproduce=k, reproduce_key=args.reproduce_key)
     for e in written:
         print(f"{e.run.task}: {e.entry['value']} -> {e.path}")
     print(f"{len(written)} file(s) written; add them to the model repo's .eval_results/ (a PR on the Hub)")

@@ -13,12 +13,14 @@ EXAMPLES = """\
 examples:
   metabench verify-run runs/toy_cls/majority                      the checks of files and data only
   metabench verify-run --reproduce 50 leaderboard/runs/newsmet_prompted_choice
-  metabench verify-run --reproduce 50 --reproduce-key "$(date +%s)" runs/   a draw no run author could foresee
+  metabench verify-run --reproduce 50 --reproduce-key 3f9c0b1e runs/   redo a draw: the key it printed
 
 Without --reproduce a run is held to the checks of its files and of the data its task names (docs/reporting.md):
 predictions altered with everything recomputed, or a run relabelled as another model, pass them. --reproduce K
 reruns K items of each run with its model, where the model is here (baselines, the offline models, a cached
 fine-tuned checkpoint, a model folder with the recorded fingerprint), and compares predictions and scores.
+The K items are drawn with a key made when verify-run starts, which no run's author can have known; it is
+printed, and --reproduce-key KEY redoes the same draw. A baseline is rerun on every item.
 
 exit status: 0 every run passed the checks and none failed reproduction (runs not reproducible here included),
 1 a run was rejected by the checks or failed reproduction, 2 bad usage, an unreadable run or an internal error.
@@ -42,11 +44,12 @@ def add_commands(subparsers) -> None:
 def add_reproduce_options(parser) -> None:
     """``--reproduce K`` and ``--reproduce-key TEXT``, as ``verify-run`` and ``leaderboard build`` take them."""
     parser.add_argument("--reproduce", metavar="K",
-                        help="rerun K items of each run (drawn by a hash of the item ids keyed by the run's samples "
-                        "digest, the same at every seed) with its model and compare predictions and scores")
+                        help="rerun K items of each run (drawn by a hash of the item ids keyed by a key made now, "
+                        "which is printed or recorded; the same items at every seed; a baseline: every item) with its "
+                        "model and compare predictions and scores")
     parser.add_argument("--reproduce-key", metavar="TEXT",
-                        help="key the draw of items with TEXT instead of the run's samples digest (a draw the run's "
-                        "author could not foresee)")
+                        help="key the draw of items with TEXT instead of a new key: redo the draw a board or "
+                        "verify-run recorded")
 
 
 def reproduce_options(args) -> int | None:
@@ -62,6 +65,10 @@ def reproduce_options(args) -> int | None:
     elif args.reproduce_key is not None:
         raise MetabenchError("--reproduce-key keys the draw of --reproduce, which is not given",
                              hint="add --reproduce K, or leave --reproduce-key out")
+    if args.reproduce_key is not None:
+        from ..launch.reproduce import key_text
+
+        key_text(args.reproduce_key)
     if k is not None:  # read when huggingface_hub is imported: set before any model module is
         for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
             os.environ.setdefault(name, "1")
@@ -88,10 +95,13 @@ def _cmd_verify_run(args) -> int:
 
     reproductions = {}
     if k is not None:
-        from ..launch.reproduce import reproduce_runs
+        from ..launch.reproduce import new_key, reproduce_runs
 
+        key = args.reproduce_key if args.reproduce_key is not None else new_key()
+        if not args.json:
+            print(f"reproduction key: {key} (redo the same draw with --reproduce-key {key})", flush=True)
         kept = [run for run in runs if verdicts[id(run)].ok]
-        reproductions = reproduce_runs(registry, kept, k, key=args.reproduce_key, done=lambda r: show(r.run, r))
+        reproductions = reproduce_runs(registry, kept, k, key=key, done=lambda r: show(r.run, r))
     for run in runs:
         if id(run) not in reproductions:
             show(run, None)

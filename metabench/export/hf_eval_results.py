@@ -16,13 +16,15 @@ HF Jobs ran the evaluation, which a local run cannot produce. So everything beyo
 ``notes`` as ``key=value`` clauses separated by ``"; "`` (``NOTE_KEYS``), which :func:`read` parses back:
 the metric, the seeds and their per-seed values, the confidence interval and how it was made, the protocol
 (the task's ``protocol.<family>`` section the run followed), the verification (``verify_data``), the
-verification digest, whether the run is partial (judged against the split's size in the data), and the board's
+verification digest, whether the run is partial (judged against the split's size in the data), whether it was
+reproduced (``reproduced``: rerun here with ``reproduce=K``, its items drawn with a key made now and written
+beside; not reproducible here, with the reason; or never tried), and the board's
 caveats (constant, ≈ chance, below chance or a collapsed fit, unstable across seeds, an unchecked metric).
 The interval is clipped to the value's scale (0-1). One file per run, named after the task (``_limitN`` for
 a ``--limit`` run, which its notes also mark partial).
 
 A run is exported only when it passed verification: a rejected run (its files disagree with each other or
-with the data) never is, and an unverified one (its data is not here) only with ``allow_unverified``, its
+with the data) never is, nor one that failed reproduction, and an unverified one (its data is not here) only with ``allow_unverified``, its
 notes saying so. All runs must be of one model: an ``.eval_results`` folder belongs to one model repo.
 
 What the files carry is checked before anything is written: ``--dataset-revision`` (a commit hash, branch or tag
@@ -55,7 +57,9 @@ from ..version import __version__
 
 #: The clauses of ``notes``, in order (``key=value; key=value``).
 NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "items",
-             "partial", "verified", "caveats", "digest")
+             "partial", "verified", "reproduced", "caveats", "digest")
+#: The ``reproduced`` clause of a run exported without ``reproduce``.
+NEVER_TRIED = "never tried (metabench verify-run --reproduce K RUN reruns it here)"
 #: A Hub revision: a commit hash, a branch or a tag name.
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
 
@@ -71,9 +75,11 @@ class Exported:
 
 def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_revision: str | None = None,
            metric: str | None = None, source_url: str | None = None, source_name: str | None = None,
-           user: str | None = None, allow_unverified: bool = False) -> list[Exported]:
+           user: str | None = None, allow_unverified: bool = False, reproduce: int | None = None,
+           reproduce_key: str | None = None) -> list[Exported]:
     """Write one ``.eval_results`` YAML per run into ``outdir`` (the module docstring); refuses before writing
-    anything when a run is rejected, unverified without ``allow_unverified``, or of another model."""
+    anything when a run is rejected, unverified without ``allow_unverified``, of another model, or (with
+    ``reproduce``: K items of each run rerun with its model, `launch.reproduce`) failed reproduction."""
     if not runs:
         raise MetabenchError("hf-eval-results: no runs given", hint="pass run folders or an output folder")
     models = sorted({run.model for run in runs})
@@ -95,6 +101,7 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
                              + "; ".join(f"{run.path}: {verdicts[id(run)].unverified}" for run in unverified),
                              hint="export where the data is (METABENCH_DATA_DIR), or pass --allow-unverified to "
                              "export them marked unverified")
+    reproduced = _reproduced(registry, runs, reproduce, reproduce_key)
     names = [_file_name(run) for run in runs]
     if len(set(names)) < len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -103,7 +110,8 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
     _check_outdir(outdir, runs)
     entries = [_entry(registry, run, verdicts[id(run)], dataset_id=dataset_id,
                       revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
-                      source_name=source_name, user=user) for run in runs]
+                      source_name=source_name, user=user, reproduced=reproduced.get(id(run), NEVER_TRIED))
+               for run in runs]
     written = []
     try:
         outdir.mkdir(parents=True, exist_ok=True)
@@ -114,6 +122,22 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
         raise MetabenchError(f"-o {outdir}: cannot write the export ({exc.strerror or exc})",
                              hint="free space on that disk, or choose another output folder") from None
     return written
+
+
+def _reproduced(registry, runs: list[Run], k: int | None, key: str | None) -> dict[int, str]:
+    """Each run's ``reproduced`` clause with ``k`` (none without: never tried); a failed reproduction refuses the
+    export, naming the run."""
+    if k is None:
+        return {}
+    from ..launch.reproduce import reproduce_runs
+
+    found = reproduce_runs(registry, runs, k, key=key)
+    failed = [r for r in found.values() if r.failed]
+    if failed:
+        raise MetabenchError("hf-eval-results: run(s) failed reproduction, never exported: "
+                             + "; ".join(f"{r.run.path}: {r.line}" for r in failed),
+                             hint="the model here does not give what the run recorded: rerun the evaluation")
+    return {run_id: f"{r.mark} (key {r.key}): {r.reason}" for run_id, r in found.items()}
 
 
 def _check_inputs(dataset_revision: str | None, source_url: str | None) -> None:
@@ -166,7 +190,7 @@ def _file_name(run: Run) -> str:
 
 
 def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: str | None, metric: str,
-           source_url: str | None, source_name: str | None, user: str | None) -> dict:
+           source_url: str | None, source_name: str | None, user: str | None, reproduced: str = NEVER_TRIED) -> dict:
     value = run.record.mean(metric)
     if value is None:
         raise MetabenchError(f"{run.path}: no value for metric '{metric}'",
@@ -187,6 +211,7 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
         "items": str(run.n_items),
         "partial": "; ".join(run.partial_reasons).replace(";", ",") or "no",
         "verified": verified.replace(";", ","),
+        "reproduced": reproduced,
         "caveats": " | ".join(caveats(registry, run, verdict, metric)).replace(";", ",") or "none",
         "digest": digest(run),
     }

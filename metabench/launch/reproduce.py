@@ -17,11 +17,15 @@ respect. Where the run's model can be had here, rerunning it settles the questio
    rerun all the same; answers equal to the recorded ones reproduce the run (the reason says the fingerprint
    differs), answers that differ leave it not reproducible here (the model here is not proven to be the run's),
    never failed.
-2. **K items, drawn in an order the run does not choose.** The run's items sorted by sha256 of (key, item id),
-   the first K taken. The key is the run's samples digest unless the caller gives one: every byte a forger
-   changes redraws the items, so predictions altered on m of N items escape a draw of K with a chance of about
-   (1 - K/N)^m per attempt; a verifier who wants a draw nobody could foresee passes a key of their own
-   (``--reproduce-key``). The same items are rerun at every seed.
+2. **K items, drawn with a key the run's author can neither choose nor predict.** The run's items sorted by
+   sha256 of (key, item id), the first K taken; the same items at every seed. The key is made when the
+   reproduction starts (`new_key`: 128 random bits from the operating system), once for every run of a
+   ``verify-run`` or a board, and printed (``verify-run``) or recorded on the board (``reproduction.key``), so
+   anyone can redo the same draw by passing it back (``--reproduce-key``). A key drawn from anything the run
+   holds (its samples digest, as before) is the author's to steer: a forger who alters m of N items varies one
+   byte until no altered item is drawn, about (1 - K/N)^-m tries. With a key made after the run was written,
+   altered items escape a draw of K with a chance of about (1 - K/N)^m, once, and no retry is the author's.
+   Where a rerun is cheap (a baseline: `CHEAP`), every item is rerun, whatever K: nothing escapes.
 3. **Rerun as ``metabench run`` computes a job**: the adapter fitted per recorded seed on the task's training
    split (`execute._training`; a baseline counts, an encoder loads its checkpoint), its ``predict`` called on
    the drawn items' requests with that seed, never through the answer cache.
@@ -37,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import math
 import resource
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,6 +67,28 @@ SHOWN = 5
 #: Adapter families whose ``fit`` trains nothing (a baseline counts, a decoder loads): rerun as they are. Any
 #: other family fine-tunes in-suite and is rerun only from a cached checkpoint.
 _UNTRAINED = ("baseline", "decoder")
+#: Adapter families whose rerun costs next to nothing (a baseline counts or looks up): every item is rerun, not K.
+CHEAP = ("baseline",)
+
+
+def new_key() -> str:
+    """A draw key nobody could know before the reproduction started (128 bits from `secrets`): a run's author,
+    having written the run earlier, cannot have chosen which of its items are rerun."""
+    return secrets.token_hex(16)
+
+
+def key_text(key: str) -> str:
+    """``--reproduce-key``'s value, checked: printable UTF-8 text of at most 200 characters (it is recorded on the
+    board and printed, so that anyone can redo the draw)."""
+    if not isinstance(key, str) or not key or len(key) > 200 or not key.isprintable():
+        raise MetabenchError("--reproduce-key: expected printable text of 1 to 200 characters",
+                             hint="e.g. --reproduce-key 3f9c0b1e, or leave it out to have a key made")
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        raise MetabenchError("--reproduce-key: the key is not UTF-8 text",
+                             hint="pass the key as the board or verify-run printed it") from None
+    return key
 
 
 @dataclass(frozen=True)
@@ -81,7 +108,7 @@ class Reproduction:
     """What rerunning a run found: ``status`` one of ``reproduced``, ``not_reproducible`` (the model, its
     checkpoint, the task or its data is not here; ``reason`` says which) and ``failed`` (the model here does not
     give what the run recorded; ``mismatches``). ``k``: the items asked for; ``items``: those rerun (all of
-    the run's, where it has fewer), at every seed in ``seeds``; ``ties``: choices whose pick differs between
+    the run's, where it has fewer or its model is `CHEAP`), at every seed in ``seeds``; ``key``: the draw's key; ``ties``: choices whose pick differs between
     options that tie within the tolerance; ``cpu_s``/``wall_s``: what the reproduction cost in this process."""
 
     run: Run
@@ -95,6 +122,7 @@ class Reproduction:
     ties: int = 0
     cpu_s: float = 0.0
     wall_s: float = 0.0
+    key: str = ""
 
     @property
     def reproduced(self) -> bool:
@@ -117,7 +145,8 @@ class Reproduction:
         return f"{self.mark}: {self.reason}"
 
     def as_json(self) -> dict:
-        return {"status": self.status, "mark": self.mark, "k": self.k, "reason": self.reason, "items": self.items,
+        return {"status": self.status, "mark": self.mark, "k": self.k, "key": self.key, "reason": self.reason,
+                "items": self.items,
                 "seeds": self.seeds, "mismatches": [str(m) for m in self.mismatches],
                 "n_mismatches": self.n_mismatches, "ties": self.ties, "cpu_s": round(self.cpu_s, 3),
                 "wall_s": round(self.wall_s, 3)}
@@ -134,23 +163,26 @@ def draw(ids, k: int, key: str) -> list[str]:
 
 def reproduce(registry, run: Run, k: int, *, key: str | None = None, data: DataVerifier | None = None) -> Reproduction:
     """Rerun ``k`` items of ``run`` with its model, here, and compare (module docstring). ``key``: the draw's
-    key (default: the run's samples digest); ``data``: a verifier whose loaded tasks are reused (runs of one
-    task load its data once: `reproduce_runs`)."""
+    key (default: a new one, `new_key`; the result records it); ``data``: a verifier whose loaded tasks are
+    reused (runs of one task load its data once: `reproduce_runs`)."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise MetabenchError(f"--reproduce {k!r}: expected a whole number of items of 1 or more",
                              hint="e.g. --reproduce 50")
+    key = new_key() if key is None else key_text(key)
     started, cpu = time.perf_counter(), _cpu_seconds()
     with _offline():
         result = _reproduce(registry, run, k, key, data or DataVerifier(registry))
-    result.cpu_s, result.wall_s = _cpu_seconds() - cpu, time.perf_counter() - started
+    result.cpu_s, result.wall_s, result.key = _cpu_seconds() - cpu, time.perf_counter() - started, key
     return result
 
 
 def reproduce_runs(registry, runs: list[Run], k: int, *, key: str | None = None,
                    done: Callable[[Reproduction], None] | None = None) -> dict[int, Reproduction]:
     """Every run of ``runs`` reproduced on ``k`` items (`reproduce`), keyed by ``id(run)`` as
-    `verify.verify_runs`' verdicts are. Runs of one model are rerun together (a decoder is loaded once) and each
-    task's data is loaded once, then dropped after its last run; ``done`` is called with each result."""
+    `verify.verify_runs`' verdicts are, every run with one draw key (``key``, else a new one: `new_key`). Runs of
+    one model are rerun together (a decoder is loaded once) and each task's data is loaded once, then dropped
+    after its last run; ``done`` is called with each result."""
+    key = new_key() if key is None else key_text(key)
     data = DataVerifier(registry)
     order = sorted(runs, key=lambda r: (r.model, r.task, r.record.limit or 0))
     left: dict[tuple, int] = {}
@@ -171,7 +203,7 @@ def reproduce_runs(registry, runs: list[Run], k: int, *, key: str | None = None,
     return found
 
 
-def _reproduce(registry, run: Run, k: int, key: str | None, data: DataVerifier) -> Reproduction:
+def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Reproduction:
     record = run.record
 
     def verdict(status: str, reason: str, **found) -> Reproduction:
@@ -180,11 +212,17 @@ def _reproduce(registry, run: Run, k: int, key: str | None, data: DataVerifier) 
     if record.repeat is not None and record.draws > 1:
         return verdict(NOT_REPRODUCIBLE, f"its answers are the majority of {record.draws} sampled draws "
                        "(--repeat), which a reproduction does not redraw")
+    try:
+        spec = parse_model_spec(record.model.spec)
+    except MetabenchError as exc:  # no `--model` could have made this run: the record names no model
+        detail = exc.message.partition("': ")[2] or exc.message  # the parser's words, less the option it names
+        return verdict(FAILED, f"its model spec {record.model.spec!r} (results.json model.spec) names no model: "
+                       f"{detail}")
     if data.task(run.task) is None:
         return verdict(NOT_REPRODUCIBLE, f"task '{run.task}' is not installed here")
-    spec = parse_model_spec(record.model.spec)
     if not registry.has("model", spec.name):
-        return verdict(NOT_REPRODUCIBLE, f"model adapter '{spec.name}' is not installed here")
+        return verdict(NOT_REPRODUCIBLE, f"model adapter '{spec.name}' is not installed here: its answers are only "
+                       "the run's own account")
     loaded = data.expected(run.task, record.limit)
     if isinstance(loaded, str):
         return verdict(NOT_REPRODUCIBLE, f"its task's data is not here ({loaded.removeprefix('not checked against the data: ')})")
@@ -196,11 +234,6 @@ def _reproduce(registry, run: Run, k: int, key: str | None, data: DataVerifier) 
     except ExplainedError as exc:
         return verdict(FAILED, f"its samples cannot be read item by item ({exc.message})")
     items = {str(item.id): item for item in loaded.data.test.items}
-    drawn = draw(table, k, key if key is not None else record.samples_sha256 or run.task)
-    outside = [i for i in drawn if i not in items]
-    if outside:
-        return verdict(FAILED, f"item {outside[0]!r} of its samples is not a test item of task '{run.task}' here",
-                       items=drawn)
     job = Job(loaded.data.task, spec, RunOptions(limit=record.limit, progress=False))
     try:
         adapter, _, _ = preflight(registry, job)
@@ -209,6 +242,11 @@ def _reproduce(registry, run: Run, k: int, key: str | None, data: DataVerifier) 
         return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.task}' here ({exc.message})")
     except (MetabenchError, ImportError, OSError) as exc:
         return verdict(NOT_REPRODUCIBLE, f"model '{spec.text}' cannot be built here ({_message(exc)})")
+    drawn = draw(table, len(table) if adapter.family in CHEAP else k, key)
+    outside = [i for i in drawn if i not in items]
+    if outside:
+        return verdict(FAILED, f"item {outside[0]!r} of its samples is not a test item of task '{run.task}' here",
+                       items=drawn)
     other_build = fingerprint != record.model.fingerprint
     if other_build and type(adapter).fingerprint is Adapter.fingerprint:  # a fingerprint of name and arguments
         return verdict(FAILED, f"its recorded model fingerprint is not the one '{spec.text}' has (a fingerprint of "
@@ -263,8 +301,9 @@ def _rerun(run: Run, adapter, data, table: dict, drawn: list[str], items: dict, 
         return verdict(FAILED, f"{len(mismatches)} of {len(drawn) * len(seeds)} rerun answers at {at} differ from "
                        f"the recorded ones: {shown}{more}{tied}", items=drawn, seeds=seeds,
                        mismatches=mismatches[:SHOWN], n_mismatches=len(mismatches), ties=ties)
+    every = " (every item: a baseline's rerun is cheap)" if adapter.family in CHEAP and len(drawn) > 1 else ""
     return verdict(REPRODUCED, f"model '{run.model}' rerun here gives the recorded predictions and scores on "
-                   f"{len(drawn)} item(s) at {at}{tied}", items=drawn, seeds=seeds, ties=ties)
+                   f"{len(drawn)} item(s){every} at {at}{tied}", items=drawn, seeds=seeds, ties=ties)
 
 
 def _checkpoint(adapter, training):

@@ -529,6 +529,11 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
     return rows
 
 
+#: compare reruns no model: what its numbers are, said under every table (the board and the export say it too).
+NOT_REPRODUCED = ("reproduction: never tried: compare reruns no model, so each number is its run's own account, held "
+                  "to the checks of its files and its data (metabench verify-run --reproduce K RUN reruns a run here)")
+
+
 def format_comparisons(comparisons: list[Comparison], notes: list[str], *, correction: str, alpha: float,
                        confidence: float, power: float = 0.8, verbose: bool = True) -> str:
     """The table, its legend and notes, then what was not compared: every line (``verbose``), or one count
@@ -545,6 +550,8 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
     reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
     lines.extend(f"test {escape(test)}: {escape(reason)}" for test, reason in reasons.items())
     lines.extend(_marks_lines(comparisons))
+    if comparisons:
+        lines.append(NOT_REPRODUCED)
     for c in comparisons:
         named = escape(f"{c.task} {c.metric} {c.candidate}")
         if c.aso:

@@ -13,7 +13,9 @@ build`, `compare` and `gate` verify every run first and set aside those that fai
    that disagree with a strict majority (or with a run that recorded its digest) are rejected; a tie
    rejects every disputed run, since run files alone cannot tell which one is right;
 4. the recorded task config hashes to the recorded ``config_hash`` (a config edited with its hash kept is
-   rejected; whether that hash is the task's as it is here is check 5's). Every metric results.json reports
+   rejected; whether that hash is the task's as it is here is check 5's), and what decides how the task ranks
+   is that config's, never the run's own say: ``task.primary_metric`` is the config's primary metric and
+   ``higher_is_better`` each metric's registered direction (`_ranking_problem`). Every metric results.json reports
    that the samples can rebuild (`decompose.seed_values`) is rebuilt at each seed with the task's config as it
    is here (labels, positive class; the run's own copy only where the task is not installed, or is another
    version than the run's), and must equal the recorded value, and each aggregate mean and std must be those of the
@@ -56,7 +58,7 @@ CHECKS = ("samples.jsonl matches the sha256 recorded in results.json; every item
           "n_items counts them; item ids and golds match the digests recorded from the dataset at run time (runs "
           "older than the golds digest: the golds agree with the strict majority of runs of the same task, config "
           "and data); the recorded task config hashes to the recorded config hash, which is the task's as it is "
-          "here; every metric the samples can rebuild, with the task's config as it is here, equals results.json "
+          "here, and the run's primary metric and ranking directions are that config's and the registered metrics'; every metric the samples can rebuild, with the task's config as it is here, equals results.json "
           "at every seed, each mean and std are those of the per-seed values, and per-item scores agree with the "
           "predictions; the data files, split ids and the samples' test ids and golds match those recomputed from "
           "the data the task names, and every sample's scores and every metric are rebuilt from the golds and "
@@ -165,6 +167,10 @@ def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None, *, ta
     config = _config_problem(run, task, verdict)
     if config is None:
         return verdict
+    ranking = _ranking_problem(registry, run, config)
+    if ranking is not None:
+        verdict.problems.append(ranking)
+        return verdict
     # the config read has the run's recorded config hash (the task's is used only where it is the same), so
     # results.json alone keys the verdict
     found = metrics.get(run) if metrics is not None else None
@@ -206,6 +212,28 @@ def _config_problem(run: Run, task, verdict: Verdict) -> dict | None:
     if task is not None and recorded.config_hash == task.hash:
         return task.config.model_dump(mode="json")
     return recorded.config
+
+
+def _ranking_problem(registry, run: Run, config: dict) -> str | None:
+    """Check 4's half on what decides how a task ranks: the record's ``task.primary_metric`` must be the one its
+    config gives (the task's as it is here, or the run's hash-checked copy) and its ``higher_is_better`` the
+    direction each metric of that config is registered with here. Both sit outside the hashed config, so a run
+    that set them itself would choose the metric its whole task ranks by, or turn the ranking upside down."""
+    names = [m if isinstance(m, str) else m.get("name") for m in config.get("metrics") or []
+             if isinstance(m, (str, dict))]
+    primary = config.get("primary_metric") or (names[0] if names else None)
+    recorded = run.record.task.primary_metric
+    if isinstance(primary, str) and recorded != primary:
+        return (f"results.json names {recorded!r} as the task's primary metric (task.primary_metric), but the task's "
+                f"config ranks by {primary!r}: a run does not choose the metric its task is ranked by")
+    for name in names:
+        if isinstance(name, str) and registry.has("metric", name):
+            direction = bool(registry.get("metric", name).meta.get("higher_is_better", True))
+            if run.record.higher_is_better_for(name) != direction:
+                return (f"results.json says {name} is {'higher' if not direction else 'lower'}-is-better "
+                        f"(higher_is_better), but the metric is registered as "
+                        f"{'higher' if direction else 'lower'}-is-better: a run does not choose its ranking direction")
+    return None
 
 
 def _check_against_data(expected, run: Run, verdict: Verdict, metrics: VerifiedMetrics | None) -> None:

@@ -101,16 +101,21 @@ def test_a_run_whose_model_is_not_here_is_not_reproducible(report_registry, toy_
     plugin = copy_run(toy_runs / "toy_cls" / "lookup", "absent-plugin")
     forge_consistently(report_registry, plugin, model={"spec": "someones-model:size=xl", "adapter": "someones-model"})
     result = reproduce(report_registry, load_run(plugin), 5)
-    assert (result.status, result.reason) == (NOT_REPRODUCIBLE, "model adapter 'someones-model' is not installed here")
+    assert result.status == NOT_REPRODUCIBLE
+    assert result.reason.startswith("model adapter 'someones-model' is not installed here")
 
 
 def test_the_draw_is_the_same_at_every_seed_and_keyed(report_registry, toy_runs):
+    """The draw's key is made when the reproduction starts (never the run's own digest) and recorded; a baseline,
+    cheap to rerun, is rerun on every item whatever K."""
     run = load_run(toy_runs / "toy_cls" / "random")
     result = reproduce(report_registry, run, 7)
     ids = sorted({r["id"] for r in read_samples(run.path)})
-    assert result.items == draw(ids, 7, run.record.samples_sha256) and len(result.items) == 7
+    assert sorted(result.items) == ids and result.seeds == [0, 1] and len(result.key) == 32
+    assert "every item: a baseline's rerun is cheap" in result.reason
+    assert reproduce(report_registry, run, 7).key != result.key
     assert draw(list(reversed(ids)), 7, "k") == draw(ids, 7, "k") != draw(ids, 7, "other key")
-    assert reproduce(report_registry, run, 7, key="other key").items == draw(ids, 7, "other key")
+    assert len(draw(ids, 7, "k")) == 7
 
 
 def test_verify_run_prints_the_verdicts_and_fails_on_a_failed_reproduction(cli, report_registry, toy_runs, copy_run):
@@ -118,8 +123,10 @@ def test_verify_run_prints_the_verdicts_and_fails_on_a_failed_reproduction(cli, 
     code, out, _ = cli("verify-run", honest)
     assert code == 0 and f"{honest}: verified (files and data)" in out and "reproduc" not in out
     code, out, _ = cli("verify-run", "--reproduce", "5", honest)
-    assert code == 0 and "reproduced on 5 items: model 'lookup' rerun here gives the recorded predictions" in out
+    n = load_run(honest).n_items  # a baseline is rerun on every item
+    assert code == 0 and f"reproduced on {n} items: model 'lookup' rerun here gives the recorded predictions" in out
     assert "reproduction on 5 item(s): 1 reproduced, 0 not reproducible here, 0 failed" in out
+    assert out.startswith("reproduction key: ")
     target = copy_run(honest, "cli")
     forge_consistently(report_registry, target,
                        predictions={r["id"]: r["gold"] for r in read_samples(target) if r["prediction"] != r["gold"]})
@@ -143,7 +150,7 @@ def test_committed_runs_of_one_task(tmp_path):
     status = {run.model: found[id(run)].status for run in runs}
     assert status == {"hf:minilm-l6": NOT_REPRODUCIBLE, "lookup": REPRODUCED, "lookup:key=expression": REPRODUCED,
                       "majority": REPRODUCED}, [r.line for r in found.values()]
-    assert all(len(r.items) == 50 for r in found.values() if r.reproduced)
+    assert all(len(r.items) == r.run.n_items for r in found.values() if r.reproduced)  # baselines: every item
 
 
 def test_the_board_marks_reproduced_runs_and_rejects_a_failed_reproduction(report_registry, toy_runs, copy_run,

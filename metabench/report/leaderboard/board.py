@@ -173,7 +173,7 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
 
     def sort_key(run: Run):
         mean = run.record.mean(metric)
-        return (unverified(run) is not None or unchecked(run) is not None, mean is None,
+        return (unverified(run) is not None or unchecked(run) is not None, not_reproduced(run, verdicts), mean is None,
                 -(mean or 0.0) if higher else (mean or 0.0), run.model)
 
     ordered = sorted(runs, key=sort_key)
@@ -182,8 +182,10 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
         entry["marks"] = assess(registry, run, options, alpha)
         entry["marks"]["unverified"] = unverified(run)
         entry["marks"]["unchecked"] = unchecked(run)
+        if verdicts.get(id(run)) is not None and verdicts[id(run)].reproduction is not None:
+            entry["marks"]["reproduced"] = not not_reproduced(run, verdicts)
         entry["marks"]["eligible"] = (entry["marks"]["eligible"] and entry["marks"]["unverified"] is None
-                                      and entry["marks"]["unchecked"] is None)
+                                      and entry["marks"]["unchecked"] is None and not not_reproduced(run, verdicts))
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
@@ -201,7 +203,7 @@ def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item
             "pvalue": c.pvalue, "p_adjusted": c.p_adjusted, "notes": c.notes,
             "significant": c.p_adjusted is not None and c.p_adjusted <= alpha and c.drop > 0,
         }
-    _rank(entries, metric)
+    _rank(entries, metric, [not_reproduced(run, verdicts) for run in ordered])
     crowned = min((e["rank"] for e in entries if e["marks"]["eligible"]), default=None)
     for entry in entries:
         entry["star"] = item_set == 0 and entry["marks"]["eligible"] and entry["rank"] == crowned
@@ -219,11 +221,24 @@ def _item_set_label(run: Run) -> str:
     return f"{run.n_items} test items (the runs do not record the split's size)"
 
 
+def ranked_by(registry: Registry, name: str, first: Run) -> tuple[str, bool]:
+    """The metric a task is ranked by and its direction, from the task's definition, never from a run's say
+    (`task.primary_metric` and `higher_is_better` sit outside the hashed config): the task's config as it is
+    here, else (its plugin not installed) the run's hash-checked copy, which verification holds the recorded
+    primary metric to (`verify._ranking_problem`); the direction the metric is registered with here, else the
+    run's record, the only account there is of a metric no installed plugin defines."""
+    task = TaskIndex(registry).tasks.get(name)
+    metric = task.config.primary if task is not None else first.primary_metric
+    registered = metric.split("/", 1)[0].split("[", 1)[0]  # per_class/x/f1, recall_at_k[k=5]: by registered name
+    if registry.has("metric", registered):
+        return metric, bool(registry.get("metric", registered).meta.get("higher_is_better", True))
+    return metric, first.higher_is_better(metric)
+
+
 def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
           verdicts: dict[int, Verdict], published: list[Published], families: dict) -> dict:
     first = group[0]
-    metric = first.primary_metric
-    higher = first.higher_is_better(metric)
+    metric, higher = ranked_by(registry, name, first)
     sets = _item_sets(group)
     entries = [e for index, runs in enumerate(sets)
                for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options, verdicts)]
@@ -253,12 +268,24 @@ def _published(published: list[Published], name: str, run: Run, metric: str, mai
     return rows
 
 
-def _rank(entries: list[dict], metric: str) -> None:
+def not_reproduced(run: Run, verdicts: dict[int, Verdict]) -> bool:
+    """On a board built with ``--reproduce``: the run was not reproduced here (its model, checkpoint or data is
+    not here). Its number is then only its own account: it is ranked below every reproduced run of its item set
+    and never crowned, whatever it claims (a forgery relabelled as a model nobody has would otherwise win)."""
+    from ...launch.reproduce import REPRODUCED
+
+    verdict = verdicts.get(id(run))
+    found = verdict.reproduction if verdict is not None else None
+    return found is not None and found["status"] != REPRODUCED
+
+
+def _rank(entries: list[dict], metric: str, unproven: list[bool]) -> None:
     """Competition ranking (1, 2, 2, 4): equal means share a rank; an unverified or unchecked run never shares
-    one with a checked run (it is ranked below them all)."""
+    one with a checked run (it is ranked below them all), nor a run not reproduced (``unproven``, on a board
+    built with ``--reproduce``) with a reproduced one."""
     previous, rank = object(), 0
-    for position, entry in enumerate(entries, 1):
-        key = (entry["marks"]["unverified"] is not None or entry["marks"]["unchecked"] is not None,
+    for position, (entry, claim) in enumerate(zip(entries, unproven), 1):
+        key = (entry["marks"]["unverified"] is not None or entry["marks"]["unchecked"] is not None, claim,
                entry["metrics"][metric]["mean"])
         if key != previous:
             rank, previous = position, key
@@ -341,7 +368,8 @@ def _group_ours(groups: list[dict], entry: Published) -> list[dict]:
 def _group_eligible(marks: list[dict | None]) -> bool:
     found = [m for m in marks if m is not None]
     at_chance = sum(m["trivial"]["chance"] is True for m in found)
-    return (bool(found) and not any(m["constant"] or m["unverified"] or m["unchecked"] for m in found)
+    return (bool(found) and not any(m["constant"] or m["unverified"] or m["unchecked"] or m.get("reproduced") is False
+                                    for m in found)
             and at_chance * 2 < len(found))
 
 
@@ -410,7 +438,7 @@ class _TaskWork:
     families: dict
     metrics: VerifiedMetrics
     reproduce: int | None = None  # K of --reproduce: the ranked runs' reproduction on K items
-    reproduce_key: str | None = None
+    reproduce_key: str | None = None  # the draw's key, made by `build_board` when none is given: one for all workers
 
 
 def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple], dict[str, dict], dict]:
@@ -438,8 +466,24 @@ def _reproduced(work: _TaskWork, ranked: list[Run], passed: list[Run], verdicts:
             verdicts[run_id].problems.append(found.line)
         else:
             verdicts[run_id].reproduction = {"status": found.status, "mark": found.mark, "k": found.k,
-                                             "reason": found.reason}
+                                             "rerun": len(found.items), "reason": found.reason}
     return [run for run in passed if verdicts[id(run)].ok]
+
+
+def _reproduction(k: int | None, key: str | None) -> dict:
+    """The board's account of reproduction: tried or not, with K and the draw's key (redo it with
+    ``--reproduce K --reproduce-key KEY``), and what it means for the ranking."""
+    if not k:
+        return {"tried": False, "k": None, "key": None,
+                "rule": "never tried: this board was built without --reproduce, so no run's model was rerun; every "
+                        "number is its run's own account, held to the checks of its files and its data "
+                        "(metabench verify-run --reproduce K RUN reruns a run here)"}
+    return {"tried": True, "k": k, "key": key,
+            "rule": f"every run that would be ranked was rerun with its model here on {k} items drawn with this key "
+                    "(a baseline: on every item), made when the board was built; a run that failed reproduction is "
+                    "rejected, and a run not reproducible here (its model, checkpoint or data is not here) is ranked "
+                    "below every reproduced run of its items and never given the ★. Redo the same draw with "
+                    f"--reproduce {k} --reproduce-key {key}"}
 
 
 def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
@@ -467,8 +511,13 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     the files it reads beside the runs); ``progress`` shows the phases on stderr. Tasks are verified, ranked
     and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one.
     ``reproduce``: K items of every run that would be ranked are rerun with its model where it is here
-    (`_reproduced`; ``reproduce_key`` keys the draw)."""
+    (`_reproduced`), drawn with ``reproduce_key`` or a key made now (`launch.reproduce.new_key`), which the board
+    records (``reproduction``) so that anyone can redo the draw."""
     progress = progress or Progress.off()
+    if reproduce:
+        from ...launch.reproduce import key_text, new_key
+
+        reproduce_key = new_key() if reproduce_key is None else key_text(reproduce_key)
     published = load_published() if published is None else published
     families = {**FAMILIES, **overview_families(registry), **OTHER}
     TaskIndex(registry)  # built (or read from its cache) once here, not by each worker
@@ -523,6 +572,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         "unverified_runs": [{"task": r.task, "model": r.model, "run": str(r.path), "reason": verdicts[id(r)].unverified}
                             for r in runs if verdicts[id(r)].unverified],
         "verification": CHECKS,
+        "reproduction": _reproduction(reproduce, reproduce_key),
         "marks_rule": RULE,
         "published_groups": [{**e.as_dict(), "for_group": True, "ours": _group_ours(groups, e)} for e in published
                              if any(g["group"] == e.task for g in groups)],

@@ -96,8 +96,17 @@ def _task_cells(registry, task: dict, by_path: dict[str, Run]) -> dict:
         out[entry["model"]] = {"value": entry["metrics"][metric]["mean"], "ci_low": low, "ci_high": high,
                                "ci_method": method, "seeds": len(entry["seeds"]),
                                "protocol_seeds": entry["protocol_seeds"], "n_items": entry["n_items"],
-                               "partial": entry["partial"]}
+                               "partial": entry["partial"], "reproduction": _reproduction([entry])}
     return out
+
+
+def _reproduction(entries: list[dict | None]) -> str | None:
+    """A cell's reproduction (`schema.HeadlineCell.reproduction`): None where none of its runs was tried (a board
+    built without ``--reproduce``), ``reproduced`` where every one was, else ``not_reproducible``."""
+    found = [((e or {}).get("verified") or {}).get("reproduction") for e in entries]
+    if all(f is None for f in found):
+        return None
+    return "reproduced" if all(f is not None and f["status"] == "reproduced" for f in found) else "not_reproducible"
 
 
 def _group_cells(rows: list[dict], tasks: dict) -> dict:
@@ -109,10 +118,12 @@ def _group_cells(rows: list[dict], tasks: dict) -> dict:
                              (None, None, "none: one seed (an interval over seeds needs two)"))
         first = next((e for e in tasks.get(row["member_tasks"][0], {}).get("entries", [])
                       if e["model"] == row["model"] and e["item_set"] == 0), None)
+        members = [next((e for e in tasks.get(member, {}).get("entries", [])
+                         if e["model"] == row["model"] and e["item_set"] == 0), None) for member in row["member_tasks"]]
         out[row["model"]] = {"value": row["aggregate"][metric]["mean"], "ci_low": low, "ci_high": high,
                              "ci_method": method, "seeds": len(per_seed),
                              "protocol_seeds": first["protocol_seeds"] if first else None,
-                             "n_items": row["n_items"], "partial": False}
+                             "n_items": row["n_items"], "partial": False, "reproduction": _reproduction(members)}
     return out
 
 

@@ -150,7 +150,7 @@ def _headline(board: Board) -> list[str]:
             marks, constant = _mark(entry), _constant(entry)
         else:
             g = groups[column.name][model]
-            marks, constant = _group_marks(g), _group_constant(g.caveats)
+            marks, constant = _group_marks(g) + _GROUP_REPRODUCTION.get(c.reproduction, ""), _group_constant(g.caveats)
         interval = "no interval" if c.ci_low is None else f"[{c.ci_low:.4f}, {c.ci_high:.4f}]"
         seeds = f"{c.seeds}" + (f" of {c.protocol_seeds}" if (c.protocol_seeds or 0) > c.seeds else "")
         return f"{c.value:.4f}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
@@ -174,9 +174,21 @@ def _headline(board: Board) -> list[str]:
              "over seeds, or a percentile bootstrap over items for one seed), the seeds run, the marks of the overview "
              "below and [const x], the best constant answer on the same items. Rows marked published: are the cited "
              "papers' numbers on their own items and predictions, never ranked; SOTA marks the best published number "
-             "of a column, whatever its protocol.", ""]
+             "of a column, whatever its protocol. " + escape(_reproduction_line(board)), ""]
             + table(headers, rows) + [escape(n) for n in sorted(notes, key=lambda n: int(n[1:n.index("]")]))]
             + ([""] if notes else []) + _smoke(h.smoke))
+
+
+#: A k-fold group's headline cell: reproduced only where every member run was (`headline._reproduction`).
+_GROUP_REPRODUCTION = {"reproduced": " (reproduced)", "not_reproducible": " (not reproducible here)"}
+
+
+def _reproduction_line(board: Board) -> str:
+    """Whether the numbers were reproduced: the board's rule, with K and the draw's key (`board._reproduction`)."""
+    found = board.reproduction
+    if found is None:  # a board written before reproduction was recorded
+        return "Reproduction: not recorded by this board."
+    return f"Reproduction: {found.rule}" + (f" (key {found.key})." if found.tried else ".")
 
 
 def _smoke(runs: list[SmokeRun]) -> list[str]:
@@ -240,6 +252,7 @@ def render(board: Board) -> str:
         "only against runs over the same items and left out of the paper tables. Values: mean over seeds.", "",
         f"Degenerate runs (α = {board.alpha}): {board.marks_rule}", "",
         f"Verification: {board.verification}", "",
+        escape(_reproduction_line(board)), "",
         *(f"{name.capitalize()}: {rule}" for name, rule in board.caveat_rules.items()),
         *([""] if board.caveat_rules else []),
         "Beside a value, [const x] is the best constant answer's score on the same items (a k-fold group: its folds' "

@@ -188,6 +188,9 @@ class Marks(Part):
     eligible: bool | None = part("may be ranked first (★): whole split, verified, not constant")
     unverified: str | None = part("why the run could not be verified against the data, if it could not")
     unchecked: str | None = part("metrics that could not be rebuilt from golds and predictions, if any")
+    reproduced: bool | None = part("on a board built with ``--reproduce``: rerun here with the same answers (False: "
+                                   "not reproducible here, ranked below every reproduced run and never ★); None: "
+                                   "never tried")
 
 
 class Reproduced(Part):
@@ -196,7 +199,17 @@ class Reproduced(Part):
     status: str | None = part("``reproduced`` or ``not_reproducible``")
     mark: str | None = part("as printed: reproduced on K items, not reproducible here")
     k: int | None = part("the items asked for")
+    rerun: int | None = part("the items rerun (all of a baseline's; none where the model is not here)")
     reason: str | None = part("what was rerun and compared, or why the model is not here")
+
+
+class BoardReproduction(Part):
+    """Whether the runs were rerun with their models (``--reproduce K``) and the key made at build time to draw with."""
+
+    tried: bool | None = part("the board was built with ``--reproduce K``")
+    k: int | None = part("items rerun per run (a baseline: every item)")
+    key: str | None = part("the draw's key: ``--reproduce K --reproduce-key KEY`` redoes the same draw")
+    rule: str | None = part("what reproduction means for the ranking, as printed")
 
 
 class Verified(Part):
@@ -396,6 +409,8 @@ class HeadlineCell(Part):
     protocol_seeds: int | None = part("seeds (or folds) the protocol names")
     n_items: int | None = part("items scored")
     partial: bool | None = part("a partial run")
+    reproduction: str | None = part("``reproduced``, ``not_reproducible`` (here), or None: never tried (a board "
+                                    "built without ``--reproduce``); a group: ``reproduced`` only if every member is")
 
 
 class PublishedCell(Part):
@@ -533,6 +548,7 @@ class Board(Part):
     rejected_runs: list[RunNote] = part("runs verification rejected, with every reason", list)
     unverified_runs: list[RunNote] = part("runs ranked that could not be verified against the data", list)
     verification: str | None = part("what verification checks, as printed")
+    reproduction: BoardReproduction | None = part("whether the runs were reproduced here, with the draw's key")
     marks_rule: str | None = part("the trivial-predictor rule, as printed")
     published_groups: list[PublishedNumber] = part("published numbers for groups of tasks", list)
     families: list[Family] = part("the overview's families", list)
