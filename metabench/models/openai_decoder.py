@@ -137,10 +137,10 @@ class OpenAIDecoder(LMEvalDecoder):
             raise UnsupportedError(
                 f"model 'openai' with api=chat cannot score options (chat endpoints return no prompt "
                 f"log-likelihoods): task '{task}' is skipped",
-                hint="run the task's generated protocol with this model (`metabench ls tasks` lists the prompted "
-                "tasks), or score options through /completions on a server that echoes prompt log-probabilities "
-                "(vLLM's: api=completions,tokenizer=<the model's tokenizer folder or registered name, e.g. "
-                "smollm2-135m>), or locally with --model hf-decoder:<the same model>",
+                hint="where the task has a generated protocol (protocol.decoder_generated), answer=generated runs it; "
+                "to score options: --model hf-decoder:<the same model> locally, or api=completions,tokenizer=<the "
+                "model's tokenizer: a folder or a registered name such as smollm2-135m> on a server that echoes "
+                "prompt log-probabilities (vLLM's; llama.cpp's echo is wrong, docs/decoders.md)",
                 reason="api=chat cannot score options",
             )
         if "tokenizer" not in self.args:
@@ -159,6 +159,11 @@ class OpenAIDecoder(LMEvalDecoder):
             return super().fingerprint()
         finally:
             self.args = args
+
+    def default_answer(self) -> str:
+        """The way this model answers a task when ``answer=`` is not given (:mod:`metabench.answering`): a chat
+        endpoint can only generate; a completions endpoint scores options like a local decoder."""
+        return "generated" if self.api == "chat" else "scored"
 
     def _model_identity(self) -> Any:
         return {"model": self.args["model"], "base_url": self.url, "api": self.api}

@@ -17,3 +17,9 @@ def metabench_register_models(register):
              description="causal LM on vLLM through lm-eval (GPU)")
     register("openai", "metabench.models.openai_decoder:OpenAIDecoder",
              description="OpenAI-compatible API through lm-eval (api=chat|completions; key from $OPENAI_API_KEY)")
+
+
+@hookimpl
+def metabench_register_commands(register):
+    register("serve-local", "metabench.commands.serve_local:add_commands",
+             description="a local OpenAI-compatible server (llama.cpp, SmolLM2-135M) for the openai adapter")

