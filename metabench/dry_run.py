@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import job_memo
+from . import answering, job_memo
 from .cache import cache_root
 from .config.index import MODEL_SPECIFIC, LoadedTask
 from .config.validate import resolve_split, split_values
@@ -53,6 +53,7 @@ class PlannedJob:
     draws: int = 1  # --repeat: the test items are answered this many times per seed
     #: an API model's prompts per item and token bounds (``request_budget``: metabench.models.openai_decoder)
     api: object | None = None
+    way: str = ""  # a decoder's: scored, generated or fine-tuned (metabench.answering)
 
     @property
     def fine_tunes(self) -> int:
@@ -152,7 +153,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
     task, spec, options = job.task, job.model, job.options
     out = PlannedJob(task.name, spec.text, "run")
     try:
-        adapter, _kind, seeds = preflight(registry, job)
+        adapter, kind, seeds = preflight(registry, job)
     except UnsupportedError as exc:
         out.status, out.reason = "skipped", exc.reason or exc.message
         return out
@@ -161,7 +162,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
         return out
     out.seeds, out.family, out.draws = len(seeds), adapter.family, options.repeat
     budget = getattr(adapter, "request_budget", None)  # an API model: what it would be sent
-    out.api = budget(_kind) if budget is not None else None
+    out.api = budget(kind) if budget is not None else None
+    out.way = answering.way_of(kind)
     recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")
@@ -176,8 +178,8 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
         if cap is not None and out.train_items is not None:
             out.train_items = min(out.train_items, cap)
         out.validation_items = items("validation") if finetune.select_metric else 0
-    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
-                                                            options.repeat)
+    protocol_seeds = job_seeds(task, adapter, None, kind.protocol)
+    out.run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, protocol_seeds, limited, options.repeat)
     try:  # a file where its task or run folder goes fails the job when it runs: the plan says so
         check_run_dir(out.run_dir)
     except MetabenchError as exc:
@@ -281,7 +283,7 @@ def plan_lines(plan: RunPlan) -> list[str]:
              f"({plan.fine_tunes} fine-tune(s)), {counts['done']} done already, {counts['skipped']} skipped, "
              f"{counts['failed']} failing", ""]
     if active:
-        rows = [[j.task, j.model, j.status, j.seeds, _finetune(j), _number(j.training_examples),
+        rows = [[j.task, j.model, f"{j.status} ({j.way})" if j.way else j.status, j.seeds, _finetune(j), _number(j.training_examples),
                  _number(j.test_answers), _tokens(j)] for j in active]
         draws = max(j.draws for j in active)
         answers = "test items × seeds" + (f" × {draws} draws (--repeat)" if draws > 1 else "")

@@ -304,6 +304,22 @@ class RepeatInfo(Section):
                                                 "`<primary metric>_per_draw` (the primary metric of each draw)")
 
 
+class Answering(Section):
+    """How a decoder answered the task (`metabench.answering`): the way, the demonstrations and the parser."""
+
+    mode: str = field("`scored` (log-likelihood of the answer words), `generated` (greedy text read by a parser) or "
+                      "`fine-tuned` (a tagger trained on the task)")
+    shots: int = field("demonstrations per prompt (0: zero-shot)", 0, ge=0)
+    demonstrations: dict[str, list[str]] = field(
+        "seed -> the ids of the items shown as demonstrations, in prompt order (drawn from the task's training "
+        "split, per seed with `shots=K`)", dict)
+    parser: str | None = field("the parser that read generated answers (`label_strict`, `word_list`...)", None)
+    lenient: bool = field("`parse=lenient`: a lenient parser read the answers in place of the section's strict one",
+                          False)
+    prompt_source: str = field("where the prompt comes from: `metabench` or the paper and table it quotes", "")
+    section_sha256: str | None = field("sha256 of the protocol section followed (its prompt and kind)", None)
+
+
 class MergedPart(Section):
     """A run a merged run was made of (`metabench merge-seeds`, `runs/merge.py`), as that run recorded itself."""
 
@@ -348,6 +364,9 @@ class RunRecord(Section):
                                     "`python tools/migrate_runs.py`")
     repeat: RepeatInfo | None = field("how the answers were drawn and voted", None,
                                       when="`--repeat N` with N > 1 (sampled generation)")
+    answering: Answering | None = field("how a decoder answered: scored, generated or fine-tuned, with k-shot "
+                                        "demonstrations and the parser", None, when="a decoder run (written since "
+                                        "decoders answer every headline benchmark)")
     merged_from: list[MergedPart] | None = field(
         "the runs of disjoint seeds this run was merged from, lowest seeds first (each verified, and the merge "
         "verified again); the other fields describe the recipe as the newest part recorded it (its `environment` "

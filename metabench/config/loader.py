@@ -185,8 +185,20 @@ def dumped_config_hash(dumped: dict) -> str:
         if payload.get(key) is None:
             payload.pop(key, None)
     protocol = payload.get("protocol") or {}
-    if protocol.get("decoder_finetune", {}) is None:  # likewise a task no decoder is fine-tuned on
-        del protocol["decoder_finetune"]
+    for key in ("decoder", "decoder_generated"):
+        section = protocol.get(key)
+        if isinstance(section, dict) and section.get("kind") is not None:
+            # A section naming its own kind is a way for decoders to answer the task, not the task: leaving it out
+            # keeps every other run's hash (runs of all model kinds pair), and the decoder's answer key carries
+            # it instead (metabench.answering.answer_fingerprint), so an edited prompt never reuses answers.
+            protocol[key] = None
+        elif isinstance(section, dict):  # a task whose own kind is prompted hashes as before the fields existed
+            for field_name, empty in (("kind", None), ("kind_args", {}), ("prompt_source", "")):
+                if section.get(field_name, empty) == empty:
+                    section.pop(field_name, None)
+    for key in ("decoder_finetune", "decoder_generated"):  # likewise a task no decoder is fine-tuned on, or generates for
+        if key in protocol and protocol[key] is None:
+            del protocol[key]
     encoder = protocol.get("encoder")
     if encoder is not None:
         # Opt-in: only a model that switches the search on reads it, and that model's answer keys carry the

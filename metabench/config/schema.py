@@ -207,6 +207,32 @@ class DecoderProtocol(Strict):
     max_new_tokens: int = Field(32, ge=1, description="generation length limit")
     temperature: float = Field(0.0, ge=0, description="0 = greedy")
     seeds: Seeds = Field(1, description="number of runs (sampling seeds) or explicit list of distinct seeds")
+    kind: str | None = Field(
+        None, description="the kind a decoder answers this task with, when it is not the task's own (a `choice` "
+        "section scores answer words, a `generation` section parses greedy text): the task keeps its items, golds "
+        "and metrics, so decoder runs pair with every other run of the task (docs/tasks.md, 'Every model kind'); "
+        "default: the task's kind",
+    )
+    kind_args: dict = Field(default_factory=dict, description="that kind's settings (with `kind` only)")
+    prompt_source: str = Field(
+        "", description="where the prompt comes from: `metabench` (written for this suite) or the paper and table it "
+        "is quoted from verbatim; required with `kind`",
+    )
+
+    @model_validator(mode="after")
+    def _own_kind(self):
+        if self.kind is None and (self.kind_args or self.prompt_source):
+            raise ValueError("kind_args and prompt_source belong to a section that names its own `kind`")
+        if self.kind is not None and not self.prompt_source.strip():
+            raise ValueError("a section with its own kind says where its prompt comes from: prompt_source: metabench, "
+                             "or the paper and table it quotes")
+        return self
+
+    @property
+    def own_kind(self) -> bool:
+        """A way of answering the task rather than the task itself: left out of the task's config hash (the
+        answers' cache key carries it instead: `metabench.answering`)."""
+        return self.kind is not None
 
 
 class Lora(Strict):
@@ -251,7 +277,12 @@ class Protocol(Strict):
     """Per adapter family; a family missing here cannot run the task (it says so)."""
 
     encoder: EncoderProtocol | None = None
-    decoder: DecoderProtocol | None = None
+    decoder: DecoderProtocol | None = Field(
+        None, description="how a decoder answers by default (`hf-decoder`, `vllm`, `openai` with api=completions): "
+        "scored, when its kind is `choice`")
+    decoder_generated: DecoderProtocol | None = Field(
+        None, description="how a decoder answers by greedy generation parsed strictly (chat APIs; `answer=generated` "
+        "on any decoder); with its own `kind` (normally `generation`)")
     decoder_finetune: DecoderFinetuneProtocol | None = None
     baseline: BaselineProtocol = Field(default_factory=BaselineProtocol)
 

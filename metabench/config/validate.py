@@ -60,7 +60,52 @@ def check_task(config: TaskConfig, raw: RawConfig, registry: Registry) -> None:
     if search is not None:
         _check_validation_metric(search.metric, names, raw, ("protocol", "encoder", "search", "metric"))
     kind_cls.check_config(config, raw)
+    for key in ("decoder", "decoder_generated"):
+        _check_answering_section(config, raw, registry, key)
     _check_paper_views(config, raw, registry)
+
+
+def _check_answering_section(config: TaskConfig, raw: RawConfig, registry: Registry, key: str) -> None:
+    """A protocol section naming its own kind (metabench.answering) is checked as that kind's task would be, its
+    errors pointing into the section: the kind registered, its kind_args, its prompt."""
+    section = getattr(config.protocol, key, None)
+    if section is None or section.kind is None:
+        if key == "decoder_generated" and section is not None:
+            raise ConfigError(f"{raw.where('protocol', key)}: protocol.{key} needs its own `kind` (normally "
+                              "generation): it is how a decoder answers by parsed text",
+                              hint="e.g. decoder_generated: {kind: generation, kind_args: {parser: label_strict}, ...}")
+        return
+    from ..jobs import answering_config
+
+    inner = _SectionRaw(raw, key)
+    _check_name(registry, "kind", section.kind, inner.where("kind"))
+    kind_cls = registry.resolve("kind", section.kind)
+    if not hasattr(kind_cls, "check_prompt"):
+        raise ConfigError(f"{inner.where('kind')}: protocol.{key}.kind '{section.kind}' builds no prompt: a decoder "
+                          "answers a task through a prompted kind", hint="kind: choice (scored) or generation")
+    answered = answering_config(config, section)
+    try:
+        kind_cls.Args.model_validate(answered.kind_args)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"{inner.where('kind_args', *err['loc'])}: protocol.{key}.kind_args: {err['msg']}",
+                          hint=f"kind '{section.kind}' takes kind_args: {', '.join(kind_cls.Args.model_fields)}") from None
+    kind_cls.check_config(answered, inner)
+
+
+class _SectionRaw:
+    """A task file's positions, read from inside one protocol section: what a kind's check names as the task's
+    ``kind_args`` or ``protocol.decoder`` is the section's own (``protocol.decoder_generated.kind_args``...)."""
+
+    def __init__(self, raw: RawConfig, key: str):
+        self.raw, self.key, self.path = raw, key, raw.path
+
+    def where(self, *keys) -> str:
+        if keys[:2] == ("protocol", "decoder"):
+            keys = keys[2:]
+        elif keys[:1] == ("protocol",):
+            keys = ()
+        return self.raw.where("protocol", self.key, *keys)
 
 
 def _check_validation_metric(metric: str | None, names: list[str], raw: RawConfig, at: tuple[str, ...]) -> None:

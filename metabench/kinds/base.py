@@ -36,6 +36,9 @@ class Kind:
 
     name: ClassVar[str] = ""
     Args: ClassVar[type[BaseModel]] = KindArgs
+    #: The ``protocol`` section of the task the model answering through this kind follows (``encoder``,
+    #: ``decoder``...; set by `metabench.jobs.build_kind`; None for a kind built without a model in view).
+    protocol: str | None = None
 
     def __init__(self, config: TaskConfig, metric_fns: dict[str, Any]):
         self.config = config

@@ -120,6 +120,16 @@ class Choice(PromptedMixin, Kind):
             return int(prediction["index"])
         return int(prediction)
 
+    def index_of_label(self, label) -> int:
+        """The option a label names, as a choice task stores answers given in words (a decoder's generated
+        letter, metabench.kinds.answered); -1 for a label no option has (an unread answer)."""
+        labels = list(self.args.option_labels or [])
+        return labels.index(label) if label in labels else -1
+
+    def answer_label(self, item, prediction):
+        """The label of the option an answer chose (its index where the options have no labels)."""
+        return self._label(self.index(item, prediction))
+
     def _label(self, index: int):
         labels = self.args.option_labels
         return labels[index] if labels and 0 <= index < len(labels) else index

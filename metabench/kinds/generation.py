@@ -24,20 +24,23 @@ from pydantic import Field
 
 from ..errors import ConfigError
 from ..requests import GenerateRequest, RankRequest
+from ..metrics.tagging import spans
 from . import parsers
 from .base import Kind, item_field
 from .prompts import PromptedArgs, PromptedMixin
 
 log = logging.getLogger("metabench.kinds.generation")
 
-TAG_PARSERS = ("word_list", "marked")
+TAG_PARSERS = ("word_list", "word_list_strict", "marked")
 
 
 class GenerationArgs(PromptedArgs):
     mode: Literal["generate", "rank"] = Field("generate", description="free generation, or next-token ranking (MUNCH)")
-    parser: Literal["label", "label_token", "letter", "word", "word_list", "marked", "raw"] = Field(
+    parser: Literal["label", "label_strict", "label_token", "letter", "letter_strict", "word", "word_list",
+                    "word_list_strict", "marked", "raw"] = Field(
         "label", description="how an answer is read off the generated text (label: the first label word anywhere, "
-        "lenient; label_token: the first whitespace token that is a label, the metaphorLLM authors' map_labels)"
+        "lenient; label_strict: the whole answer is one label; label_token: the first whitespace token that is a "
+        "label, the metaphorLLM authors' map_labels; letter / letter_strict and word_list / word_list_strict likewise)"
     )
     gold_field: str = Field("label", description="item attribute holding the gold (unless the preparer gives it)")
     label_map: dict[str, str] = Field(default_factory=dict, description="raw gold label -> task label")
@@ -58,7 +61,7 @@ class Generation(PromptedMixin, Kind):
     def check_config(cls, config, raw) -> None:
         cls.check_prompt(config, raw)
         args = GenerationArgs.model_validate(config.kind_args)
-        if args.parser in ("label", "label_token") and args.mode == "generate" and not config.labels.names:
+        if args.parser in ("label", "label_strict", "label_token") and args.mode == "generate" and not config.labels.names:
             raise ConfigError(
                 f"{raw.where('labels')}: the label parser needs `labels.names`",
                 hint="e.g. labels: {names: [entailment, neutral, contradiction]}",
@@ -109,6 +112,9 @@ class Generation(PromptedMixin, Kind):
 
     def fewshot_target(self, item) -> str:
         gold = self.gold(item)
+        if self.args.parser in ("word_list", "word_list_strict"):  # the answer the prompt asks for: a list, or none
+            return " " + (", ".join(" ".join(item.words[i] for i in range(first, last + 1))
+                                   for _, first, last in spans(gold, self.config.labels.positive)) or "none")
         if isinstance(gold, (list, tuple)):
             gold = gold[0] if self.args.mode == "rank" else " ".join(
                 w for w, t in zip(item.words, gold) if t != "O"
@@ -127,6 +133,10 @@ class Generation(PromptedMixin, Kind):
         positive = self.config.labels.positive or "METAPHOR"
         if args.parser == "label":
             return parsers.parse_label(text, self.config.labels.names, args.aliases)
+        if args.parser == "label_strict":
+            return parsers.parse_label_strict(text, self.config.labels.names, args.aliases)
+        if args.parser == "letter_strict":
+            return parsers.parse_letter_strict(text, args.letters)
         if args.parser == "label_token":
             return parsers.parse_label_token(text, self.config.labels.names, args.aliases)
         if args.parser == "letter":
@@ -135,6 +145,8 @@ class Generation(PromptedMixin, Kind):
             return parsers.parse_word(text)
         if args.parser == "word_list":
             return parsers.parse_word_list(text, item.words, positive)
+        if args.parser == "word_list_strict":
+            return parsers.parse_word_list_strict(text, item.words, positive)
         if args.parser == "marked":
             return parsers.parse_marked(text, item.words, positive, args.mark, args.close_mark)
         stripped = text.strip()

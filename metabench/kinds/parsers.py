@@ -105,6 +105,33 @@ def parse_label(text: str, labels, aliases: dict[str, str] | None = None) -> Par
     return Parsed(INVALID, False, "no_label")
 
 
+def parse_label_strict(text: str, labels, aliases: dict[str, str] | None = None) -> Parsed:
+    """The whole answer is one label (or alias): case, surrounding whitespace, quotes, markdown emphasis and one
+    closing period aside. ``"Metaphorical."`` reads; ``"The answer is metaphorical"`` does not (``parse=lenient``
+    reads it with :func:`parse_label`)."""
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(INVALID, False, "empty")
+    core = _STRICT_EDGES.sub("", unicodedata.normalize("NFKC", text[:_MAX_CHARS])).casefold()
+    names = {str(label).casefold(): str(label) for label in labels}
+    for alias, label in (aliases or {}).items():
+        names.setdefault(str(alias).casefold(), str(label))
+    label = names.get(core)
+    return Parsed(label, True, "ok") if label is not None else Parsed(INVALID, False, "not_one_label")
+
+
+def parse_letter_strict(text: str, letters: str = "ABCD") -> Parsed:
+    """The whole answer is one option letter (``A``, ``(B)``, ``C.``, ``D)``, ``Option A``)."""
+    if not isinstance(text, str) or not text.strip():
+        return Parsed(INVALID, False, "empty")
+    core = _STRICT_EDGES.sub("", text[:_MAX_CHARS])
+    match = re.fullmatch(r"(?:option\s+)?\(?([" + re.escape(letters) + r"])\)?", core, flags=re.IGNORECASE)
+    return Parsed(match.group(1).upper(), True, "ok") if match else Parsed(INVALID, False, "not_one_letter")
+
+
+#: What a strict parser strips from both ends of an answer: whitespace, quotes, markdown emphasis, a final period.
+_STRICT_EDGES = re.compile(r"^[\s\"'‘’“”*_`]+|[\s\"'‘’“”*_`]*\.?[\s\"'‘’“”*_`]*$")
+
+
 def parse_label_token(text: str, labels, aliases: dict[str, str] | None = None) -> Parsed:
     """The first whitespace token that is a label or alias once '.' and ',' are stripped from its ends (the
     authors' map_labels); no such token is ``invalid`` (their ``unk``)."""
@@ -194,6 +221,17 @@ def parse_word_list(text: str, words, positive: str = "METAPHOR") -> Parsed:
     if matched == 0:
         return Parsed(empty, False, "no_match")
     return Parsed(_bio(words, runs, positive), True, "ok" if matched == listed else "partial")
+
+
+def parse_word_list_strict(text: str, words, positive: str = "METAPHOR") -> Parsed:
+    """:func:`parse_word_list` held to the format asked for: ``none``, or a list every item of which is a word or
+    phrase of the sentence, with nothing before it (``"The metaphorical words are: fell"`` and a sentence copied
+    back are format failures; ``parse=lenient`` reads them with :func:`parse_word_list`)."""
+    parsed = parse_word_list(text, words, positive)
+    first_line = text.strip().split("\n", 1)[0] if isinstance(text, str) else ""
+    if parsed.ok and (parsed.status == "partial" or ":" in first_line):
+        return Parsed(tuple("O" for _ in words), False, "not_a_list")
+    return parsed
 
 
 def _marked_tokens(text: str, open_mark: str, close_mark: str) -> tuple[list[tuple[str, int | None]], bool, bool]:

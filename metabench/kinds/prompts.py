@@ -326,6 +326,16 @@ def munch_generation(item, seed: int) -> dict[str, Any]:
     }
 
 
+def target_word(item, seed: int) -> dict[str, Any]:
+    """A target-word item (VUA-Verb, MOH-X, TroFi: is this word metaphorical here?): ``sentence``, the ``target``
+    as it appears in it (its character spans, else the whitespace word at ``target_index``, as the encoders'
+    ``<PME>`` marker finds it) and ``marked``, the sentence with the target between asterisks."""
+    from .views import expression_span
+
+    span = expression_span(item, item.text)
+    return {"sentence": item.text, "target": item.text[span[0]:span[1]], "marked": highlight(item.text, span)}
+
+
 def sentence_words(item, seed: int) -> dict[str, Any]:
     """Token tagging by generation: the sentence as one string (words joined by spaces)."""
     return {"sentence": " ".join(item.words), "gold": tuple(item.tags)}
@@ -335,6 +345,7 @@ PREPARERS: dict[str, Callable[[Any, int], dict[str, Any]]] = {
     "munch_judgement": munch_judgement,
     "munch_generation": munch_generation,
     "sentence_words": sentence_words,
+    "target_word": target_word,
 }
 
 
@@ -408,15 +419,36 @@ class PromptedMixin:
         """Few-shot examples drawn from the task's ``splits.fewshot`` items, as :meth:`fit_context` would from train."""
         self._draw_shots(items)
 
+    def use_shots(self, k: int) -> None:
+        """``shots=K`` (a decoder's argument, metabench.answering): K demonstrations per prompt instead of the
+        section's ``fewshot``, drawn again for every seed (:meth:`reseed`) from the pool the task gives (its
+        training split: for a fold of a k-fold benchmark, that fold's training folds, never its test items)."""
+        self._per_seed_shots = k
+
+    def reseed(self, seed: int) -> bool:
+        """Draw this seed's demonstrations (with ``shots=K``); whether requests now differ from another seed's."""
+        k = getattr(self, "_per_seed_shots", None)
+        if k is None:
+            return False
+        self._select(self._pool, k, random_state=seed)
+        return True
+
+    def demonstrations(self) -> list[str]:
+        """The ids of the items shown as demonstrations, in prompt order."""
+        return [str(item.id) for item in getattr(self, "_chosen", [])]
+
     def _draw_shots(self, pool: list) -> None:
-        n = self.decoder.fewshot if self.decoder is not None else 0
-        if not n or not pool:
-            self._shots = []
-            return
+        self._pool = list(pool)
+        k = getattr(self, "_per_seed_shots", None)
+        if k is None:
+            k = self.decoder.fewshot if self.decoder is not None else 0
+        self._select(self._pool, k, random_state=self.FEWSHOT_SEED)
+
+    def _select(self, pool: list, k: int, *, random_state: int) -> None:
         import random
 
-        chosen = random.Random(self.FEWSHOT_SEED).sample(list(pool), min(n, len(pool)))
-        self._shots = [render(self.decoder.template, self.fields(i)) + self.fewshot_target(i) for i in chosen]
+        self._chosen = random.Random(random_state).sample(pool, min(k, len(pool))) if k and pool else []
+        self._shots = [render(self.decoder.template, self.fields(i)) + self.fewshot_target(i) for i in self._chosen]
 
 
 class PromptedArgs(KindArgs):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .. import job_memo, progress
+from .. import answering, job_memo, progress
 from ..cache import AnswerCache, item_key, job_key
 from ..config.index import LoadedTask
 from ..data.hashing import hashing_seconds
@@ -34,33 +34,68 @@ from .outcomes import JobResult
 from .record import process_sections, results_record
 
 
-def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None) -> list[int]:
-    """The seeds this job runs (``options`` None: the task's protocol seeds, which name the run folder)."""
-    section = getattr(task.config.protocol, adapter.family, None)
+def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None, protocol: str | None = None) -> list[int]:
+    """The seeds this job runs (``options`` None: the task's protocol seeds, which name the run folder), from the
+    ``protocol`` section the model follows (default: its family's)."""
+    key = protocol or adapter.family
+    section = getattr(task.config.protocol, key, None)
     if section is None:
         raise UnsupportedError(
-            f"task '{task.name}' has no protocol.{adapter.family} section, so {adapter.family} models "
+            f"task '{task.name}' has no protocol.{key} section, so {adapter.family} models "
             f"('{adapter.name}') cannot run it",
-            hint=f"add protocol.{adapter.family} to {task.raw.path}, or choose another --model",
-            reason=f"no protocol.{adapter.family} in the task",
+            hint=_missing_section_hint(task, adapter, key),
+            reason=f"no protocol.{key} in the task",
         )
     seeds = options.seeds if options is not None and options.seeds is not None else section.seeds
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     return seeds if adapter.seeded else seeds[:1]
 
 
+def _missing_section_hint(task: LoadedTask, adapter: Adapter, key: str) -> str:
+    """Where a model turned away for a missing section can go: the task's other ways, else the YAML to add."""
+    protocol = task.config.protocol
+    if key == "decoder_finetune":
+        ways = [w for w in ("decoder", "decoder_generated") if getattr(protocol, w, None) is not None]
+        if ways:
+            return (f"the task answers decoders without fine-tuning ({', '.join(f'protocol.{w}' for w in ways)}): drop "
+                    "finetune=true; a fine-tuned tagger answers the token-level benchmarks (docs/decoders.md)")
+    return (f"add protocol.{key} to {task.raw.path} (docs/tasks.md, 'Every model kind'), or choose another --model "
+            "(`metabench ls models`)")
+
+
+def protocol_key(registry: Registry, task: LoadedTask, adapter: Adapter) -> str:
+    """The protocol section ``adapter`` follows on ``task`` (`metabench.answering.section_key`)."""
+    return answering.section_key(task, adapter, lambda key: build_kind(registry, task, key).request_type())
+
+
 def preflight(registry: Registry, job: Job) -> tuple[Adapter, object, list[int]]:
     """The adapter, the kind and the seeds of a job, decided before any data is loaded; a model that cannot
-    serve the task raises UnsupportedError (a skip). `--dry-run` plans with it, so a plan skips what a run would."""
+    serve the task raises UnsupportedError (a skip). `--dry-run` plans with it, so a plan skips what a run would.
+    The kind is the one the model's protocol section answers with (that section's key: ``kind.protocol``)."""
     task = job.task
     adapter = build_adapter(job.model, registry, job.options.adapter_settings)
-    seeds = job_seeds(task, adapter, job.options)
-    kind = build_kind(registry, task)
+    key = protocol_key(registry, task, adapter)
+    seeds = job_seeds(task, adapter, job.options, key)
+    choice = answering.parse_args(adapter.args, adapter.name) if adapter.family == "decoder" else None
+    kind = build_kind(registry, task, key, choice)
     if kind.request_type() is not None:  # a model that cannot serve the task is turned away before any loading
         adapter.check_request_type(kind.request_type(), task.name)
     _check_training(task, adapter, task.config.splits.train)
+    _check_shots(task, choice)
     repeats.check(task, job.model.text, adapter, kind, job.options.repeat)
     return adapter, kind, seeds
+
+
+def _check_shots(task: LoadedTask, choice) -> None:
+    """``shots=K`` draws from the task's training split (or its ``splits.fewshot``): a task with neither has no
+    demonstrations that are not test items, so the job is skipped rather than prompted zero-shot unawares."""
+    splits = task.config.splits
+    if choice is not None and choice.shots and splits.train is None and splits.fewshot is None:
+        raise UnsupportedError(
+            f"shots={choice.shots}: task '{task.name}' has no training split to draw demonstrations from",
+            hint="leave shots out for this task (zero-shot), or run it on its own",
+            reason="shots= needs a training split",
+        )
 
 
 def execute(registry: Registry, job: Job, cache) -> JobResult:
@@ -81,8 +116,10 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
     task, spec, options = job.task, job.model, job.options
     register_source(registry, task.config, task.raw, task.plugin, task.plugin_version)  # a spawned worker's too
     adapter, kind, seeds = preflight(registry, job)
-    fingerprint = adapter.task_fingerprint(getattr(task.config.protocol, adapter.family, None))
-    memo = job_memo.key(registry, job, fingerprint, adapter.family, seeds)
+    key = kind.protocol
+    section = getattr(task.config.protocol, key, None)
+    fingerprint = answering.answer_fingerprint(adapter.task_fingerprint(section), section)
+    memo = job_memo.key(registry, job, fingerprint, key, seeds)
     remembered = cache.get_run(memo) if memo is not None else None
     phases.lap("cache_lookup_s")
     if remembered is not None:
@@ -92,7 +129,7 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
     freeze_loaded()
     test = data.test
     limited = cutting_limit(options.limit, data.n_test_items)  # partial_runs' rule: it names the folder
-    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None), limited,
+    run_dir = options.output_dir / task.name / run_name(spec.slug, seeds, job_seeds(task, adapter, None, key), limited,
                                                         options.repeat)
     check_run_dir(run_dir)
     if kind.request_type() is None:  # a kind that does not declare it: probe the first item
@@ -106,12 +143,17 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
 
     ids = [str(item.id) for item in test.items]
     requests: dict[int, object] = {}  # built only for items the cache cannot answer
-    per_seed, samples, preds_by_seed, per_draw = {}, [], {}, {}
+    per_seed, samples, preds_by_seed, per_draw, shown = {}, [], {}, {}, {}
     timings = {"cached_items": 0}
+    prediction = getattr(kind, "prediction", None)  # an answering kind maps answers into the task's form
     for seed in seeds:
+        if getattr(kind, "reseed", None) is not None and kind.reseed(seed):
+            requests.clear()  # this seed's demonstrations: its prompts differ from the last seed's
+        if getattr(kind, "demonstrations", None) is not None:
+            shown[str(seed)] = kind.demonstrations()
         answers = []
         for draw in repeats.draws(seed, options.repeat):
-            whole = job_key(fingerprint, task.hash, data_hash, draw.cache_seed, adapter.family)
+            whole = job_key(fingerprint, task.hash, data_hash, draw.cache_seed, key)
             found = answers_cache.get_job(whole)
             if found is not None and len(found) == len(ids) and all(i in found for i in ids):
                 answers.append([found[i] for i in ids])
@@ -120,6 +162,8 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
                 answers.append(_seed_answers(job, data, adapter, answers_cache, draw, data_hash, training_hash,
                                              fingerprint, requests, timings, phases))
                 answers_cache.put_job(whole, dict(zip(ids, answers[-1])))
+            if prediction is not None:
+                answers[-1] = _plain([prediction(item, answer) for item, answer in zip(test.items, answers[-1])])
             phases.lap("cache_lookup_s")
         if options.repeat == 1:
             preds = answers[0]
@@ -136,11 +180,13 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
 
     lines = samples_text(samples).encode("utf-8")
     record = results_record(registry, job, adapter, data, seeds, per_seed)
+    record.protocol = key
+    record.answering = answering.record(kind, section, shown)
     if options.repeat > 1:
         record.repeat = RepeatInfo(**repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary))
     record.data.splits["test"].golds_sha256 = golds_sha256(zip(ids, golds))
     record.n_test_items = data.n_test_items  # the whole test split: n_items < n_test_items marks a partial run
-    memo = memo or job_memo.key(registry, job, fingerprint, adapter.family, seeds)  # its slices are parsed now
+    memo = memo or job_memo.key(registry, job, fingerprint, key, seeds)  # its slices are parsed now
     if memo is not None:
         cache.put_run(memo, job_memo.stored(record), run_dir.name, lines)
     phases.lap("write_s")  # encoding the samples, the record; JobResult.seal() adds the time checking it takes
@@ -176,7 +222,7 @@ def _seed_answers(job: Job, data: TaskData, adapter, cache, draw: repeats.Draw, 
     Without a cache (``--no-cache``, or a baseline) the items' own ids key the answers: no sha256 per item."""
     task, kind, items, seed = job.task, data.kind, data.test.items, draw.seed
     if cache.enabled:
-        keys = [item_key(fingerprint, task.hash, data_hash, item.id, draw.cache_seed, adapter.family) for item in items]
+        keys = [item_key(fingerprint, task.hash, data_hash, item.id, draw.cache_seed, kind.protocol) for item in items]
     else:  # unique within the test split (prepare checks it)
         keys = [item.id for item in items]
     answers = cache.get_many(keys)
@@ -233,7 +279,7 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
         validation_requests=Rendered(kind, val_items),
         validation_golds=val_golds,
         labels=kind.labels(),
-        protocol=getattr(task.config.protocol, adapter.family),
+        protocol=getattr(task.config.protocol, kind.protocol),
         seed=seed,
         data_hash=data_hash,
         score_validation=score_validation if val_items else None,
@@ -241,8 +287,18 @@ def _training(data: TaskData, adapter, seed, data_hash) -> Training | None:
 
 
 def _answer(adapter, requests, keys, missing, answers, cache, seed, label, options) -> None:
-    """Answer the ``missing`` requests batch by batch into ``answers``, committing each batch to ``cache``."""
+    """Answer the ``missing`` requests batch by batch into ``answers``, committing each batch to ``cache``. An
+    adapter with ``request_order(requests)`` may propose the order they are handed over in (a permutation of
+    their positions, or ``None``): a scorer that sorts by length sees one global sort, not one per batch."""
     size = max(1, adapter.batch_size())
+    propose = getattr(adapter, "request_order", None)
+    if propose is not None and len(missing) > size:
+        order = propose([requests.get(i) for i in missing])
+        if order is not None:
+            if sorted(order) != list(range(len(missing))):
+                raise MetabenchError(f"model '{adapter.name}': request_order returned no permutation of the "
+                                     f"{len(missing)} requests", hint="return each position once, or None")
+            missing = [missing[j] for j in order]
     with progress.meter(len(missing), label, "item") as bar:
         for start in range(0, len(missing), size):
             batch = missing[start : start + size]

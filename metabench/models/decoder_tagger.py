@@ -12,15 +12,20 @@ How it runs, per (task, seed), under the task's ``protocol.decoder_finetune`` (f
   (:func:`metabench.models.finetune.train`), loss on the output tokens only; the result is cached as the encoders'
   checkpoints are (:mod:`metabench.models.checkpoints`), keyed by base model, training data, hyperparameters,
   method, prompt, tags and seed. A LoRA checkpoint holds the adapters only.
-- ``predict``: batched (left-padded) ``generate`` with :class:`GrammarProcessor` as the last logits processor and
-  ``beams`` beams: whatever the model prefers, only the grammar's next ids keep a finite score.
+- ``predict``: batched (left-padded) constrained decoding: whatever the model prefers, only the grammar's next ids
+  can be written. Greedy (``beams`` 1, the tasks' choice): :func:`greedy_decode`, a decode loop of its own with the
+  key/value cache and the grammar's state on the device and no host check per step (``generate`` reads whether
+  every row has finished after every step); a beam search: ``generate`` with :class:`GrammarProcessor` as the
+  last logits processor. The ids are the same either way for greedy decoding.
 - Device and precision: the GPU when there is one, in bfloat16 where it supports it (``dtype=auto``), float32 on
   the CPU; ``device=`` and ``dtype=`` override.
 
 Arguments besides ``pretrained`` and ``finetune=true``: ``method`` (``lora``/``full``) and ``beams`` override the
 task's choices; the budget knobs ``max_train`` (the first N training sentences), ``epochs``, ``lr`` and
 ``warmup_ratio`` replace the task's recipe (a run using them is a budget run and says so in ``info``);
-``batch_size`` (prediction), ``device``, ``dtype``, ``threads``, ``revision``, ``trust_remote_code``, ``cache``.
+``batch_size`` (prediction), ``device``, ``dtype``, ``threads``, ``revision``, ``trust_remote_code``, ``cache``;
+``max_new_tokens`` caps every output's ids below the grammar's longest (an output cut short is read back repaired;
+``info`` names the cap: ``benchmarks/gpu_check.py`` caps at the gold tagged copies' length with it).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from .hf_common import (
     torch_dtype,
     weights_placement,
 )
+from .kv_cache import cache_argument, returned_cache
 from .training_budget import apply_budget, content_hash
 from .tag_grammar import Grammar, span_types
 
@@ -67,7 +73,7 @@ class DecoderTagger(Adapter):
     needs_training = True
     default_batch_size = 64
     allowed_args = ("pretrained", "finetune", "revision", "device", "dtype", "batch_size", "threads", "cache",
-                    "trust_remote_code", "method", "beams", *_BUDGET)
+                    "trust_remote_code", "method", "beams", "max_new_tokens", *_BUDGET)
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)
@@ -85,6 +91,8 @@ class DecoderTagger(Adapter):
         if self.method not in (None, "lora", "full"):
             raise AdapterError(f"model '{self.name}': method={self.method} is not lora or full", hint="method=lora")
         self.beams = parse_int(self.args["beams"], "beams", self.name) if "beams" in self.args else None
+        self.max_new_tokens = (parse_int(self.args["max_new_tokens"], "max_new_tokens", self.name)
+                               if "max_new_tokens" in self.args else None)
         self.max_train = parse_int(self.args["max_train"], "max_train", self.name) if "max_train" in self.args else None
         self.recipe = {k: parse_float(self.args[k], k, self.name) for k in ("epochs", "lr", "warmup_ratio") if k in self.args}
         if not all(self.recipe.get(k, 1.0) > 0 for k in ("epochs", "lr")) or not 0 <= self.recipe.get("warmup_ratio", 0) < 1:
@@ -148,6 +156,8 @@ class DecoderTagger(Adapter):
         budget = {k: self.args[k] for k in _BUDGET if k in self.args}
         if budget:  # the task's recipe was not followed: every view showing this run must say so
             out["budget"] = budget
+        if self.max_new_tokens is not None:  # outputs cut short are read back repaired (outputs.repaired_outputs)
+            out["decode_cap"] = {"max_new_tokens": self.max_new_tokens}
         if self.model is not None:
             out["parameters"] = sum(p.numel() for p in self.model.parameters())
             out["trainable_parameters"] = self._trainable_parameters
@@ -295,15 +305,18 @@ class DecoderTagger(Adapter):
         return features
 
     def _collate(self, features: list[dict]) -> dict:
-        import torch
+        """One training batch, right-padded; its three tensors reach the device in one copy (from pinned memory
+        on a GPU, without waiting: a tensor built on the device from lists would wait for the step before)."""
+        from .prompt_sharing import to_device
 
         width, pad = max(len(f["input_ids"]) for f in features), self.tokenizer.pad_token_id
         rows = [(f["input_ids"], f["labels"], width - len(f["input_ids"])) for f in features]
-        return {
-            "input_ids": torch.tensor([ids + [pad] * n for ids, _, n in rows], device=self.device),
-            "attention_mask": torch.tensor([[1] * len(ids) + [0] * n for ids, _, n in rows], device=self.device),
-            "labels": torch.tensor([labels + [IGNORE] * n for _, labels, n in rows], device=self.device),
-        }
+        ids, mask, labels = to_device([
+            [ids + [pad] * n for ids, _, n in rows],
+            [[1] * len(ids) + [0] * n for ids, _, n in rows],
+            [labels + [IGNORE] * n for _, labels, n in rows],
+        ], self.device)
+        return {"input_ids": ids, "attention_mask": mask, "labels": labels}
 
     def _train(self, training: Training, key: str, store: CheckpointStore, parts: dict, method: str) -> dict:
         started = time.perf_counter()
@@ -346,11 +359,14 @@ class DecoderTagger(Adapter):
     # ------------------------------------------------------------------ predict
 
     def _generate(self, requests: list[TagRequest]) -> list[tuple[str, ...]]:
-        """Constrained generation for ``requests``, in batches sorted by length; BIO tags per request."""
+        """Constrained generation for ``requests``, in batches sorted by length; BIO tags per request. Greedy
+        (``beams`` 1): :func:`greedy_decode`; a beam search: ``generate`` with :class:`GrammarProcessor`."""
         import torch
         from transformers import GenerationConfig
 
         from .grammar_processor import GrammarProcessor
+        from .prompt_sharing import to_device
+
         order = sorted(range(len(requests)), key=lambda i: len(requests[i].words))
         out: list = [None] * len(requests)
         tokenizer, eos, pad = self.tokenizer, self.tokenizer.eos_token_id, self.tokenizer.pad_token_id
@@ -359,16 +375,21 @@ class DecoderTagger(Adapter):
             grammars = [self._grammar(requests[i]) for i in chunk]
             prompts = [self._prompt(requests[i].words) for i in chunk]
             width = max(map(len, prompts))
-            ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=self.device)
-            mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=self.device)
+            ids = to_device([[pad] * (width - len(p)) + p for p in prompts], self.device)
+            mask = to_device([[0] * (width - len(p)) + [1] * len(p) for p in prompts], self.device)
             longest = max(g.longest for g in grammars)
-            config = GenerationConfig(num_beams=self._beams, do_sample=False, max_new_tokens=longest, eos_token_id=eos,
-                                      pad_token_id=pad, bos_token_id=tokenizer.bos_token_id)
+            if self.max_new_tokens is not None:
+                longest = min(longest, self.max_new_tokens)
             with torch.inference_mode():
-                generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
-                                                logits_processor=[GrammarProcessor(grammars, width, self._beams, eos)])
-            for row, (i, grammar) in enumerate(zip(chunk, grammars)):
-                new = generated[row, width:].tolist()
+                if self._beams == 1:
+                    rows = greedy_decode(self.model, ids, mask, grammars, eos, pad, longest)
+                else:
+                    config = GenerationConfig(num_beams=self._beams, do_sample=False, max_new_tokens=longest,
+                                              eos_token_id=eos, pad_token_id=pad, bos_token_id=tokenizer.bos_token_id)
+                    generated = self.model.generate(input_ids=ids, attention_mask=mask, generation_config=config,
+                                                    logits_processor=[GrammarProcessor(grammars, width, self._beams, eos)])
+                    rows = generated[:, width:].tolist()
+            for i, grammar, new in zip(chunk, grammars, rows):
                 tags, repaired = grammar.read(new)
                 out[i] = tags
                 self._counts["repaired_outputs"] += int(repaired)
@@ -383,3 +404,47 @@ class DecoderTagger(Adapter):
         self._counts["predict_s"] += time.perf_counter() - started
         self._counts["predicted_items"] += len(requests)
         return tags
+
+
+#: Decoding steps between two checks that every row has finished (the only host read of the decode loop).
+CHECK_EVERY = 8
+
+
+def greedy_decode(model, ids, mask, grammars: list[Grammar], eos: int, pad: int, max_new: int) -> list[list[int]]:
+    """Greedy decoding of a left-padded batch under each row's grammar, the key/value cache carried from step to
+    step and the grammar's state kept on the device (:class:`~metabench.models.grammar_processor.GrammarTables`):
+    the ids ``generate`` with :class:`GrammarProcessor` writes (a finished row writes ``pad``), without its
+    per-step host check. The host reads whether every row has finished only every :data:`CHECK_EVERY` steps,
+    and only once no row can still be short of its grammar's shortest output; the loop never runs past
+    ``max_new`` steps (at most the grammars' longest output). The ids come back in one read."""
+    import inspect
+
+    import torch
+
+    from .grammar_processor import _DONE, GrammarTables
+
+    device, rows = ids.device, ids.shape[0]
+    tables = GrammarTables(grammars, eos, device)
+    state = tables.starts
+    positions = (mask.cumsum(-1) - 1).masked_fill_(mask == 0, 1)  # as generate numbers left-padded rows
+    keep = {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
+    out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep)
+    argument, position = cache_argument(model), positions[:, -1:]
+    generated = torch.full((rows, max_new), pad, dtype=torch.long, device=device)
+    finished = torch.zeros(rows, dtype=torch.bool, device=device)
+    ones = torch.ones((rows, 1), dtype=mask.dtype, device=device)
+    first_check = max(g.shortest for g in grammars)  # no row can have finished before
+    steps = 0
+    for step in range(max_new):
+        token = torch.where(finished, pad, tables.best(state, out.logits[:, -1].float()))
+        generated[:, step] = token
+        state = torch.where(finished, _DONE, tables.advance(state, token))
+        finished |= token == eos
+        steps = step + 1
+        if steps == max_new or (steps >= first_check and (steps - first_check) % CHECK_EVERY == 0
+                                and bool(finished.all())):
+            break
+        mask, position = torch.cat([mask, ones], 1), position + 1
+        out = model(input_ids=token[:, None], attention_mask=mask, position_ids=position, use_cache=True,
+                    **{argument: returned_cache(out)})
+    return generated[:, :steps].tolist()

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MEGABATCH = 50
+#: Optimizer steps between two reads of the running loss for the progress line (each read waits for the device).
+LOSS_SHOWN_EVERY = 20
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,7 @@ def train(
                 with autocast:
                     value = loss(model, batch)
                 (value / accum).backward()
-                running += float(value.detach())
+                running = running + value.detach()  # on the device: no host read per step
                 counted += 1
                 examples_seen += len(batch_ids)
                 if (index + 1) % accum == 0 or index + 1 == len(batches):
@@ -192,8 +194,10 @@ def train(
                     optimizer.zero_grad(set_to_none=True)
                     step += 1
                     bar.update(1)
-                    bar.set_postfix(epoch=f"{epoch + 1}/{n_epochs}", loss=f"{running / counted:.4f}",
-                                    examples=examples_seen)
+                    if step % LOSS_SHOWN_EVERY == 0:  # reading the loss waits for the device
+                        bar.set_postfix(epoch=f"{epoch + 1}/{n_epochs}", loss=f"{float(running) / counted:.4f}",
+                                        examples=examples_seen)
+            running = float(running)
             entry: dict[str, Any] = {"epoch": epoch + 1, "step": step, "train_loss": running / max(counted, 1)}
             if selection is not None:
                 shown = {"epoch": f"{epoch + 1}/{n_epochs}", "loss": f"{running / max(counted, 1):.4f}",

@@ -7,7 +7,9 @@ step. Each sentence's grammar is compiled once into a deterministic automaton (:
 the automata of a batch are laid side by side in two small tables on the model's device: for every state, the
 ids it allows and the state each leads to. Each row carries its state from step to step as a handle into them;
 a step is a few gathers and one scatter, with no host round trip (``benchmarks/bench_grammar_overhead.py``
-measures it against an unconstrained ``generate`` of the same length).
+measures it against an unconstrained ``generate`` of the same length). :class:`GrammarTables` is the same
+constraint for a decode loop of one's own (the tagger's greedy decode, :func:`metabench.models.decoder_tagger.
+greedy_decode`), which reads only the allowed ids' scores.
 """
 
 from __future__ import annotations
@@ -40,6 +42,34 @@ def _tables(grammars: list[Grammar], eos: int, device) -> tuple[torch.Tensor, to
     return pad(ids_rows), pad(target_rows), torch.tensor(starts, dtype=torch.long, device=device)
 
 
+class GrammarTables:
+    """The automata of a batch's grammars side by side on one device (:func:`_tables`), and the two things a
+    decoding step does with them: keep only each row's allowed ids, and move each row's state on by its id."""
+
+    def __init__(self, grammars: list[Grammar], eos: int, device):
+        self.ids, self.targets, self.starts = _tables(grammars, eos, device)
+
+    def advance(self, state: torch.Tensor, token: torch.Tensor) -> torch.Tensor:
+        """Each row's state after writing ``token`` (finished, state 0, after eos or an id off its grammar)."""
+        hit = self.ids[state] == token[:, None]
+        nxt = self.targets[state].gather(1, hit.to(torch.int8).argmax(1, keepdim=True)).squeeze(1)
+        return torch.where(hit.any(1), nxt, _DONE)
+
+    def mask(self, state: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        """``scores`` with -inf on every id a row's state does not allow (in place: no vocabulary-wide mask)."""
+        allowed = self.ids[state]
+        kept = scores.gather(1, allowed)
+        return scores.fill_(float("-inf")).scatter_(1, allowed, kept)
+
+    def best(self, state: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        """The id ``argmax`` of :meth:`mask`'s scores would pick (ties: the lowest id, as ``argmax`` picks), read
+        from the few allowed ids alone instead of the whole vocabulary."""
+        allowed = self.ids[state]
+        kept = scores.gather(1, allowed)
+        top = kept.max(1, keepdim=True).values
+        return torch.where(kept == top, allowed, torch.iinfo(allowed.dtype).max).min(1).values
+
+
 class GrammarProcessor(LogitsProcessor):
     """Leaves a finite score only on the ids each row's grammar allows next; every other id gets -inf, whatever
     the model or an earlier processor preferred. Rows are batch x beams (row ``r`` is sentence ``r // beams``);
@@ -64,16 +94,12 @@ class GrammarProcessor(LogitsProcessor):
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if self._state is None or input_ids.shape[1] == self.start:  # the first step: tables on the ids' device
-            self.ids, self.targets, starts = _tables(self.grammars, self.eos, input_ids.device)
-            state = starts.repeat_interleave(self.beams)
+            self.tables = GrammarTables(self.grammars, self.eos, input_ids.device)
+            state = self.tables.starts.repeat_interleave(self.beams)
         else:
             state = self._state if self.beams == 1 else self._state[self._parents(input_ids)]
-            hit = self.ids[state] == input_ids[:, -1:]
-            nxt = self.targets[state].gather(1, hit.to(torch.int8).argmax(1, keepdim=True)).squeeze(1)
-            state = torch.where(hit.any(1), nxt, _DONE)
+            state = self.tables.advance(state, input_ids[:, -1])
         self._state = state
         if self.beams > 1:
             self._previous = input_ids
-        allowed = self.ids[state]
-        kept = scores.gather(1, allowed)  # in place: no vocabulary-wide mask is built
-        return scores.fill_(float("-inf")).scatter_(1, allowed, kept)
+        return self.tables.mask(state, scores)

@@ -32,12 +32,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AdapterError
-from ..requests import RankRequest
+from ..requests import ChoiceRequest, RankRequest
 from .base import AdapterSettings
 from .hf_common import parse_bool, parse_int, pick_device
 from .kv_cache import cache_argument, returned_cache
 from .lmeval_bridge import WORD_STOPS, PretrainedDecoder, seed_from, wanted, word_of
-from .prompt_sharing import shared_prompt_scores
+from .prompt_sharing import request_order, shared_prompt_scores
 
 #: ``share_prompt`` when not given (decided from benchmarks/bench_prompt_sharing.py; see docs/decoders.md).
 SHARE_PROMPT_DEFAULT = True
@@ -81,6 +81,15 @@ class HFDecoder(PretrainedDecoder):
 
     def _scorer_identity(self) -> dict[str, Any]:
         return {"choice_scorer": "shared_prompt_kv"} if self.share_prompt else {}
+
+    def request_order(self, requests: list) -> list[int] | None:
+        """The order the runner hands requests over in (``metabench.launch.execute._answer``): with
+        ``share_prompt``, choice requests longest first over the whole split, so that each ``chunk_size`` batch
+        holds items of similar length (one global sort, as lm-eval's HFLM sorts its requests); ``None`` (the
+        runner's order) otherwise: generation is seeded per batch, so its batches keep their composition."""
+        if not self.share_prompt or not all(isinstance(r, ChoiceRequest) for r in requests):
+            return None
+        return request_order([(r.system or "") + r.context for r in requests], [tuple(r.options) for r in requests])
 
     def option_scores(self, contexts: list[str], options: list[tuple[str, ...]]) -> list[list[tuple[float, bool]]]:
         """With ``share_prompt``: each context forwarded once, its options scored from its key/value cache

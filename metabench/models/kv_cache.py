@@ -23,3 +23,25 @@ def returned_cache(output):
     """The cache a forward pass with ``use_cache=True`` returned, under the name its version uses."""
     names = getattr(output, "keys", lambda: ())()
     return output["cache"] if "cache" in names else output.past_key_values
+
+
+def select_rows(cache, rows, *, last_use: bool = False):
+    """A cache of ``cache``'s batch rows ``rows`` (an index tensor, repeats allowed) that a forward pass may extend
+    while ``cache`` stays as it was (``last_use``: ``cache`` is not needed again and is selected in place).
+
+    Selecting rows makes new tensors, and a forward appends by making new ones too, so only the cache's containers
+    are copied (its per-layer objects, or the older versions' per-layer lists), never the keys and values
+    themselves: a deep copy would copy the whole batch's keys and values for every group of rows."""
+    import copy
+
+    if not last_use:
+        clone = copy.copy(cache)
+        if hasattr(cache, "layers"):  # transformers >= 4.56: one object per layer
+            clone.layers = [copy.copy(layer) for layer in cache.layers]
+        elif hasattr(cache, "key_cache"):  # older versions: lists of tensors, selected in place
+            clone.key_cache, clone.value_cache = list(cache.key_cache), list(cache.value_cache)
+        else:
+            clone = copy.deepcopy(cache)
+        cache = clone
+    cache.batch_select_indices(rows)
+    return cache

@@ -26,6 +26,7 @@ import json
 import time
 from typing import Any, ClassVar
 
+from .. import answering
 from ..errors import AdapterError, UnsupportedError
 from ..requests import ChoiceRequest, GenerateRequest, RankRequest, first_word
 from .base import Adapter, AdapterSettings
@@ -52,6 +53,21 @@ class LMEvalDecoder(Adapter):
     backend: ClassVar[str] = ""
     #: Arguments that choose the scorer: out of the fingerprint's ``args``, in :meth:`_scorer_identity`.
     scorer_args: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def accepted_args(cls) -> tuple[str, ...]:
+        """The backend's own arguments and how the model answers a task (``answer=``, ``shots=``, ``parse=``:
+        read by the runner, `metabench.answering`)."""
+        return tuple(cls.allowed_args) + answering.ARGS
+
+    @classmethod
+    def check_args(cls, args: dict[str, str]) -> None:
+        super().check_args(args)
+        answering.parse_args(args, cls.name)
+
+    def default_answer(self) -> str:
+        """The way this model answers a task that offers several, unless ``answer=`` says (a chat API: generated)."""
+        return answering.SCORED
 
     def __init__(self, args: dict[str, str], *, registry=None, settings: AdapterSettings | None = None):
         super().__init__(args, registry=registry, settings=settings)

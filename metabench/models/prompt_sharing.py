@@ -8,13 +8,19 @@ and "\\nother" of 4 and 2 SmolLM2 tokens) that is 1.96x the tokens a shared prom
 
 1. every (context, option) pair is tokenised by lm-eval's own ``_encode_pair`` (trailing spaces of the context
    move to the option; the context is encoded alone, the option is the rest of the encoded whole), so the
-   token boundary is lm-eval's;
+   token boundary is lm-eval's (the context is encoded once per item, not once per option);
 2. the contexts of up to ``batch`` items are forwarded once, right-padded with an attention mask, keeping
    their key/value cache and the logits at each context's last token (they predict every option's first token);
 3. each option's tokens but its last are forwarded from its item's cache rows (one row per option, longest
    first in groups of ``batch`` rows so that little is padding, positions continuing the item's own context
    length, the context's padding masked out); the option's log-likelihood is the sum of its tokens'
    log-probabilities (summed in their dtype, as lm-eval sums), greedy when each token is the argmax.
+
+What a GPU cannot hide is kept out of the loop (``benchmarks/bench_decoder_overhead.py`` counts it): a batch's
+token lists reach the device in a few copies per batch (none per option), every option's log-probabilities are gathered into one table on the
+device, and the sums and greedy flags come back in one read per batch (not two host reads per option); the runner
+hands requests over longest first across the whole split (:func:`request_order`, one global sort as lm-eval's
+HFLM sorts), so its ``chunk_size`` batches do not each start from a mix of lengths.
 
 An item lm-eval would treat specially is left to lm-eval (its entry is ``None``): an empty context (lm-eval
 conditions on the prefix token), an empty option, or a context plus option longer than the model's window
@@ -25,11 +31,10 @@ bit-identical, which is why the fingerprint tells the two paths apart.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from ..errors import AdapterError
-from .kv_cache import cache_argument, returned_cache
+from .kv_cache import cache_argument, returned_cache, select_rows
 
 
 @dataclass(frozen=True)
@@ -54,15 +59,40 @@ def shared_prompt_scores(lm, contexts: list[str], options: list[tuple[str, ...]]
     return out
 
 
+def request_order(contexts: list[str], options: list[tuple[str, ...]]) -> list[int]:
+    """The order to score items in so that a caller handing them over a few at a time (the runner's
+    ``chunk_size``) still gives the scorer items of similar length together: longest first, as lm-eval's
+    ``HFLM`` sorts all its requests. Characters stand for tokens (no tokenisation twice); ties keep their order."""
+    return sorted(range(len(contexts)), key=lambda i: -(len(contexts[i]) + max(map(len, options[i]), default=0)))
+
+
 def _encode(lm, index: int, context: str, options: tuple[str, ...]) -> _Item | None:
+    """lm-eval's ``_encode_pair`` for every option, with the context (whose tokens depend on it alone) encoded
+    once per item instead of once per option."""
     if not context or not options:
         return None
-    pairs = [lm._encode_pair(context, option) for option in options]
-    context_enc = pairs[0][0]  # the context's tokens depend on the context alone
-    conts = [cont for _, cont in pairs]
+    if getattr(lm, "backend", "causal") != "causal":  # lm-eval encodes seq2seq pairs part by part
+        pairs = [lm._encode_pair(context, option) for option in options]
+        context_enc, conts = pairs[0][0], [cont for _, cont in pairs]
+    else:  # _encode_pair: trailing spaces move to the option; the option is the rest of the encoded whole
+        spaces = len(context) - len(context.rstrip())
+        head, moved = (context[:-spaces], context[-spaces:]) if spaces else (context, "")
+        context_enc = lm.tok_encode(head)
+        conts = [lm.tok_encode(head + moved + option)[len(context_enc):] for option in options]
     if not context_enc or not all(conts) or len(context_enc) + max(map(len, conts)) > lm.max_length + 1:
         return None
     return _Item(index, context_enc, conts)
+
+
+def to_device(rows: list[list[int]], device):
+    """A tensor of host ``rows`` (equal lengths) on ``device``: built on the host and, on a GPU, copied from pinned
+    memory without waiting (a tensor built straight on the device from a list is a blocking copy)."""
+    import torch
+
+    tensor = torch.tensor(rows, dtype=torch.long)
+    if getattr(device, "type", str(device)).startswith("cuda"):
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
 
 
 def _forward(lm, **inputs):
@@ -85,59 +115,60 @@ def _forward(lm, **inputs):
 
 
 def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]:
+    """One batch of items: the token lists go to the device once, every option's token log-probabilities are
+    gathered on the device into one table, and the sums and greedy flags come back in one read (no host round
+    trip per option)."""
     import torch
     import torch.nn.functional as F
 
     device = lm.device
     softmax_dtype = getattr(lm, "softmax_dtype", None)
-    lengths = torch.tensor([len(item.context) for item in chunk], device=device)
-    ids = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long, device=device)
-    for row, item in enumerate(chunk):
-        ids[row, :len(item.context)] = torch.tensor(item.context, device=device)
-    mask = (torch.arange(ids.shape[1], device=device) < lengths[:, None]).long()
-    keep = torch.unique(lengths - 1)  # sorted: only these positions go through the (vocabulary-sized) head
-    out = _forward(lm, input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=keep)
-    last = out.logits[torch.arange(len(chunk), device=device), torch.searchsorted(keep, lengths - 1)]
+    lengths = [len(item.context) for item in chunk]
+    width = max(lengths)
+    keep = sorted({n - 1 for n in lengths})  # only these positions go through the (vocabulary-sized) head
+    where = {position: k for k, position in enumerate(keep)}
+    options = [(b, cont) for b, item in enumerate(chunk) for cont in item.options]  # option o: (its item, tokens)
+    longest = max(len(cont) for _, cont in options)
+    # a copy for the contexts, one per item (its length and kept position), one per option (its item, how many
+    # tokens it has, its tokens zero-padded)
+    ids = to_device([item.context + [0] * (width - len(item.context)) for item in chunk], device)
+    facts = to_device([[n, where[n - 1]] for n in lengths], device)
+    table = to_device([[b, len(cont), *cont, *[0] * (longest - len(cont))] for b, cont in options], device)
+    owner, count, tokens = table[:, 0], table[:, 1], table[:, 2:]
+    length = facts[:, 0]
+    mask = (torch.arange(width, device=device) < length[:, None]).long()
+    out = _forward(lm, input_ids=ids, attention_mask=mask, use_cache=True,
+                   logits_to_keep=to_device([keep], device)[0])
+    last = out.logits[torch.arange(len(chunk), device=device), facts[:, 1]]
     first = F.log_softmax(last, dim=-1, dtype=softmax_dtype)  # [item, vocab]: each option's first token
-    scores = {(b, j): _picked(first[b:b + 1], cont[:1])
-              for b, item in enumerate(chunk) for j, cont in enumerate(item.options)}
+    # logprobs[o, k]: option o's k-th token's log-probability (zero past its end); greedy[o]: every token the argmax
+    logprobs = torch.zeros(len(options), longest, dtype=first.dtype, device=device)
+    logprobs[:, 0] = first[owner, tokens[:, 0]]
+    greedy = first.argmax(-1)[owner] == tokens[:, 0]
 
-    # The options' other tokens, longest first in groups of `batch` rows (little padding), each row on a copy
-    # of its item's cached context (a forward appends to the cache it is given).
-    rows = sorted(((b, j) for b, item in enumerate(chunk) for j, cont in enumerate(item.options) if len(cont) > 1),
-                  key=lambda key: -len(chunk[key[0]].options[key[1]]))
-    for start in range(0, len(rows), batch):
-        group = rows[start:start + batch]
-        owner = torch.tensor([b for b, _ in group], device=device)
-        span = len(chunk[group[0][0]].options[group[0][1]]) - 1
-        cont_ids = torch.zeros(len(group), span, dtype=torch.long, device=device)
-        cont_mask = torch.zeros_like(cont_ids)
-        for row, (b, j) in enumerate(group):
-            tokens = chunk[b].options[j][:-1]
-            cont_ids[row, :len(tokens)] = torch.tensor(tokens, device=device)
-            cont_mask[row, :len(tokens)] = 1
-        cache = returned_cache(out) if start + batch >= len(rows) else copy.deepcopy(returned_cache(out))
-        cache.batch_select_indices(owner)
-        positions = lengths[owner][:, None] + torch.arange(span, device=device)  # each row's own context length on
-        logits = _forward(lm, input_ids=cont_ids, attention_mask=torch.cat([mask[owner], cont_mask], dim=1),
+    # The options' other tokens, longest first in groups of `batch` rows (little padding), each row on its item's
+    # cached context (rows selected from the cache: a forward appends to the cache it is given).
+    tails = sorted((o for o, (_, cont) in enumerate(options) if len(cont) > 1), key=lambda o: -len(options[o][1]))
+    if tails:
+        order = to_device([tails], device)[0]
+    for start in range(0, len(tails), batch):
+        rows = order[start:start + batch]
+        span = len(options[tails[start]][1]) - 1
+        mine = owner[rows]
+        positions = length[mine][:, None] + torch.arange(span, device=device)  # each row's own context length on
+        inside = torch.arange(span, device=device) < (count[rows] - 1)[:, None]
+        cache = select_rows(returned_cache(out), mine, last_use=start + batch >= len(tails))
+        logits = _forward(lm, input_ids=tokens[rows, :span] * inside, attention_mask=torch.cat([mask[mine], inside.long()], 1),
                           position_ids=positions, use_cache=True, **{cache_argument(lm.model): cache}).logits
-        logprobs = F.log_softmax(logits, dim=-1, dtype=softmax_dtype)
-        for row, (b, j) in enumerate(group):
-            cont = chunk[b].options[j]
-            head, head_greedy = scores[(b, j)]
-            tail, greedy = _picked(logprobs[row, :len(cont) - 1], cont[1:])
-            scores[(b, j)] = (torch.cat([head, tail]), head_greedy and greedy)
+        step = F.log_softmax(logits, dim=-1, dtype=softmax_dtype)
+        target = tokens[rows, 1:span + 1]
+        picked = step.gather(2, target[..., None]).squeeze(2)
+        logprobs[rows, 1:span + 1] = torch.where(inside, picked, torch.zeros((), dtype=picked.dtype, device=device))
+        greedy[rows] &= ((step.argmax(-1) == target) | ~inside).all(1)
     # one sum per option in the log-probabilities' dtype, as lm-eval sums (in bfloat16 the order shows)
-    return [[(float(scores[(b, j)][0].sum()), scores[(b, j)][1]) for j in range(len(item.options))]
-            for b, item in enumerate(chunk)]
-
-
-def _picked(logprobs, tokens: list[int]):
-    """The log-probabilities of ``tokens`` (one per row of ``logprobs``) and whether each is the argmax."""
-    import torch
-
-    target = torch.tensor(tokens, device=logprobs.device)
-    return logprobs.gather(1, target[:, None]).squeeze(1), bool((logprobs.argmax(-1) == target).all())
+    sums, flags = torch.stack([logprobs.sum(1).float(), greedy.float()]).tolist()
+    scores = iter(zip(sums, (bool(g) for g in flags)))
+    return [[next(scores) for _ in item.options] for item in chunk]
 
 
 def forwarded_tokens(lm, contexts: list[str], options: list[tuple[str, ...]]) -> dict[str, int]:

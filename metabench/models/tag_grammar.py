@@ -101,6 +101,11 @@ class Grammar:
         tags = max((len(o.ids) + len(self.closes[o.type].ids) for o in self.opens), default=0)
         return sum(len(w.ids) for w in self.words) + tags * self.n + 1
 
+    @property
+    def shortest(self) -> int:
+        """The fewest ids an output can have: every word untagged, then eos."""
+        return sum(len(w.ids) for w in self.words) + 1
+
     def _options(self, state: _State) -> list[Piece]:
         if state.inside is None:
             return [self.words[state.i], *self.opens] if state.i < self.n else [self.eos]
