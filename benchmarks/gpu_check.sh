@@ -15,6 +15,22 @@
 # `python benchmarks/gpu_table.py --write`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Folders the check empties or writes into: GPU_CHECK_WORK through '..' (x/sub/.. is x, the user's) is refused, and
+# --pack DIR only into an absent or empty folder or one gpu_pack.sh made (wheels/ data/ shapes/ core.json tmp/).
+if [[ "/${GPU_CHECK_WORK:-}/" == */../* ]]; then
+  echo "gpu_check: GPU_CHECK_WORK=$(printf %q "$GPU_CHECK_WORK") goes through '..'; name a new or empty folder itself" >&2
+  exit 2
+fi
+args=("$@")
+for i in "${!args[@]}"; do
+  case "${args[$i]}" in --pack) pack_dir=${args[$((i + 1))]:-} ;; --pack=*) pack_dir=${args[$i]#--pack=} ;; esac
+done
+if [[ -n "${pack_dir:-}" && ( -L "$pack_dir" || ( -e "$pack_dir" && ! -d "$pack_dir" ) ||
+      -n "$(ls -A "$pack_dir" 2>/dev/null | grep -vxE 'wheels|data|shapes|core\.json|tmp')" ) ]]; then
+  echo "gpu_check: --pack $(printf %q "$pack_dir"): holds files gpu_pack.sh did not write; refusing to write into it" \
+       "(pack into a new folder, e.g. bash benchmarks/gpu_pack.sh, which makes .gpu-carry/)" >&2
+  exit 2
+fi
 PY=${PYTHON:-}
 if [[ -z "$PY" ]]; then
   if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=python3; fi

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import inspect
 import json
@@ -506,6 +507,10 @@ def _main(argv: list[str] | None) -> int:
     except BrokenPipeError:  # `metabench ls tasks | head -1`: the reader left; not an error of ours
         _detach_stdout()
         return 2 if args.command == "gate" else 141  # a gate whose verdict was not delivered has not passed
+    except OSError as exc:
+        if exc.errno not in _FULL:
+            return _internal_error(exc)
+        return _output_lost(exc)
     except ImportError as exc:
         from .extras import missing_extra
 
@@ -540,6 +545,26 @@ def _explain(exc: ExplainedError) -> int:
     if exc.hint:
         print(f"  hint: {safe_lines(exc.hint)}", file=sys.stderr)
     return exc.exit_code
+
+
+#: errno values of a write that found no room: a full disk or quota, or a file-size limit (``ulimit -f``: Python
+#: ignores SIGXFSZ, so the write fails with EFBIG instead of the process being killed).
+_FULL = (errno.EFBIG, errno.ENOSPC, errno.EDQUOT)
+
+
+def _output_lost(exc: OSError) -> int:
+    """A write with no room (most often stdout redirected to a file at its size limit): said plainly, exit 2."""
+    from .printable import escape
+
+    _detach_stdout()
+    where = f" ({escape(exc.filename)})" if exc.filename else ""
+    try:
+        print(f"metabench: error: the output could not be written{where}: {exc.strerror}", file=sys.stderr)
+        print("  hint: a file-size limit (ulimit -f), a full disk or a quota: free space or raise the limit, then rerun",
+              file=sys.stderr)
+    except OSError:  # stderr on the same full disk
+        pass
+    return 2
 
 
 def _detach_stdout() -> None:

@@ -28,7 +28,8 @@ def add_commands(subparsers) -> None:
     explore.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="one or two run folders (or results.json)")
     explore.add_argument("-o", "--output", type=Path,
                          help="the page to write (default: explore-<task>-<model>[-vs-<model>].html beside the first "
-                         "run's folder; for runs inside a leaderboard site, under $METABENCH_CACHE_DIR/explore/)")
+                         "run's folder; for runs inside a leaderboard site or a folder you cannot write to, under "
+                         "$METABENCH_CACHE_DIR/explore/)")
     explore.add_argument("--seed", type=int, help="which seed's answers (default: each run's first seed)")
     explore.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     explore.set_defaults(func=_cmd_explore)
@@ -37,6 +38,7 @@ def add_commands(subparsers) -> None:
 def _cmd_explore(args) -> int:
     from ..errors import MetabenchError
     from ..plugins import default_registry
+    from ..printable import escape
     from ..report.explore.join import explore
     from ..report.explore.page import check_target, write_page
     from ..runs.stored import load_run
@@ -52,8 +54,8 @@ def _cmd_explore(args) -> int:
     exploration = explore(default_registry(), runs, seed=args.seed, data_dir=args.data_dir)
     counts = exploration.counts()
     written = write_page(exploration, target)
-    right = ", ".join(f"{run['model']} {counts[f'correct_{i}']}" for i, run in enumerate(exploration.runs))
-    print(f"{written}: {counts['items']} items of {exploration.task} (right: {right})")
+    right = ", ".join(f"{escape(run['model'])} {counts[f'correct_{i}']}" for i, run in enumerate(exploration.runs))
+    print(f"{escape(written)}: {counts['items']} items of {escape(exploration.task)} (right: {right})")
     print("the page shows text from your data mirror: keep it local", file=sys.stderr)
     return 0
 
@@ -61,16 +63,19 @@ def _cmd_explore(args) -> int:
 def _default_target(runs, given: Path) -> Path:
     """Beside the runs it reads: in the folder that holds the first run's folder (``runs/<task>/``), never the
     current folder (a clone's root). Runs inside a leaderboard site (the committed ``leaderboard/runs``) keep
-    the page out of it, since it holds the mirror's text: it goes to the cache, ``$METABENCH_CACHE_DIR/explore``."""
+    the page out of it, since it holds the mirror's text: it goes to the cache, ``$METABENCH_CACHE_DIR/explore``;
+    so does the page of runs in a folder that cannot be written (another user's, a read-only mount)."""
     from ..cache import cache_root
     from ..errors import MetabenchError
-    from ..report.explore.page import check_target
+    from ..report.explore.page import check_target, writable_folder
 
     folder = given.parent if given.name == "results.json" else given
     beside = folder.parent / _default_name(runs)
     try:
         check_target(beside)
     except MetabenchError:
+        return cache_root() / "explore" / runs[0].task / _default_name(runs)
+    if not writable_folder(beside.parent):  # runs in a read-only folder (another user's, a mounted archive)
         return cache_root() / "explore" / runs[0].task / _default_name(runs)
     return beside
 

@@ -363,3 +363,204 @@ def test_with_stderr_closed_nothing_meant_for_it_reaches_stdout(monkeypatch, cap
     else:
         assert main(["--tasks", "no_such_task", "--model", "majority"]) == 2
     assert capsys.readouterr().out == ""
+
+
+# ------------------------------------------------------------------ 8. tracebacks turned into clear errors
+
+def _two_runs(tmp_path: Path) -> Path:
+    good_run(tmp_path / "runs" / "syn" / "a")
+    good_run(tmp_path / "runs" / "syn" / "b", prediction="no")
+    return tmp_path / "runs"
+
+
+def _with_module(monkeypatch, name: str, **attributes):
+    """A plugin module registered in-process, and the registry that loads it beside the toy plugin."""
+    import sys
+    import types
+
+    import toy_plugin
+
+    from metabench import plugins
+
+    module = types.ModuleType(name)
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    registry = plugins.load(extra_plugins=(toy_plugin, module), strict=False)
+    monkeypatch.setattr(plugins, "default_registry", lambda: registry)
+    return registry
+
+
+def _table(**change):
+    table = {"key": "t1", "paper": "A paper (2024)", "number": "Table 1", "title": "results", "header": ["row", "model", "F1"],
+             "rows": [{"labels": ["all"], "model": "x", "source": "metabench", "cells": ["0.5"]}], "tasks": [],
+             "missing_tasks": [], "notes": []}
+    return {**table, **change}
+
+
+PAPER_TABLES = {
+    "a-row-as-a-list": [_table(rows=[["all", "x", "0.5"]])],
+    "a-row-too-wide": [_table(rows=[{"labels": ["all"], "model": "x", "cells": ["0.5", "0.6", "0.7"]}])],
+    "labels-not-a-list": [_table(rows=[{"labels": "all", "model": "x", "cells": ["0.5"]}])],
+    "no-paper": [_table(paper=None)],
+    "a-table-as-a-string": ["Table 1"],
+    "tables-as-a-dict": {"t1": _table()},
+    "header-of-numbers": [_table(header=[1, 2, 3])],
+    "model-a-number": [_table(rows=[{"labels": ["all"], "model": 3, "cells": ["0.5"]}])],
+}
+
+
+@pytest.mark.parametrize("case", list(PAPER_TABLES))
+def test_a_sections_paper_tables_of_the_wrong_shape_are_quarantined_not_fatal(cli, tmp_path, monkeypatch, case):
+    from metabench.hookspecs import hookimpl
+    from metabench.report.leaderboard.sections import BoardSection
+
+    _with_module(monkeypatch, "round6_tables",
+                 build=lambda inputs: BoardSection({"rows": []}, paper_tables=PAPER_TABLES[case]),
+                 metabench_register_board_sections=hookimpl(lambda register: register("round6", "round6_tables:build")))
+    code, out = cli("leaderboard", "build", _two_runs(tmp_path), "-o", tmp_path / "site", "--resamples", "100")
+    assert code == 0, out
+    assert "quarantined plugin 'round6_tables'" in out and "paper_tables" in out, out
+    assert "A paper (2024)" not in (tmp_path / "site" / "leaderboard.md").read_text()
+
+
+def test_a_well_formed_paper_table_is_shown(cli, tmp_path, monkeypatch):
+    from metabench.hookspecs import hookimpl
+    from metabench.report.leaderboard.sections import BoardSection
+
+    _with_module(monkeypatch, "round6_tables",
+                 build=lambda inputs: BoardSection({"rows": []}, paper_tables=[_table()]),
+                 metabench_register_board_sections=hookimpl(lambda register: register("round6", "round6_tables:build")))
+    code, out = cli("leaderboard", "build", _two_runs(tmp_path), "-o", tmp_path / "site", "--resamples", "100")
+    assert code == 0 and "quarantined" not in out, out
+    assert "A paper (2024)" in (tmp_path / "site" / "leaderboard.md").read_text()
+
+
+REPORTERS = {
+    "raises": lambda board, out_dir: 1 / 0,
+    "returns-a-number": lambda board, out_dir: 3,
+    "raises-oserror": lambda board, out_dir: open(out_dir / "missing" / "x.txt"),  # noqa: SIM115
+    "raises-keyerror": lambda board, out_dir: {}["tasks"],
+}
+
+
+@pytest.mark.parametrize("case", list(REPORTERS))
+def test_a_raising_reporter_is_its_plugins_error_and_changes_no_file(cli, tmp_path, monkeypatch, case):
+    from metabench.hookspecs import hookimpl
+
+    _with_module(monkeypatch, "round6_reporter", write=REPORTERS[case],
+                 metabench_register_reporters=hookimpl(
+                     lambda register: register("broken", "round6_reporter:write", typed=True)))
+    runs = _two_runs(tmp_path)
+    code, out = cli("leaderboard", "build", runs, "-o", tmp_path / "site", "--resamples", "100", "--format", "json")
+    assert code == 0, out
+    before = _snapshot(tmp_path / "site")
+    code, out = cli("leaderboard", "build", runs, "-o", tmp_path / "site", "--resamples", "100",
+                    "--format", "json", "--format", "broken")
+    assert code == 2 and "internal error" not in out, out
+    assert "reporter 'broken' (from plugin 'round6_reporter')" in out and "METABENCH_DISABLE_PLUGINS=round6_reporter" in out
+    assert _snapshot(tmp_path / "site") == before
+
+
+@pytest.mark.parametrize("where", ["read-only-runs-folder", "read-only-output", "unsearchable-parent"])
+def test_explore_beside_a_read_only_folder_is_no_traceback(cli, tmp_path, monkeypatch, where):
+    """What the kernel answers in a folder this user may not write or search (simulated: the suite may run as
+    root, whom permissions do not stop)."""
+    import errno
+    import os
+
+    from metabench import plugins
+    from metabench.report.explore import page
+    from metabench.runner import RunOptions, run
+
+    [outcome] = run(plugins.default_registry(), "toy_cls", ["majority"],
+                    RunOptions(output_dir=tmp_path / "runs", progress=False))
+    locked = tmp_path / "locked"
+    (locked / "sub").mkdir(parents=True)  # as they are: only writing into them fails
+    denied = str(tmp_path / "runs" / "toy_cls") if where == "read-only-runs-folder" else str(locked)
+    real_access, real_write, real_is_file = os.access, page.write_text, Path.is_file
+
+    def access(path, mode, **kwargs):
+        return False if str(path).startswith(denied) else real_access(path, mode, **kwargs)
+
+    def write_text(root, target, text):
+        if str(target).startswith(denied):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
+        return real_write(root, target, text)
+
+    def is_file(self):
+        if where == "unsearchable-parent" and str(self).startswith(denied + "/"):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+        return real_is_file(self)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(page, "write_text", write_text)
+    monkeypatch.setattr(Path, "is_file", is_file)
+    target = {"read-only-runs-folder": [], "read-only-output": ["-o", locked / "page.html"],
+              "unsearchable-parent": ["-o", locked / "sub" / "page.html"]}[where]
+    code, out = cli("explore", outcome.run_dir, *target)
+    if where == "read-only-runs-folder":  # the page goes to the cache instead
+        assert code == 0 and str(tmp_path / "cache" / "explore") in out, out
+    else:
+        assert code == 2 and f"-o {locked}" in out and "could not be written" in out and "internal error" not in out, out
+
+
+@pytest.mark.parametrize("work", ["x/sub/..", "../x", "x/../../y"])
+def test_gpu_check_refuses_a_work_folder_through_dot_dot(tmp_path, work):
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(["bash", str(repo / "benchmarks" / "gpu_check.sh"), "--dry-run"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "GPU_CHECK_WORK": work, "PYTHON": "/bin/false"}, timeout=60)
+    assert done.returncode == 2 and "goes through '..'" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("held", ["thesis.tex", "notes/draft.md"])
+@pytest.mark.parametrize("form", ["--pack", "--pack="])
+def test_gpu_check_pack_refuses_a_users_folder(tmp_path, held, form):
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    folder = tmp_path / "mine"
+    (folder / held).parent.mkdir(parents=True, exist_ok=True)
+    (folder / held).write_text("the user's")
+    args = [form, str(folder)] if form == "--pack" else [form + str(folder)]
+    done = subprocess.run(["bash", str(repo / "benchmarks" / "gpu_check.sh"), *args], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "PYTHON": str(Path(__import__("sys").executable))}, timeout=60)
+    assert done.returncode == 2 and "refusing to write into it" in done.stderr, done.stderr
+    assert (folder / held).read_text() == "the user's" and sorted(p.name for p in folder.iterdir()) == [Path(held).parts[0]]
+
+
+@pytest.mark.parametrize("command", [["ls", "tasks"], ["ls", "models"], ["--version"]])
+def test_stdout_at_a_file_size_limit_exits_cleanly(tmp_path, command):
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    with open(tmp_path / "out.txt", "w") as out:
+        done = subprocess.run([sys.executable, "-m", "metabench.cli", *command], stdout=out, stderr=subprocess.PIPE,
+                              text=True, preexec_fn=limit, timeout=120, cwd=tmp_path)
+    if command == ["--version"]:
+        assert "Traceback" not in done.stderr
+        return
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+    assert "the output could not be written" in done.stderr and "ulimit -f" in done.stderr
+
+
+@pytest.mark.parametrize("key", [b"\xff\xfe", b"abc\x80def", b"\xed\xa0\x80"])
+def test_a_non_utf8_reproduce_key_is_a_clear_error(tmp_path, key):
+    import os
+    import subprocess
+    import sys
+
+    runs = _two_runs(tmp_path)
+    done = subprocess.run([os.fsencode(sys.executable), b"-m", b"metabench.cli", b"leaderboard", b"build",
+                           os.fsencode(runs), b"-o", os.fsencode(tmp_path / "site"), b"--reproduce", b"1",
+                           b"--reproduce-key", key, b"--resamples", b"100"],
+                          capture_output=True, timeout=300, cwd=tmp_path)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2 and "Traceback" not in err and "internal error" not in err, err
+    assert "--reproduce-key" in err

@@ -7,11 +7,13 @@ or below one): the published board carries ids and scores only.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ...errors import MetabenchError
+from ...printable import escape
 from ...safe_paths import write_text
 from .join import Exploration
 
@@ -22,9 +24,9 @@ def check_target(path: Path) -> None:
     """Refuse a target inside a leaderboard site (also through a symlink at the name or in its folders): the page
     carries licensed text, the board must not."""
     for folder in dict.fromkeys([path.parent.resolve(), *path.parent.resolve().parents, *path.resolve().parents]):
-        if (folder / "leaderboard.json").is_file():
+        if _is_file(folder / "leaderboard.json"):
             raise MetabenchError(
-                f"-o {path}: {folder} is a leaderboard site, and the explore page holds dataset text from your "
+                f"-o {escape(path)}: {escape(folder)} is a leaderboard site, and the explore page holds dataset text from your "
                 "mirror, which must not be published with it",
                 hint="write the page outside the leaderboard, e.g. -o explore.html")
 
@@ -35,9 +37,34 @@ def write_page(exploration: Exploration, path: Path) -> Path:
                       trim_blocks=True, lstrip_blocks=True)
     html = env.get_template("explore.html").render(x=exploration, counts=exploration.counts(),
                                                    mcnemar=_mcnemar(exploration))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text(path.parent, path, html)  # renamed over the name: a symlink planted there is replaced, not followed
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text(path.parent, path, html)  # renamed over the name: a symlink planted there is replaced, not followed
+    except OSError as exc:
+        raise MetabenchError(f"-o {escape(path)}: the page could not be written ({exc.strerror or exc})",
+                             hint="write it into a folder you can write to, e.g. -o ~/explore.html") from None
     return path
+
+
+def writable_folder(folder: Path) -> bool:
+    """Whether a page can be made in ``folder`` (or in the folder that would hold it, where it is not there yet)."""
+    existing = next((f for f in (folder, *folder.parents) if _exists(f)), None)
+    return existing is not None and existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False where a folder on the way may not be searched (not the site's, as far as we can tell)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _mcnemar(exploration: Exploration) -> dict | None:

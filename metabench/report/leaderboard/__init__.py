@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ... import safe_paths
 from ...bounded_read import read_text
-from ...errors import MetabenchError, PluginAPIDeprecationWarning
+from ...errors import ExplainedError, MetabenchError, PluginAPIDeprecationWarning, PluginError
 from ...printable import escape
 from ...registry import Registry
 from ..compare import Options
@@ -89,7 +89,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
             staged = {}
             for name, write in zip(names, writers):
-                staged.update((_staged_name(path, staging, name), path) for path in write(board, staging))
+                staged.update((_staged_name(path, staging, name), path) for path in _written(registry, name, write,
+                                                                                             board, staging))
                 done()
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
@@ -137,6 +138,22 @@ def _writer(registry: Registry, name: str):
         return write(board.to_dict(), out_dir)
 
     return untyped
+
+
+def _written(registry: Registry, name: str, write, board: Board, staging: Path) -> list[Path]:
+    """What the reporter wrote; a reporter that raises is its plugin's error, named (exit 2), not metabench's
+    internal one: the build stops before any file is moved into the site."""
+    entry = registry.get("reporter", name)
+    try:
+        written = write(board, staging)
+        return list(written)
+    except ExplainedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a plugin's bug, reported as the plugin's
+        raise PluginError(f"leaderboard reporter '{escape(name)}' (from plugin '{escape(entry.plugin)}') raised "
+                          f"{type(exc).__name__}: {escape(exc)}; no file of the site was changed",
+                          hint=f"fix the reporter, leave it out with --format, or disable its plugin with "
+                               f"METABENCH_DISABLE_PLUGINS={escape(entry.plugin)}") from exc
 
 
 def _same_bytes(new: Path, target: Path) -> bool:

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ...errors import PluginError
 from ...registry import Entry, Problem, Registry
 from ...runs.stored import Run
 from ..compare import Options
+from .schema import PaperTable
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,54 @@ def _build(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection:
                           f"leaderboard.json cannot hold ({type(exc).__name__}: {exc})",
                           hint="return a pydantic model of your section, or plain JSON values: finite numbers (None "
                           "for a missing one), strings, lists and dicts with string keys") from None
+    _check_paper_tables(entry, section.paper_tables)
     return section
+
+
+def _check_paper_tables(entry: Entry, tables: object) -> None:
+    """``paper_tables`` in the layout every reporter reads (`schema.PaperTable`): strings where a page prints
+    text, a row's labels, model and cells as wide as the header. A table of another shape would fail the
+    reporters after the section was accepted, so it is the section's error here, and the section is quarantined."""
+    def refuse(where: str, what: str) -> PluginError:
+        return PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned paper_tables"
+                           f"{where}: {what}",
+                           hint="return tables as report.paper_views.fill builds them: paper, number and title "
+                                "strings, a header of strings, rows of labels (strings), model (a string) and cells, "
+                                "len(labels) + 1 + len(cells) == len(header)")
+
+    if not isinstance(tables, list):
+        raise refuse("", f"a {type(tables).__name__}, not a list")
+    for i, table in enumerate(tables):
+        if not isinstance(table, dict):
+            raise refuse(f"[{i}]", f"a {type(table).__name__}, not a dict")
+        for key in ("paper", "number", "title"):
+            if not isinstance(table.get(key), str):
+                raise refuse(f"[{i}].{key}", f"{type(table.get(key)).__name__}, not a string")
+        if table.get("key") is not None and not isinstance(table["key"], str):
+            raise refuse(f"[{i}].key", "not a string")
+        for key in ("header", "tasks", "missing_tasks", "notes"):
+            value = table.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise refuse(f"[{i}].{key}", "not a list of strings")
+        rows = table.get("rows", [])
+        if not isinstance(rows, list):
+            raise refuse(f"[{i}].rows", "not a list")
+        for j, row in enumerate(rows):
+            if not isinstance(row, dict):
+                raise refuse(f"[{i}].rows[{j}]", f"a {type(row).__name__}, not a dict")
+            labels, cells = row.get("labels", []), row.get("cells", [])
+            if not isinstance(labels, list) or not all(isinstance(v, str) for v in labels):
+                raise refuse(f"[{i}].rows[{j}].labels", "not a list of strings")
+            if (not isinstance(row.get("model"), str) or not isinstance(row.get("source", ""), (str, type(None)))
+                    or not isinstance(cells, list) or not all(isinstance(c, str) for c in cells)):
+                raise refuse(f"[{i}].rows[{j}]", "model and source must be strings and cells a list of strings")
+            if len(labels) + 1 + len(cells) != len(table["header"]):
+                raise refuse(f"[{i}].rows[{j}]", f"{len(labels)} label(s) + model + {len(cells)} cell(s) for a "
+                                                 f"header of {len(table['header'])}")
+        try:
+            PaperTable.model_validate(table)
+        except ValidationError as exc:
+            raise refuse(f"[{i}]", str(exc.errors()[0]["msg"])) from None
 
 
 def _quarantine(registry: Registry, entry: Entry, message: str, fix: str) -> None:
