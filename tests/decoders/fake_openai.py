@@ -118,6 +118,14 @@ class FakeServer:
             last = body["messages"][-1]["content"]
             choice = {"index": 0, "message": {"role": "assistant", "content": f"literal {len(last)}"},
                       "finish_reason": "stop"}
+        elif body.get("echo"):  # prompt log-probabilities: -0.5 per prompt token, then one generated token
+            last = body["prompt"]
+            if isinstance(last, list) and last and isinstance(last[0], list):  # a batch of one prompt's token ids
+                last = last[0]
+            n = len(last) if isinstance(last, list) else len(str(last).split())
+            choice = {"index": 0, "text": "", "finish_reason": "length",
+                      "logprobs": {"token_logprobs": [None] + [-0.5] * (n - 1) + [-0.1],
+                                   "top_logprobs": [None] + [{"t": -0.5}] * (n - 1) + [{"u": -0.1}]}}
         else:
             last = body["prompt"]
             choice = {"index": 0, "text": f"literal {len(str(last))}", "finish_reason": "stop"}

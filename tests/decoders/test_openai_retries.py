@@ -140,6 +140,35 @@ class _Registered:
         return SimpleNamespace(load=lambda: lambda: self.folder, plugin="test")
 
 
+@pytest.mark.parametrize("concurrent", ["1", "3"])
+def test_options_are_scored_from_echoed_log_probabilities(tmp_path, concurrent):
+    """api=completions with a tokenizer, one by one and in parallel (lm-eval's two paths, both through the
+    client): each option's log-likelihood is its tokens' (-0.5 each here), so the shortest option wins."""
+    from metabench.requests import ChoiceRequest
+
+    requests = [ChoiceRequest("The sky is", (" a very long option", " blue", " two words")),
+                ChoiceRequest("Ice is", (" cold", " hot and dry"))]
+    with FakeServer() as server:
+        adapter = _adapter(server, api="completions", tokenizer=str(_tokenizer_folder(tmp_path)),
+                           num_concurrent=concurrent)
+        answers = adapter.predict(requests, seed=0)
+        assert all(r["body"].get("echo") for r in server.seen) and len(server.seen) == 5
+    assert [a["index"] for a in answers] == [1, 0]
+    lengths = [[len(adapter.lm.tok_encode(o)) for o in r.options] for r in requests]
+    assert [a["loglikelihoods"] for a in answers] == [[-0.5 * n for n in row] for row in lengths]
+
+
+def test_an_answer_without_log_probabilities_is_a_clear_error(tmp_path):
+    from metabench.requests import ChoiceRequest
+
+    with FakeServer() as server:
+        adapter = _adapter(server, api="completions", tokenizer=str(_tokenizer_folder(tmp_path)))
+        server.script = ["ok"]  # a plain completion where the echoed prompt was asked for
+        server._good = lambda body: b'{"choices": [{"index": 0, "text": "x"}]}'
+        with pytest.raises(AdapterError, match=r"(?s)the answer has no prompt log-probabilities .*\(vLLM's\)"):
+            adapter.predict([ChoiceRequest("The sky is", (" blue", " green"))], seed=0)
+
+
 def _tokenizer_folder(tmp_path):
     """A tokenizer alone (no model: quicker to build than the tiny GPT-2), as tokenizer= takes a folder."""
     from tiny import _tokenizer
