@@ -330,5 +330,5 @@ def tokens_line(records) -> str:
     if not requests:
         return ""
     counted = " + ".join(sorted(sources)) if sources else "not counted"
-    priced = f"; cost {cost:.4f} at the given price_in/price_out" if cost is not None else ""
+    priced = f"; cost {cost:.6f} at the given price_in/price_out" if cost is not None else ""
     return f"; API: {requests:,} request(s), {tokens_in:,} tokens in, {tokens_out:,} out ({counted}){priced}"
