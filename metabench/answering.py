@@ -178,3 +178,19 @@ def record(kind, section, shown: dict[str, list[str]]):
     return Answering(mode=mode, shots=shots, demonstrations={s: ids for s, ids in shown.items() if ids},
                      parser=parser, lenient=parser is not None and parser != declared,
                      prompt_source=getattr(section, "prompt_source", "") or "", section_sha256=section_sha256(section))
+
+
+def changed_section(record, task, kind) -> str | None:
+    """Why a decoder run cannot be rerun as it was: the protocol section it followed has changed since (its prompt,
+    kind or parser: the section is not in the task's config hash, its digest is in the run's ``answering``); None
+    when it is the section here, or the run recorded none."""
+    recorded = getattr(record, "answering", None)
+    key = getattr(kind, "protocol", None)
+    section = getattr(task.config.protocol, key, None) if key else None
+    if recorded is None or recorded.section_sha256 is None or section is None:
+        return None
+    if recorded.section_sha256 == section_sha256(section):
+        return None
+    return (f"the run followed another version of the task's protocol.{key} (its prompt, kind or parser changed since; "
+            f"sha256 {recorded.section_sha256[:12]} recorded, {section_sha256(section)[:12]} here), and only the "
+            "protocol as it is here is rerun")

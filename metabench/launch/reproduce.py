@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .. import environ
+from .. import answering, environ
 from ..errors import ExplainedError, MetabenchError, UnsupportedError
 from ..jobs import Job, RunOptions
 from ..models.base import Adapter
@@ -236,12 +236,15 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
     items = {str(item.id): item for item in loaded.data.test.items}
     job = Job(loaded.data.task, spec, RunOptions(limit=record.limit, progress=False))
     try:
-        adapter, _, _ = preflight(registry, job)
+        adapter, kind, _ = preflight(registry, job)
         fingerprint = adapter.fingerprint()
     except UnsupportedError as exc:  # the model the run names cannot serve its task: no such run could be made
         return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.task}' here ({exc.message})")
     except (MetabenchError, ImportError, OSError) as exc:
         return verdict(NOT_REPRODUCIBLE, f"model '{spec.text}' cannot be built here ({_message(exc)})")
+    changed = answering.changed_section(record, loaded.data.task, kind)
+    if changed:
+        return verdict(NOT_REPRODUCIBLE, changed)
     drawn = draw(table, len(table) if adapter.family in CHEAP else k, key)
     outside = [i for i in drawn if i not in items]
     if outside:
@@ -252,7 +255,7 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
         return verdict(FAILED, f"its recorded model fingerprint is not the one '{spec.text}' has (a fingerprint of "
                        "the adapter's name and arguments alone): the record names another model")
     try:
-        result = _rerun(run, adapter, loaded.data, table, drawn, items, verdict)
+        result = _rerun(run, adapter, loaded.data, answering_kind(kind, loaded.data), table, drawn, items, verdict)
     except UnsupportedError as exc:
         return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.task}' here ({exc.message})")
     except Exception as exc:  # noqa: BLE001 - a model that cannot answer here is not evidence against the run
@@ -267,11 +270,21 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
     return result
 
 
-def _rerun(run: Run, adapter, data, table: dict, drawn: list[str], items: dict, verdict) -> Reproduction:
-    kind = data.kind
+def answering_kind(kind, data):
+    """The kind the run's model answers through (`metabench.answering`: a decoder's answering kind, its ``shots``),
+    shown the task's training split as a run shows it (its few-shot pool, a tagger's vocabulary)."""
+    for role, fit in (("train", kind.fit_context), ("fewshot", kind.fit_fewshot)):
+        if data.splits.get(role) is not None:
+            fit(data.splits[role].items)
+    return kind
+
+
+def _rerun(run: Run, adapter, data, kind, table: dict, drawn: list[str], items: dict, verdict) -> Reproduction:
     chosen = [items[i] for i in drawn]
-    requests = ([kind.request(item) for item in chosen] if adapter.reads_requests(kind.request_type())
-                else [None] * len(chosen))
+    render = (lambda: [kind.request(item) for item in chosen]) if adapter.reads_requests(kind.request_type()) \
+        else (lambda: [None] * len(chosen))
+    requests = render()
+    prediction = getattr(kind, "prediction", None)  # a decoder's answer mapped into the task's form, as stored
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
     golds = dict(zip((str(item.id) for item in data.test.items), data.test.golds(kind)))
     mismatches: list[Mismatch] = []
@@ -285,7 +298,11 @@ def _rerun(run: Run, adapter, data, table: dict, drawn: list[str], items: dict, 
                                "for this task's training data and settings is cached here (a reproduction never "
                                "trains)", items=drawn, seeds=seeds)
             adapter.fit(training)
+            if getattr(kind, "reseed", None) is not None and kind.reseed(seed):
+                requests = render()  # this seed's demonstrations, as the run drew them
             answers = _answers(adapter, requests, seed)
+            if prediction is not None:
+                answers = _plain([prediction(item, answer) for item, answer in zip(chosen, answers)])
         for item, answer in zip(chosen, answers):
             row = table[str(item.id)][j]
             found = _compare(kind, item, golds[str(item.id)], row, answer)
