@@ -16,6 +16,7 @@ keyed before any data is loaded: see :mod:`metabench.job_memo`.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -61,9 +62,13 @@ def job_key(fingerprint: str, config_hash: str, data_hash: str, seed: int | str,
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def _seal(key: str, record: dict, run_name: str, blob: bytes) -> str:
+def _seal(key: str, record: dict, run_name: str, blob: bytes) -> str | None:
+    """The job memo's seal: an HMAC under the user's cache secret (`cache_seal`), so that a row rewritten in the
+    database with a matching plain digest is not served; None without a usable secret (then no memo is kept)."""
+    from . import cache_seal
+
     text = json.dumps(record, ensure_ascii=False, allow_nan=False, sort_keys=True)
-    return hashlib.sha256("\x00".join((key, text, run_name)).encode() + b"\x00" + blob).hexdigest()
+    return cache_seal.mac(f"job-memo\0{key}", "\x00".join((text, run_name)).encode() + b"\x00" + blob)
 
 
 class AnswerCache:
@@ -151,17 +156,22 @@ class AnswerCache:
                 return None
             sealed = json.loads(row[0])
             record = sealed.get("record") if isinstance(sealed, dict) else None
-            if not isinstance(record, dict) or sealed.get("sha256") != _seal(key, record, row[1], row[2]):
-                return None  # edited by hand, or written before records were sealed: computed again
+            if not isinstance(record, dict) or not isinstance(sealed.get("hmac"), str) \
+                    or not hmac.compare_digest(sealed["hmac"], _seal(key, record, row[1], row[2]) or ""):
+                return None  # edited, resealed without the secret, or sealed before the HMAC: computed again
             return record, row[1], zlib.decompress(row[2])
 
     def put_run(self, key: str, record: dict, run_name: str, lines: bytes) -> None:
-        """Remember a finished job. The record is sealed with a digest of everything served back (key, record,
-        folder name, samples): a record edited in the file is not served as the run's numbers."""
+        """Remember a finished job. The record is sealed with an HMAC (the caches' secret, `cache_seal`) of
+        everything served back (key, record, folder name, samples): a record edited in the file, and resealed by
+        anyone without the secret, is not served as the run's numbers."""
         if self._db is None:
             return
         blob = zlib.compress(lines, 1)
-        sealed = {"record": record, "sha256": _seal(key, record, run_name, blob)}
+        seal = _seal(key, record, run_name, blob)
+        if seal is None:  # no usable secret: a memo that could not be checked is not kept
+            return
+        sealed = {"record": record, "hmac": seal}
         with self._guard(), self._db:
             self._db.execute("INSERT OR REPLACE INTO runs (key, record, run_name, samples) VALUES (?, ?, ?, ?)",
                              (key, json.dumps(sealed, ensure_ascii=False, allow_nan=False), run_name, blob))

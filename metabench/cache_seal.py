@@ -61,6 +61,13 @@ def seal(purpose: str, payload: bytes) -> bytes | None:
     return MAGIC + _mac(key, purpose, payload) + payload
 
 
+def mac(purpose: str, payload: bytes) -> str | None:
+    """The hex HMAC of ``payload`` for ``purpose`` under this user's secret, or None without a usable secret: for
+    a store that keeps its own rows (the job memo, `cache.AnswerCache.put_run`) and needs only the seal."""
+    key = _secret()
+    return None if key is None else _mac(key, purpose, payload).hex()
+
+
 def unseal(purpose: str, blob: bytes) -> memoryview | None:
     """The payload of a sealed ``blob`` if its HMAC is this user's for ``purpose``, else None (never unpickle it)."""
     key = _secret()

@@ -369,7 +369,9 @@ def _paired_variants(args, runs) -> int:
         _check_variant_order(*runs)
         pairs = [(runs[0], runs[1])]
     else:
-        pairs = variant_pairs(one_per_task_and_model(runs, "compare paired-variants"))
+        candidates = one_per_task_and_model(runs, "compare paired-variants")
+        pairs = variant_pairs(candidates)
+        _name_unpaired(candidates, pairs)
     if not pairs:
         raise MetabenchError(
             f"--paired-variants: no original/paraphrase pair of one model among {len(runs)} run(s)",
@@ -381,6 +383,18 @@ def _paired_variants(args, runs) -> int:
     adjust(effects, args.correction)
     _emit(args, "paired_variants", effects, format_effects, _controls(args, pairs, paired=True))
     return 0
+
+
+def _name_unpaired(runs, pairs) -> None:
+    """Each run given that pairs with no run of its model (a third run, an original without its paraphrase) is
+    named on stderr: it is left out of every effect, and a reader should not take it for compared."""
+    from ..printable import escape
+
+    paired = {id(run) for pair in pairs for run in pair}
+    for run in runs:
+        if id(run) not in paired:
+            print(f"paired-variants: left out {escape(run.path)} ({escape(run.task)} with {escape(run.model)}): no "
+                  "original/paraphrase run of its model to pair it with", file=sys.stderr)
 
 
 def _check_variant_order(original, paraphrase) -> None:

@@ -70,7 +70,13 @@ def _open(spec, split: str):
     was_on = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
-        return _read(datasets, spec, split)
+        dataset = _read(datasets, spec, split)
+        json_text = _json_encoded_column(dataset, source["columns"])
+        if json_text is not None:  # a list's JSON among the texts: the files' own types say whether it was one
+            mixed = _types_across_files(datasets, spec)
+            if mixed is not None or json_text[3]:
+                raise mixed or _json_text_error(source, split, *json_text[:3])
+        return dataset
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - datasets raises many types for a source it cannot read (a card
@@ -124,11 +130,49 @@ def _root_cause(exc: BaseException) -> str:
     return "" if last is exc else f" (from {type(last).__name__}: {str(last)[:300]})"
 
 
+def _json_encoded_column(dataset, columns: dict) -> tuple[str, str, list[str], bool] | None:
+    """(field, column, examples, every value JSON) of a mapped text column holding a value that is the JSON text
+    of a list or an object: what ``datasets`` makes of a column holding lists in one file and strings in another
+    (that file's values come back JSON-encoded, ``'"a sentence"'`` and ``'["w"]'``, and would reach the model
+    quoted). One pass over the column; past the first value that is not JSON, only values that start with ``[``
+    or ``{`` are parsed."""
+    import json  # noqa: PLC0415
+
+    for item_field, column in columns.items():
+        feature = dataset.features.get(column)
+        if type(feature).__name__ != "Value" or getattr(feature, "dtype", None) not in ("string", "large_string"):
+            continue
+        shown, every = [], True
+        for value in dataset[column]:
+            if not isinstance(value, str):
+                continue
+            if not (every or value[:1] in ("[", "{") and len(shown) < 2):
+                continue
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                every = False
+                continue
+            every = every and isinstance(decoded, (str, list, dict))
+            if isinstance(decoded, (list, dict)) and len(shown) < 2:
+                shown.append(value[:40])
+        if shown:
+            return item_field, column, shown, every
+    return None
+
+
+def _json_text_error(source: dict, split: str, item_field: str, column: str, shown: list[str]) -> DataError:
+    return DataError(f"{source['where']}: hf_dataset '{source['path']}' split '{split}': columns.{item_field}: column "
+                     f"'{column}' mixes lists and strings, so datasets read every value as JSON text "
+                     f"({', '.join(repr(v) for v in shown)}): the texts would reach the model quoted",
+                     hint=f"make '{column}' one type in every row of every file (all text, or all lists)")
+
+
 def _cast_failed(exc: BaseException) -> bool:
     """Whether ``datasets`` failed to give a file's rows the types it had fixed for the source (pyarrow's
     ``Failed to parse string ... as a scalar of type int64``, datasets' ``CastError``)."""
     return any(type(e).__name__ in ("ArrowInvalid", "ArrowTypeError", "ArrowNotImplementedError", "CastError")
-               for e in _causes(exc))
+               or (isinstance(e, TypeError) and str(e).startswith("Couldn't cast")) for e in _causes(exc))
 
 
 def _types_across_files(datasets, spec) -> DataError | None:

@@ -96,8 +96,9 @@ def _setup(args):
 
     given = getattr(args, "xi", None)  # stats: a list or None; fidelity: one number; the other verbs: none
     for xi in given if isinstance(given, list) else [] if given is None else [given]:
-        if not 0 < xi < float("inf"):  # NaN too: phi < xi selects, so 0 selects nothing (above 1: everything)
-            raise MetabenchError(f"--xi {xi}: must be a positive number, e.g. 0.8 (the paper) or 0.5")
+        if not 0 < xi <= 1:  # NaN too: phi (in [0, 1]) < xi selects, so 0 selects nothing and above 1 all the same
+            raise MetabenchError(f"--xi {xi}: must be a number in (0, 1], e.g. 0.8 (the paper) or 0.5",
+                                 hint="phi lies in [0, 1]: a threshold of 0 selects no instance, one above 1 every one")
     if args.threads is not None:
         if not 1 <= args.threads <= MAX_THREADS:
             raise MetabenchError(f"--threads {args.threads}: must be between 1 and {MAX_THREADS}",

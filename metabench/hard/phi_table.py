@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import safe_paths
 from ..bounded_read import read_text
 from ..errors import MetabenchError
+from ..printable import escape
 
 TABLE_FILE = "hard_phi.json"
 FORMAT = "metabench-hard-phi/1"
@@ -70,6 +71,10 @@ def save_table(table: dict, out_dir: Path) -> Path:
     return path
 
 
+#: What every reader of a table takes from it (the hardness rows, the board's section), with its type.
+_FIELDS = {"label": str, "sor_model": str, "sor_steps": int, "dataset": str, "split": str}
+
+
 def load_table(path: Path) -> dict:
     """A table from its file or its folder; a clear error for anything else."""
     file = path / TABLE_FILE if path.is_dir() else path
@@ -82,6 +87,15 @@ def load_table(path: Path) -> dict:
         raise MetabenchError(f"{file}: not a readable phi table ({exc})") from None
     if not isinstance(table, dict) or table.get("format") != FORMAT or not isinstance(table.get("phi"), dict):
         raise MetabenchError(f"{file}: not a phi table (expected \"format\": \"{FORMAT}\" and a \"phi\" mapping)",
+                             hint="write one with: metabench hard vua-phi --model M --save leaderboard/runs")
+    wrong = [key for key, kind in _FIELDS.items() if not isinstance(table.get(key), kind) or isinstance(table.get(key), bool)]
+    if wrong:
+        raise MetabenchError(f"{escape(file)}: not a phi table: \"{wrong[0]}\" is {escape(repr(table.get(wrong[0]))[:80])}, "
+                             f"not {_FIELDS[wrong[0]].__name__ if isinstance(_FIELDS[wrong[0]], type) else 'a number'}",
+                             hint="write one with: metabench hard vua-phi --model M --save leaderboard/runs")
+    if table["dataset"] != "vua_verb" or table["split"] != "test":
+        raise MetabenchError(f"{escape(file)}: a phi table of {escape(table['dataset'])} {escape(table['split'])} items; "
+                             "metabench builds them for vua_verb test items only",
                              hint="write one with: metabench hard vua-phi --model M --save leaderboard/runs")
     bad = [k for k, v in table["phi"].items() if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1]
     if bad:
@@ -119,5 +133,12 @@ def cached_table(registry, model: str, sor_text: str = "", mine_text: str = "") 
         row = json.loads(line)
         if row["phi"] is not None:
             table["phi"][f"hard:{row['id']}"] = row["phi"]
+    table["datasets"] = [table["dataset"], "hard_metaphors"]
     table["path"] = str(build)
     return table
+
+
+def datasets(table: dict) -> list[str]:
+    """The datasets whose items a table holds the phi of: VUA-Verb's (a portable table), and a build's own
+    instances too (`cached_table`)."""
+    return list(table.get("datasets") or [table["dataset"]])

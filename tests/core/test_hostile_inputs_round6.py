@@ -564,3 +564,201 @@ def test_a_non_utf8_reproduce_key_is_a_clear_error(tmp_path, key):
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and "Traceback" not in err and "internal error" not in err, err
     assert "--reproduce-key" in err
+
+
+# ------------------------------------------------------------------ 9. older leftovers
+
+@pytest.mark.parametrize("reseal", ["plain-digest-as-before", "plain-digest-as-hmac", "hmac-under-another-secret"])
+def test_a_resealed_job_memo_record_is_not_served(cli, tmp_path, reseal):
+    """The memo row's seal is an HMAC under the user's secret: whoever rewrites a row cannot make it check, with
+    the old unkeyed digest or with a key of their own."""
+    import hmac
+    import os
+    import sqlite3
+    import zlib
+
+    from metabench import jobs
+
+    args = ("--tasks", "toy_cls", "--model", "majority", "--launcher", "serial", "--no-progress")
+    jobs._load_memo.cache_clear()
+    for _ in range(2):  # the first run caches the parsed items the memo key is made of; the second remembers
+        assert cli(*args, "-o", tmp_path / "first")[0] == 0
+    truth = json.loads((tmp_path / "first" / "toy_cls" / "majority" / "results.json").read_text())["metrics"]
+    db = sqlite3.connect(tmp_path / "cache" / "answers.sqlite")
+    (key, text, name, blob), = db.execute("SELECT key, record, run_name, samples FROM runs").fetchall()
+    sealed = json.loads(text)
+    assert set(sealed) == {"record", "hmac"}
+    record = sealed["record"]
+    record["metrics"]["aggregate"]["accuracy"]["mean"] = 0.999
+    body = json.dumps(record, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    if reseal == "plain-digest-as-before":
+        resealed = {"record": record, "sha256": hashlib.sha256("\x00".join((key, body, name)).encode() + b"\x00" + blob).hexdigest()}
+    elif reseal == "plain-digest-as-hmac":
+        resealed = {"record": record, "hmac": hashlib.sha256(("\x00".join((body, name))).encode() + b"\x00" + blob).hexdigest()}
+    else:
+        mac = hmac.new(os.urandom(32), f"job-memo\0{key}".encode() + b"\0", hashlib.sha256)
+        mac.update("\x00".join((body, name)).encode() + b"\x00" + blob)
+        resealed = {"record": record, "hmac": mac.hexdigest()}
+    db.execute("UPDATE runs SET record = ? WHERE key = ?", (json.dumps(resealed), key))
+    db.commit()
+    db.close()
+    assert zlib.decompress(blob)
+    assert cli(*args, "-o", tmp_path / "second")[0] == 0
+    served = json.loads((tmp_path / "second" / "toy_cls" / "majority" / "results.json").read_text())
+    assert served["metrics"] == truth and served["timings"]["cached_items"] == 0  # computed again, not the edit
+
+
+def test_an_untouched_job_memo_is_still_served(cli, tmp_path):
+    from metabench import jobs
+
+    args = ("--tasks", "toy_cls", "--model", "majority", "--launcher", "serial", "--no-progress")
+    jobs._load_memo.cache_clear()
+    for folder in ("first", "first", "second"):
+        assert cli(*args, "-o", tmp_path / folder)[0] == 0
+    served = json.loads((tmp_path / "second" / "toy_cls" / "majority" / "results.json").read_text())
+    assert served["timings"]["cached_items"] == served["n_items"]
+
+
+@pytest.mark.parametrize("xi", ["2", "1.5", "0", "-0.5", "nan", "inf"])
+@pytest.mark.parametrize("verb", ["stats", "fidelity"])
+def test_hard_xi_out_of_range_is_an_error_before_any_work(cli, monkeypatch, verb, xi):
+    from metabench.hard import build
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a build started")
+
+    monkeypatch.setattr(build, "ensure_hard", no_work)
+    monkeypatch.setattr(build, "ensure_sor", no_work)
+    code, out = cli("hard", verb, "--model", "hf:minilm-l6", "--xi", xi)
+    assert code == 2 and f"--xi {float(xi)}" in out and "(0, 1]" in out, out
+
+
+def _phi_table(tmp_path: Path, **change) -> Path:
+    table = {"format": "metabench-hard-phi/1", "label": "SOR(m), 900 steps", "sor_model": "m", "sor_steps": 900,
+             "dataset": "vua_verb", "split": "test", "phi": {"i0": 0.1, "i1": 0.9}, **change}
+    path = tmp_path / "hard_phi.json"
+    path.write_text(json.dumps(table))
+    return path
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"dataset": "moh_x"}, "a phi table of moh_x test items"),
+    ({"split": "train"}, "a phi table of vua_verb train items"),
+    ({"label": ["SOR"]}, '"label" is'),
+    ({"label": None}, '"label" is'),
+    ({"dataset": "moh\n::error::x"}, "moh\\n::error::x"),
+    ({"sor_steps": "900"}, '"sor_steps" is'),
+])
+def test_a_phi_table_for_another_dataset_or_of_another_shape_is_refused(tmp_path, change, needle):
+    from metabench.errors import MetabenchError
+    from metabench.hard.phi_table import load_table
+
+    with pytest.raises(MetabenchError) as caught:
+        load_table(_phi_table(tmp_path, **change))
+    assert needle in caught.value.message and "\n" not in caught.value.message, caught.value.message
+
+
+def test_a_phi_table_is_applied_only_to_runs_of_its_dataset_and_its_label_is_escaped(tmp_path):
+    from metabench.errors import MetabenchError
+    from metabench.hard.phi_table import load_table
+    from metabench.hard.report.hardness import format_hardness, hardness_row
+    from metabench.runs.stored import load_run
+
+    run = load_run(good_run(tmp_path / "runs" / "syn" / "a"))  # a run of the dataset 'syn'
+    table = load_table(_phi_table(tmp_path, phi={f"i{i}": 0.5 for i in range(20)}))
+    with pytest.raises(MetabenchError, match="was built for vua_verb"):
+        hardness_row(run, table)
+    table = {**table, "dataset": "syn", "label": "SOR(m)\n::error::forged\x1b[2J"}
+    text = format_hardness([hardness_row(run, table)])
+    assert not _forged_lines(text) and "\x1b" not in text and "SOR(m)\\n::error::forged" in text
+
+
+def _variant_run(path: Path, task: str) -> Path:
+    good_run(path)
+    record = json.loads((path / "results.json").read_text())
+    record["task"]["name"] = task
+    (path / "results.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+    return path
+
+
+@pytest.mark.parametrize("third", ["t_other_p", "t_original_q", "u_paraphrase_gen_p"])
+def test_paired_variants_names_an_unpaired_run_it_leaves_out(cli, tmp_path, third):
+    runs = tmp_path / "runs"
+    _variant_run(runs / "t_original_p" / "syn", "t_original_p")
+    _variant_run(runs / "t_paraphrase_gen_p" / "syn", "t_paraphrase_gen_p")
+    _variant_run(runs / third / "syn", third)
+    code, out = cli("compare", "paired-variants", runs, "--resamples", "200")
+    assert f"paired-variants: left out {runs / third / 'syn'} ({third} with syn)" in out, out
+    assert "left out " + str(runs / "t_original_p") not in out
+
+
+def _texts(prefix: str, listed: set[int] = frozenset(), n: int = 6) -> list[dict]:
+    """Rows of a json source; the rows in ``listed`` hold a list where the others hold a sentence."""
+    return [{"uid": f"{prefix}-{i}", "label": ["literal", "metaphorical"][i % 2],
+             "sentence": ["a", "list", str(i)] if i in listed else f"sentence {i} of {prefix}"} for i in range(n)]
+
+
+def _json_source_task(folder: Path, files: dict[str, list[dict]], data_files: str) -> None:
+    (folder / "data").mkdir(parents=True)
+    for name, rows in files.items():
+        (folder / "data" / name).write_text("\n".join(map(json.dumps, rows)) + "\n")
+    (folder / "mixed.yaml").write_text(
+        "task: mixed\nkind: classification\nhf_dataset:\n  path: json\n"
+        f"  data_files: {data_files}\n  columns: {{id: uid, text: sentence, label: label}}\n"
+        "splits: {train: train, test: test}\nlabels: {names: [literal, metaphorical], positive: metaphorical}\n"
+        "metrics: [accuracy]\n")
+
+
+LISTS_AMONG_STRINGS = {
+    "some-rows-of-the-test-file": ({"train.jsonl": _texts("train"), "test.jsonl": _texts("test", {2})}, "TWO"),
+    "every-row-of-the-test-file": ({"train.jsonl": _texts("train"), "test.jsonl": _texts("test", set(range(6)))}, "TWO"),
+    "every-row-of-the-train-file": ({"train.jsonl": _texts("train", set(range(6))), "test.jsonl": _texts("test")}, "TWO"),
+    "one-of-two-test-files": ({"train.jsonl": _texts("train"), "test_a.jsonl": _texts("a"),
+                               "test_b.jsonl": _texts("b", {0, 1})},
+                              "{train: data/train.jsonl, test: [data/test_a.jsonl, data/test_b.jsonl]}"),
+}
+
+
+@pytest.mark.parametrize("case", list(LISTS_AMONG_STRINGS))
+def test_a_hf_dataset_column_mixing_lists_and_strings_is_an_error_naming_it(tmp_path, monkeypatch, case):
+    """datasets reads such a column as text of JSON ('"a sentence"', '["a", "list"]') when the types differ between
+    files: every text would reach the model quoted. The job fails naming the column (and the files)."""
+    pytest.importorskip("datasets")
+    import types
+
+    from metabench import plugins
+    from metabench.hookspecs import hookimpl
+    from metabench.runner import RunOptions, run
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    files, data_files = LISTS_AMONG_STRINGS[case]
+    two = "{train: data/train.jsonl, test: data/test.jsonl}"
+    _json_source_task(tmp_path / "tasks", files, two if data_files == "TWO" else data_files)
+    module = types.ModuleType("round6_mixed_tasks")
+    module.metabench_register_tasks = hookimpl(lambda register: register(str(tmp_path / "tasks")))
+    (outcome,) = run(plugins.load(extra_plugins=(module,)), "mixed", ["majority"],
+                     RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "failed" and "column 'sentence'" in outcome.message, outcome.message
+    assert "DatasetGenerationError" not in outcome.message and "make 'sentence' one type" in outcome.message
+
+
+def test_a_text_column_of_one_type_that_looks_like_json_is_read_as_it_is(tmp_path, monkeypatch):
+    """Texts such as '[1, 2] is a list' or '"Quoted," she said' in every file: no type differs between the
+    files, so they are texts, read as they are."""
+    pytest.importorskip("datasets")
+    import types
+
+    from metabench import plugins
+    from metabench.hookspecs import hookimpl
+    from metabench.runner import RunOptions, run
+
+    monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
+    rows = [{"uid": f"t-{i}", "label": ["literal", "metaphorical"][i % 2],
+             "sentence": ["[1, 2]", '"Quoted," she said', "[sic] plain", '{"a": 1}'][i % 4]} for i in range(8)]
+    _json_source_task(tmp_path / "tasks", {"train.jsonl": rows, "test.jsonl": rows},
+                      "{train: data/train.jsonl, test: data/test.jsonl}")
+    module = types.ModuleType("round6_json_looking_tasks")
+    module.metabench_register_tasks = hookimpl(lambda register: register(str(tmp_path / "tasks")))
+    (outcome,) = run(plugins.load(extra_plugins=(module,)), "mixed", ["majority"],
+                     RunOptions(output_dir=tmp_path / "runs", progress=False))
+    assert outcome.status == "ok", outcome.message

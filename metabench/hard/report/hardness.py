@@ -13,7 +13,9 @@ the SOR model and its training steps: a breakdown by a 150-step SOR is not one b
 from __future__ import annotations
 
 from ...errors import MetabenchError
+from ...printable import escape
 from ...runs.stored import Run
+from ..phi_table import datasets
 
 
 def _one_seed(run: Run) -> tuple[int, list[dict]]:
@@ -25,13 +27,19 @@ def _one_seed(run: Run) -> tuple[int, list[dict]]:
 
 def matching_runs(runs: list[Run], table: dict) -> list[Run]:
     """The runs a table can break down: those of tasks on its dataset (VUA-Verb test)."""
-    return [r for r in runs if r.record.task.dataset == table["dataset"]]
+    return [r for r in runs if r.record.task.dataset in datasets(table)]
 
 
 def hardness_row(run: Run, table: dict, confidence: float = 0.95) -> dict:
     """One run by phi bin of one table; an error when none of its items has a phi there."""
     from ..gap import breakdown  # noqa: PLC0415
 
+    if run.record.task.dataset not in datasets(table):
+        raise MetabenchError(f"{escape(run.path)}: a run of {escape(run.record.task.dataset)}, and the phi table "
+                             f"{escape(table.get('path', ''))} was built for {escape(table['dataset'])}: its phi are "
+                             "another dataset's items'",
+                             hint=f"pass runs of a task on {escape(table['dataset'])}, or a table built for "
+                                  f"{escape(run.record.task.dataset)}")
     seed, samples = _one_seed(run)
     phi = table["phi"]
     covered = sum(s["id"] in phi for s in samples)
@@ -64,7 +72,8 @@ def format_hardness(rows: list[dict]) -> str:
     out = []
     for row in rows:
         partial = " (partial run)" if row["partial"] else ""
-        out += [f"{row['task']} · {row['model']}{partial} · seed {row['seed']} — phi of {row['phi_source']}",
+        out += [f"{escape(row['task'])} · {escape(row['model'])}{partial} · seed {row['seed']} — phi of "
+                f"{escape(row['phi_source'])}",
                 f"{row['items_with_phi']} of {row['items']} items have a phi; "
                 f"{row['confidence']:.0%} Wilson intervals", "", format_breakdown(row["bins"]), ""]
     return "\n".join(out)
