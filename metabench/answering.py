@@ -139,8 +139,9 @@ def _hint(task, ways: dict, choice: Choice, adapter) -> str:
         other = next(iter(ways))
         return f"this task answers decoders {other}: drop answer={choice.answer}, or give answer={other}"
     if ways:
-        return (f"the task's ways need what {adapter.name} cannot do here ({', '.join(ways)}); e.g. api=completions "
-                "on a server that echoes prompt logprobs scores options, hf-decoder:NAME runs both locally")
+        return (f"the task's ways need what {adapter.name} cannot do here ({', '.join(ways)}): e.g. "
+                "api=completions,tokenizer=NAME on a server that echoes prompt logprobs scores options, and "
+                "hf-decoder:NAME runs both locally (docs/tasks.md, 'Every model kind')")
     return (f"add protocol.decoder (kind: choice) or protocol.decoder_generated (kind: generation) to "
             f"{task.raw.path} (docs/tasks.md, 'Every model kind'), or choose another --model")
 

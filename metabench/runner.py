@@ -8,6 +8,7 @@ A job is one (task, model) (:class:`metabench.jobs.Job`: plain, picklable data).
 
 from __future__ import annotations
 
+import logging
 import os
 import warnings
 from pathlib import Path
@@ -41,8 +42,22 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     for spec in specs:
         check_model_spec(spec, index.registry)
     pairs = [(name, spec) for name in index.select(selection) for spec in specs]
-    return [Job(index.load(name, defer_data=True), spec, options, (number, len(pairs)))
+    jobs = [Job(index.load(name, defer_data=True), spec, options, (number, len(pairs)))
             for number, (name, spec) in enumerate(pairs, 1)]
+    _warn_superseded(jobs)
+    return jobs
+
+
+def _warn_superseded(jobs: list[Job]) -> None:
+    """One warning per deprecated task selected: the benchmark whose protocol asks its prompt now, where a
+    decoder's runs pair with every other model's (metabench.answering)."""
+    for task in {job.task.name: job.task for job in jobs}.values():
+        successor = task.config.metadata.superseded_by
+        if successor:
+            logging.getLogger("metabench").warning(
+                "task '%s' is deprecated: its prompt is now a protocol of '%s' (metabench --tasks %s --model "
+                "hf-decoder:NAME; answer=generated for the generated one), whose runs pair with every model's; "
+                "'%s' keeps working until 0.2", task.name, successor, successor, task.name)
 
 
 #: More draws per item than this is a typo (``--repeat 1000``): each draw is a full pass over the test items.

@@ -355,6 +355,10 @@ class Metadata(Strict):
     cluster: Cluster | None = Field(
         None, description="items paired tests resample together (e.g. a document's sentences); default: each item"
     )
+    superseded_by: str | None = Field(
+        None, description="a deprecated task: the benchmark whose protocol now asks its prompt (a run warns, naming "
+        "it; the task keeps working, its runs keep their folders)"
+    )
 
     def paper_views(self) -> list[PaperViewCell]:
         if self.paper_view is None:

@@ -34,6 +34,11 @@ def is_invalid(prediction) -> bool:
     return prediction == INVALID or prediction == UNREAD_INDEX
 
 
+def format_failure_rate(predictions: list) -> float:
+    """The share of stored predictions that are unread answers (verification rebuilds it from them)."""
+    return sum(map(is_invalid, predictions)) / len(predictions)
+
+
 class Answered:
     """The task's kind (``own``) answered through a prompted kind (``prompted``) in one way (``mode``)."""
 
@@ -89,7 +94,7 @@ class Answered:
     def aggregate(self, items: list, golds: list, preds: list) -> dict[str, float]:
         out = self.own.aggregate(items, golds, preds)
         if self.mode == "generated" and preds:
-            out[FORMAT_FAILURE] = sum(map(is_invalid, preds)) / len(preds)
+            out[FORMAT_FAILURE] = format_failure_rate(preds)
         return out
 
     def warn_unusable(self, items: list, preds_by_seed: dict[int, list]) -> None:

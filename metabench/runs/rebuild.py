@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from ..jobs import TaskData
+from ..kinds.answered import FORMAT_FAILURE, format_failure_rate
 from .stored import Run
 
 #: Rebuilt and recorded values may differ by float rounding only (`verify.TOLERANCE`).
@@ -28,6 +29,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
     kind, items = data.kind, data.test.items
     golds = data.test.golds(kind)
     per_seed = run.record.metrics.per_seed
+    generated = run.record.answering is not None and run.record.answering.mode == "generated"
     checked: set[str] | None = None
     for j, seed in enumerate(run.seeds):
         rows = [table[str(item.id)][j] for item in items]
@@ -35,6 +37,8 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
         try:
             wrong = _scores_problem(kind, items, golds, rows)
             rebuilt = kind.aggregate(items, golds, predictions)
+            if generated:  # a decoder's unread answers, stored in the task's form: their share is rebuilt too
+                rebuilt[FORMAT_FAILURE] = format_failure_rate(predictions)
         except Exception as exc:  # noqa: BLE001 - a prediction the task's kind cannot score is the run's fault
             return [f"the predictions at seed {seed} cannot be scored by task '{run.task}' as it is here "
                     f"({type(exc).__name__}: {exc}; fix: rerun it)"], []
