@@ -161,12 +161,12 @@ class Probe:
                 setattr(owner, name, original)
 
 
-def alternate(sides: dict, repeat: int, probe: Probe, sync=lambda: None) -> dict:
-    """Each side warmed once, then run ``repeat`` times, the order flipping each repetition; per run the wall
-    seconds, model seconds and probe counts."""
+def alternate(sides: dict, repeat: int, probe: Probe, sync=lambda: None, warm: bool = True) -> dict:
+    """Each side warmed once (``warm``), then run ``repeat`` times, the order flipping each repetition; per run the
+    wall seconds, model seconds and probe counts."""
     names = list(sides)
     runs: dict[str, list[dict]] = {name: [] for name in names}
-    for name in names:
+    for name in names if warm else ():
         sides[name]()
     for rep in range(repeat):
         for name in names if rep % 2 == 0 else reversed(names):
@@ -195,6 +195,7 @@ def _summary(runs: list[dict], requests: int, real_tokens: int) -> dict:
         "host_s_per_1000_median": 1e3 * statistics.median(r["framework_s"] - r["softmax_s"] for r in runs) / requests,
         "model_s_median": statistics.median(r["model_s"] for r in runs),
         "wall_s_median": statistics.median(r["wall_s"] for r in runs),
+        "wall_s_min": min(r["wall_s"] for r in runs),
         "forwards": last["forwards"], "syncs": last["syncs"], "host_builds": last["builds"],
         "syncs_per_batch": last["syncs"] / max(1, last["forwards"]),
         "syncs_per_1000_requests": 1e3 * last["syncs"] / requests,
@@ -206,9 +207,10 @@ def _summary(runs: list[dict], requests: int, real_tokens: int) -> dict:
 # ---------------------------------------------------------------------------------------------- choice scoring
 
 def compare_scoring(lm, contexts: list[str], options: list[tuple[str, ...]], *, repeat: int, chunk: int,
-                    timer: str = "wall") -> dict:
+                    timer: str = "wall", warm: bool = True, profile=None) -> dict:
     """metabench's runner + shared-prompt scorer against ``HFLM.loglikelihood`` on the loaded ``lm``, the same
-    (context, options) lists in the same order; returns both sides' summaries, their agreement and the ratios."""
+    (context, options) lists in the same order; returns both sides' summaries, their agreement and the ratios.
+    ``profile(side, run)``, if given, is called once per side after the timed runs (the GPU check profiles there)."""
     from lm_eval.api.instance import Instance
 
     from metabench.cache import AnswerCache
@@ -240,7 +242,9 @@ def compare_scoring(lm, contexts: list[str], options: list[tuple[str, ...]], *, 
 
     sync = (lambda: __import__("torch").cuda.synchronize()) if timer == "cuda" else (lambda: None)
     probe = Probe(lm.model, timer)
-    runs = alternate({"metabench": metabench, "lm_eval": lm_eval}, repeat, probe, sync)
+    runs = alternate({"metabench": metabench, "lm_eval": lm_eval}, repeat, probe, sync, warm)
+    for name, run in (("metabench", metabench), ("lm_eval", lm_eval)) if profile is not None else ():
+        profile(name, run)
     tokens = forwarded_tokens(lm, contexts, options)
     ours = _summary(runs["metabench"], n_requests, tokens["tokens_shared_prompt"])
     theirs = _summary(runs["lm_eval"], n_requests, tokens["tokens_lm_eval"])

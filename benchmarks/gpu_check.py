@@ -7,15 +7,16 @@ travel: timings and the agreement of two scorers are real with random weights, a
 =====================  ========================================================  ======================================
 path                   metabench                                                 yardstick (same card, same call)
 =====================  ========================================================  ======================================
-``scoring_one_token``  ``hf-decoder`` (1B shape, bf16, batch 64) on MUNCH word   lm-eval's CLI (``--model hf``) on the
-                       judgement, 1,492 items × 4 one-token options              exported task; and lm-eval's HFLM
-                                                                                 scoring the same requests in-process
+``scoring_one_token``  ``hf-decoder`` (1B shape, bf16, batch 64) on MUNCH word   lm-eval's HFLM scoring the same
+                       judgement, 1,492 items × 4 one-token options              requests in the same process on the
+                                                                                 same model (:data:`FAIRNESS`); lm-eval's
+                                                                                 CLI on the exported task (context)
 ``scoring_multi``      the same on Fig-QA endings (multi-token options)          the same
-``encoder_bf16``       ``hf:`` MiniLM-L6 shape fine-tuned on ``vua18_seq``,      the same run in float32
-                       1 epoch, ``dtype=bfloat16``
+``encoder_bf16``       ``hf:`` MiniLM-L6 shape fine-tuned on ``vua18_seq``,      the same run in float32; one step at
+                       1 epoch, ``dtype=bfloat16``                               a busy batch, float32 and bf16
 ``tagger``             ``hf-decoder:…,finetune=true`` (SmolLM2 shape, LoRA):     the target (60 s); the grammar's cost
                        1,000 training sentences, 1 epoch + 1,000 constrained     per step against an unconstrained
-                       decodes of Meta4XNLI EN                                   ``generate`` (bench_grammar_overhead)
+                       decodes of Meta4XNLI EN, capped at the gold length        ``generate`` (bench_grammar_overhead)
 ``first_gpu_work``     the phases before the first forward pass of the           —
                        scoring run (``timings``: model hash, load), cold and
                        warm hash memo
@@ -24,7 +25,8 @@ path                   metabench                                                
 =====================  ========================================================  ======================================
 
 Each path runs on its own: one that fails records its error and the others still run, and the JSON is
-rewritten after every path, so a call cut off by its time limit keeps what it measured. ``--cpu-smoke`` runs
+rewritten after every path, so a call cut off by its time limit keeps what it measured; the profiler's summaries
+go to ``gpu_check_profile.txt`` beside it. :data:`FAIRNESS` says what keeps each comparison fair. ``--cpu-smoke`` runs
 every path on the CPU with tiny shapes and small limits (what CI exercises); ``--dry-run`` prints the plan and
 checks that what it needs is there. ``--pack DIR`` (called by ``gpu_pack.sh``) writes the shapes' files and the
 ``--tasks core`` workload into DIR.
@@ -70,11 +72,27 @@ TINY_ENCODER = {"num_hidden_layers": 1, "hidden_size": 32, "intermediate_size": 
 SIZES = {
     "gpu": {"munch": 1492, "figqa": 1094, "encoder_train": None, "tagger_train": 1000, "tagger_test": 1000,
             "grammar_sentences": 256, "probe_train": 128, "probe_test": 64, "probe_scoring": 200, "batch": 64,
-            "encoder_repetitions": 2},
+            "encoder_repetitions": 3, "repeat": 3, "encoder_probe_batch": 256, "encoder_probe_tokens": 128,
+            "encoder_probe_steps": 10},
     "cpu-smoke": {"munch": 8, "figqa": 6, "encoder_train": 32, "tagger_train": 16, "tagger_test": 8,
                   "grammar_sentences": 8, "probe_train": 8, "probe_test": 4, "probe_scoring": 6, "batch": 4,
-                  "encoder_repetitions": 1},
+                  "encoder_repetitions": 1, "repeat": 3, "encoder_probe_batch": 4, "encoder_probe_tokens": 16,
+                  "encoder_probe_steps": 2},
 }
+#: What keeps the comparisons fair (printed by --dry-run, recorded in the JSON): see docs/gpu.md, "Fairness".
+FAIRNESS = {
+    "scoring": "both sides in one process on one HFLM loaded from the saved safetensors folder, the same requests in "
+               "the same order, each warmed once, then alternated (the order flips every repetition) `repeat` times; "
+               "min and median; CUDA events around every model forward split model time from framework time",
+    "profile": "torch.profiler over one more run of each side: top ops by device time and the GPU idle share "
+               "(1 - kernel time / the side's median wall time), written to gpu_check_profile.txt beside the JSON",
+    "tagger": "decoding capped at the longest gold tagged copy of the test sentences (max_new_tokens=K, named in "
+              "decode_cap): random weights would write to the grammar's longest output, several times a real tagger's",
+    "encoder": "fp32 and bf16 runs alternated `encoder_repetitions` times (min and median step), and a step probe at "
+               "a batch that keeps the GPU busy (encoder_probe_batch x encoder_probe_tokens), alternated `repeat` times",
+    "models": "every model is saved with save_pretrained (safetensors) and loaded from that folder, as a user's is",
+}
+PROFILE_FILE = "gpu_check_profile.txt"
 TAGGER_TASK = "m4x_det_en_mono_decoder"
 T12_EPOCHS = 30  # Meta4XNLI's decoder recipe (tasks/meta4xnli/detection/_decoder_finetune.yaml)
 
@@ -149,8 +167,12 @@ def build_shape(name: str, sources: dict[str, Path], out: Path, device: str, tin
     del model
     if device == "cuda":
         torch.cuda.empty_cache()
+    weights = sorted(path.name for path in out.glob("*.safetensors"))
+    if not weights:  # every path loads from this folder as a user's model loads: safetensors, not a fresh init
+        raise RuntimeError(f"{out}: save_pretrained wrote no .safetensors file")
     return {"parameters": parameters, "build_s": round(time.perf_counter() - started, 2), "dtype": str(dtype),
-            "vocab": config.vocab_size, "layers": config.num_hidden_layers, "hidden": config.hidden_size}
+            "vocab": config.vocab_size, "layers": config.num_hidden_layers, "hidden": config.hidden_size,
+            "weights": weights}
 
 
 # ---------------------------------------------------------------------------------------------- runs
@@ -167,32 +189,6 @@ def metabench_run(task: str, model: str, out: Path, env: dict, *extra: str) -> t
     return json.loads(Path(results).read_text()), wall
 
 
-def lmeval_inprocess(folder: Path, samples_file: Path, device: str, dtype: str, batch: int) -> dict:
-    """lm-eval's HFLM scoring exactly the (context, continuation) pairs its CLI scored, timed around the call."""
-    from lm_eval.api.instance import Instance
-    from lm_eval.models.huggingface import HFLM
-
-    pairs = []
-    for line in open(samples_file, encoding="utf-8"):
-        row = json.loads(line)
-        arguments = row["arguments"]  # {"gen_args_0": {"arg_0": context, "arg_1": continuation}, ...}
-        pairs += [(a["arg_0"], a["arg_1"]) for a in (arguments.values() if isinstance(arguments, dict) else arguments)]
-    lm = HFLM(pretrained=str(folder), device=device, dtype=dtype, batch_size=batch)
-    requests = [Instance(request_type="loglikelihood", doc={}, arguments=pair, idx=i) for i, pair in enumerate(pairs)]
-    started = time.perf_counter()
-    lm.loglikelihood(requests[: min(len(requests), batch)], disable_tqdm=True)  # warm-up (kernels, allocator)
-    _sync(device)
-    warmup = time.perf_counter() - started
-    started = time.perf_counter()
-    lm.loglikelihood(requests, disable_tqdm=True)
-    _sync(device)
-    seconds = time.perf_counter() - started
-    del lm
-    # metabench's predict_s includes its process's first batch; "with_warmup" charges HFLM its first batch too
-    return {"requests": len(requests), "seconds": seconds, "requests_per_s": len(requests) / seconds,
-            "warmup_seconds": warmup, "requests_per_s_with_warmup": len(requests) / (seconds + warmup)}
-
-
 def _sync(device: str) -> None:
     import torch
 
@@ -201,7 +197,9 @@ def _sync(device: str) -> None:
 
 
 def scoring(task: str, limit: int, folder: Path, ctx) -> dict:
-    """metabench against lm-eval on one choice task (bench_decoder_vs_lmeval's run, on this device)."""
+    """metabench against lm-eval on one choice task: in one process on one loaded model, fairly
+    (:func:`fair_scoring`, the figures the targets read), and end to end as two fresh CLI processes each
+    (bench_decoder_vs_lmeval's run: context, start-up and loading included)."""
     from bench_decoder_vs_lmeval import run_task
 
     args = SimpleNamespace(batch_size=ctx.sizes["batch"], share_prompt="true", repeat=1, device=ctx.device,
@@ -212,29 +210,97 @@ def scoring(task: str, limit: int, folder: Path, ctx) -> dict:
     summary = run_task(task, limit, folder, args, work, ctx.env)
     (results,) = glob.glob(str(work / "runs0" / task / "*" / "results.json"))
     timings = json.loads(Path(results).read_text())["timings"]
-    (samples,) = glob.glob(str(work / "lmeval0" / "**" / f"samples_{task}_*.jsonl"), recursive=True)
-    inprocess = lmeval_inprocess(folder, Path(samples), ctx.device, ctx.dtype, ctx.sizes["batch"])
-    requests = summary["options_compared"]
-    ours = requests / timings["predict_s"]
+    fair = fair_scoring(task, limit, folder, ctx)
     return {
-        **{k: summary[k] for k in ("items", "options_compared", "same_argmax", "max_abs_loglikelihood_diff",
-                                   "mean_abs_loglikelihood_diff", "seconds_metabench", "seconds_lm_eval")},
-        "timings": timings, "metabench_requests_per_s": ours, "lm_eval_hflm": inprocess,
-        "ratio_requests_per_s": ours / inprocess["requests_per_s"],
-        "ratio_requests_per_s_with_warmup": ours / inprocess["requests_per_s_with_warmup"],
+        **{k: summary[k] for k in ("items", "options_compared", "seconds_metabench", "seconds_lm_eval")},
+        "end_to_end": {k: summary[k] for k in ("same_argmax", "max_abs_loglikelihood_diff", "mean_abs_loglikelihood_diff")},
+        "timings": timings, "fair": fair,
+        "same_argmax": fair["same_argmax"], "max_abs_loglikelihood_diff": fair["max_abs_loglikelihood_diff"],
+        "max_abs_loglikelihood_diff_softmax_float32": fair["max_abs_loglikelihood_diff_softmax_float32"],
+        "lm_eval_hflm": {"requests": fair["requests"], "wall_s_median": fair["lm_eval"]["wall_s_median"],
+                         "wall_s_min": fair["lm_eval"]["wall_s_min"]},
+        "ratio_requests_per_s": fair["lm_eval"]["wall_s_median"] / fair["metabench"]["wall_s_median"],
+        "ratio_requests_per_s_min": fair["lm_eval"]["wall_s_min"] / fair["metabench"]["wall_s_min"],
+        "ratio_framework": fair["ratio_framework_median"],
+        "gpu_idle_share": {side: fair[side].get("gpu_idle_share") for side in ("metabench", "lm_eval")},
         "ratio_end_to_end": summary["seconds_lm_eval"][0] / summary["seconds_metabench"][0],
     }
 
 
+def fair_scoring(task: str, limit: int, folder: Path, ctx) -> dict:
+    """Both scorers on one HFLM loaded from ``folder`` (safetensors), the task's first ``limit`` items as the
+    runner renders them, in the same order: warmed, alternated ``repeat`` times (min, median), forwards timed by
+    CUDA events (:func:`bench_decoder_overhead.compare_scoring`); then one profiled run of each side, and the
+    agreement once more with lm-eval's ``softmax_dtype=float32``."""
+    import torch
+    from bench_decoder_overhead import compare_scoring
+    from lm_eval.models.huggingface import HFLM
+
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import prepare
+    from metabench.models.hf_decoder import HFDecoder
+    from metabench.plugins import default_registry
+
+    registry = default_registry()
+    data = prepare(registry, TaskIndex(registry).load(task), limit=limit)
+    requests = [data.kind.request(item) for item in data.test.items]
+    lm = HFLM(pretrained=str(folder), device=ctx.device, dtype=ctx.dtype, batch_size=ctx.sizes["batch"])
+    renderer = HFDecoder({"pretrained": str(folder)})
+    renderer._lm = lm  # the contexts as the runner sends them (chat template as the task says)
+    contexts = [renderer.context(r.context, r) for r in requests]
+    options = [tuple(r.options) for r in requests]
+    profiled: dict[str, object] = {}
+    out = compare_scoring(lm, contexts, options, repeat=ctx.sizes["repeat"], chunk=64,
+                          timer="cuda" if ctx.device == "cuda" else "wall",
+                          profile=lambda side, run: profiled.__setitem__(side, profile_run(run, ctx.device)))
+    sections = []
+    for side in ("metabench", "lm_eval"):
+        table, kernel_s = profiled[side]
+        wall = out[side]["wall_s_median"]
+        out[side]["gpu_kernel_s"] = kernel_s
+        out[side]["gpu_idle_share"] = None if kernel_s is None else max(0.0, 1 - kernel_s / wall)
+        sections.append(f"== {task}: {side} ({out['requests']} requests, median wall {wall:.3f} s, GPU kernels "
+                        f"{'—' if kernel_s is None else f'{kernel_s:.3f} s'})\n{table}")
+    ctx.profiles.append("\n\n".join(sections))
+    lm.softmax_dtype = torch.float32  # the agreement the <= 1e-2 target reads: lm-eval's switch on both sides
+    again = compare_scoring(lm, contexts, options, repeat=1, chunk=64, timer="wall", warm=False)
+    out["max_abs_loglikelihood_diff_softmax_float32"] = again["max_abs_loglikelihood_diff"]
+    out["fairness"] = FAIRNESS["scoring"]
+    del lm
+    if ctx.device == "cuda":
+        torch.cuda.empty_cache()
+    return out
+
+
+def profile_run(run, device: str) -> tuple[str, float | None]:
+    """``run()`` under torch.profiler: its top ops (by device time on a GPU, CPU time otherwise) and the seconds
+    of device kernels it launched (None on the CPU)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    with profile(activities=activities) as prof:
+        run()
+        _sync(device)
+    averages = prof.key_averages()
+    if device != "cuda":
+        return averages.table(sort_by="self_cpu_time_total", row_limit=15), None
+    field = "self_device_time_total" if hasattr(averages[0], "self_device_time_total") else "self_cuda_time_total"
+    kernel_us = sum(getattr(event, field) for event in averages)
+    return averages.table(sort_by=field, row_limit=15), kernel_us / 1e6
+
+
 def encoder_bf16(folder: Path, ctx) -> dict:
-    """float32 and bf16 autocast runs alternated (fp32, bf16, fp32, bf16 on a GPU), each in its own process, so a
-    one-time cost of the first process of a dtype (kernels loaded or compiled on first use) shows as the gap
-    between its two repetitions instead of being read as the step time; the speed-up compares the faster
-    repetition of each. The first GPU run (2026-11-28) timed one of each and found bf16 7× slower per step."""
+    """float32 and bf16 autocast runs alternated (fp32, bf16, bf16, fp32, ...: the order flips every repetition),
+    each in its own process, so a one-time cost of a dtype's first process shows as the spread between its
+    repetitions instead of being read as the step time; the speed-up compares the fastest repetition of each (the
+    median beside it). The task's batch may be too small to keep a GPU busy, so :func:`encoder_step_probe` times
+    the same model's training step at a batch that does; ``reason`` says which explains a bf16 loss."""
+    import statistics
+
     budget = f",max_train={ctx.sizes['encoder_train']}" if ctx.sizes["encoder_train"] else ""
     out = {"float32": [], "bfloat16": []}
     for repetition in range(ctx.sizes["encoder_repetitions"]):
-        for dtype in ("float32", "bfloat16"):
+        for dtype in ("float32", "bfloat16") if repetition % 2 == 0 else ("bfloat16", "float32"):
             model = f"hf:{folder},epochs=1,device={ctx.device},dtype={dtype}{budget}"
             results, wall = metabench_run("vua18_seq", model, ctx.work / f"encoder-{dtype}-{repetition}", ctx.env,
                                           "--seeds", "1", "--no-cache", *ctx.limit_args)
@@ -246,23 +312,109 @@ def encoder_bf16(folder: Path, ctx) -> dict:
                                "f1": results["metrics"]["aggregate"][metric]["mean"],
                                "compute_dtype": results["model"]["info"].get("dtype")})
     fastest = {dtype: min(runs, key=lambda r: r["step_ms"]) for dtype, runs in out.items()}
+    median = {dtype: statistics.median(r["step_ms"] for r in runs) for dtype, runs in out.items()}
     out["step_speedup_bf16"] = (fastest["float32"]["step_ms"] / fastest["bfloat16"]["step_ms"]
                                 if fastest["bfloat16"]["step_ms"] else None)
+    out["step_speedup_bf16_median"] = median["float32"] / median["bfloat16"] if median["bfloat16"] else None
     out["f1"] = {dtype: runs[0]["f1"] for dtype, runs in out.items() if isinstance(runs, list)}
+    probe = encoder_step_probe(folder, ctx)
+    out["busy_batch_probe"] = probe
+    run_gain, busy_gain = out["step_speedup_bf16"], probe["speedup_bf16"]
+    if run_gain is not None and run_gain < 1:
+        out["reason"] = ("bf16 loses at the task's batch but wins at a busy batch: the run's steps are too small to "
+                         "keep the GPU busy, so autocast's extra casts and kernel launches cost more than the "
+                         "faster matrix products save" if busy_gain >= 1 else
+                         "bf16 loses at a busy batch too: autocast's casts cost more than the matrix products save "
+                         "at this model's width (see the profile's top ops)")
+    out["fairness"] = FAIRNESS["encoder"]
     return out
 
 
+def encoder_step_probe(folder: Path, ctx) -> dict:
+    """One training step (forward, backward, AdamW) of the encoder shape with a token-classification head, at
+    ``encoder_probe_batch`` sentences of ``encoder_probe_tokens`` tokens: float32 against bf16 autocast, on the
+    model loaded from its safetensors folder, warmed, alternated ``repeat`` times; CUDA events time the steps."""
+    import statistics
+
+    import torch
+    from transformers import AutoModelForTokenClassification
+
+    batch, tokens, steps = (ctx.sizes[k] for k in ("encoder_probe_batch", "encoder_probe_tokens", "encoder_probe_steps"))
+    model = AutoModelForTokenClassification.from_pretrained(str(folder), num_labels=3).to(ctx.device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    ids = torch.randint(1000, 2000, (batch, tokens), device=ctx.device)
+    labels = torch.randint(0, 3, (batch, tokens), device=ctx.device)
+
+    def step_ms(dtype) -> float:
+        def one():
+            with torch.autocast(device_type=ctx.device, dtype=torch.bfloat16, enabled=dtype == "bfloat16"):
+                loss = model(input_ids=ids, labels=labels).loss
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        one()  # warm: this dtype's kernels chosen before timing
+        if ctx.device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(steps):
+                one()
+            end.record()
+            torch.cuda.synchronize()
+            return start.elapsed_time(end) / steps
+        started = time.perf_counter()
+        for _ in range(steps):
+            one()
+        return 1e3 * (time.perf_counter() - started) / steps
+
+    runs: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    for repetition in range(ctx.sizes["repeat"]):
+        for dtype in ("float32", "bfloat16") if repetition % 2 == 0 else ("bfloat16", "float32"):
+            runs[dtype].append(step_ms(dtype))
+    del model, optimizer
+    return {"batch": batch, "tokens": tokens, "steps_per_repetition": steps,
+            **{f"{dtype}_step_ms": {"min": min(v), "median": statistics.median(v)} for dtype, v in runs.items()},
+            "speedup_bf16": min(runs["float32"]) / min(runs["bfloat16"])}
+
+
 def tagger(folder: Path, ctx, train: int, test: int, batch: int) -> dict:
+    """The LoRA tagger through metabench, its decoding capped at the longest gold tagged copy of the test
+    sentences (:func:`gold_decode_cap`): random weights never choose eos early and would decode to the grammar's
+    longest output, several times a real tagger's work (the first run's ``outputs.generated_tokens``)."""
+    cap = gold_decode_cap(folder, test)
     model = (f"hf-decoder:{folder},finetune=true,device={ctx.device},batch_size={batch},max_train={train},"
-             "epochs=1,lr=2e-4")
+             f"epochs=1,lr=2e-4,max_new_tokens={cap['max_new_tokens']}")
     results, wall = metabench_run(TAGGER_TASK, model, ctx.work / f"tagger-{folder.name}", ctx.env, "--no-cache",
                                   "--limit", str(test))
     info = results["model"]["info"]
     fit = next(iter(info["checkpoints"].values()))
+    outputs = info.get("outputs") or {}
+    predict_s = results["timings"]["predict_s"]
     return {"wall_s": wall, "train_sentences": fit.get("train_examples"), "test_sentences": results["n_items"],
-            "fit_s": results["timings"]["fit_s"], "train_s": fit.get("train_s"), "predict_s": results["timings"]["predict_s"],
-            "timings": results["timings"], "dtype": info.get("dtype"), "outputs": info.get("outputs"),
-            "span_f1": results["metrics"]["aggregate"].get("span_f1", {}).get("mean")}
+            "fit_s": results["timings"]["fit_s"], "train_s": fit.get("train_s"), "predict_s": predict_s,
+            "timings": results["timings"], "dtype": info.get("dtype"), "outputs": outputs, "decode_cap": cap,
+            "generated_tokens_per_s": outputs.get("generated_tokens", 0) / predict_s if predict_s else None,
+            "span_f1": results["metrics"]["aggregate"].get("span_f1", {}).get("mean"),
+            "fairness": FAIRNESS["tagger"]}
+
+
+def gold_decode_cap(folder: Path, test: int) -> dict:
+    """``max_new_tokens`` for the tagger: the most ids any of the first ``test`` test sentences' gold tagged copy
+    has (the model's tokenizer, the task's tags and pieces, eos included), and the gold copies' mean beside it."""
+    from metabench.config.index import TaskIndex
+    from metabench.jobs import prepare
+    from metabench.models.decoder_tagger import DecoderTagger
+    from metabench.plugins import default_registry
+
+    registry = default_registry()
+    task = TaskIndex(registry).load(TAGGER_TASK)
+    data = prepare(registry, task, limit=test)
+    adapter = DecoderTagger({"pretrained": str(folder), "finetune": "true"}, registry=registry)
+    adapter._protocol = task.config.protocol.decoder_finetune  # what fit() sets from the task
+    adapter.tokenizer = adapter._load_tokenizer()
+    golds = data.test.golds(data.kind)
+    lengths = [len(adapter._grammar(data.kind.request(item)).target(gold)) for item, gold in zip(data.test.items, golds)]
+    return {"max_new_tokens": max(lengths), "gold_mean_tokens": sum(lengths) / len(lengths), "sentences": len(lengths),
+            "rule": "the longest gold tagged copy of the decoded test sentences, in the model's tokens, eos included"}
 
 
 def grammar_overhead(folder: Path, ctx) -> dict:
@@ -472,6 +624,7 @@ def dry_run(report: dict, paths, carry: Path | None, ctx) -> int:
     if carry is not None and not (carry / "shapes").is_dir():
         missing.append(f"shapes ({carry / 'shapes'})")
     print(json.dumps({"mode": report["mode"], "environment": report["environment"], "sizes": ctx.sizes,
+                      "fairness": FAIRNESS, "outputs": ["gpu_check.json", PROFILE_FILE],
                       "shapes": list(SHAPES), "paths": [name for name, _ in paths], "carry": str(carry),
                       "data": str(data), "core_workload": bool(ctx.core), "missing": missing}, indent=2))
     print("gpu_check: dry run: nothing built or run" + (f"; missing: {', '.join(missing)}" if missing else "; all present"))
@@ -489,9 +642,9 @@ def selected(paths: list[tuple[str, callable]], only: list[str] | None) -> list[
 
 def output_file(out: Path) -> Path:
     """``--out``/gpu_check.json, checked before anything runs: ``--out`` must be a folder (or absent) and the
-    JSON's name a file (or absent), neither a symlink, so the report lands where it says it does."""
+    JSON's and the profile's names files (or absent), none a symlink, so the report lands where it says it does."""
     target = out / "gpu_check.json"
-    for path, folder in ((out, True), (target, False)):
+    for path, folder in ((out, True), (target, False), (out / PROFILE_FILE, False)):
         if path.is_symlink() or (path.exists() and path.is_dir() != folder):
             found = "a symlink" if path.is_symlink() else "a folder" if path.is_dir() else "a file"
             raise MetabenchError(f"--out {out}: {path} is {found}, not {'a folder' if folder else 'a file'}",
@@ -523,6 +676,7 @@ def main(argv=None) -> int:
     mode_name = "cpu-smoke" if args.cpu_smoke else "gpu"
     ctx = SimpleNamespace(device=device, dtype="bfloat16" if device == "cuda" else "float32", sizes=SIZES[mode_name],
                           work=Path(os.environ.get("GPU_CHECK_WORK", "/tmp/metabench-gpu-check-work")), models={},
+                          profiles=[],
                           core=json.loads((carry / "core.json").read_text()) if carry and (carry / "core.json").exists() else None)
     ctx.limit_args = ["--limit", "16"] if args.cpu_smoke else []
     ctx.env = {**os.environ, "METABENCH_CACHE_DIR": str(ctx.work / "cache"), "HF_HUB_OFFLINE": "1",
@@ -537,7 +691,8 @@ def main(argv=None) -> int:
     except MetabenchError as exc:
         print(f"gpu_check: {exc}", file=sys.stderr)
         return 2
-    report = {"mode": mode_name, "environment": environment(device), "sizes": ctx.sizes, "shapes": {}, "paths": {}}
+    report = {"mode": mode_name, "environment": environment(device), "sizes": ctx.sizes, "fairness": FAIRNESS,
+              "shapes": {}, "paths": {}}
     if args.dry_run:
         return dry_run(report, paths, carry, ctx)
     try:
@@ -560,6 +715,8 @@ def main(argv=None) -> int:
                                      "traceback": traceback.format_exc()[-4000:]}
         report["paths"][name]["path_s"] = round(time.perf_counter() - started, 2)
         target.write_text(json.dumps(report, indent=2, default=str) + "\n")
+        if ctx.profiles:  # the profiler's summaries, beside the JSON (commit both)
+            (args.out / PROFILE_FILE).write_text("\n\n".join(ctx.profiles) + "\n")
         print(f"gpu_check: {name}: {'ok' if report['paths'][name]['ok'] else report['paths'][name]['error'][:300]} "
               f"({report['paths'][name]['path_s']} s)", flush=True)
     print(f"gpu_check: wrote {target}")

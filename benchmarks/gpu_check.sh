@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check, offline: every GPU path of metabench beside its plain-library yardstick on one card, in one call
-# (benchmarks/gpu_check.py says what runs). Writes $OUT/gpu_check.json (default /tmp/metabench-gpu-check).
+# (benchmarks/gpu_check.py says what runs). Writes $OUT/gpu_check.json and, beside it, the profiler's summary
+# $OUT/gpu_check_profile.txt (default /tmp/metabench-gpu-check); docs/gpu.md 'Fairness' says how both sides are timed.
 #
 #   bash benchmarks/gpu_pack.sh                 # here first: wheels, data, shapes into .gpu-carry/ (fits 64 MiB?)
 #   bash benchmarks/gpu_check.sh                # on the GPU machine, with .gpu-carry/ carried beside the tree
