@@ -308,9 +308,9 @@ def test_a_missing_extra_names_the_extra(cli, tmp_path, core_only, command, need
 @pytest.mark.parametrize("args, message", [
     (["train", "--threads", "0"], "--threads 0: must be between 1 and 1024"),
     (["mine", "--threads", "-2"], "--threads -2: must be between 1 and 1024"),
-    (["stats", "--xi", "nan"], "--xi nan: must be a positive number"),
-    (["stats", "--xi", "0.8", "--xi", "-5"], "--xi -5.0: must be a positive number"),
-    (["fidelity", "--xi", "0"], "--xi 0.0: must be a positive number"),
+    (["stats", "--xi", "nan"], "--xi nan: must be a number in (0, 1]"),
+    (["stats", "--xi", "0.8", "--xi", "-5"], "--xi -5.0: must be a number in (0, 1]"),
+    (["fidelity", "--xi", "0"], "--xi 0.0: must be a number in (0, 1]"),
     (["train", "--sor", "steps=99999999999"], "SOR settings: steps at most 1,000,000"),
     (["train", "--sor", "lr=nan"], "SOR settings tau and lr must be positive numbers"),
     (["train", "--sor", "steps=5,steps=6"], "SOR setting steps is given twice"),
