@@ -79,11 +79,11 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
     if workers < 1:
         raise MetabenchError(f"--workers {workers}: at least one worker is needed", hint="e.g. --workers 2")
     with progress.run_style(options.progress_style), progress.meter(len(jobs), "run", "job", leave=True) as bar:
-        return run_jobs(registry, jobs, options.use_cache, workers, done=bar.update)
+        return run_jobs(registry, jobs, options.use_cache, workers, done=lambda done: progress.count_jobs(bar, done))
 
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int, done=None) -> list:
-    """``done(n)``: called with the number of jobs of each batch that comes back (a progress meter)."""
+    """``done(outcomes)``: called with the outcomes of each batch that comes back (a progress meter)."""
     queue = batches(jobs, list(range(len(jobs))), workers, registry)
     outcomes: list = [None] * len(jobs)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
@@ -93,7 +93,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int,
         open_answers(cache_path).close()
     for _ in range(MAX_RETRIES + 1):
         queue = _run_pool(context, registry if method == "fork" else None, jobs, queue, cache_path,
-                          min(workers, len(queue)), outcomes, done or (lambda n: None))
+                          min(workers, len(queue)), outcomes, done or (lambda finished: None))
         if not queue:
             break
     else:
@@ -122,7 +122,7 @@ def _run_pool(context, registry, jobs, queue, cache_path, workers, outcomes, ret
                     lost.append(numbers)
                     continue
                 collect(outcomes, jobs, numbers, computed)
-                returned(len(numbers))
+                returned([outcomes[n] for n in numbers])
     return sorted(lost, key=len, reverse=True)
 
 

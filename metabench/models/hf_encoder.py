@@ -28,6 +28,7 @@ labels. The training loop itself (optimiser, schedule, seeds, selection, resume)
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import hashlib
@@ -519,7 +520,8 @@ class HFEncoder(Adapter):
         """Hook for tests (simulating an interrupt after an epoch)."""
 
     def _validate(self, training, select) -> dict[str, float]:
-        preds, loss = self._predict_requests(training.validation_requests, golds=training.validation_golds if select == "loss" else None)
+        preds, loss = self._predict_requests(training.validation_requests, shown="scoring the validation split",
+                                             golds=training.validation_golds if select == "loss" else None)
         scores: dict[str, float] = {}
         if loss is not None:
             scores["loss"] = loss
@@ -571,9 +573,13 @@ class HFEncoder(Adapter):
             batch["labels"] = torch.tensor(labels, dtype=torch.long, device=self.device)
         return batch
 
-    def _forward(self, features: list[dict], head: str, with_labels: bool = False):
-        """Predicted label ids per feature (per position for tokens), and the summed loss if labels are given."""
+    def _forward(self, features: list[dict], head: str, with_labels: bool = False, shown: str | None = None):
+        """Predicted label ids per feature (per position for tokens), and the summed loss if labels are given.
+        ``shown``: a progress meter of the inputs under that name (the validation split scored after an epoch
+        takes minutes, and a run's log must say how far it has come)."""
         import torch
+
+        from .. import progress
 
         order = sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
         out: list = [None] * len(features)
@@ -582,7 +588,8 @@ class HFEncoder(Adapter):
         model = self.model
         was_training = model.training
         model.eval()
-        with torch.inference_mode(), self._autocast(training=False):
+        meter = progress.meter(len(order), shown, "input", bars=False) if shown else None
+        with torch.inference_mode(), self._autocast(training=False), (meter or contextlib.nullcontext()):
             for start in range(0, len(order), size):
                 chunk = order[start : start + size]
                 batch = self._collate([features[i] for i in chunk], head, with_labels)
@@ -594,17 +601,21 @@ class HFEncoder(Adapter):
                 argmax = result.logits.argmax(dim=-1).tolist()
                 for i, pred in zip(chunk, argmax):
                     out[i] = pred
+                if meter is not None:
+                    meter.update(len(chunk))
         if was_training:
             model.train()
         return out, (loss_sum / loss_n if loss_n else None)
 
-    def _predict_requests(self, requests: list, golds: list | None = None, count: bool = False):
-        """Predictions for ``requests`` (and the mean loss when ``golds`` are given); ``count``: record input facts."""
+    def _predict_requests(self, requests: list, golds: list | None = None, count: bool = False,
+                          shown: str | None = None):
+        """Predictions for ``requests`` (and the mean loss when ``golds`` are given); ``count``: record input facts;
+        ``shown``: a progress meter's name (:meth:`_forward`)."""
         if self._head == "token":
-            return self._predict_tokens(requests, golds, count)
-        return self._predict_sequences(requests, golds, count)
+            return self._predict_tokens(requests, golds, count, shown)
+        return self._predict_sequences(requests, golds, count, shown)
 
-    def _predict_tokens(self, requests: list, golds: list | None, count: bool):
+    def _predict_tokens(self, requests: list, golds: list | None, count: bool, shown: str | None = None):
         """One label per word: sentences longer than the model are split into overlapping windows."""
         label_ids = {label: i for i, label in enumerate(self._labels)}
         encoded = [encode_words(self.tokenizer, r.words, self._max_length, overlap=PREDICT_OVERLAP) for r in requests]
@@ -621,7 +632,8 @@ class HFEncoder(Adapter):
                             labels[pos] = tags[w][pos]
                     feature["labels"] = labels
                 features.append(feature)
-        preds, loss = self._forward(features, "token", with_labels=golds is not None) if features else ([], None)
+        preds, loss = (self._forward(features, "token", with_labels=golds is not None, shown=shown) if features
+                       else ([], None))
         out, cursor = [], 0
         for enc in encoded:
             window_preds = preds[cursor : cursor + len(enc.windows)]
@@ -634,7 +646,7 @@ class HFEncoder(Adapter):
                 self._counts["unk_words"] += enc.unk_words
         return out, loss
 
-    def _predict_sequences(self, requests: list, golds: list | None, count: bool):
+    def _predict_sequences(self, requests: list, golds: list | None, count: bool, shown: str | None = None):
         """One label per text (or text pair); inputs longer than the model are truncated and counted."""
         label_ids = {label: i for i, label in enumerate(self._labels)}
         features = []
@@ -648,7 +660,7 @@ class HFEncoder(Adapter):
             if count and encoded.truncated:
                 self._counts["truncated_inputs"] += 1
             features.append(feature)
-        preds, loss = self._forward(features, "sequence", with_labels=golds is not None)
+        preds, loss = self._forward(features, "sequence", with_labels=golds is not None, shown=shown)
         return [self._labels[p] for p in preds], loss
 
     def predict(self, requests, seed):
