@@ -45,7 +45,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import answering, environ
 from ..errors import ExplainedError, MetabenchError, UnsupportedError
@@ -170,8 +170,13 @@ def reproduce(registry, run: Run, k: int, *, key: str | None = None, data: DataV
                              hint="e.g. --reproduce 50")
     key = new_key() if key is None else key_text(key)
     started, cpu = time.perf_counter(), _cpu_seconds()
-    with _offline():
-        result = _reproduce(registry, run, k, key, data or DataVerifier(registry))
+    own = DataVerifier(registry) if data is None else None  # a verifier of its own is released when done
+    try:
+        with _offline():
+            result = _reproduce(registry, run, k, key, data or own)
+    finally:
+        if own is not None:
+            own.release()
     result.cpu_s, result.wall_s, result.key = _cpu_seconds() - cpu, time.perf_counter() - started, key
     return result
 
@@ -292,7 +297,7 @@ def _rerun(run: Run, adapter, data, kind, table: dict, drawn: list[str], items: 
     answers: list | None = None
     for j, seed in enumerate(seeds):
         if answers is None or adapter.seeded:
-            training = _training(data, adapter, seed, training_hash)
+            training = _training(replace(data, kind=kind), adapter, seed, training_hash)  # the kind it answers through
             if adapter.family not in _UNTRAINED and _checkpoint(adapter, training) is None:
                 return verdict(NOT_REPRODUCIBLE, f"its model is fine-tuned in-suite and no checkpoint of seed {seed} "
                                "for this task's training data and settings is cached here (a reproduction never "
