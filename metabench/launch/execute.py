@@ -40,11 +40,13 @@ def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None, pr
     key = protocol or adapter.family
     section = getattr(task.config.protocol, key, None)
     if section is None:
+        head = key == "decoder_finetune" and task.config.protocol.encoder is not None and task.config.kind != "tagging"
         raise UnsupportedError(
             f"task '{task.name}' has no protocol.{key} section, so {adapter.family} models "
             f"('{adapter.name}') cannot run it",
             hint=_missing_section_hint(task, adapter, key),
-            reason=f"no protocol.{key} in the task",
+            reason=("the tagger fine-tunes token-level tasks; a classification head on the decoder answers this one: "
+                    "hf-encoder:NAME" if head else f"no protocol.{key} in the task"),
         )
     seeds = options.seeds if options is not None and options.seeds is not None else section.seeds
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
@@ -56,6 +58,10 @@ def _missing_section_hint(task: LoadedTask, adapter: Adapter, key: str) -> str:
     protocol = task.config.protocol
     if key == "decoder_finetune":
         ways = [w for w in ("decoder", "decoder_generated") if getattr(protocol, w, None) is not None]
+        name = adapter.args.get("pretrained", "NAME")
+        if protocol.encoder is not None and task.config.kind != "tagging":
+            return (f"fine-tune the decoder with a classification head on the task's encoder recipe: --model "
+                    f"hf-encoder:{name} (docs/decoders.md, 'Fine-tuned decoders'); or drop finetune=true to prompt it")
         if ways:
             return (f"the task answers decoders without fine-tuning ({', '.join(f'protocol.{w}' for w in ways)}): drop "
                     "finetune=true; a fine-tuned tagger answers the token-level benchmarks (docs/decoders.md)")
