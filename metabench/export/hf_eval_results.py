@@ -15,7 +15,9 @@ It has no field for uncertainty, seeds, protocol or provenance, and ``verifyToke
 HF Jobs ran the evaluation, which a local run cannot produce. So everything beyond the score goes into
 ``notes`` as ``key=value`` clauses separated by ``"; "`` (``NOTE_KEYS``), which :func:`read` parses back:
 the metric, the seeds and their per-seed values, the confidence interval and how it was made, the protocol
-(the task's ``protocol.<family>`` section the run followed), the verification (``verify_data``), the
+(the task's ``protocol.<family>`` section the run followed), how a decoder answered (``answering``: zero-shot
+scored, 5-shot generated, fine-tuned; ``—`` for another model) and a generated run's format-failure rate beside
+its value (``unread``: "3.1 % unread", `report.unread`; ``—`` for a run that did not generate), the verification (``verify_data``), the
 verification digest, whether the run is partial (judged against the split's size in the data), whether it was
 reproduced (``reproduced``: rerun here with ``reproduce=K``, its items drawn with a key made now and written
 beside; not reproducible here, with the reason; or never tried), and the board's
@@ -51,13 +53,15 @@ from .. import safe_paths
 from ..errors import MetabenchError
 from ..runs.stored import Run
 from ..runs.verify import Verdict, verify_runs
+from ..report.answering_label import way
 from ..report.intervals import interval
+from ..report.unread import run_rate, unread
 from ..report.run_caveats import caveats
 from ..version import __version__
 
 #: The clauses of ``notes``, in order (``key=value; key=value``).
-NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "items",
-             "partial", "verified", "reproduced", "caveats", "digest")
+NOTE_KEYS = ("metabench", "metric", "scale", "seeds", "per_seed", "std", "ci95", "ci_method", "protocol", "answering",
+             "unread", "items", "partial", "verified", "reproduced", "caveats", "digest")
 #: The ``reproduced`` clause of a run exported without ``reproduce``.
 NEVER_TRIED = "never tried (metabench verify-run --reproduce K RUN reruns it here)"
 #: A Hub revision: a commit hash, a branch or a tag name.
@@ -208,6 +212,8 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
         "std": f"{run.record.aggregate(metric).std or 0.0:.6f}",
         "ci95": "—" if low is None else f"[{low:.6f}, {high:.6f}]", "ci_method": method,
         "protocol": run.record.protocol or run.record.model.family or "?",
+        "answering": way(run.record) or "—",
+        "unread": unread(run_rate(run)) or "—",
         "items": str(run.n_items),
         "partial": "; ".join(run.partial_reasons).replace(";", ",") or "no",
         "verified": verified.replace(";", ","),

@@ -48,6 +48,7 @@ from ..runs.decompose import ItemMetric, item_metrics, token_units
 from ..runs.stored import Run, by_task
 from .calibration_misses import calibration_notes
 from .run_marks import marks, short
+from .unread import LEGEND, beside, run_rate
 
 #: the resampling units that are not a task's declared clusters
 ITEM_UNITS = ("items", "sentences", "tokens")
@@ -124,6 +125,9 @@ class Comparison:
     #: each run's marks with their reasons (`run_marks`: partial, unverified), set by `compare_runs`
     baseline_marks: list[str] = field(default_factory=list)
     candidate_marks: list[str] = field(default_factory=list)
+    #: each run's format-failure rate where it answered by generating text (`report.unread`), else None
+    baseline_unread: float | None = None
+    candidate_unread: float | None = None
 
     @property
     def drop(self) -> float:
@@ -150,6 +154,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
         baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
         baseline_value=value_a, candidate_value=value_b, delta=value_b - value_a,
         n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds}, unit=unit,
+        baseline_unread=run_rate(a), candidate_unread=run_rate(b),
     )
     if len(a.seeds) >= 2 and len(b.seeds) >= 2:
         comparison.aso = _seed_order(a, b, metric, options)
@@ -522,7 +527,8 @@ def comparison_rows(comparisons: list[Comparison], alpha: float) -> list[list]:
         rows.append([
             *map(escape, (c.task, c.metric, (c.baseline_run if same else c.baseline) + short(c.baseline_marks),
                           (c.candidate_run if same else c.candidate) + short(c.candidate_marks))),
-            f"{c.baseline_value:.4f}", f"{c.candidate_value:.4f}", f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
+            beside(f"{c.baseline_value:.4f}", c.baseline_unread), beside(f"{c.candidate_value:.4f}", c.candidate_unread),
+            f"{c.delta:+.4f}", format_ci(c.ci_low, c.ci_high),
             format_mde(c.mde), escape(f"{c.test} ({c.unit})") if c.test else "—", format_p(c.pvalue),
             format_p(c.p_adjusted) + (" *" if significant else ""),
         ])
@@ -550,6 +556,8 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
     reasons = {c.test: c.reason for c in comparisons if c.test and c.reason}
     lines.extend(f"test {escape(test)}: {escape(reason)}" for test, reason in reasons.items())
     lines.extend(_marks_lines(comparisons))
+    if any(c.baseline_unread is not None or c.candidate_unread is not None for c in comparisons):
+        lines.append(LEGEND + ".")
     if comparisons:
         lines.append(NOT_REPRODUCED)
     for c in comparisons:

@@ -8,6 +8,12 @@ differs, and the citation. They appear on task pages and in ``metabench compare 
 labelled "published, not re-run here": no test pairs them with our runs (their items and predictions are
 not ours), so they get no rank and no ★.
 
+A decoder's number (the field's LLM results) says how the model answered (``answering``: zero-shot, k-shot or
+fine-tuned; scored or generated), as our decoder rows do, and what a reader must know beside it: whether the paper
+scored a sample of the test set or another pool (``sample``), another metric than the task's (``other_metric``),
+and what spread it gave (``interval``; none of these papers gives an interval). :attr:`Published.caveats` turns
+them into the few words printed beside the number on the board and in ``compare published``.
+
 The file is validated strictly (unknown keys with the closest valid one, file:line errors), so a typo
 cannot silently drop a field.
 """
@@ -15,6 +21,7 @@ cannot silently drop a field.
 from __future__ import annotations
 
 import difflib
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -25,6 +32,8 @@ from ..config.yamlsource import load_located
 from ..errors import ConfigError
 
 PUBLISHED_FILE = Path(__file__).with_name("published_results.yaml")
+#: How a published decoder answered: the words our decoder rows use (`answering_label.way`), or "not stated".
+ANSWERING = re.compile(r"fine-tuned|(zero-shot|few-shot|\d+-shot) (scored|generated|scored or generated \(not stated\))")
 
 
 class Published(BaseModel):
@@ -42,11 +51,24 @@ class Published(BaseModel):
     differences: str = Field("", description="how the protocol differs (required unless protocol is same)")
     citation: str = Field(description="the paper (or release) the number comes from")
     source: str = Field(description="where in it: table, section, README")
+    answering: str | None = Field(None, description="a decoder's number: how it answered (zero-shot, k-shot or "
+                                  "fine-tuned; scored or generated); absent for an encoder's")
+    sample: str = Field("", description="a decoder's number: how the items it scored differ from the task's test "
+                        "split (a sample, another pool); empty when they are the split")
+    other_metric: str = Field("", description="a decoder's number: how the paper's metric differs from the task's "
+                              "metric; empty when it is the same")
+    interval: str = Field("", description="a decoder's number: the spread the paper gives (an SD over prompts, "
+                          "over runs); empty when it gives none")
 
     @model_validator(mode="after")
     def _explained(self):
         if self.protocol != "same" and not self.differences.strip():
             raise ValueError(f"protocol is '{self.protocol}' but 'differences' does not say how")
+        if self.answering is not None and not ANSWERING.fullmatch(self.answering):
+            raise ValueError(f"answering '{self.answering}' is not 'fine-tuned' or '<zero-shot|few-shot|K-shot> "
+                             "<scored|generated|scored or generated (not stated)>'")
+        if self.answering is None and (self.sample or self.other_metric or self.interval):
+            raise ValueError("sample, other_metric and interval describe a decoder's number: give its 'answering'")
         if self.scale == "percent" and not 0 <= self.value <= 100 or self.scale == "fraction" and not 0 <= self.value <= 1:
             raise ValueError(f"value {self.value} is outside the range of a {self.scale}")
         return self
@@ -56,8 +78,18 @@ class Published(BaseModel):
         """The value on metabench's scale (metrics are fractions)."""
         return self.value / 100 if self.scale == "percent" else self.value
 
+    @property
+    def caveats(self) -> list[str]:
+        """What is printed beside a decoder's number: its sample, its other metric, and that it has no interval
+        (with the spread the paper gave, if any); [] for an encoder's number (its protocol says enough)."""
+        if self.answering is None:
+            return []
+        found = [self.sample] if self.sample else []
+        found += [f"another metric: {self.other_metric}"] if self.other_metric else []
+        return found + ["no interval" + (f" ({self.interval})" if self.interval else "")]
+
     def as_dict(self) -> dict:
-        return {**self.model_dump(), "fraction": self.fraction}
+        return {**self.model_dump(), "fraction": self.fraction, "caveats": self.caveats}
 
 
 def load_published(path: Path = PUBLISHED_FILE) -> list[Published]:
@@ -107,6 +139,7 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
     items with the ≈ chance mark (``trivial.beside``, the rule the docs' headline table uses) and, per run, the
     probable answer-format failure flag (``trivial.below_chance``)."""
     from .trivial import below_chance, beside
+    from .unread import run_rate
 
     ours: dict[str, list[dict]] = {}
     for run in runs:
@@ -125,8 +158,10 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
             value = (mine["aggregate"].get(entry.metric) or {})
             if value.get("mean") is None:
                 continue
+            rates = [rate for rate in map(run_rate, mine["runs"]) if rate is not None]
             row = {**entry.as_dict(), "model": mine["model"], "seeds": mine["seeds"], "ours": value["mean"],
-                   "ours_std": value.get("std"), "delta": value["mean"] - entry.fraction, "constant": None, "flags": []}
+                   "ours_std": value.get("std"), "delta": value["mean"] - entry.fraction, "constant": None, "flags": [],
+                   "unread": sum(rates) / len(rates) if rates else None}
             if registry is not None and mine["runs"] and all(r.primary_metric == entry.metric for r in mine["runs"]):
                 row["constant"] = beside(registry, mine["runs"], value["mean"])
                 row["flags"] = [f"{r.task}: {flag}" for r in mine["runs"]
@@ -139,12 +174,16 @@ def format_beside(rows: list[dict]) -> str:
     from tabulate import tabulate
 
     from .trivial import ALPHA, FORMAT_RULE
+    from .unread import LEGEND, beside
 
     if not rows:
         return "published: no published result for the tasks or groups of these runs (metabench/report/published_results.yaml)"
-    table = [[r["task"], r["metric"], r["system"], f"{r['fraction']:.4f}", r["protocol"],
+    table = [[r["task"], r["metric"], r["system"],
+              f"{r['fraction']:.4f}" + (f" ({'; '.join(r['caveats'])})" if r.get("caveats") else ""),
+              r["protocol"] + (f", {r['answering']}" if r.get("answering") else ""),
               r["model"] + (f" [{r['seeds']} seed{'s' if r['seeds'] != 1 else ''}]" if r["seeds"] else " [group mean]"),
-              f"{r['ours']:.4f}" + (f" ± {r['ours_std']:.4f}" if r["ours_std"] else ""), f"{r['delta']:+.4f}",
+              beside(f"{r['ours']:.4f}" + (f" ± {r['ours_std']:.4f}" if r["ours_std"] else ""), r.get("unread")),
+              f"{r['delta']:+.4f}",
               r.get("constant") or "—"]
              for r in rows]
     lines = ["Published, not re-run here: never ranked with our runs (Δ = ours − published).",
@@ -157,6 +196,12 @@ def format_beside(rows: list[dict]) -> str:
             seen.add((r["task"], r["system"]))
             lines.append(f"{r['task']} · {r['system']}: {r['citation']} ({r['source']})"
                          + (f"; protocol {r['protocol']}: {r['differences']}" if r["differences"] else ""))
+    if any(r.get("answering") for r in rows):
+        lines.append("A published decoder's protocol says how it answered (zero-shot, k-shot or fine-tuned; scored or "
+                     "generated); beside its number, whether the paper scored a sample or another pool, another "
+                     "metric, and that it gave no interval.")
+    if any(r.get("unread") is not None for r in rows):
+        lines.append(LEGEND + ".")
     flags = list(dict.fromkeys(f"{r['model']} on {flag}" for r in rows for flag in r.get("flags", [])))
     if flags:
         lines += ["", f"rule: {FORMAT_RULE}", *(f"flag: {flag}" for flag in flags)]

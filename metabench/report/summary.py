@@ -10,6 +10,8 @@ from collections import Counter
 
 from tabulate import tabulate
 
+from .unread import beside, run_rate
+
 
 def format_metric(aggregate: dict) -> str:
     """'0.8123 ± 0.0042 (n=5)' — or just the mean for a single seed."""
@@ -36,7 +38,7 @@ def summary_table(outcomes: list) -> str:
             o.task,
             o.model,
             primary,
-            format_metric(summary.model_dump() if summary is not None else {}) + (
+            beside(format_metric(summary.model_dump() if summary is not None else {}), run_rate(r)) + (
                 f" majority of {draws} draws, flip rate {r.repeat.mean_flip_rate:.3f}" if draws > 1 else ""),
             r.n_items,
             f"{timings.cached_items}/{r.n_items * len(r.seeds) * draws}",

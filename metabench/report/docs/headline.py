@@ -19,6 +19,7 @@ from ..groups import group_rows
 from ..published import load_published
 from ..analyses.seed_stability import stability
 from ..trivial import beside as constant_beside
+from ..unread import beside as unread_beside, rate_of
 
 
 
@@ -77,7 +78,9 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
         beside = "; ".join(f"{p.system} {p.fraction:.3f} (Δ {value['mean'] - p.fraction:+.3f})" for p in same) or "—"
         per_seed = (list(value.get("per_seed", {}).values()) if name in groups else first.per_seed(metric))
         rows.append([name + (f" ({len(members)} folds)" if name in groups else ""), metric,
-                     f"{value['mean']:.4f} ± {value['std']:.4f}", trivial, seeds, f"{sum(r.n_items for r in found):,}",
+                     unread_beside(f"{value['mean']:.4f} ± {value['std']:.4f}",
+                                   rate_of(groups[name]["aggregate"] if name in groups else first.record.metrics.aggregate)),
+                     trivial, seeds, f"{sum(r.n_items for r in found):,}",
                      wall, beside, stability(per_seed, found)])
     return markdown(["task", "metric", "mean ± std over seeds", "best constant answer, same items", "seeds",
                      "test items", "wall time (fine-tunes' own records + test)",

@@ -16,6 +16,7 @@ from ...jobs import RunOptions
 from ...runner import plan
 from .blocks import markdown
 from ..groups import group_rows
+from ..unread import beside, rate_of
 
 
 def _plan(context, tasks: str, model: str, output_dir: Path) -> RunPlan:
@@ -37,14 +38,16 @@ def suite_table(context, tasks: str, model: str) -> list[str]:
             found.append(record)
             metric = record.primary_metric
             value = record.aggregate(metric).as_json()
-            rows.append([job.task, metric, _mean_std(value), f"{record.n_items:,}", len(record.seeds)])
+            rows.append([job.task, metric, beside(_mean_std(value), rate_of(record.metrics.aggregate)),
+                         f"{record.n_items:,}", len(record.seeds)])
         elif job.status == "run":
             rows.append([job.task, "—", "no committed run of this task config", "—", "—"])
     lines = markdown(["task", "metric", "value (mean ± std over seeds)", "test items", "seeds"], rows)
     groups = [g for g in group_rows(found) if not g["missing"]]
     if groups:
         lines += ["", *markdown(["group (mean of its members)", "metric", "value", "members"],
-                                [[g["group"], g["primary_metric"], _mean_std(g["aggregate"][g["primary_metric"]]),
+                                [[g["group"], g["primary_metric"],
+                                  beside(_mean_std(g["aggregate"][g["primary_metric"]]), rate_of(g["aggregate"])),
                                   g["members"]] for g in groups])]
     skipped: dict[str, list[str]] = {}
     for job in planned.jobs:

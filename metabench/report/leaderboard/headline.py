@@ -6,9 +6,12 @@ its 95 % interval and seeds (`intervals`: a t interval over seeds, else a percen
 k-fold group: a t interval over its per-seed fold means). Only whole-split runs fill a cell: smoke runs
 (``--limit``) are named under the table (``smoke``). The marks beside a cell (★, ▼, the degenerate
 marks, the best constant answer) are the ones the overview gives the same task entry or group cell: the
-reporters read them there, so the two tables never disagree. The published numbers of the same columns are rows
-of their own, one per published system, never ranked and never starred, each cell with its protocol
-(`published`: same, differs or unclear, and how).
+reporters read them there, so the two tables never disagree. A decoder has a row per way it answered (its
+recorded ``answering``, `answering_label`): "SmolLM2-135M-Instruct · zero-shot scored" and "· 5-shot scored" are
+two results, never one row mixing them; a generated cell carries its format-failure rate (``unread``), printed
+beside the number. The published numbers of the same columns are rows of their own, one per published system,
+never ranked and never starred, each cell with its protocol (`published`: same, differs or unclear, and how) and,
+for a decoder, how it answered and the caveats of its number (a sample, another metric, no interval).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from __future__ import annotations
 from ...config.index import TaskIndex
 from ...runs.stored import Run
 from ..intervals import interval, over_seeds
+from ..answering_label import model_name, row_label, way
 from ..published import Published
+from ..unread import run_rate
 
 #: The group whose members are the headline columns (tasks/headline.yaml).
 HEADLINE_GROUP = "headline"
@@ -24,7 +29,8 @@ HEADLINE_GROUP = "headline"
 
 def headline(registry, board: dict, runs: list[Run], published: list[Published]) -> dict | None:
     """The table's columns, our rows and the published rows; None where no ``headline`` group is declared."""
-    declared = TaskIndex(registry).groups.get(HEADLINE_GROUP)
+    index = TaskIndex(registry)
+    declared = index.groups.get(HEADLINE_GROUP)
     if declared is None:
         return None
     tasks = {t["name"]: t for t in board["tasks"]}
@@ -39,25 +45,69 @@ def headline(registry, board: dict, runs: list[Run], published: list[Published])
             cells[name] = _task_cells(registry, tasks[name], by_path)
         elif name in groups:
             columns.append(_group_column(name, groups[name], tasks))
-            cells[name] = _group_cells(groups[name], tasks)
+            cells[name] = _group_cells(groups[name], tasks, by_path)
         else:
             columns.append({"name": name, "type": "none", "slug": None, "metric": None, "higher_is_better": True,
                             "n_items": None, "members": None})
             cells[name] = {}
-    # the models that cover most headline columns first (a row of one cell is a narrow experiment), then by name
-    models = sorted((m["name"] for m in board["models"] if any(m["name"] in c for c in cells.values())),
-                    key=lambda model: (-sum(model in c for c in cells.values()), model))
+    rows = _rows(registry, board, cells, by_path)
+    notes = _decoder_notes(registry, rows, by_path)
+    for row in rows:
+        del row["_runs"]
     return {
         "group": HEADLINE_GROUP,
         "columns": columns,
-        "rows": [{"model": model, "cells": {name: c[model] for name, c in cells.items() if model in c}}
-                 for model in models],
-        "published": _published_rows(published, columns),
-        "smoke": _smoke_runs(tasks, declared.task, cells),
+        "rows": rows,
+        "published": _published_rows(published, columns, index.groups),
+        "smoke": _smoke_runs(registry, tasks, declared.task, cells, by_path),
+        "notes": notes,
     }
 
 
-def _smoke_runs(tasks: dict, names, cells: dict) -> list[dict]:
+def _rows(registry, board: dict, cells: dict, by_path: dict[str, Run]) -> list[dict]:
+    """One row per model and way of answering (an encoder: one row, ``answering`` None): the models that cover
+    most headline columns first (a row of one cell is a narrow experiment), then by name and way."""
+    found: dict[tuple[str, str | None], dict] = {}
+    for name, by_model in cells.items():
+        for model, cell in by_model.items():
+            row = found.setdefault((model, cell["answering"]), {"model": model, "label": None,
+                                                                 "answering": cell["answering"], "cells": {},
+                                                                 "_runs": []})
+            row["cells"][name] = cell
+            row["_runs"].append(cell.pop("_run"))
+    known = {m["name"] for m in board["models"]}
+    rows = [row for (model, _), row in found.items() if model in known]
+    for row in rows:
+        known_runs = [by_path[path] for path in row["_runs"] if path in by_path]
+        row["label"] = row_label(registry, known_runs[0].record) if known_runs else row["model"]
+    return sorted(rows, key=lambda row: (-len(row["cells"]), row["model"], row["answering"] or ""))
+
+
+def _decoder_notes(registry, rows: list[dict], by_path: dict[str, Run]) -> list[str]:
+    """The notes under the table about its decoder rows: what their labels mean, and that a small model's row is
+    a floor (the size as its adapter recorded it), not where decoders stand."""
+    decoders = [row for row in rows if row["answering"] is not None]
+    if not decoders:
+        return []
+    notes = ["A decoder's row names how it answered: scored (the log-likelihood of each answer's words), generated "
+             "(greedy text read by a strict parser; N % unread beside a number is the share of answers no parser "
+             "read, counted wrong) or fine-tuned (a tagger trained on the task); zero-shot or k-shot (k demonstrations "
+             "from the training split, drawn per seed). Each way is a row of its own."]
+    sizes: dict[str, int] = {}
+    for row in decoders:
+        for path in filter(None, row["_runs"]):
+            record = by_path[path].record
+            params = (record.model.info or {}).get("num_parameters")
+            if isinstance(params, int) and params < 1_000_000_000:
+                sizes.setdefault(model_name(registry, record), params)
+    for name, params in sorted(sizes.items()):
+        notes.append(f"{name} has {params / 1e6:.0f}M parameters: a {params / 1e6:.0f}M model is a floor for what a "
+                     "decoder does on these benchmarks, not the state of the art (the published LLM rows below are "
+                     "far larger models, on their own items and protocols).")
+    return notes
+
+
+def _smoke_runs(registry, tasks: dict, names, cells: dict, by_path: dict[str, Run]) -> list[dict]:
     """The partial runs (``--limit``) of headline tasks whose model has no whole-split run there: named under the
     table, not in it, so no headline cell is a smoke test (they stay in the overview, marked ◐)."""
     out = []
@@ -67,8 +117,10 @@ def _smoke_runs(tasks: dict, names, cells: dict) -> list[dict]:
         metric = tasks[name]["primary_metric"]
         for entry in tasks[name]["entries"]:
             if entry["partial"] and entry["model"] not in cells.get(name, {}):
+                run = by_path[entry["run"]]
                 out.append({"task": name, "model": entry["model"], "n_items": entry["n_items"],
-                            "value": entry["metrics"][metric]["mean"]})
+                            "value": entry["metrics"][metric]["mean"], "label": row_label(registry, run.record),
+                            "unread": run_rate(run)})
     return out
 
 
@@ -96,8 +148,14 @@ def _task_cells(registry, task: dict, by_path: dict[str, Run]) -> dict:
         out[entry["model"]] = {"value": entry["metrics"][metric]["mean"], "ci_low": low, "ci_high": high,
                                "ci_method": method, "seeds": len(entry["seeds"]),
                                "protocol_seeds": entry["protocol_seeds"], "n_items": entry["n_items"],
-                               "partial": entry["partial"], "reproduction": _reproduction([entry])}
+                               "partial": entry["partial"], "reproduction": _reproduction([entry]),
+                               **_way(by_path[entry["run"]]), "_run": entry["run"]}
     return out
+
+
+def _way(run: Run) -> dict:
+    """A cell's way of answering (None: not a decoder) and format-failure rate (None: not generated)."""
+    return {"answering": way(run.record), "unread": run_rate(run)}
 
 
 def _reproduction(entries: list[dict | None]) -> str | None:
@@ -109,7 +167,7 @@ def _reproduction(entries: list[dict | None]) -> str | None:
     return "reproduced" if all(f is not None and f["status"] == "reproduced" for f in found) else "not_reproducible"
 
 
-def _group_cells(rows: list[dict], tasks: dict) -> dict:
+def _group_cells(rows: list[dict], tasks: dict, by_path: dict[str, Run]) -> dict:
     out = {}
     for row in rows:
         metric = row["primary_metric"]
@@ -120,30 +178,49 @@ def _group_cells(rows: list[dict], tasks: dict) -> dict:
                       if e["model"] == row["model"] and e["item_set"] == 0), None)
         members = [next((e for e in tasks.get(member, {}).get("entries", [])
                          if e["model"] == row["model"] and e["item_set"] == 0), None) for member in row["member_tasks"]]
+        runs = [by_path[e["run"]] for e in members if e is not None]
+        ways = {way(run.record) for run in runs}
+        rates = [rate for rate in map(run_rate, runs) if rate is not None]
         out[row["model"]] = {"value": row["aggregate"][metric]["mean"], "ci_low": low, "ci_high": high,
                              "ci_method": method, "seeds": len(per_seed),
                              "protocol_seeds": first["protocol_seeds"] if first else None,
-                             "n_items": row["n_items"], "partial": False, "reproduction": _reproduction(members)}
+                             "n_items": row["n_items"], "partial": False, "reproduction": _reproduction(members),
+                             # the folds answered one way (a model spec fixes it); else the group reads as mixed
+                             "answering": ways.pop() if len(ways) == 1 else "mixed ways",
+                             "unread": sum(rates) / len(rates) if rates else None,
+                             "_run": str(runs[0].path) if runs else None}
     return out
 
 
-def _published_rows(published: list[Published], columns: list[dict]) -> list[dict]:
-    """One row per published system with a number on a headline column's metric; the best published number of
-    each column is marked (the state of the art as published, whatever its protocol: the cell says which)."""
+def _published_rows(published: list[Published], columns: list[dict], groups: dict) -> list[dict]:
+    """One row per published system with a number on a headline column's metric (or, for a task column, on a
+    group the task is a member of: MUNCH's mean over its three prompts beside its first prompt, said beside the
+    number); the best published number of each column is marked (the state of the art as published, whatever its
+    protocol: the cell says which), among the numbers on the column's own items (not a sample or another pool).
+    A decoder's cell says how it answered and carries its caveats (`Published.caveats`)."""
     metric = {c["name"]: c["metric"] for c in columns}
+    within = {c["name"]: [g for g, config in groups.items() if c["type"] == "task" and c["name"] in config.task]
+              for c in columns}
     rows: dict[str, dict] = {}
     for entry in published:
-        if entry.task in metric and entry.metric == metric[entry.task]:
+        for name in [entry.task] if entry.task in metric else [n for n, gs in within.items() if entry.task in gs]:
+            if entry.metric != metric[name]:
+                continue
+            caveats = ([f"for {entry.task}, the mean of its {len(groups[entry.task].task)} members"]
+                       if entry.task != name else []) + entry.caveats
             row = rows.setdefault(entry.system, {"system": entry.system, "cells": {}})
-            row["cells"].setdefault(entry.task, {"value": entry.fraction, "protocol": entry.protocol,
-                                                 "differences": entry.differences, "citation": entry.citation,
-                                                 "source": entry.source, "best": False, "note": None})
+            row["cells"].setdefault(name, {"value": entry.fraction, "protocol": entry.protocol,
+                                           "differences": entry.differences, "citation": entry.citation,
+                                           "source": entry.source, "best": False, "note": None,
+                                           "answering": entry.answering, "caveats": caveats,
+                                           "_own_items": not entry.sample})
     for column in columns:
         found = [row["cells"][column["name"]] for row in rows.values() if column["name"] in row["cells"]]
-        if found:
+        ranked = [cell for cell in found if cell.pop("_own_items")]
+        if ranked:
             pick = max if column["higher_is_better"] else min
-            best = pick(cell["value"] for cell in found)
-            for cell in found:
+            best = pick(cell["value"] for cell in ranked)
+            for cell in ranked:
                 cell["best"] = cell["value"] == best
     ordered = sorted(rows.values(), key=lambda row: row["system"].lower())
     notes = [row["cells"][c["name"]] for row in ordered for c in columns

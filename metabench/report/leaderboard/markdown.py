@@ -14,6 +14,7 @@ from pathlib import Path
 from ..calibration_misses import PREFIX
 from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
+from ..unread import LEGEND, beside, rate_of
 from .numbers import mean_std, signed
 from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, HeadlineCell, HeadlineColumn,
                      ProtocolSource, PublishedCell, PublishedNumber, SmokeRun)
@@ -98,11 +99,12 @@ def _cell(entry: Entry | None, metric: str) -> str:
     if entry is None:
         return MISSING
     mean = entry.metrics[metric].mean
-    return (MISSING if mean is None else f"{mean:.4f}") + _mark(entry) + _constant(entry)
+    return (MISSING if mean is None else beside(f"{mean:.4f}", rate_of(entry.metrics))) + _mark(entry) + _constant(entry)
 
 
 def _overview(board: Board) -> list[str]:
     tasks = {t.name: t for t in board.tasks}
+    aggregates = {(g.group, g.model): g.aggregate for g in board.groups}
     cells: dict[tuple[str, str], str] = {}
     for task in board.tasks:
         for entry in sorted(task.entries, key=lambda e: -e.item_set):  # the main item set wins
@@ -116,7 +118,9 @@ def _overview(board: Board) -> list[str]:
             else:
                 headers[col.name] = f"{col.name} (mean of {col.members}, {col.metric}, n={col.n_items})"
                 for model, g in col.cells.items():
-                    cells[(model, col.name)] = f"{g.value.mean:.4f}" + _group_marks(g) + _group_constant(g.caveats)
+                    rate = rate_of(aggregates.get((col.name, model)))
+                    cells[(model, col.name)] = (beside(f"{g.value.mean:.4f}", rate) + _group_marks(g)
+                                                + _group_constant(g.caveats))
     out = []
     for fam in board.families:
         out += [f"### {escape(fam.title)}", ""]
@@ -153,16 +157,18 @@ def _headline(board: Board) -> list[str]:
             marks, constant = _group_marks(g) + _GROUP_REPRODUCTION.get(c.reproduction, ""), _group_constant(g.caveats)
         interval = "no interval" if c.ci_low is None else f"[{c.ci_low:.4f}, {c.ci_high:.4f}]"
         seeds = f"{c.seeds}" + (f" of {c.protocol_seeds}" if (c.protocol_seeds or 0) > c.seeds else "")
-        return f"{c.value:.4f}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
+        value = beside(f"{c.value:.4f}", c.unread)
+        return f"{value}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
 
     def published(c: PublishedCell) -> str:
         return (f"{c.value:.4f}" + (" SOTA" if c.best else "") + f" (protocol {c.protocol}"
+                + (f", {c.answering}" if c.answering else "") + (f"; {'; '.join(c.caveats)}" if c.caveats else "")
                 + (f" [{c.note}]" if c.note else "") + ")")
 
     headers = ["model"] + [f"{c.name} ({c.metric or 'no runs'}"
                            + (f", mean of {c.members} folds" if c.type == "group" else "")
                            + (f", n={c.n_items})" if c.n_items else ")") for c in h.columns]
-    rows = [[row.model] + [ours(row.model, col, row.cells[col.name]) if col.name in row.cells
+    rows = [[row.label or row.model] + [ours(row.model, col, row.cells[col.name]) if col.name in row.cells
                            else MISSING for col in h.columns] for row in h.rows]
     rows += [[f"published: {p.system}"] + [published(p.cells[col.name]) if col.name in p.cells
                                            else MISSING for col in h.columns] for p in h.published]
@@ -176,7 +182,7 @@ def _headline(board: Board) -> list[str]:
              "papers' numbers on their own items and predictions, never ranked; SOTA marks the best published number "
              "of a column, whatever its protocol. " + escape(_reproduction_line(board)), ""]
             + table(headers, rows) + [escape(n) for n in sorted(notes, key=lambda n: int(n[1:n.index("]")]))]
-            + ([""] if notes else []) + _smoke(h.smoke))
+            + ([""] if notes else []) + [line for n in h.notes for line in (escape(n), "")] + _smoke(h.smoke))
 
 
 #: A k-fold group's headline cell: reproduced only where every member run was (`headline._reproduction`).
@@ -195,8 +201,8 @@ def _smoke(runs: list[SmokeRun]) -> list[str]:
     """The headline tasks' smoke runs, named under the table and never in it (the overview marks them ◐)."""
     if not runs:
         return []
-    named = "; ".join(f"{r.model} on {r.task} ({r.n_items} items, {MISSING if r.value is None else f'{r.value:.4f}'})"
-                      for r in runs)
+    named = "; ".join(f"{r.label or r.model} on {r.task} ({r.n_items} items, "
+                      f"{MISSING if r.value is None else beside(f'{r.value:.4f}', r.unread)})" for r in runs)
     return [escape(f"Smoke runs (--limit: part of a test split), not in the table: {named}. They are in the overview "
                    "below, marked ◐."), ""]
 
@@ -207,8 +213,10 @@ def _published(rows: list[PublishedNumber]) -> list[str]:
         return "; ".join(f"{o['value']:.4f} ({signed(o['delta'])}, {o['model']})" for o in found) or MISSING
 
     return table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
-                  [[r.system + (f" (for {r.task})" if r.for_group else ""), f"{r.fraction:.4f}",
-                    r.definition, r.protocol + (f": {r.differences}" if r.differences else ""), ours(r),
+                  [[r.system + (f" (for {r.task})" if r.for_group else ""),
+                    f"{r.fraction:.4f}" + (f" ({'; '.join(r.caveats)})" if r.caveats else ""),
+                    r.definition, r.protocol + (f", {r.answering}" if r.answering else "")
+                    + (f": {r.differences}" if r.differences else ""), ours(r),
                     f"{r.citation}; {r.source}"] for r in rows])
 
 
@@ -257,6 +265,8 @@ def render(board: Board) -> str:
         *([""] if board.caveat_rules else []),
         "Beside a value, [const x] is the best constant answer's score on the same items (a k-fold group: its folds' "
         "mean, and the folds where the model is ≈ chance).", "",
+        *([escape(LEGEND) + ".", ""] if any(rate_of(e.metrics) is not None for t in board.tasks for e in t.entries)
+          else []),
         "## Overview", "",
     ]
     out += _overview(board)

@@ -278,6 +278,11 @@ class PublishedNumber(Part):
     citation: str | None = part("the paper")
     source: str | None = part("where in the paper")
     fraction: Number | None = part("the value on the 0-1 scale")
+    answering: str | None = part("how a published decoder answered; None: an encoder's number")
+    sample: str | None = part("how the paper's items differ from the test split (a sample, another pool)")
+    other_metric: str | None = part("how the paper's metric differs from the task's")
+    interval: str | None = part("the spread the paper gives, as printed (empty: none)")
+    caveats: list[str] = part("the caveats printed beside the number", list)
     for_group: bool | None = part("published for a group of tasks (a k-fold mean, an average)")
     ours: Any = part("our models' values beside it: one (a task) or a list (a group)")
 
@@ -411,6 +416,10 @@ class HeadlineCell(Part):
     partial: bool | None = part("a partial run")
     reproduction: str | None = part("``reproduced``, ``not_reproducible`` (here), or None: never tried (a board "
                                     "built without ``--reproduce``); a group: ``reproduced`` only if every member is")
+    answering: str | None = part("how a decoder answered (``zero-shot scored``, ``5-shot generated``, ``fine-tuned``, "
+                                 "and ``lenient parse`` after a dot where a lenient parser read it); None: not a decoder")
+    unread: Number | None = part("a generated run's format-failure rate (answers no parser read; a group: its "
+                                 "folds' mean), printed beside the value; None: not generated")
 
 
 class PublishedCell(Part):
@@ -423,12 +432,20 @@ class PublishedCell(Part):
     source: str | None = part("where in the paper")
     best: bool | None = part("the best published number on the benchmark")
     note: int | None = part("the footnote number of its protocol differences")
+    answering: str | None = part("how a published decoder answered (``zero-shot generated``, ``fine-tuned``...); "
+                                 "None: an encoder's number")
+    caveats: list[str] = part("what to read beside the number: a sample of the test set, another metric, no "
+                              "interval (`published.Published.caveats`)", list)
 
 
 class HeadlineRow(Part):
     """A model's row of the headline table; ``cells`` keyed by the column's name."""
 
     model: str | None = part("the model")
+    label: str | None = part("the row's label: the model, and for a decoder the way it answered "
+                             "(``SmolLM2-135M-Instruct · zero-shot scored``)")
+    answering: str | None = part("the way every cell of the row answered (a decoder's row per way); None: not a "
+                                 "decoder")
     cells: dict[str, HeadlineCell] = part("value, interval, seeds and marks per headline column", dict)
 
 
@@ -447,6 +464,8 @@ class SmokeRun(Part):
     model: str | None = part("the model")
     n_items: int | None = part("items it scored")
     value: Number | None = part("its primary metric on those items")
+    label: str | None = part("the model as the table's rows name it (a decoder: with the way it answered)")
+    unread: Number | None = part("a generated run's format-failure rate; None: not generated")
 
 
 class Headline(Part):
@@ -457,6 +476,8 @@ class Headline(Part):
     rows: list[HeadlineRow] = part("our models: whole-split runs only", list)
     published: list[HeadlinePublished] = part("published state of the art and the papers' baselines", list)
     smoke: list[SmokeRun] = part("smoke runs of headline tasks, named under the table, never in it", list)
+    notes: list[str] = part("notes under the table on its decoder rows (what their labels mean; a small model "
+                            "is a floor, not the state of the art)", list)
 
 
 class PaperRow(Part):

@@ -17,6 +17,7 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, FunctionLoader, 
 from markupsafe import Markup, escape
 
 from ..compare import format_ci, format_p
+from ..unread import LEGEND, rate_of, unread
 from . import numbers, svg
 from .schema import Board, BoardTask, Comparison, Entry, GapRow, Part, SectionView
 from .sections import view_template
@@ -44,6 +45,16 @@ def _model_name(text) -> Markup:
         Markup('<span class="nw">{}</span>').format(part) for part in parts) + Markup("</span>")
 
 
+def _unread(rate) -> Markup:
+    """A generated run's format-failure rate beside its number (`report.unread`); nothing for another run.
+    Given a rate, or a run's metrics (metric -> summary), whose ``format_failure_rate`` it reads."""
+    if rate is not None and not isinstance(rate, (int, float)):
+        rate = rate_of(rate)
+    if rate is None:
+        return Markup("")
+    return Markup('<small class="unread" title="{}"> · {}</small>').format(LEGEND, unread(rate))
+
+
 class _BoardEnvironment(Environment):
     """Jinja reads ``x["key"]`` and the filters' ``attribute=`` as an item first: on a part of the typed board
     that would be the deprecated dict form (`schema.Part`), so a board part answers by attribute."""
@@ -67,7 +78,7 @@ def _environment() -> Environment:
     loader = ChoiceLoader([FileSystemLoader(HERE / "templates"), FunctionLoader(view_template)])
     env = _BoardEnvironment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=numbers.number, signed=numbers.signed, pm=numbers.mean_std, pval=format_p, ci=format_ci,
-                       sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name)
+                       sortval=numbers.sort_value, wbr=_wbr, model_name=_model_name, unread=_unread)
     env.globals["section_view"] = _section_view
     return env
 
