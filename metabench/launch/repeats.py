@@ -67,6 +67,7 @@ def check(task, model: str, adapter, kind, repeat: int) -> None:
     if repeat <= 1:
         return
     why = None
+    section = getattr(kind, "protocol", None) or "decoder"  # the protocol section the model follows
     if adapter.family != "decoder":
         why = f"{adapter.family} models answer the same way every time (only a decoder samples)"
     elif kind.request_type() is None:
@@ -74,8 +75,8 @@ def check(task, model: str, adapter, kind, repeat: int) -> None:
     elif kind.request_type() is not GenerateRequest:
         why = (f"its kind sends {kind.request_type().__name__}, which a decoder answers deterministically (only free "
                "generation samples)")
-    elif not getattr(getattr(task.config.protocol, "decoder", None), "temperature", 0) > 0:
-        why = "its protocol.decoder.temperature is 0 (greedy decoding gives the same answer every draw)"
+    elif not getattr(getattr(task.config.protocol, section, None), "temperature", 0) > 0:
+        why = f"its protocol.{section}.temperature is 0 (greedy decoding gives the same answer every draw)"
     if why is not None:
         raise MetabenchError(
             f"--repeat {repeat}: task '{task.name}' with '{model}' cannot repeat: {why}",
