@@ -102,7 +102,7 @@ def _decoder_notes(registry, rows: list[dict], by_path: dict[str, Run]) -> list[
                 sizes.setdefault(model_name(registry, record), params)
     for name, params in sorted(sizes.items()):
         notes.append(f"{name} has {params / 1e6:.0f}M parameters: a {params / 1e6:.0f}M model is a floor for what a "
-                     "decoder does on these benchmarks, not the state of the art (the published LLM rows below are "
+                     "decoder does on these benchmarks, not the state of the art (the published LLM rows beside it are "
                      "far larger models, on their own items and protocols).")
     return notes
 
