@@ -531,6 +531,13 @@ def test_gpu_check_pack_refuses_a_users_folder(tmp_path, held, form):
     assert (folder / held).read_text() == "the user's" and sorted(p.name for p in folder.iterdir()) == [Path(held).parts[0]]
 
 
+def _this_tree() -> dict:
+    """The environment for a metabench subprocess that imports this checkout's package (not an installed one)."""
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
 @pytest.mark.parametrize("command", [["ls", "tasks"], ["ls", "models"], ["--version"]])
 def test_stdout_at_a_file_size_limit_exits_cleanly(tmp_path, command):
     import resource
@@ -542,7 +549,7 @@ def test_stdout_at_a_file_size_limit_exits_cleanly(tmp_path, command):
 
     with open(tmp_path / "out.txt", "w") as out:
         done = subprocess.run([sys.executable, "-m", "metabench.cli", *command], stdout=out, stderr=subprocess.PIPE,
-                              text=True, preexec_fn=limit, timeout=120, cwd=tmp_path)
+                              text=True, preexec_fn=limit, timeout=120, cwd=tmp_path, env=_this_tree())
     if command == ["--version"]:
         assert "Traceback" not in done.stderr
         return
@@ -560,7 +567,7 @@ def test_a_non_utf8_reproduce_key_is_a_clear_error(tmp_path, key):
     done = subprocess.run([os.fsencode(sys.executable), b"-m", b"metabench.cli", b"leaderboard", b"build",
                            os.fsencode(runs), b"-o", os.fsencode(tmp_path / "site"), b"--reproduce", b"1",
                            b"--reproduce-key", key, b"--resamples", b"100"],
-                          capture_output=True, timeout=300, cwd=tmp_path)
+                          capture_output=True, timeout=300, cwd=tmp_path, env=_this_tree())
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2 and "Traceback" not in err and "internal error" not in err, err
     assert "--reproduce-key" in err
