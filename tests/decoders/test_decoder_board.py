@@ -117,6 +117,9 @@ def test_the_site_shows_the_labels_the_rate_and_the_floor_note(registry, runs, t
     assert 'class="note decoder-note"' in index
     task_page = next((tmp_path / "site" / "tasks").glob("toy_bench*.html")).read_text(encoding="utf-8")
     assert f"{rate * 100:.1f} % unread" in task_page
+    model_pages = {page.name: page.read_text(encoding="utf-8") for page in (tmp_path / "site" / "models").glob("*.html")}
+    assert sum(f"{rate * 100:.1f} % unread" in page for page in model_pages.values()) == 1
+    assert sum("% unread" in page for page in model_pages.values()) == 2  # the strict and the lenient generated runs
 
 
 def test_a_smoke_run_keeps_its_partial_place_with_its_label_and_rate(registry, tmp_path):

@@ -42,6 +42,7 @@ from ..paper_views import Cells, fill
 from ...runs.stored import Run, by_task
 from ..published import Published, for_task, load_published
 from ..trivial import RULE, assess
+from ..unread import rate_of
 from ...runs.verified_metrics import VerifiedMetrics
 from ...runs.verify import CHECKS, Verdict, verify_runs
 from .caveats import annotate
@@ -302,6 +303,7 @@ def _models(tasks: list[dict]) -> list[dict]:
                 "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"], "star": entry["star"],
                 "n_models": sum(e["item_set"] == entry["item_set"] for e in task["entries"]), "vs_best": entry["vs_best"],
                 "n_items": entry["n_items"], "partial": entry["partial"], "marks": entry["marks"],
+                **({"unread": rate} if (rate := rate_of(entry["metrics"])) is not None else {}),
             })
     return sorted(models.values(), key=lambda m: m["name"])
 

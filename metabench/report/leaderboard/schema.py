@@ -334,6 +334,8 @@ class ModelResult(Part):
     partial: bool | None = part("a partial run")
     marks: Marks | None = part("the marks beside its value")
     caveats: Caveats | None = part("its caveats")
+    unread: Number | None = part("a generated run's format-failure rate, printed beside its value (absent: not "
+                                 "generated)")
 
 
 class BoardModel(Part):

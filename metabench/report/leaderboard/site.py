@@ -216,8 +216,9 @@ def write(board: Board, out_dir: Path) -> list[Path]:
                 for model in col.cells:
                     model_columns[model].append(col.name)
     group_cells = {col.name: col.cells for fam in board.families for col in fam.columns if col.type == "group"}
+    group_unread = {(g.group, g.model): rate_of(g.aggregate) for g in board.groups}
     render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_columns=model_columns,
-           heatmap=_heatmap(board, cells), group_cells=group_cells,
+           heatmap=_heatmap(board, cells), group_cells=group_cells, group_unread=group_unread,
            model_slugs={m.name: m.slug for m in board.models})
     for task in board.tasks:
         others = [m for m in list(task.entries[0].metrics)[1:] if "/" not in m]  # breakdowns stay in the JSON
