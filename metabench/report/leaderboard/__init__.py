@@ -95,7 +95,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
         site_files.refuse_protected(out_dir, set(staged))
-        _refuse_foreign(out_dir, set(staged) - before, force, legacy=any(v is None for v in listed.values()))
+        _refuse_foreign(out_dir, {name: staged[name] for name in set(staged) - before}, force,
+                        legacy=any(v is None for v in listed.values()))
         digests = {name: site_files.digest(path) for name, path in staged.items()}
         moved: list[str] = []
         changed: list[str] = []
@@ -180,10 +181,12 @@ def _staged_name(path: Path, staging: Path, reporter: str) -> str:
     return real.relative_to(staging).as_posix()
 
 
-def _refuse_foreign(out_dir: Path, new: set[str], force: bool, *, legacy: bool = False) -> None:
+def _refuse_foreign(out_dir: Path, new: dict[str, Path], force: bool, *, legacy: bool = False) -> None:
     """Files already in the output folder that the last build cannot be shown to have written (not listed with
-    the digest of their bytes: `site_files`) are the user's: not replaced."""
-    foreign = sorted(name for name in new if os.path.lexists(out_dir / name))
+    the digest of their bytes: `site_files`) are the user's: not replaced (one holding the very bytes the build
+    writes loses nothing, and is taken)."""
+    foreign = sorted(name for name, staged in new.items()
+                     if os.path.lexists(out_dir / name) and not _same_bytes(staged, out_dir / name))
     if foreign and not force:
         raise MetabenchError(
             f"-o {escape(out_dir)}: holds {len(foreign)} file(s) metabench did not write (or that changed since), "
