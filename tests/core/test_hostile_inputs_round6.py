@@ -769,3 +769,14 @@ def test_a_text_column_of_one_type_that_looks_like_json_is_read_as_it_is(tmp_pat
     (outcome,) = run(plugins.load(extra_plugins=(module,)), "mixed", ["majority"],
                      RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert outcome.status == "ok", outcome.message
+
+
+@pytest.mark.parametrize("name", ["runs/README.md", "runs/syn/notes.txt"])
+def test_a_crafted_list_deletes_nothing_in_the_folder_the_runs_are_read_from(cli, tmp_path, name):
+    """A file in the runs folder given to the build, beside the run folders (no results.json next to it): kept
+    even with its true digest listed."""
+    runs, site = _site_with_runs(tmp_path)
+    (site / name).write_text("the user's notes on the runs")
+    _crafted(site, [name], "true-digests")
+    code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")
+    assert code == 0 and (site / name).read_text() == "the user's notes on the runs", out

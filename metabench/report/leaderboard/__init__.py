@@ -83,7 +83,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     rejected_folders = [Path(r.run) for r in board.rejected_runs]
     _relative_run_paths(board, out_dir, run_paths)
     listed = site_files.listed(out_dir)
-    before = {name for name, recorded in listed.items() if site_files.proven(out_dir, name, recorded)}
+    sources = site_files.run_sources(out_dir, run_paths)
+    before = {name for name, recorded in listed.items() if site_files.proven(out_dir, name, recorded, sources)}
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
         with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
@@ -94,7 +95,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
                 done()
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
-        site_files.refuse_protected(out_dir, set(staged))
+        site_files.refuse_protected(out_dir, set(staged), sources)
         _refuse_foreign(out_dir, {name: staged[name] for name in set(staged) - before}, force,
                         legacy=any(v is None for v in listed.values()))
         digests = {name: site_files.digest(path) for name, path in staged.items()}

@@ -75,11 +75,11 @@ def _read(manifest: Path) -> object:
         return None
 
 
-def proven(out_dir: Path, name: str, recorded: str | None) -> bool:
+def proven(out_dir: Path, name: str, recorded: str | None, sources: tuple[Path, ...] = ()) -> bool:
     """Whether ``out_dir/name`` is still the file the last build wrote: its bytes hash to the recorded digest
     (a page of a site built before the list: it carries the site's mark), and it lies in no runs folder."""
     path = out_dir / name
-    if path.is_symlink() or not path.is_file() or protected(out_dir, name):
+    if path.is_symlink() or not path.is_file() or protected(out_dir, name, sources):
         return False
     real_root = os.path.realpath(out_dir)
     if not os.path.realpath(path).startswith(real_root + os.sep):  # through a linked folder: not the site's
@@ -92,11 +92,15 @@ def proven(out_dir: Path, name: str, recorded: str | None) -> bool:
         return False
 
 
-def protected(out_dir: Path, name: str) -> bool:
-    """A run's file, or any file in a runs folder (its folder or one above it, up to the site, holds a
-    ``results.json``): a site build never replaces or deletes it."""
+def protected(out_dir: Path, name: str, sources: tuple[Path, ...] = ()) -> bool:
+    """A run's file, any file in a runs folder (its folder or one above it, up to the site, holds a
+    ``results.json``), or any file below a folder the build reads runs from (``sources``, resolved): a site
+    build never replaces or deletes it."""
     path = out_dir / name
     if path.name in _RUN_FILES:
+        return True
+    real = Path(os.path.realpath(path))
+    if any(real.is_relative_to(source) for source in sources):
         return True
     folder = path.parent
     while True:
@@ -107,14 +111,23 @@ def protected(out_dir: Path, name: str) -> bool:
         folder = folder.parent
 
 
-def refuse_protected(out_dir: Path, names: set[str]) -> None:
+def refuse_protected(out_dir: Path, names: set[str], sources: tuple[Path, ...] = ()) -> None:
     """A reporter's file that would land on a run's file or in a runs folder is refused, ``--force`` or not."""
-    inside_runs = sorted(name for name in names if protected(out_dir, name))
+    inside_runs = sorted(name for name in names if protected(out_dir, name, sources))
     if inside_runs:
         raise MetabenchError(
             f"-o {out_dir}: the build would write {', '.join(inside_runs[:3])}{', ...' if len(inside_runs) > 3 else ''} "
             "inside a runs folder (a folder holding a results.json); a site never replaces a run's files",
             hint="build the site into a folder of its own, e.g. -o site/, not into a runs folder")
+
+
+def run_sources(out_dir: Path, paths: list[Path]) -> tuple[Path, ...]:
+    """The folders a build reads runs from, resolved (a run file given alone: its folder), except one holding
+    the site itself (``leaderboard build leaderboard -o leaderboard``: there the runs folders are found by
+    their ``results.json``)."""
+    site = Path(os.path.realpath(out_dir))
+    found = (Path(os.path.realpath(p if p.is_dir() else p.parent)) for p in paths if p.exists())
+    return tuple(source for source in found if not site.is_relative_to(source))
 
 
 def manifest_text(digests: dict[str, str | None]) -> str:
