@@ -161,26 +161,6 @@ def section_sha256(section) -> str:
     return hashlib.sha256(json.dumps(section.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()
 
 
-def record(kind, section, shown: dict[str, list[str]]):
-    """The run record's ``answering`` section for a job answered through ``kind`` following ``section`` (None for
-    a model that is not a decoder). ``shown``: seed -> the ids of its demonstrations."""
-    from .run_record import Answering
-
-    protocol = getattr(kind, "protocol", None)
-    if protocol == "decoder_finetune":
-        return Answering(mode=FINE_TUNED, section_sha256=section_sha256(section))
-    prompted = getattr(kind, "prompted", kind)
-    mode = mode_of(prompted.request_type()) if protocol in ("decoder", "decoder_generated") else None
-    if mode is None:
-        return None
-    parser = getattr(prompted.args, "parser", None) if mode == GENERATED else None
-    declared = dict(getattr(section, "kind_args", None) or {}).get("parser", parser)
-    shots = max((len(ids) for ids in shown.values()), default=0)
-    return Answering(mode=mode, shots=shots, demonstrations={s: ids for s, ids in shown.items() if ids},
-                     parser=parser, lenient=parser is not None and parser != declared,
-                     prompt_source=getattr(section, "prompt_source", "") or "", section_sha256=section_sha256(section))
-
-
 def changed_section(record, task, kind) -> str | None:
     """Why a decoder run cannot be rerun as it was: the protocol section it followed has changed since (its prompt,
     kind or parser: the section is not in the task's config hash, its digest is in the run's ``answering``); None
@@ -195,3 +175,21 @@ def changed_section(record, task, kind) -> str | None:
     return (f"the run followed another version of the task's protocol.{key} (its prompt, kind or parser changed since; "
             f"sha256 {recorded.section_sha256[:12]} recorded, {section_sha256(section)[:12]} here), and only the "
             "protocol as it is here is rerun")
+
+
+#: The strict parser of each lenient one: `parse=lenient` on a decoder reads a generated answer with the latter.
+LENIENT = {"label_strict": "label", "letter_strict": "letter", "word_list_strict": "word_list"}
+
+
+def section_config(config, section, choice=None):
+    """The config a section's own kind is built from: the task's items, labels and metrics, the section's kind,
+    kind_args and prompt (as its ``protocol.decoder``), with a lenient parser where ``parse=lenient`` asks."""
+    kind_args = dict(section.kind_args)
+    if choice is not None and choice.lenient and kind_args.get("parser") in LENIENT:
+        kind_args["parser"] = LENIENT[kind_args["parser"]]
+    own = config.protocol.decoder
+    if section.template is None and own is not None and own.kind is None and own.template is not None:
+        # a task whose own kind is prompted (MUNCH) words its other way with its own prompt unless it gives one
+        section = section.model_copy(update={"template": own.template, "system": section.system or own.system})
+    protocol = config.protocol.model_copy(update={"decoder": section})
+    return config.model_copy(update={"kind": section.kind, "kind_args": kind_args, "protocol": protocol})

@@ -24,11 +24,10 @@ import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
+from .cache_dir import cache_root  # noqa: F401 - where every cache lives; imported from here by most callers
 from .errors import MetabenchError
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("METABENCH_CACHE_DIR") or Path.home() / ".cache" / "metabench").expanduser()
 
 
 _READ_ONLY = [False]

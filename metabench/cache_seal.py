@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 
 from .atomic import write_atomically
-from .cache import cache_root
+from .cache_dir import cache_root
 
 SECRET_ENV = "METABENCH_SECRET_FILE"
 #: What a sealed file starts with: the format, then the 32-byte HMAC, then the payload.

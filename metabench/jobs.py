@@ -174,33 +174,15 @@ def build_kind(registry: Registry, task: LoadedTask, protocol: str | None = None
     section = getattr(config.protocol, protocol, None) if protocol else None
     kind = own
     if getattr(section, "kind", None) is not None:
-        from .answering import mode_of
+        from .answering import mode_of, section_config
         from .kinds.answered import Answered
 
-        prompted = registry.resolve("kind", section.kind)(answering_config(config, section, choice), metric_fns)
+        prompted = registry.resolve("kind", section.kind)(section_config(config, section, choice), metric_fns)
         kind = Answered(own, prompted, mode_of(prompted.request_type()))
     if choice is not None and choice.shots is not None:
         (kind.prompted if kind is not own else kind).use_shots(choice.shots)
     kind.protocol = protocol
     return kind
-
-
-#: The strict parser of each lenient one: `parse=lenient` on a decoder reads a generated answer with the latter.
-LENIENT = {"label_strict": "label", "letter_strict": "letter", "word_list_strict": "word_list"}
-
-
-def answering_config(config, section, choice=None):
-    """The config a section's own kind is built from: the task's items, labels and metrics, the section's kind,
-    kind_args and prompt (as its ``protocol.decoder``), with a lenient parser where ``parse=lenient`` asks."""
-    kind_args = dict(section.kind_args)
-    if choice is not None and choice.lenient and kind_args.get("parser") in LENIENT:
-        kind_args["parser"] = LENIENT[kind_args["parser"]]
-    own = config.protocol.decoder
-    if section.template is None and own is not None and own.kind is None and own.template is not None:
-        # a task whose own kind is prompted (MUNCH) words its other way with its own prompt unless it gives one
-        section = section.model_copy(update={"template": own.template, "system": section.system or own.system})
-    protocol = config.protocol.model_copy(update={"decoder": section})
-    return config.model_copy(update={"kind": section.kind, "kind_args": kind_args, "protocol": protocol})
 
 
 def prepare(registry: Registry, task: LoadedTask, *, limit: int | None = None, data_dir: Path | None = None,

@@ -75,7 +75,7 @@ def _check_answering_section(config: TaskConfig, raw: RawConfig, registry: Regis
                               "generation): it is how a decoder answers by parsed text",
                               hint="e.g. decoder_generated: {kind: generation, kind_args: {parser: label_strict}, ...}")
         return
-    from ..jobs import answering_config
+    from ..answering import section_config
 
     inner = _SectionRaw(raw, key)
     _check_name(registry, "kind", section.kind, inner.where("kind"))
@@ -83,7 +83,7 @@ def _check_answering_section(config: TaskConfig, raw: RawConfig, registry: Regis
     if not hasattr(kind_cls, "check_prompt"):
         raise ConfigError(f"{inner.where('kind')}: protocol.{key}.kind '{section.kind}' builds no prompt: a decoder "
                           "answers a task through a prompted kind", hint="kind: choice (scored) or generation")
-    answered = answering_config(config, section)
+    answered = section_config(config, section)
     try:
         kind_cls.Args.model_validate(answered.kind_args)
     except ValidationError as exc:

@@ -31,7 +31,7 @@ from ..timings import Phases
 from .gc_tuning import freeze_loaded
 from . import repeats
 from .outcomes import JobResult
-from .record import process_sections, results_record
+from .record import answering_section, process_sections, results_record
 
 
 def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None, protocol: str | None = None) -> list[int]:
@@ -187,7 +187,7 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
     lines = samples_text(samples).encode("utf-8")
     record = results_record(registry, job, adapter, data, seeds, per_seed)
     record.protocol = key
-    record.answering = answering.record(kind, section, shown)
+    record.answering = answering_section(kind, section, shown)
     if options.repeat > 1:
         record.repeat = RepeatInfo(**repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary))
     record.data.splits["test"].golds_sha256 = golds_sha256(zip(ids, golds))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from .. import answering
 from ..jobs import Job, TaskData
-from ..run_record import (SCHEMA_VERSION, DataInfo, DatasetUsed, Environment, GroupFact, MetabenchInfo, Metrics,
-                          MetricSummary, ModelInfo, PaperCell, PluginInfo, RunRecord, SplitInfo, TaskInfo, Timings)
+from ..run_record import (SCHEMA_VERSION, Answering, DataInfo, DatasetUsed, Environment, GroupFact, MetabenchInfo,
+                          Metrics, MetricSummary, ModelInfo, PaperCell, PluginInfo, RunRecord, SplitInfo, TaskInfo,
+                          Timings)
 from ..stats.seeds import seed_summary
 from ..store import environment, metabench_info
 from ..task_facts import task_facts
@@ -97,3 +99,19 @@ def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed,
     if timings is not None:
         record.timings = Timings(**timings)
     return record
+
+
+def answering_section(kind, section, shown: dict[str, list[str]]) -> Answering | None:
+    """The record's ``answering`` section for a job answered through ``kind`` following ``section``
+    (`metabench.answering`); None for a model that is not a decoder. ``shown``: seed -> its demonstrations' ids."""
+    way = answering.way_of(kind)
+    if not way:
+        return None
+    prompted = getattr(kind, "prompted", kind)
+    parser = getattr(getattr(prompted, "args", None), "parser", None) if way == answering.GENERATED else None
+    declared = dict(getattr(section, "kind_args", None) or {}).get("parser", parser)
+    return Answering(mode=way, shots=max((len(ids) for ids in shown.values()), default=0),
+                     demonstrations={seed: ids for seed, ids in shown.items() if ids}, parser=parser,
+                     lenient=parser is not None and parser != declared,
+                     prompt_source=getattr(section, "prompt_source", "") or "",
+                     section_sha256=answering.section_sha256(section) if section is not None else None)
