@@ -137,8 +137,9 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
 
     With a ``registry``, a row on the runs' primary metric also carries the best constant answer on the same
     items with the ≈ chance mark (``trivial.beside``, the rule the docs' headline table uses) and, per run, the
-    probable answer-format failure flag (``trivial.below_chance``)."""
-    from .trivial import below_chance, beside
+    probable answer-format failure flag of a decoder (``trivial.below_chance``) or a classifier's collapsed fit
+    (``trivial.collapsed_fit``)."""
+    from .trivial import below_chance, beside, collapsed_fit
     from .unread import run_rate
 
     ours: dict[str, list[dict]] = {}
@@ -165,7 +166,7 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
             if registry is not None and mine["runs"] and all(r.primary_metric == entry.metric for r in mine["runs"]):
                 row["constant"] = beside(registry, mine["runs"], value["mean"])
                 row["flags"] = [f"{r.task}: {flag}" for r in mine["runs"]
-                                if (flag := below_chance(registry, r)) is not None]
+                                if (flag := below_chance(registry, r) or collapsed_fit(r)) is not None]
             rows.append(row)
     return rows
 
@@ -173,7 +174,7 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
 def format_beside(rows: list[dict]) -> str:
     from tabulate import tabulate
 
-    from .trivial import ALPHA, FORMAT_RULE
+    from .trivial import ALPHA, COLLAPSE_RULE, FORMAT_RULE
     from .unread import LEGEND, beside
 
     if not rows:
@@ -204,7 +205,7 @@ def format_beside(rows: list[dict]) -> str:
         lines.append(LEGEND + ".")
     flags = list(dict.fromkeys(f"{r['model']} on {flag}" for r in rows for flag in r.get("flags", [])))
     if flags:
-        lines += ["", f"rule: {FORMAT_RULE}", *(f"flag: {flag}" for flag in flags)]
+        lines += ["", f"rule: {FORMAT_RULE}", f"rule: collapsed fit: {COLLAPSE_RULE}", *(f"flag: {flag}" for flag in flags)]
     if any(r.get("constant") for r in rows):
         lines.append("best constant answer: every gold label answered for every item, scored on the run's own items "
                      "and golds (a k-fold group: per fold, then their mean); ≈ chance: not significantly better "

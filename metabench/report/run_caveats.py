@@ -1,7 +1,7 @@
 """The board's caveats of one run, as lines a publication carries beside its number (#48 item 6).
 
 The leaderboard prints beside a number what keeps it from being read at face value: constant, ≈ chance,
-below chance (a probable answer-format failure for a decoder, a collapsed fit for a classifier), unstable
+below chance (a probable answer-format failure for a decoder), a collapsed fit (a classifier's answers), unstable
 across seeds, a test that misses its calibration targets on the task's shape, unchecked. The export has no
 comparison of its own, so the calibration miss it carries is that of the ≈ chance test (the run against its
 best constant answer), the test its ≈ chance verdict rests on. A number exported to the Hub leaves the board behind, so the export carries the same
@@ -14,7 +14,7 @@ from ..runs.stored import Run
 from ..runs.verify import Verdict
 from .analyses import seed_stability
 from .compare import Options
-from .trivial import ALPHA, assess, below_chance
+from .trivial import ALPHA, assess, below_chance, collapsed_fit
 
 
 def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options = Options(),
@@ -28,10 +28,13 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
     if marks["constant"]:
         found.append(f"constant: one answer covers 99 % or more of the items at every seed ({primary})")
     elif trivial["chance"] is True:
-        found.append(f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
+        tested = trivial.get("tested_metric")  # the primary cannot tell a constant answer from a perfect model
+        found.append(f"≈ chance on {tested}: {trivial['note']}" if tested else
+                     f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
     mean, baseline = run.record.mean(primary), trivial.get("baseline_value")
     if None not in (mean, baseline) and (mean < baseline if run.higher_is_better(primary) else mean > baseline):
         found += [flag for flag in [below_chance(registry, run, options, alpha)] if flag]
+    found += [flag for flag in [collapsed_fit(run)] if flag]
     if run.record.model.family != "baseline" and not marks["constant"]:
         found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
     found += [f"calibration miss of the ≈ chance test: {note}" for note in trivial.get("calibration", [])]

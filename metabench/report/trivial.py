@@ -14,7 +14,15 @@ only run of its fold). Two marks keep such runs from the ★:
   a paired bootstrap over items), two-sided at ``alpha``; the run is ≈ chance unless it is better with
   p ≤ alpha. A run not above the baseline's value is ≈ chance without a test. Where a constant answer scores
   a perfect value on items whose golds differ (recall, answering the positive class everywhere), the metric is
-  blind to constant predictors there: no test, and the note says so (`_blind`).
+  blind to constant predictors there (`_blind`): the test is made on another metric the run reports that is not
+  blind (accuracy first: HARD's mined items, scored by recall, are balanced), the verdict names that metric
+  (``tested_metric``) and the note says why; with none, no test, and the note says so.
+
+Two flags name a cause, each from what it can see: a decoder significantly below the best constant answer on a
+two-answer task reads its answers wrongly (`below_chance`: a probable answer-format failure, by the paired test);
+a fitted classifier whose answers collapse onto one label at a seed is a collapsed fit (`collapsed_fit`: read
+from its answers' distribution, never from a metric such as F1 that answering one label everywhere maximises —
+NewsMet's MiniLM is below that constant on F1 and has not collapsed).
 
 Where the samples cannot rebuild the primary metric for the baseline (a kind that parses raw text), the
 test is not made and the row says so; the constant mark does not need it.
@@ -42,8 +50,9 @@ RULE = (f"constant: one answer for ≥ {CONSTANT_SHARE:.0%} of the items at ever
         "span anywhere); ≈ chance: not significantly better than the best constant answer on the same items and "
         "golds (every gold label, the majority among them; for tag sequences no span or every word a span), by "
         "the paired test compare chooses (McNemar at one seed, else a paired bootstrap over items), two-sided "
-        "p ≤ α; no test where a constant answer scores a perfect value on items whose golds differ (the metric "
-        "cannot tell it from a perfect model there). Neither mark can hold the ★.")
+        "p ≤ α; where a constant answer scores a perfect value on items whose golds differ (the metric cannot tell "
+        "it from a perfect model there) the test is made on another metric the task reports (accuracy first) and "
+        "the mark names it, else none is made. Neither mark can hold the ★.")
 
 
 def _is_sequence(answer) -> bool:
@@ -97,9 +106,9 @@ def _scores(run: Run, gold, answer, keys) -> dict:
     return scores
 
 
-def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
-    """A run answering ``make(gold)`` for every item of ``run`` at its first seed (in memory, never written);
-    None when the samples cannot rebuild the primary metric for it."""
+def trivial_run(registry, run: Run, name: str, make, rows, metric: str | None = None) -> Run | None:
+    """A run answering ``make(gold)`` for every item of ``run`` at its first seed (in memory, never written),
+    scored on ``metric`` (default: the primary metric); None when the samples cannot rebuild it for it."""
     seed, keys = run.seeds[0], set(rows[0][0]["scores"])
     samples = []
     for item in rows:
@@ -110,7 +119,7 @@ def trivial_run(registry, run: Run, name: str, make, rows) -> Run | None:
     record = run.record.evolve(seeds=[seed], model=run.record.model.model_copy(update={"spec": f"trivial: {name}"}),
                                metrics=Metrics(per_seed={}, aggregate={}))
     baseline = Run(run.path / f"<{name}>", record, samples)
-    metric = run.primary_metric
+    metric = metric or run.primary_metric
     rebuilt = seed_values(baseline, [(s,) for s in samples], metric, registry)
     if rebuilt is None:
         return None
@@ -130,20 +139,51 @@ def _golds(rows: list) -> set[str]:
     return {json.dumps(item[0]["gold"], sort_keys=True) for item in rows}
 
 
-def _best(registry, run: Run, rows: list) -> Run | None:
-    """The best constant answer on the run's items by its primary metric (in memory), None if none rebuilds."""
-    metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
+def _best(registry, run: Run, rows: list, metric: str | None = None) -> Run | None:
+    """The best constant answer on the run's items by ``metric`` (default: its primary metric; in memory), None
+    if none rebuilds."""
+    metric = metric or run.primary_metric
+    higher = run.higher_is_better(metric)
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
-             if (b := trivial_run(registry, run, name, make, rows)) is not None]
+             if (b := trivial_run(registry, run, name, make, rows, metric)) is not None]
     return max(found, key=lambda b: b.record.mean(metric) * (1 if higher else -1)) if found else None
+
+
+#: Where the primary metric is blind to constant answers, the metric the ≈ chance test is made on instead,
+#: first found first (then any other metric the run reports): accuracy is never blind on items whose golds differ.
+FALLBACK_METRICS = ("accuracy",)
 
 
 def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
-    False (significantly better) or None (no test possible), with the baseline, its value and the test."""
-    metric, higher = run.primary_metric, run.higher_is_better(run.primary_metric)
+    False (significantly better) or None (no test possible), with the baseline and its value on the primary
+    metric and the test; ``tested_metric`` names the metric tested where it is not the primary (blind there)."""
     rows = _rows(run)
-    best = _best(registry, run, rows)
+    found = _against(registry, run, rows, run.primary_metric, options, alpha)
+    if not found.pop("blind", False):
+        return found
+    for metric in _fallbacks(run):
+        other = _against(registry, run, rows, metric, options, alpha)
+        if other.pop("blind", False) or other["chance"] is None:
+            continue
+        return {**found, "chance": other["chance"], "test": other["test"], "pvalue": other["pvalue"],
+                "tested_metric": metric, "tested_baseline_value": other["baseline_value"],
+                "note": (f"{found['note']}; tested on {metric} instead ({other['baseline']} = "
+                         f"{other['baseline_value']:.4f}): {other['note'] or 'significantly better'}"),
+                **({"calibration": other["calibration"]} if other.get("calibration") else {})}
+    return found
+
+
+def _fallbacks(run: Run) -> list[str]:
+    """The metrics the run reports that the ≈ chance test may use instead of the primary, in order."""
+    reported = [m for m in run.record.metrics.aggregate if m != run.primary_metric and run.record.mean(m) is not None]
+    return [m for m in FALLBACK_METRICS if m in reported] + [m for m in reported if m not in FALLBACK_METRICS]
+
+
+def _against(registry, run: Run, rows: list, metric: str, options: Options, alpha: float) -> dict:
+    """`chance` on one ``metric``; ``blind`` is True where a constant answer scores a perfect value on it."""
+    higher = run.higher_is_better(metric)
+    best = _best(registry, run, rows, metric)
     if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
     value, mine = best.record.mean(metric), run.record.mean(metric)
@@ -151,7 +191,7 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     if mine is None:
         return {**out, "chance": None, "note": f"the run has no {metric}"}
     if _blind(_golds(rows), best, metric, higher):
-        return {**out, "chance": None, "note": _blind_note(best, metric)}
+        return {**out, "chance": None, "note": _blind_note(best, metric), "blind": True}
     if (mine <= value) if higher else (mine >= value):
         return {**out, "chance": True, "note": "not above the trivial baseline"}
     try:
@@ -178,8 +218,8 @@ def _blind(golds: set[str], best: Run, metric: str, higher: bool) -> bool:
 
 
 def _blind_note(best: Run, metric: str) -> str:
-    return (f"no chance test: {best.model.removeprefix('trivial: ')} scores a perfect {metric} on these items, so "
-            f"{metric} cannot tell a constant answer from a perfect model (read it beside the other metrics)")
+    return (f"no chance test on {metric}: {best.model.removeprefix('trivial: ')} scores a perfect {metric} on these "
+            f"items, so {metric} cannot tell a constant answer from a perfect model")
 
 
 def assess(registry, run: Run, options: Options, alpha: float) -> dict:
@@ -198,13 +238,37 @@ FORMAT_RULE = ("probable answer-format failure: a task with two possible answers
                "significantly below the best constant answer on the same items (the same paired test, two-sided "
                "p ≤ α): a model that knew nothing would tie it, so answers read as the wrong label (a parser, a "
                "label map, a prompt's answer words) are the likelier cause than the model. Only for runs whose answers "
-               "are read from generated or scored text (the decoder family); a classifier's labels are read directly, "
-               "so there it is named a collapsed fit instead")
+               "are read from generated or scored text (the decoder family); a classifier's labels are read directly "
+               "and its collapse is read from its answers (collapsed fit)")
+
+COLLAPSE_RULE = (f"a fitted classifier (not a decoder, not a baseline) that answers one label for "
+                 f"≥ {CONSTANT_SHARE:.0%} of the items at one seed or more (tag sequences: no span anywhere), the "
+                 "constant mark's share; read from its answers, never from a metric (F1 of the positive class) that "
+                 "answering one label everywhere maximises")
+
+
+def collapsed_fit(run: Run) -> str | None:
+    """`COLLAPSE_RULE`'s flag for one run, naming its collapsed seeds and their answer, or None (a decoder or a
+    baseline: no fit to collapse; no seed collapsed)."""
+    if run.record.model.family in ("decoder", "baseline"):
+        return None
+    seeds = constant(run)["seeds"]
+    collapsed = [s for s in seeds if s["constant"]]
+    if not collapsed:
+        return None
+    answers = sorted({json.dumps(s["answer"], ensure_ascii=False) for s in collapsed})
+    where = ("every seed" if len(collapsed) == len(seeds)
+             else f"seed{'s' if len(collapsed) > 1 else ''} {', '.join(str(s['seed']) for s in collapsed)} of {len(seeds)}")
+    return (f"a collapsed fit: one answer ({' / '.join(answers)}) for ≥ {CONSTANT_SHARE:.0%} of the items at {where} "
+            "(read from its answers; its labels are read directly, not parsed from text)")
 
 
 def below_chance(registry, run: Run, options: Options = Options(), alpha: float = ALPHA) -> str | None:
-    """``FORMAT_RULE``'s flag for one run with its test, or None (more than two answers, tag sequences, not
-    significantly below, or no test possible)."""
+    """``FORMAT_RULE``'s flag for one decoder run with its test, or None (not a decoder: `collapsed_fit` reads a
+    classifier's collapse from its answers; more than two answers, tag sequences, not significantly below, or no
+    test possible)."""
+    if run.record.model.family != "decoder":
+        return None
     rows = _rows(run)
     golds = _golds(rows)
     if len(golds) != 2 or any(_is_sequence(json.loads(g)) for g in golds):
@@ -219,13 +283,11 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
         return None
     if comparison.pvalue is None or comparison.pvalue > alpha or comparison.drop <= 0:
         return None
-    cause = ("probable answer-format failure" if run.record.model.family == "decoder"
-             else "a collapsed fit (its labels are read directly, not parsed from text)")
     # where this test misses a calibration target on the comparison's shape (a 64-item MOH-X fold), the flag says so
     missed = [note for note in comparison.notes if note.startswith(CALIBRATION)]
     return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
             f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "
-            f"p = {comparison.pvalue:.3g}): {cause}" + "".join(f"; {note}" for note in missed))
+            f"p = {comparison.pvalue:.3g}): probable answer-format failure" + "".join(f"; {note}" for note in missed))
 
 
 def beside(registry, runs: list[Run], mean: float, alpha: float = ALPHA) -> str:

@@ -1,8 +1,8 @@
-"""The headline table that opens the board (#50 item 1) and the collapsed-fit flag on it (#50 item 4), built from
-committed runs: its columns are exactly the declared ``headline`` group's members, each cell carries its interval
-and seeds, the published numbers are rows of their own, and a classifier significantly below its best constant
-answer (MiniLM's first three seeds on MOH-X folds 0 and 5) is flagged wherever below chance is shown, and is gone
-from the committed five-seed runs."""
+"""The headline table that opens the board (#50 item 1) and the collapsed-fit flag on it (#50 item 4, #58 item 10),
+built from committed runs: its columns are exactly the declared ``headline`` group's members, each cell carries its
+interval and seeds, the published numbers are rows of their own, and a classifier significantly below its best
+constant answer on F1 (MiniLM's first three seeds on MOH-X folds 0 and 5) is not a collapsed fit: no seed answers
+one label (the flag is read from the answers); its leaning seeds are constant-like."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def _seeds_of(run_dir: Path, seeds: list[int], out: Path) -> Path:
 @pytest.fixture(scope="module")
 def moh_x(report_registry, tmp_path_factory) -> Path:
     """A site of the committed MOH-X folds: MiniLM's seeds 0-2 (the three-seed runs published before the five,
-    whose folds 0 and 5 are collapsed fits) and the majority baseline."""
+    whose folds 0 and 5 are significantly below the best constant answer on F1) and the majority baseline."""
     folders = sorted(RUNS.glob("moh_x_cv_fold*"))
     if len(folders) != 10:
         pytest.skip("the committed MOH-X runs are not in this checkout")
@@ -121,32 +121,26 @@ def moh_x(report_registry, tmp_path_factory) -> Path:
     return work / "site"
 
 
-def test_a_collapsed_fit_is_flagged_on_the_folds_and_the_moh_x_cells(moh_x):
-    """#50 item 4: `compare published`'s collapsed fit (MiniLM's three seeds significantly below the best constant
-    answer on MOH-X folds 0 and 5) is on the fold pages, the MOH-X cells of the overview and the headline table, in
-    leaderboard.md and the JSON, with the calibration miss of the 64-item folds' test."""
+def test_folds_below_the_constant_on_f1_are_constant_like_not_collapsed_fits(moh_x):
+    """#58 item 10 (was #50 item 4): MiniLM's three seeds on MOH-X folds 0 and 5 are significantly below answering
+    "metaphor" everywhere on F1, a metric that constant maximises, yet no seed answers one label for 99 % of the
+    items: no collapsed fit anywhere (the flag is read from the answers), while fold 5's seeds that lean on
+    "literal" (91 % and 94 % of the items) are constant-like on its page, its cells and in leaderboard.md."""
     import json
 
     board = json.loads((moh_x / "leaderboard.json").read_text(encoding="utf-8"))
-    flagged = {t["name"]: e["caveats"]["collapsed_fit"] for t in board["tasks"] for e in t["entries"]
-               if e["caveats"]["collapsed_fit"]}
-    assert sorted(flagged) == ["moh_x_cv_fold0", "moh_x_cv_fold5"]
-    for flag in flagged.values():
-        assert "a collapsed fit" in flag and "calibration" in flag and "64 items" in flag
-    assert not any(e["caveats"]["below_chance"] for t in board["tasks"] for e in t["entries"])  # not a decoder's
+    assert not any(e["caveats"]["collapsed_fit"] or e["caveats"]["below_chance"]
+                   for t in board["tasks"] for e in t["entries"])
     group = next(g for g in board["groups"] if g["group"] == "moh_x_cv" and g["model"] == "hf:minilm-l6")
-    assert "2 of 10 folds (moh_x_cv_fold0, moh_x_cv_fold5)" in group["caveats"]["collapsed_fit"]
-    for name in ("moh_x_cv_fold0", "moh_x_cv_fold5"):
-        assert ">collapsed fit</span>" in (moh_x / "tasks" / f"{name}.html").read_text(encoding="utf-8")
-    assert ">collapsed fit</span>" not in (moh_x / "tasks" / "moh_x_cv_fold1.html").read_text(encoding="utf-8")
-    index = (moh_x / "index.html").read_text(encoding="utf-8")
-    headline = index[index.index('id="headline-table"'):index.index("</table>", index.index('id="headline-table"'))]
-    overview = index[index.index('class="sortable overview"'):]
-    for table in (headline, overview):
-        row = table[table.index("hf-minilm-l6-920c3635.html"):]
-        assert ">collapsed fit</span>" in row[:row.index("</tr>")]
+    assert group["caveats"]["collapsed_fit"] is None
+    fold5 = next(e for t in board["tasks"] if t["name"] == "moh_x_cv_fold5" for e in t["entries"]
+                 if e["model"] == "hf:minilm-l6")
+    assert [s["seed"] for s in fold5["caveats"]["stability"]["skewed"]][:2] == [0, 1]
+    page = (moh_x / "tasks" / "moh_x_cv_fold5.html").read_text(encoding="utf-8")
+    assert ">constant-like</span>" in page and ">collapsed fit</span>" not in page
     markdown = (moh_x / "leaderboard.md").read_text(encoding="utf-8")
-    assert "(collapsed fit)" in next(line for line in markdown.splitlines() if line.startswith("| hf:minilm-l6 | "))
+    rows = [line for line in markdown.splitlines() if line.startswith("| ")]
+    assert not any("(collapsed fit)" in row for row in rows) and any("(constant-like)" in row for row in rows)
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,14 @@ and its value). This adds, computed once here and written by every reporter:
 - per item set of a task, the best constant answer's value on its items (the same items and golds for every
   run of the set), and per k-fold group cell the mean of its folds' constant answers with the number of folds
   at chance (`trivial.pooled`, as docs/headline-runs.md prints it);
-- per run made with a recipe, ``trivial.below_chance``: a two-answer task scored significantly below its best
-  constant answer, a probable answer-format failure for a decoder (``below_chance``) and a collapsed fit for a
-  classifier, whose labels are read directly (``collapsed_fit``: MiniLM on MOH-X folds 0 and 5), with the
-  calibration miss of the test where it is a listed one; a k-fold group cell names its collapsed folds (a
+- per decoder run, ``trivial.below_chance``: a two-answer task scored significantly below its best constant
+  answer, a probable answer-format failure (``below_chance``), with the calibration miss of the test where it is
+  a listed one; per fitted classifier, ``trivial.collapsed_fit``: one answer for ≥ 99 % of the items at a seed,
+  read from its answers (``collapsed_fit``; not from F1, which answering "metaphor" everywhere maximises: NewsMet's
+  MiniLM sits below that constant without having collapsed); a k-fold group cell names its collapsed folds (a
   baseline has no recipe and no answer format: ≈ chance says it);
+- per run whose ≈ chance verdict is not a test on the primary metric, the verdict's note (the metric tested
+  instead, or why no test was made) among the lines a reader reads with the number;
 - per run and per group cell, `seed_stability`: unstable across seeds, constant-like seeds (the rule
   docs/headline-runs.md prints, applied to every run made with a recipe: not to baselines, nor to a run the
   constant mark already names);
@@ -26,7 +29,7 @@ from ...config.index import TaskIndex
 from ...runs.stored import Run
 from ..analyses import seed_stability
 from ..compare import Options
-from ..trivial import FORMAT_RULE, below_chance, pooled
+from ..trivial import COLLAPSE_RULE, FORMAT_RULE, below_chance, collapsed_fit, pooled
 
 #: The lenient parser: on a paraphrase control (the metaphorLLM tasks, whose authors read answers with
 #: ``label_token``: tasks/metaphor_llm_paraphrases/_decoder.yaml), a run read with it is labelled.
@@ -39,7 +42,8 @@ def annotate(registry, board: dict, runs: list[Run], options: Options, alpha: fl
     """Add the caveats of the module docstring to ``board`` (in place): ``entry["caveats"]`` per run (and on its
     model's page), ``item_set["constant"]`` per item set, ``group["caveats"]`` per group row and group cell,
     ``task["protocol_source"]``, and the rules as ``board["caveat_rules"]``."""
-    board["caveat_rules"] = {"below chance, collapsed fit": FORMAT_RULE, "unstable, constant-like": seed_stability.STABILITY_RULE,
+    board["caveat_rules"] = {"below chance": FORMAT_RULE, "collapsed fit": COLLAPSE_RULE,
+                             "unstable, constant-like": seed_stability.STABILITY_RULE,
                              "lenient parser": LENIENT_NOTE}
     by_path = {str(run.path): run for run in runs}
     current = TaskIndex(registry).tasks
@@ -86,33 +90,35 @@ def _entry_caveats(registry, run: Run, entry: dict, task: dict, options: Options
     mean = entry["metrics"][task["primary_metric"]]["mean"]
     baseline = trivial.get("baseline_value")
     below = None
-    # a decoder significantly below its constant answer reads its answers wrongly, a classifier there collapsed
-    # in its fit; a baseline below it is ≈ chance (its mark), having neither; and significantly below needs below,
-    # so the test is made only there
+    # a decoder significantly below its constant answer reads its answers wrongly (significantly below needs
+    # below, so the test is made only there); a classifier's collapse is read from its answers (`collapsed_fit`);
+    # a baseline below it is ≈ chance (its mark), having neither
     family = run.record.model.family
-    if family != "baseline" and None not in (baseline, mean) and (
-            mean < baseline if task["higher_is_better"] else mean > baseline):
+    decoder = family == "decoder"
+    if decoder and None not in (baseline, mean) and (mean < baseline if task["higher_is_better"] else mean > baseline):
         below = below_chance(registry, run, options, alpha)
+    collapsed = None if decoder else collapsed_fit(run)
     config = run.record.task.config
     lenient = (task["family"] == "paraphrase" and config.get("kind") == "generation"
                and (config.get("kind_args") or {}).get("parser", LENIENT) == LENIENT)
     stability = _stability(list(entry["per_seed"].values()), [run], judged=_judged(run, entry))
     notes = ([f"per seed {stability['per_seed_text']}: {'; '.join(stability['marks'])}"] if stability["marks"] else [])
-    notes += [below] if below else []
+    notes += [flag for flag in (below, collapsed) if flag]
+    if trivial.get("tested_metric") or (trivial.get("chance") is None and trivial.get("note")):
+        notes.append(f"≈ chance: {trivial['note']}")  # the test made on another metric, or why none was made
     notes += [LENIENT_NOTE] if lenient else []
-    decoder = family == "decoder"
-    return {"below_chance": below if decoder else None, "collapsed_fit": None if decoder else below,
+    return {"below_chance": below, "collapsed_fit": collapsed,
             "lenient_parser": LENIENT_NOTE if lenient else None, "stability": stability, "notes": notes}
 
 
 def _collapsed_folds(members: list[tuple[str, dict]]) -> str | None:
-    """A group cell's collapsed fit: the member tasks (folds) whose run is significantly below its best constant
-    answer, each flag's text on the member's page; None where there is none."""
+    """A group cell's collapsed fit: the member tasks (folds) whose run answered one label at a seed
+    (`trivial.collapsed_fit`), each flag's text on the member's page; None where there is none."""
     folds = [task for task, entry in members if entry["caveats"]["collapsed_fit"]]
     if not folds:
         return None
-    return (f"collapsed fit in {len(folds)} of {len(members)} folds ({', '.join(folds)}): each significantly below "
-            "its best constant answer (the flag and its test on each fold's page)")
+    return (f"collapsed fit in {len(folds)} of {len(members)} folds ({', '.join(folds)}): one answer for ≥ 99 % of "
+            "the items at a seed of each (the seeds and the answer on each fold's page)")
 
 
 def _judged(run: Run, entry: dict) -> bool:

@@ -49,7 +49,8 @@ def _mark(entry: Entry) -> str:
         if marks.constant:
             mark += " (constant)"
         elif marks.trivial is not None and marks.trivial.chance:
-            mark += " (≈ chance)"
+            tested = marks.trivial.tested_metric
+            mark += f" (≈ chance on {tested})" if tested else " (≈ chance)"
     reproduction = entry.verified.reproduction if entry.verified is not None else None
     if reproduction is not None:
         mark += f" ({reproduction.mark})"

@@ -151,7 +151,8 @@ class Caveats(Part):
     """Why a value should be read with care; each is None when it does not apply."""
 
     below_chance: str | None = part("significantly below the best constant answer: the reason, as printed")
-    collapsed_fit: str | None = part("a classifier significantly below the best constant answer (a collapsed fit)")
+    collapsed_fit: str | None = part("a fitted classifier answering one label for ≥ 99 % of the items at a seed (a "
+                                     "collapsed fit, read from its answers): the seeds and the answer, as printed")
     lenient_parser: str | None = part("answers were read by the lenient parser")
     stability: Stability | None = part("seed agreement")
     notes: list[str] = part("every caveat as one line (these go into the Hub export's notes)", list)
@@ -166,6 +167,10 @@ class Trivial(Part):
     test: str | None = part("the test of the run against it")
     pvalue: Number | None = part("that test's p-value")
     chance: bool | None = part("not significantly above it (≈ chance)")
+    tested_metric: str | None = part("the metric the test was made on where it is not the primary metric (which "
+                                     "cannot tell a constant answer from a perfect model on these items); the mark "
+                                     "names it")
+    tested_baseline_value: Number | None = part("the best constant answer's value on ``tested_metric``")
     note: str | None = part("the mark as printed")
     calibration: list[Any] = part("calibration misses of that test on this task's shape", list)
 
