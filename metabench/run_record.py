@@ -137,6 +137,11 @@ class Environment(Section):
     packages: dict[str, str] = field("the installed version of each package results depend on (torch, "
                                      "transformers, lm_eval, datasets, pluggy, pyyaml, scipy, numpy, vllm), "
                                      "those installed only", dict)
+    mixed_packages: dict[str, str] = field(
+        "a merged run whose seeds were computed under several versions of a package: package -> every version "
+        "with the seeds computed under it, e.g. `5.23.0 (seeds 0,1) / 5.24.0 (seeds 2-4)`; `packages` holds the "
+        "newest part's", dict, when="a merge of parts computed under other package versions (`merge-seeds "
+        "--mixed-environments`)")
 
 
 class PluginInfo(Section):

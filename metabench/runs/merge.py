@@ -17,7 +17,9 @@ run of all its seeds is held to, and it says what it is made of:
   (`stats.seeds.seed_summary`), and the merged run is verified again before it is written;
 - ``merged_from`` in the record lists each part: its folder, seeds, samples digest, when, by which metabench and
   where it was computed. The rest of the record describes the recipe as the newest part recorded it (a metabench
-  older than a field recorded less: a split's size, the task's facts), its ``environment`` and ``plugins`` too;
+  older than a field recorded less: a split's size, the task's facts), its ``environment`` and ``plugins`` too,
+  except that a package the parts were computed under in several versions is named with each version and its
+  seeds in ``environment.mixed_packages`` (``packages`` alone would name one version for seeds made under two);
   its ``created`` and ``metabench`` are the merge's, which wrote the folder; its ``timings`` add up the parts'
   phases. The adapter's ``model.info`` is the newest part's, with every entry keyed by seed (``checkpoints``)
   joined over the parts. The record is a claim like any other: what a reader trusts is what verification
@@ -44,7 +46,7 @@ from ..printable import escape
 from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings, check_written
 from ..stats.seeds import seed_summary
 from ..store import (RESULTS, SAMPLES, SAMPLES_GZ, check_run_dir, metabench_info, read_record, run_name,
-                     samples_text, write_run)
+                     samples_text, seed_text, write_run)
 from .stored import Run, find_runs
 from .verify import verify_runs
 
@@ -310,7 +312,11 @@ def _merged(parts: list[Run]) -> tuple[RunRecord, list[dict]]:
     per_seed = {seed: values for run in parts for seed, values in run.record.metrics.per_seed.items()}
     per_seed = {str(seed): per_seed[str(seed)] for seed in seeds}
     timings = _timings(parts)
+    mixed = _mixed_packages([part for run in parts for part in _parts(run)])
+    environment = (newest.environment.model_copy(update={"mixed_packages": mixed})
+                   if mixed and newest.environment is not None else newest.environment)
     record = newest.evolve(
+        environment=environment,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         metabench=MetabenchInfo(**metabench_info()),
         seeds=seeds,
@@ -326,6 +332,21 @@ def _merged(parts: list[Run]) -> tuple[RunRecord, list[dict]]:
         for row in run.samples:
             rows[int(row["seed"])].append(row)
     return record, [row for seed in seeds for row in rows[seed]]
+
+
+def _mixed_packages(parts: list[MergedPart]) -> dict[str, str]:
+    """Package -> each version the parts recorded with the seeds computed under it (``5.23.0 (seeds 0,1) /
+    5.24.0 (seeds 2-4)``), for the packages whose parts differ; a part that recorded no version of it reads
+    ``not recorded``. {} where every part has the same versions."""
+    versions: dict[str, dict[str, list[int]]] = {}
+    names = {name for part in parts if part.environment for name in part.environment.packages}
+    for name in sorted(names):
+        for part in parts:
+            version = (part.environment.packages.get(name) if part.environment else None) or "not recorded"
+            versions.setdefault(name, {}).setdefault(version, []).extend(part.seeds)
+    return {name: " / ".join(f"{version} (seed{'s' if len(seeds) > 1 else ''} {seed_text(sorted(seeds))})"
+                             for version, seeds in sorted(by.items(), key=lambda item: min(item[1])))
+            for name, by in versions.items() if len(by) > 1}
 
 
 def _model_info(parts: list[Run], newest: RunRecord) -> dict:

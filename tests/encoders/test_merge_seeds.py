@@ -147,6 +147,29 @@ def test_other_package_versions_need_the_flag(registry, tmp_path, runs):
     assert kept[1]["environment"]["packages"]["torch"] == "0.0.1"
 
 
+def test_a_merge_under_two_versions_names_both_with_their_seeds(registry, tmp_path, runs):
+    """#58 item 13: the merged record's top-level environment names every version a package was computed under,
+    with the seeds, not only the newest part's; the record still reads (a field with a default, kept by older
+    readers as an unknown key), and a merge under one set of versions writes no such field."""
+    from metabench.run_record import RunRecord
+
+    _, first, second = runs
+    [same] = merge_runs(registry, [first, second], tmp_path / "same")
+    assert "mixed_packages" not in json.loads((same.path / RESULTS).read_text())["environment"]
+    path = second / RESULTS
+    record = json.loads(path.read_text())
+    record["environment"]["packages"]["torch"] = "0.0.1"
+    path.write_text(json.dumps(record, indent=2, sort_keys=True))
+    old = json.loads((first / RESULTS).read_text())["environment"]["packages"]["torch"]
+    [merged] = merge_runs(registry, [first, second], tmp_path / "merged", mixed_environments=True)
+    written = json.loads((merged.path / RESULTS).read_text())
+    seeds = [json.loads((part / RESULTS).read_text())["seeds"] for part in (first, second)]
+    text = lambda s: ("seeds " if len(s) > 1 else "seed ") + ",".join(map(str, s))  # noqa: E731
+    assert written["environment"]["mixed_packages"] == {"torch": f"{old} ({text(seeds[0])}) / 0.0.1 ({text(seeds[1])})"}
+    assert set(written["environment"]["mixed_packages"]) == {"torch"}  # only the package that differs
+    assert RunRecord.model_validate(written).environment.mixed_packages["torch"].endswith(f"({text(seeds[1])})")
+
+
 def test_one_run_of_a_task_has_nothing_to_merge_with(registry, tmp_path, runs):
     _, first, _ = runs
     with pytest.raises(MetabenchError, match="nothing to merge: one run only of enc_toy_tag"):
