@@ -242,23 +242,23 @@ FORMAT_RULE = ("probable answer-format failure: a task with two possible answers
                "and its collapse is read from its answers (collapsed fit)")
 
 COLLAPSE_RULE = (f"a fitted classifier (not a decoder, not a baseline) that answers one label for "
-                 f"≥ {CONSTANT_SHARE:.0%} of the items at one seed or more (tag sequences: no span anywhere), the "
-                 "constant mark's share; read from its answers, never from a metric (F1 of the positive class) that "
-                 "answering one label everywhere maximises")
+                 f"≥ {CONSTANT_SHARE:.0%} of the items at some of its seeds (tag sequences: no span anywhere), the "
+                 "constant mark's share; at every seed the constant mark says it. Read from its answers, never from "
+                 "a metric (F1 of the positive class) that answering one label everywhere maximises")
 
 
 def collapsed_fit(run: Run) -> str | None:
     """`COLLAPSE_RULE`'s flag for one run, naming its collapsed seeds and their answer, or None (a decoder or a
-    baseline: no fit to collapse; no seed collapsed)."""
+    baseline: no fit to collapse; no seed collapsed; every seed: the constant mark says more, as it does for
+    the seed-stability marks)."""
     if run.record.model.family in ("decoder", "baseline"):
         return None
     seeds = constant(run)["seeds"]
     collapsed = [s for s in seeds if s["constant"]]
-    if not collapsed:
+    if not collapsed or len(collapsed) == len(seeds):
         return None
     answers = sorted({json.dumps(s["answer"], ensure_ascii=False) for s in collapsed})
-    where = ("every seed" if len(collapsed) == len(seeds)
-             else f"seed{'s' if len(collapsed) > 1 else ''} {', '.join(str(s['seed']) for s in collapsed)} of {len(seeds)}")
+    where = f"seed{'s' if len(collapsed) > 1 else ''} {', '.join(str(s['seed']) for s in collapsed)} of {len(seeds)}"
     return (f"a collapsed fit: one answer ({' / '.join(answers)}) for ≥ {CONSTANT_SHARE:.0%} of the items at {where} "
             "(read from its answers; its labels are read directly, not parsed from text)")
 

@@ -41,7 +41,8 @@ def test_newsmet_minilm_is_at_chance_on_f1_but_not_a_collapsed_fit(report_regist
 
 def test_a_classifier_answering_one_label_at_a_seed_is_a_collapsed_fit():
     """The flag follows the answers: the same NewsMet run with one seed's answers all "metaphor" is a collapsed fit
-    at that seed, whatever its F1; a baseline answering one label has no fit to collapse."""
+    at that seed, whatever its F1; at every seed the constant mark says it (no second mark); a baseline answering
+    one label has no fit to collapse."""
     source = RUNS / "newsmet_det" / "hf_minilm-l6"
     if not (source / "results.json").exists():
         pytest.skip("the committed NewsMet runs are not in this checkout")
@@ -50,6 +51,9 @@ def test_a_classifier_answering_one_label_at_a_seed_is_a_collapsed_fit():
     samples = [{**row, "prediction": "metaphor"} if row["seed"] == first else row for row in run.samples]
     flag = collapsed_fit(Run(run.path, run.record, samples))
     assert flag is not None and f"seed {first} of 5" in flag and '"metaphor"' in flag
+    everywhere = [{**row, "prediction": "metaphor"} for row in run.samples]
+    assert constant(Run(run.path, run.record, everywhere))["constant"]
+    assert collapsed_fit(Run(run.path, run.record, everywhere)) is None
     assert collapsed_fit(load_run(RUNS / "newsmet_det" / "majority")) is None  # a baseline: the constant mark
 
 

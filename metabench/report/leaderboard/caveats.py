@@ -8,8 +8,8 @@ and its value). This adds, computed once here and written by every reporter:
   at chance (`trivial.pooled`, as docs/headline-runs.md prints it);
 - per decoder run, ``trivial.below_chance``: a two-answer task scored significantly below its best constant
   answer, a probable answer-format failure (``below_chance``), with the calibration miss of the test where it is
-  a listed one; per fitted classifier, ``trivial.collapsed_fit``: one answer for ≥ 99 % of the items at a seed,
-  read from its answers (``collapsed_fit``; not from F1, which answering "metaphor" everywhere maximises: NewsMet's
+  a listed one; per fitted classifier, ``trivial.collapsed_fit``: one answer for ≥ 99 % of the items at some of
+  its seeds (at all of them the constant mark says it), read from its answers (``collapsed_fit``; not from F1, which answering "metaphor" everywhere maximises: NewsMet's
   MiniLM sits below that constant without having collapsed); a k-fold group cell names its collapsed folds (a
   baseline has no recipe and no answer format: ≈ chance says it);
 - per run whose ≈ chance verdict is not a test on the primary metric, the verdict's note (the metric tested

@@ -151,8 +151,9 @@ class Caveats(Part):
     """Why a value should be read with care; each is None when it does not apply."""
 
     below_chance: str | None = part("significantly below the best constant answer: the reason, as printed")
-    collapsed_fit: str | None = part("a fitted classifier answering one label for ≥ 99 % of the items at a seed (a "
-                                     "collapsed fit, read from its answers): the seeds and the answer, as printed")
+    collapsed_fit: str | None = part("a fitted classifier answering one label for ≥ 99 % of the items at some of "
+                                     "its seeds, not all (a collapsed fit, read from its answers): the seeds and the "
+                                     "answer, as printed")
     lenient_parser: str | None = part("answers were read by the lenient parser")
     stability: Stability | None = part("seed agreement")
     notes: list[str] = part("every caveat as one line (these go into the Hub export's notes)", list)
