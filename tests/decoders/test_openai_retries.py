@@ -238,7 +238,9 @@ def test_an_interrupted_run_resumes_without_sending_an_answered_request_again(de
         server.seen.clear()
         (resumed,) = _run(decoder_registry, tmp_path, _spec(server))
     assert resumed.status == "ok", resumed.message
-    assert len(sent_before) == 5 and len(server.seen) == 8
+    # the interrupt lands in the run's thread; the client's sending thread may have sent batch 3's other request
+    # by then (on a loaded machine): either way batch 3 was not committed, so the rerun sends it again and the rest
+    assert len(sent_before) in (5, 6) and len(server.seen) == 8
     info = resumed.record.model.info
     assert info["requests_sent"] == 8 and info["tokens_out"] == 8 * 2
     (again,) = _run(decoder_registry, tmp_path, _spec(server))  # all answered: nothing sent at all

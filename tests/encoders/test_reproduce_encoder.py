@@ -45,7 +45,8 @@ def test_an_encoder_run_reproduces_from_its_cached_checkpoint_only(registry, tmp
     results = json.loads((outcome.run_dir / "results.json").read_text())
     results["samples_sha256"] = hashlib.sha256(text).hexdigest()
     (outcome.run_dir / "results.json").write_text(json.dumps(results))
-    altered = reproduce(registry, load_run(outcome.run_dir), 20)
+    # the same draw (its key), so that the altered item is among the items rerun: a new key draws other items
+    altered = reproduce(registry, load_run(outcome.run_dir), 20, key=found.key)
     assert altered.status == FAILED and [m.item for m in altered.mismatches] == [row["id"]]
 
     monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "elsewhere"))  # a machine without the checkpoint
