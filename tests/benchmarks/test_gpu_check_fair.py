@@ -17,7 +17,9 @@ import pytest
 
 from mirror import REPO, mirror_dir
 
-pytestmark = pytest.mark.mirror
+# slow: the plan builds the check's shapes (~40 s of CPU) and the scoring loads a model per side, over the quick
+# tier's budget; CI runs both tiers
+pytestmark = [pytest.mark.mirror, pytest.mark.slow]
 
 
 def _gpu_check():
