@@ -419,7 +419,7 @@ def _plan_run(tasks, models, *, seeds, limit, output_dir, data_dir, use_cache, r
     from .run_values import joined, listed, seed_list
     from .config.index import TaskIndex
     from .jobs import RunOptions
-    from .runner import check_options, plan
+    from .runner import check_options, plan, warn_superseded
 
     options = RunOptions(output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds),
                          limit=limit, data_dir=data_dir, use_cache=use_cache, repeat=repeat)
@@ -430,6 +430,7 @@ def _plan_run(tasks, models, *, seeds, limit, output_dir, data_dir, use_cache, r
         registry = default_registry()
     index, selection = TaskIndex(registry), joined(tasks, "tasks")
     jobs = plan(index, selection, listed(models, "models"), options)
+    warn_superseded(jobs)
     cache_path = cache_root() / "answers.sqlite" if use_cache else None
     planned = plan_jobs(registry, jobs, cache_path=cache_path, runs_from=None if runs_from is None else Path(runs_from))
     if "all" in (part.strip() for part in selection.split(",")):

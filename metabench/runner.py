@@ -42,15 +42,14 @@ def plan(index: TaskIndex, selection: str, models: list[str], options: RunOption
     for spec in specs:
         check_model_spec(spec, index.registry)
     pairs = [(name, spec) for name in index.select(selection) for spec in specs]
-    jobs = [Job(index.load(name, defer_data=True), spec, options, (number, len(pairs)))
+    return [Job(index.load(name, defer_data=True), spec, options, (number, len(pairs)))
             for number, (name, spec) in enumerate(pairs, 1)]
-    _warn_superseded(jobs)
-    return jobs
 
 
-def _warn_superseded(jobs: list[Job]) -> None:
-    """One warning per deprecated task selected: the benchmark whose protocol asks its prompt now, where a
-    decoder's runs pair with every other model's (metabench.answering)."""
+def warn_superseded(jobs: list[Job]) -> None:
+    """One warning per deprecated task a user selected (a run or its dry run; not a report planning the suite):
+    the benchmark whose protocol asks its prompt now, where a decoder's runs pair with every other model's
+    (metabench.answering)."""
     for task in {job.task.name: job.task for job in jobs}.values():
         successor = task.config.metadata.superseded_by
         if successor:
@@ -136,6 +135,7 @@ def run(registry: Registry, selection: str, models: list[str], options: RunOptio
                       PluginAPIDeprecationWarning, stacklevel=2)
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
+    warn_superseded(jobs)
     if options.repeat > 1:  # a job that cannot repeat is bad usage, refused before any job runs
         check_repeatable(registry, jobs)
     check_writable(options.output_dir)

@@ -227,11 +227,11 @@ def test_demonstrations_never_leave_a_folds_training_folds(real_registry):
 
 def test_a_deprecated_prompted_task_warns_naming_its_benchmark(real_registry, tmp_path, caplog):
     from metabench.config.index import TaskIndex
-    from metabench.runner import plan
+    from metabench.runner import plan, warn_superseded
 
     options = RunOptions(output_dir=tmp_path / "runs", progress=False)
     with caplog.at_level("WARNING", logger="metabench"):
-        plan(TaskIndex(real_registry), "newsmet_prompted_choice", ["majority"], options)
+        warn_superseded(plan(TaskIndex(real_registry), "newsmet_prompted_choice", ["majority"], options))
     assert "deprecated" in caplog.text and "'newsmet_det'" in caplog.text
     index = TaskIndex(real_registry)
     for name in index.select("all"):
