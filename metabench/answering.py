@@ -88,7 +88,7 @@ def section_key(task, adapter, request_type_of) -> str:
     protocol = task.config.protocol
     choice = parse_args(adapter.args, adapter.name)
     ways = {}
-    for key in ("decoder", "decoder_generated"):
+    for key in SECTIONS.values():
         if getattr(protocol, key, None) is not None:
             mode = mode_of(request_type_of(key))
             if mode is not None:
@@ -121,7 +121,7 @@ def way_of(kind) -> str:
     protocol = getattr(kind, "protocol", None)
     if protocol == "decoder_finetune":
         return FINE_TUNED
-    if protocol in ("decoder", "decoder_generated"):
+    if protocol in SECTIONS.values():
         return mode_of(kind.request_type()) or ""
     return ""
 

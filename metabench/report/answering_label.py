@@ -12,12 +12,12 @@ family says so.
 
 from __future__ import annotations
 
-from ..answering import ARGS, FINE_TUNED, GENERATED, SCORED
+from ..answering import ARGS, FINE_TUNED, GENERATED, SCORED, SECTIONS
 
 #: The model families whose runs are a decoder's (the tagger's family is its own: `ModelInfo.family`).
 DECODER_FAMILIES = ("decoder", "decoder_finetune")
-#: The sections whose kind is a decoder's own way of answering (`answering.SECTIONS`).
-_SECTIONS = ("decoder", "decoder_generated")
+#: The sections whose kind is a decoder's own way of answering.
+_SECTIONS = tuple(SECTIONS.values())
 
 
 def way(record) -> str | None:
