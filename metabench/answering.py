@@ -105,7 +105,8 @@ def section_key(task, adapter, request_type_of) -> str:
         f"task '{task.name}' has no {' or '.join(order)} protocol a {adapter.name} model can follow "
         f"(it has: {', '.join(f'{w} (protocol.{k})' for w, k in ways.items()) or 'no decoder protocol'})",
         hint=_hint(task, ways, choice, adapter),
-        reason=f"no {'/'.join(order)} decoder protocol in the task",
+        reason=(f"its {'/'.join(ways)} way needs what {adapter.name} cannot do here" if ways and choice.answer is None
+                else f"no {'/'.join(order)} decoder protocol in the task"),
     )
 
 
