@@ -20,7 +20,9 @@ def group_rows(records: list[RunRecord]) -> list[dict]:
 
     Group membership comes from the runs themselves (``task.groups``, written by the runner), so group means
     are computed the same way by `metabench run`, `compare` and the leaderboard, with or without the plugin
-    that defined the group.
+    that defined the group. Every run's account counts, not the first one read: a group's members are the union
+    of all its runs' lists, so one run that lists fewer folds cannot shrink a k-fold mean to the folds it does
+    well on (a run listing more only leaves every model's row incomplete, which the row then says).
     """
     records = records_of(records, "group_rows")
     by_key = {(r.task.name, r.model.spec): r for r in records}
@@ -28,7 +30,8 @@ def group_rows(records: list[RunRecord]) -> list[dict]:
     models: dict[str, list[str]] = {}
     for r in records:
         for group in r.groups:
-            groups.setdefault(group.name, list(group.members))
+            members = groups.setdefault(group.name, [])
+            members += [m for m in group.members if m not in members]
             models.setdefault(group.name, [])
             if r.model.spec not in models[group.name]:
                 models[group.name].append(r.model.spec)

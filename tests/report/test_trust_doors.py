@@ -214,3 +214,23 @@ def test_an_unparseable_model_spec_is_that_runs_named_rejection(report_registry,
     code, out, err = cli("verify-run", "--reproduce", "5", target, honest.path)
     assert code == 1 and f"{target}: verified" in out and "failed reproduction: its model spec 'random:'" in out
     assert "Traceback" not in err
+
+
+def test_a_run_listing_fewer_folds_cannot_shrink_a_groups_mean():
+    """Door 3's class (a run's record deciding how its task ranks), for groups: the first record read used to name a
+    group's members, so a forged run listing the five folds it does well on made the k-fold mean of five folds."""
+    from mirror import REPO
+
+    from metabench.report.groups import group_rows
+    from metabench.run_record import GroupFact
+
+    honest = [load_run(REPO / "leaderboard" / "runs" / f"moh_x_cv_fold{k}" / "hf_minilm-l6").record for k in range(10)]
+    forged = []
+    for record in honest[:5]:
+        group = record.groups[0]
+        shrunk = GroupFact(**{**group.model_dump(), "members": group.members[:5]})
+        forged.append(record.evolve(model=record.model.model_copy(update={"spec": "forged"}),
+                                    task=record.task.model_copy(update={"groups": [shrunk]})))
+    rows = {row["model"]: row for row in group_rows(forged + honest) if row["group"] == "moh_x_cv"}
+    assert rows["hf:minilm-l6"]["members"] == 10 and not rows["hf:minilm-l6"]["missing"]
+    assert rows["forged"]["missing"] == [f"moh_x_cv_fold{k}" for k in range(5, 10)]  # no mean over five folds
