@@ -89,7 +89,11 @@ def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, group):
         assert paths[name]["ratio_requests_per_s"] > 0
     if group == "trainers":
         assert paths["encoder_bf16"]["bfloat16"][0]["steps"] == paths["encoder_bf16"]["float32"][0]["steps"] > 0
-        assert paths["tagger"]["outputs"]["repaired_outputs"] == 0 and paths["tagger"]["test_sentences"] > 0
+        # the check caps the decode at the longest gold tagged copy (#57 item 3, `decode_cap`): random weights cut
+        # there leave a copy unfinished, which the tagger repairs, so repairs are counted and bounded, not zero
+        tagger = paths["tagger"]
+        assert tagger["test_sentences"] > 0 and tagger["decode_cap"]
+        assert 0 <= tagger["outputs"]["repaired_outputs"] <= tagger["test_sentences"]
     if group == "probes":
         assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
         assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
