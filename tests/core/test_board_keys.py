@@ -172,6 +172,8 @@ def test_data_keyed_parts_and_other_dicts_are_not_reads():
     # metrics are keyed by data: entry.metrics["f1"] names a metric, not a field
     assert board_key_reads('def f(board):\n    return board.tasks[0].entries[0].metrics["f1"].mean\n') == []
     assert board_key_reads('def f(row):\n    return row["model"]\n') == []  # not the board by name or annotation
-    # gaps.paired holds an analysis's plain JSON (schema.Gaps): its rows are dicts
-    assert board_key_reads('def f(board):\n    return [r["model"] for r in board.gaps.paired["rows"]]\n') == []
-    assert "paired" in PLAIN and "tasks" not in PLAIN and "cells" not in PLAIN
+    # a control row's mean_overlap is keyed by data (the side: metaphor, literal), a map of numbers
+    assert board_key_reads('def f(board):\n    return [r.mean_overlap["metaphor"] for r in board.gaps.controls.rows]\n') == []
+    # the paired table is typed (schema.PairedTable): reading it by key is a read
+    assert board_key_reads('def f(board):\n    return board.gaps.paired["rows"]\n') != []
+    assert "mean_overlap" in PLAIN and "paired" not in PLAIN and "tasks" not in PLAIN and "cells" not in PLAIN

@@ -52,7 +52,7 @@ from .schema import Board
 from .sections import VIEWS, BoardInputs, build_sections, overview_families
 from .task_workers import run_chunks
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Task families of the overview, in display order, with the tags that place a task in them; the paper families
 #: add theirs with their board sections (``family=``, `sections.overview_families`), shown after these. A task

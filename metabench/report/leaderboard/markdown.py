@@ -16,8 +16,8 @@ from ..compare import format_ci, format_mde, format_p
 from ..paper_views import MISSING
 from ..unread import LEGEND, beside, rate_of
 from .numbers import mean_std, signed
-from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, HeadlineCell, HeadlineColumn,
-                     ProtocolSource, PublishedCell, PublishedNumber, SmokeRun)
+from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, GroupCaveats, HeadlineCell,
+                     HeadlineColumn, ProtocolSource, PublishedCell, PublishedNumber, SmokeRun)
 from .sections import view_function
 
 #: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
@@ -76,13 +76,13 @@ def _constant(entry: Entry) -> str:
     return "" if value is None else f" [const {value:.4f}]"
 
 
-def _group_constant(caveats: Caveats | None) -> str:
+def _group_constant(caveats: GroupCaveats | None) -> str:
     """A k-fold group's constant answer beside its mean: the folds' mean and the folds at chance."""
     constant = caveats.constant if caveats is not None else None
     if not constant:
         return ""
-    near = f", ≈ chance in {constant['near']} of {constant['folds']} folds" if constant["near"] else ""
-    return f" [const {constant['value']:.4f}{near}]"
+    near = f", ≈ chance in {constant.near} of {constant.folds} folds" if constant.near else ""
+    return f" [const {constant.value:.4f}{near}]"
 
 
 def _calibration(vs_best: Comparison | None) -> list[str]:
@@ -221,7 +221,7 @@ def _published(rows: list[PublishedNumber]) -> list[str]:
                     f"{r.citation}; {r.source}"] for r in rows])
 
 
-def _group_stability(caveats: Caveats | None) -> str:
+def _group_stability(caveats: GroupCaveats | None) -> str:
     if caveats is None:
         return MISSING
     stability = caveats.stability
@@ -234,7 +234,7 @@ def _task_facts(task: BoardTask) -> list[str]:
     out = [f"Protocol source: {escape(source.text or MISSING)}"
            + (f" (the runs recorded an earlier wording, same config hash: {escape(source.recorded)})"
               if source.recorded else "")]
-    constants = [f"{s.constant['value']:.4f} ({escape(s.constant['answer'])}"
+    constants = [f"{s.constant.value:.4f} ({escape(s.constant.answer)}"
                  + (f", {escape(s.label)})" if len(task.item_sets) > 1 else ")")
                  for s in task.item_sets if s.constant]
     if constants:
@@ -329,29 +329,31 @@ def render(board: Board) -> str:
         out += ["## Metaphor gaps", "",
                 f"Accuracy on B minus accuracy on A, independent items: Fisher's exact test per seed, {correction}-adjusted.", ""]
         rows = [[r.model, r.reference_task, r.subset_task, f"{r.accuracy_a:.4f}", f"{r.accuracy_b:.4f}",
-                 signed(r.gap), ", ".join(format_p(seed["p_adjusted"]) for seed in r.seeds),
+                 signed(r.gap), ", ".join(format_p(seed.p_adjusted) for seed in r.seeds),
                  f"{r.significant_seeds} of {len(r.seeds)}"] for r in gaps.rows]
         out += table(["model", "A", "B", "accuracy A", "accuracy B", "gap", "p Fisher adj (per seed)", "significant seeds"], rows)
 
-    paired, controlled = (gaps.paired or {}).get("rows"), (gaps.controls or {}).get("rows")
+    paired = gaps.paired.rows if gaps.paired is not None else []
+    controlled = gaps.controls.rows if gaps.controls is not None else []
     if paired:
         out += ["## Paired metaphor effects", "",
                 f"PAIRED: the same items with the metaphor (original) and as a literal paraphrase; effect = original − "
                 f"paraphrase over the shared ids; McNemar (one seed) or paired t (seeds), {correction}-adjusted.", ""]
-        rows = [[pair["model"] + (" (partial run)" if pair.get("partial") else ""), pair["original_task"],
-                 pair["paraphrase_task"], pair["n_items"], f"{pair['accuracy_original']:.4f}",
-                 f"{pair['accuracy_paraphrase']:.4f}", signed(pair["effect"]),
-                 format_ci(pair["ci_low"], pair["ci_high"]), pair["test"], format_p(pair["p_adjusted"])] for pair in paired]  # plain dicts (`Gaps.paired`)
+        rows = [[pair.model + (" (partial run)" if pair.partial else ""), pair.original_task,
+                 pair.paraphrase_task, pair.n_items, f"{pair.accuracy_original:.4f}",
+                 f"{pair.accuracy_paraphrase:.4f}", signed(pair.effect),
+                 format_ci(pair.ci_low, pair.ci_high), pair.test, format_p(pair.p_adjusted)] for pair in paired]
         out += table(["model", "original", "paraphrase", "shared items", "acc original", "acc paraphrase", "effect",
                        "CI", "test", "p adj"], rows)
     if controlled:
         out += ["## Surface controls", "",
                 "Does the metaphor effect survive once premise–hypothesis overlap and length are controlled? "
                 "(logistic regression of correctness on metaphor + overlap + length)", ""]
-        rows = [[control["model"] + (" (partial run)" if control.get("partial") else ""), control["metaphor_task"],
-                 control["literal_task"], control["design"], control["regression"]["n"],
-                 escape(control["regression"]["verdict"]), escape(control["regression_gold"]["verdict"])]
-                for control in controlled]  # plain dicts (`Gaps.controls`)
+        rows = [[control.model + (" (partial run)" if control.partial else ""), control.metaphor_task,
+                 control.literal_task, control.design, control.regression.n if control.regression else None,
+                 escape(control.regression.verdict if control.regression else ""),
+                 escape(control.regression_gold.verdict if control.regression_gold else "")]
+                for control in controlled]
         out += table(["model", "metaphor side", "literal side", "design", "n", "survives?", "with gold label too"], rows)
 
     for name, view in sorted(board.section_views.items()):  # registered sections' own tables (e.g. hardness)

@@ -8,9 +8,10 @@ not as a ``KeyError`` in a template. ``docs/leaderboard-format.md`` is generated
 
 Why pydantic models that allow extra keys: a board written by a later metabench of the same schema version still
 reads (a part this version does not know is kept, not refused), and a section a plugin registers keeps its data
-under its own name (``board.section("hardness")``), typed by the plugin when it returns a model. Why the key
-order is remembered: ``leaderboard.json`` is committed and diffed; a board read from a file and written again is
-byte-identical, so the typed board changes nothing a reader of the JSON sees.
+under its own name (``board.section("hardness")``), typed by the plugin when it returns a model. Why the keys are
+written in the order the fields are declared (then any part this version does not know): ``leaderboard.json`` is
+committed and diffed, and the builders construct these models, so the order is the schema's, never a builder's; a
+board read from a file and written again is byte-identical.
 
 The part keyed by data values (a model's name, a seed, a metric) stay dicts of typed parts
 (``entry.metrics["f1"].mean``, ``column.cells["hf:minilm-l6"].star``): their keys are data, not fields.
@@ -22,7 +23,7 @@ import typing
 import warnings
 from typing import Any, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_serializer, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_serializer
 
 from ...errors import PluginAPIDeprecationWarning
 
@@ -39,25 +40,17 @@ def part(description: str, default: Any = None) -> Any:
 
 
 class Part(BaseModel):
-    """A part of the board: attributes for reading, the JSON's key order kept for writing."""
+    """A part of the board: attributes for reading; written with its fields in declaration order, then any part a
+    later metabench added (kept as read), so the builders' models and a board read back write the same bytes."""
 
     model_config = ConfigDict(extra="allow")
-    _order: tuple[str, ...] = PrivateAttr(default=())
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_order(cls, data, handler):
-        built = handler(data)
-        if isinstance(data, dict):
-            built._order = tuple(data)
-        return built
 
     @model_serializer(mode="wrap")
     def _in_order(self, handler):
         out = handler(self)
         present = self._present()  # a default never set is not written
-        order = [k for k in self._order if k in present] + [k for k in out if k in present and k not in self._order]
-        return {k: out[k] for k in order if k in out}
+        declared = [k for k in type(self).model_fields if k in present]
+        return {k: out[k] for k in declared + [k for k in out if k in present and k not in declared] if k in out}
 
     def to_dict(self) -> dict:
         """The JSON-ready dict of this part (what ``leaderboard.json`` holds)."""
@@ -103,9 +96,18 @@ class Summary(Part):
     """A metric over seeds (or folds): mean, sample standard deviation, count, and each seed's value."""
 
     mean: Number | None = part("mean over seeds")
+    n: int | None = part("how many seeds the mean is over")
     std: Number | None = part("sample standard deviation over seeds (0 for one seed)")
-    n: int | None = part("how many seeds (or folds) the mean is over")
     per_seed: dict[str, Number] | None = part("each seed's value, keyed by the seed")
+
+
+class GroupSummary(Part):
+    """A metric over a group's members (k folds, a paper's average): their mean, and per seed the members' mean."""
+
+    mean: Number | None = part("mean over the members")
+    std: Number | None = part("sample standard deviation over the members")
+    n: int | None = part("how many members the mean is over")
+    per_seed: dict[str, Number | None] | None = part("each seed's mean over the members, keyed by the seed")
 
 
 class Comparison(Part):
@@ -139,12 +141,22 @@ class Skewed(Part):
 class Stability(Part):
     """How the run's seeds agree: their values, their range, seeds with a skewed answer distribution."""
 
-    per_seed: list[Any] = part("per-seed values", list)
+    per_seed: list[Number | None] = part("per-seed values", list)
     range: Number | None = part("max minus min over seeds")
     unstable: bool | None = part("the range exceeds the task's stability rule")
     skewed: list[Skewed] = part("seeds that answer one answer far more than the gold does", list)
     marks: list[str] = part("the marks this puts beside the value", list)
     per_seed_text: str | None = part("the per-seed values as printed")
+
+
+class PooledConstant(Part):
+    """The best constant answer of a group's members (`trivial.pooled`): the folds' mean value, named once each."""
+
+    value: Number | None = part("the members' best constant answers, their mean value")
+    answers: list[str] = part("the constant answers, each named once", list)
+    near: int | None = part("members whose run is ≈ chance")
+    folds: int | None = part("members")
+    not_above: bool | None = part("the group's mean is not above the constant answers' mean")
 
 
 class Caveats(Part):
@@ -157,7 +169,19 @@ class Caveats(Part):
     lenient_parser: str | None = part("answers were read by the lenient parser")
     stability: Stability | None = part("seed agreement")
     notes: list[str] = part("every caveat as one line (these go into the Hub export's notes)", list)
-    constant: dict[str, Any] | None = part("the best constant answer of a group's members (groups and cells)")
+    constant: PooledConstant | None = part("a group's caveats only (`GroupCaveats`); never set on a run's")
+
+
+class GroupCaveats(Part):
+    """A group row's or group cell's caveats: the members' pooled constant answer, the seeds' agreement over the
+    members, the members' collapsed fits; a run's own caveats are on its member's page (`Caveats`)."""
+
+    constant: PooledConstant | None = part("the best constant answer of the members, pooled")
+    stability: Stability | None = part("seed agreement of the members' per-seed means")
+    below_chance: str | None = part("always None: a member's flag is on its page")
+    lenient_parser: str | None = part("always None: a member's flag is on its page")
+    collapsed_fit: str | None = part("the members (folds) whose run collapsed onto one answer at a seed, as printed")
+    notes: list[str] = part("never set on a group: its members' notes are on their pages", list)
 
 
 class Trivial(Part):
@@ -173,14 +197,14 @@ class Trivial(Part):
                                      "names it")
     tested_baseline_value: Number | None = part("the best constant answer's value on ``tested_metric``")
     note: str | None = part("the mark as printed")
-    calibration: list[Any] = part("calibration misses of that test on this task's shape", list)
+    calibration: list[str] = part("calibration misses of that test on this task's shape", list)
 
 
 class ConstantSeed(Part):
     """A seed's most frequent answer and its share (a constant predictor answers one thing)."""
 
     seed: int | None = part("the seed")
-    answer: Any = part("its most frequent answer")
+    answer: JsonValue = part("its most frequent answer (an answer as the run recorded it: a label, a list...)")
     share: Number | None = part("share of predictions that are that answer")
     constant: bool | None = part("every prediction is that answer")
 
@@ -251,6 +275,13 @@ class Entry(Part):
     caveats: Caveats | None = part("why its value should be read with care")
 
 
+class ItemSetConstant(Part):
+    """The best constant answer on an item set's items (the ≈ chance baseline of every run of the set)."""
+
+    value: Number | None = part("its value on the primary metric")
+    answer: str | None = part("the answer (``majority \"literal\"``, ``no span``)")
+
+
 class ItemSet(Part):
     """Runs over the same items: the whole split, or the first N items (``--limit``)."""
 
@@ -258,16 +289,24 @@ class ItemSet(Part):
     partial: bool | None = part("fewer than the whole test split")
     models: int | None = part("models ranked on it")
     label: str | None = part("how pages name it")
-    constant: dict[str, Any] | None = part("the best constant answer on these items: value and answer")
+    constant: ItemSetConstant | None = part("the best constant answer on these items: value and answer")
 
 
 class DatasetCredit(Part):
     """A dataset a task reads, credited on its page."""
 
-    name: str | None = part("the dataset")
     citation: str | None = part("how to cite it")
     licence: str | None = part("its licence")
+    name: str | None = part("the dataset")
     roles: list[str] = part("what the task uses it for (test, train, ...)", list)
+
+
+class OurValue(Part):
+    """One of our models' values beside a published number (shown, never ranked)."""
+
+    model: str | None = part("our model")
+    value: Number | None = part("its value on the published metric")
+    delta: Number | None = part("ours minus the published value")
 
 
 class PublishedNumber(Part):
@@ -283,14 +322,15 @@ class PublishedNumber(Part):
     differences: str | None = part("how our protocol differs")
     citation: str | None = part("the paper")
     source: str | None = part("where in the paper")
-    fraction: Number | None = part("the value on the 0-1 scale")
     answering: str | None = part("how a published decoder answered; None: an encoder's number")
     sample: str | None = part("how the paper's items differ from the test split (a sample, another pool)")
     other_metric: str | None = part("how the paper's metric differs from the task's")
     interval: str | None = part("the spread the paper gives, as printed (empty: none)")
+    fraction: Number | None = part("the value on the 0-1 scale")
     caveats: list[str] = part("the caveats printed beside the number", list)
     for_group: bool | None = part("published for a group of tasks (a k-fold mean, an average)")
-    ours: Any = part("our models' values beside it: one (a task) or a list (a group)")
+    ours: OurValue | list[OurValue] | None = part("our models' values beside it: the ★ run's (a task; None: none "
+                                                  "on its metric) or each model's complete group mean (a group)")
 
 
 class ProtocolSource(Part):
@@ -339,9 +379,9 @@ class ModelResult(Part):
     n_items: int | None = part("items scored")
     partial: bool | None = part("a partial run")
     marks: Marks | None = part("the marks beside its value")
-    caveats: Caveats | None = part("its caveats")
     unread: Number | None = part("a generated run's format-failure rate, printed beside its value (absent: not "
                                  "generated)")
+    caveats: Caveats | None = part("its caveats")
 
 
 class BoardModel(Part):
@@ -357,11 +397,11 @@ class BoardModel(Part):
 class Cell(Part):
     """One model's value in an overview column."""
 
-    value: Summary | None = part("the value over seeds")
+    value: GroupSummary | None = part("the group's value over its members")
     star: bool | None = part("★ in the column")
     heat: Number | None = part("colour position")
     eligible: bool | None = part("may take the ★")
-    caveats: Caveats | None = part("its caveats")
+    caveats: GroupCaveats | None = part("its caveats")
 
 
 class Column(Part):
@@ -393,10 +433,10 @@ class Group(Part):
     missing: list[str] = part("member tasks without a run (a group with any is left off)", list)
     member_tasks: list[str] = part("the member tasks", list)
     primary_metric: str | None = part("the metric")
-    aggregate: dict[str, Summary] = part("each metric over the members, keyed by name", dict)
+    aggregate: dict[str, GroupSummary] = part("each metric over the members, keyed by name", dict)
     n_items: int | None = part("items over the members")
     member_values: dict[str, Number] = part("each member's value", dict)
-    caveats: Caveats | None = part("its caveats")
+    caveats: GroupCaveats | None = part("its caveats")
 
 
 class HeadlineColumn(Part):
@@ -462,7 +502,7 @@ class HeadlinePublished(Part):
 
     system: str | None = part("the system")
     cells: dict[str, PublishedCell] = part("published value per headline column", dict)
-    notes: Any = part("whether the row carries notes")
+    notes: bool | None = part("whether the row carries numbered notes (protocol differences)")
 
 
 class SmokeRun(Part):
@@ -494,7 +534,7 @@ class PaperRow(Part):
     labels: list[str] = part("the row's labels", list)
     model: str | None = part("our model (rows of ours)")
     source: str | None = part("``metabench`` (ours) or the paper")
-    cells: list[Any] = part("the cells as printed", list)
+    cells: list[str] = part("the cells as printed", list)
 
 
 class PaperTable(Part):
@@ -513,6 +553,28 @@ class PaperTable(Part):
     notes: list[str] = part("notes", list)
 
 
+class GapSeed(Part):
+    """A subset gap at one seed (`report.analyses.gaps.SubsetGap`): a two-proportion z test of the accuracies."""
+
+    model: str | None = part("the model")
+    reference_task: str | None = part("the task")
+    subset_task: str | None = part("its metaphor subset")
+    seed: int | None = part("the seed")
+    correct_a: int | None = part("items right on the task")
+    n_a: int | None = part("items of the task")
+    correct_b: int | None = part("items right on the subset")
+    n_b: int | None = part("items of the subset")
+    accuracy_a: Number | None = part("accuracy on the task")
+    accuracy_b: Number | None = part("accuracy on the subset")
+    gap: Number | None = part("subset minus task")
+    ci_low: Number | None = part("lower end of the gap's interval")
+    ci_high: Number | None = part("upper end of the gap's interval")
+    z: Number | None = part("the z statistic")
+    p_z: Number | None = part("the z test's p-value")
+    pvalue: Number | None = part("the p-value the correction reads")
+    p_adjusted: Number | None = part("corrected within the board's family of gaps")
+
+
 class GapRow(Part):
     """A model's accuracy on a task and on its metaphor subset (`report.analyses.gaps`)."""
 
@@ -520,7 +582,7 @@ class GapRow(Part):
     model_slug: str | None = part("its page")
     reference_task: str | None = part("the task")
     subset_task: str | None = part("its metaphor subset")
-    seeds: list[dict[str, Any]] = part("per seed: counts, accuracies, the gap, its interval and test", list)
+    seeds: list[GapSeed] = part("per seed: counts, accuracies, the gap, its interval and test", list)
     accuracy_a: Number | None = part("accuracy on the task (mean over seeds)")
     accuracy_b: Number | None = part("accuracy on the subset")
     gap: Number | None = part("subset minus task")
@@ -528,13 +590,135 @@ class GapRow(Part):
     degenerate: bool | None = part("a constant predictor on either side")
 
 
+class Discordant(Part):
+    """The items one side got right and the other wrong (the McNemar pairs)."""
+
+    literal_right_metaphor_wrong: int | None = part("right on the literal paraphrase, wrong on the metaphor")
+    metaphor_right_literal_wrong: int | None = part("right on the metaphor, wrong on the literal paraphrase")
+
+
+class PairedRow(Part):
+    """A model's accuracy on original (metaphorical) items against their literal paraphrases, paired by item
+    (`report.analyses.paired_variants.PairedEffect`)."""
+
+    model: str | None = part("the model")
+    original_task: str | None = part("the task of the original items")
+    paraphrase_task: str | None = part("the task of their paraphrases")
+    n_items: int | None = part("items paired")
+    only_original: int | None = part("original items without a paraphrase")
+    only_paraphrase: int | None = part("paraphrases without an original item")
+    seeds: list[int] = part("the seeds paired", list)
+    accuracy_original: Number | None = part("accuracy on the originals")
+    accuracy_paraphrase: Number | None = part("accuracy on the paraphrases")
+    effect: Number | None = part("originals minus paraphrases")
+    ci_low: Number | None = part("lower end of the effect's interval")
+    ci_high: Number | None = part("upper end of the effect's interval")
+    test: str | None = part("the paired test")
+    statistic: Number | None = part("its statistic")
+    pvalue: Number | None = part("its p-value")
+    discordant: Discordant | None = part("the discordant pairs")
+    p_adjusted: Number | None = part("corrected within the board's family of paired effects")
+    notes: list[str] = part("caveats of the test", list)
+    partial: bool | None = part("either run is partial (``--limit``)")
+    generator: str | None = part("the model that wrote the paraphrases")
+    significant: bool | None = part("p_adjusted at or below the board's alpha")
+
+
+class LayoutCell(Part):
+    """One generator's paraphrases in the paper's layout."""
+
+    accuracy: Number | None = part("accuracy on the paraphrases")
+    effect: Number | None = part("originals minus paraphrases")
+    n_items: int | None = part("items paired")
+    significant: bool | None = part("the effect is significant")
+
+
+class LayoutRow(Part):
+    """A row of the paper's layout: a set, a prompt type and a model, with each generator's paraphrases."""
+
+    original_task: str | None = part("the task of the original items")
+    model: str | None = part("the model")
+    prompt: str | None = part("the way it was prompted (or the encoder's training)")
+    original: Number | None = part("accuracy on the originals")
+    paraphrases: dict[str, LayoutCell] = part("each generator's paraphrases, keyed by the generator", dict)
+    partial: bool | None = part("a partial run among them")
+
+
+class PairedTable(Part):
+    """The paired metaphor effects (`report.analyses.metaphor_effects.paired_rows`)."""
+
+    rows: list[PairedRow] = part("one per model and original/paraphrase pair", list)
+    errors: list[str] = part("pairs that could not be analysed, and why", list)
+    layout: list[LayoutRow] = part("the rows in the paper's layout", list)
+
+
+class Coefficient(Part):
+    """A regression coefficient with its interval (a logit: its odds ratio)."""
+
+    name: str | None = part("the covariate")
+    coef: Number | None = part("its coefficient")
+    ci_low: Number | None = part("lower end of its interval")
+    ci_high: Number | None = part("upper end of its interval")
+    pvalue: Number | None = part("its p-value")
+    odds_ratio: Number | None = part("exp(coef)")
+
+
+class Regression(Part):
+    """A logistic regression of correctness on the surface features (`report.analyses.controls`)."""
+
+    n: int | None = part("observations")
+    clusters: int | None = part("clusters of the robust covariance (items), where it has them")
+    coefficients: list[Coefficient] = part("the coefficients", list)
+    confidence: Number | None = part("the intervals' confidence level")
+    note: str | None = part("why it could not be estimated, where it could not")
+    covariance: str | None = part("the covariance used")
+    survives: bool | None = part("the metaphor effect survives the controls")
+    verdict: str | None = part("the verdict as printed")
+
+
+class OverlapBin(Part):
+    """Accuracy of metaphorical and literal items within a band of lexical overlap."""
+
+    low: Number | None = part("the band's lower end")
+    high: Number | None = part("the band's upper end")
+    n_metaphor: int | None = part("metaphorical items in it")
+    accuracy_metaphor: Number | None = part("their accuracy")
+    n_literal: int | None = part("literal items in it")
+    accuracy_literal: Number | None = part("their accuracy")
+
+
+class ControlRow(Part):
+    """A model's metaphor effect with the surface-feature controls (`report.analyses.controls.Controls`)."""
+
+    model: str | None = part("the model")
+    metaphor_task: str | None = part("the metaphorical side")
+    literal_task: str | None = part("the literal side")
+    design: str | None = part("paired (the same items paraphrased) or unpaired (a subset against its task)")
+    regression: Regression | None = part("correctness on metaphor, overlap and length")
+    regression_gold: Regression | None = part("the same with the gold answer as a covariate")
+    bins: list[OverlapBin] = part("accuracy per band of overlap", list)
+    mean_overlap: dict[str, Number] = part("mean overlap per side, keyed metaphor / literal", dict)
+    mean_length: dict[str, Number] = part("mean length per side, keyed metaphor / literal", dict)
+    partial: bool | None = part("either run is partial (``--limit``)")
+    metaphor_coef: Coefficient | None = part("the metaphor coefficient of ``regression``")
+    overlap_coef: Coefficient | None = part("the overlap coefficient of ``regression``")
+    length_coef: Coefficient | None = part("the length coefficient of ``regression``")
+
+
+class ControlsTable(Part):
+    """The surface-feature controls (`report.analyses.metaphor_effects.control_rows`)."""
+
+    rows: list[ControlRow] = part("one per model and metaphor/literal pair", list)
+    errors: list[str] = part("pairs that could not be analysed, and why", list)
+
+
 class Gaps(Part):
     """The paired analyses across tasks: subset gaps, metaphor/literal paraphrases, controls."""
 
     rows: list[GapRow] = part("a model's accuracy gap between a task and its metaphor subset", list)
-    errors: list[Any] = part("pairs that could not be analysed, and why", list)
-    paired: dict[str, Any] | None = part("metaphor against literal paraphrases of the same items (rows, errors, layout)")
-    controls: dict[str, Any] | None = part("the surface-feature controls' regressions (rows, errors)")
+    errors: list[str] = part("pairs that could not be analysed, and why", list)
+    paired: PairedTable | None = part("metaphor against literal paraphrases of the same items (rows, errors, layout)")
+    controls: ControlsTable | None = part("the surface-feature controls' regressions (rows, errors)")
 
 
 class RunNote(Part):

@@ -133,7 +133,7 @@ def _forest_plot(task: BoardTask) -> Markup:
         rows.append({"label": entry.model, "delta": versus.delta if with_ci else value - best_value,
                      "low": versus.ci_low if with_ci else None, "high": versus.ci_high if with_ci else None,
                      "tip": tip})
-    constant = (task.item_sets[0].constant or {}).get("value")
+    constant = task.item_sets[0].constant.value if task.item_sets[0].constant is not None else None
     published = [{"label": p.system, "delta": p.fraction - best_value,
                   "tip": f"{p.system}: {p.fraction:.4f}, published, protocol {p.protocol}"
                          + (f" ({p.differences})" if p.differences else "")}
