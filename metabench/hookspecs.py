@@ -210,11 +210,11 @@ def metabench_register_reporters(register: RegisterTarget) -> None:
     """Register output formats of ``metabench leaderboard build --format NAME``.
 
     :param register:
-        ``register(name, "package.module:write", description=..., typed=True)`` with ``write(board: Board,
+        ``register(name, "package.module:write", description=...)`` with ``write(board: Board,
         out_dir: Path) -> list[Path]``; ``board`` is the typed board
         (``metabench.report.leaderboard.schema.Board``, docs/leaderboard-format.md; ``board.to_dict()`` is the
-        content of ``leaderboard.json``). Return the files written. Registered without ``typed=True`` (the
-        first form), ``write`` gets ``board.to_dict()`` and a ``PluginAPIDeprecationWarning``, until metabench 0.2.
+        content of ``leaderboard.json``). Return the files written. (``typed=True``, which the first typed form
+        asked for, is still accepted; the untyped dict form was removed in 0.1: docs/plugins.md, change log.)
     """
 
 

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-from .errors import MetabenchError, PluginAPIDeprecationWarning, RunFileError
+from .errors import MetabenchError, RunFileError
 from .partial_runs import partial
 from .printable import escape, is_printable
 
@@ -97,13 +97,6 @@ def _sorted(value):
     if isinstance(value, list):
         return [_sorted(item) for item in value]
     return value
-
-
-def _deprecated_key(key: str) -> None:
-    import warnings  # noqa: PLC0415
-
-    warnings.warn(f"a metric summary indexed by key ({key!r}) is deprecated: read its attribute (.{key})",
-                  PluginAPIDeprecationWarning, stacklevel=3)
 
 
 def _writing(info) -> bool:
@@ -251,18 +244,6 @@ class MetricSummary(Section):
     mean: float | None = field("the mean; null when no seed gave a value", None)
     std: float | None = field("the sample standard deviation; 0 for one seed, null for none", None)
     n: int = field("how many seeds gave a value", 0)
-
-    # `Run.aggregate(metric)` gave this summary as the dict of results.json before the record was the object:
-    # ``summary["mean"]`` and ``summary.get("mean")`` still work, deprecated (docs/plugins.md change log)
-    def __getitem__(self, key: str):
-        _deprecated_key(key)
-        if key not in self.model_fields_set and key not in (self.model_extra or {}):
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def get(self, key: str, default=None):
-        _deprecated_key(key)
-        return getattr(self, key) if key in self.model_fields_set or key in (self.model_extra or {}) else default
 
 
 class Metrics(Section):
@@ -495,21 +476,6 @@ class RunRecord(Section):
             raise _explained(exc, data, path) from None
         record._raw = data
         return record
-
-
-def records_of(values, where: str) -> list[RunRecord]:
-    """``values`` as records: a results.json dict among them (the form a report function took before it read
-    :class:`RunRecord`) is read as one, with a PluginAPIDeprecationWarning naming ``where``."""
-    out = []
-    for value in values:
-        if isinstance(value, dict):
-            import warnings  # noqa: PLC0415
-
-            warnings.warn(f"{where}: passing results.json dicts is deprecated; pass RunRecord objects "
-                          "(Run.record, JobOutcome.record)", PluginAPIDeprecationWarning, stacklevel=3)
-            value = RunRecord.read(value)
-        out.append(value)
-    return out
 
 
 def check_written(data: dict | RunRecord, path: Path | str | None = None) -> RunRecord:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
-import warnings
 from pathlib import Path
 
 from .config.index import TaskIndex
 from .connections import split_host_port
-from .errors import MetabenchError, PluginAPIDeprecationWarning, UnsupportedError
+from .errors import MetabenchError, UnsupportedError
 from .option_values import whole_number
 from .jobs import Job, RunOptions
 from .launch import LAUNCHERS
@@ -123,20 +122,14 @@ def check_repeatable(registry: Registry, jobs: list[Job]) -> None:
             continue
 
 
-def run(registry: Registry, selection: str, models: list[str], options: RunOptions, launch=None) -> RunReport:
+def run(registry: Registry, selection: str, models: list[str], options: RunOptions) -> RunReport:
     """Plan the jobs, then run them with the launcher ``options.launcher`` names (:func:`metabench.launch.launch`);
-    every launcher writes the same run folders.
-
-    ``launch`` is the old way to choose a launcher (a function the caller passed in): it still works, with a
-    DeprecationWarning; set ``options.launcher`` instead."""
+    every launcher writes the same run folders."""
     check_options(options)
-    if launch is not None:
-        warnings.warn("runner.run(launch=...) is deprecated: the launcher is chosen from options.launcher",
-                      PluginAPIDeprecationWarning, stacklevel=2)
     index = TaskIndex(registry)
     jobs = plan(index, selection, models, options)
     warn_superseded(jobs)
     if options.repeat > 1:  # a job that cannot repeat is bad usage, refused before any job runs
         check_repeatable(registry, jobs)
     check_writable(options.output_dir)
-    return RunReport((launch or launch_jobs)(registry, jobs, options), index)
+    return RunReport(launch_jobs(registry, jobs, options), index)

@@ -92,21 +92,6 @@ VIEW_BY_KEY = {view.key: view for view in VIEWS}
 FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
 
 
-def __getattr__(name: str):
-    """``BOISSON`` (the paper's name) moved with Boisson et al.'s layouts to `metabench.artifacts.paper_layouts`;
-    it still resolves here, from the registered views, with a deprecation warning."""
-    if name == "BOISSON":
-        import warnings  # noqa: PLC0415
-
-        from ..errors import PluginAPIDeprecationWarning  # noqa: PLC0415
-        from ..plugins import default_registry  # noqa: PLC0415
-
-        warnings.warn("metabench.config.paper_layouts.BOISSON moved to metabench.artifacts.paper_layouts.BOISSON "
-                      "(with Boisson et al.'s views)", PluginAPIDeprecationWarning, stacklevel=2)
-        return default_registry().resolve("paper_view", "boisson_table_3").paper
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def registered_views(registry) -> dict[str, PaperTable]:
     """The paper views plugins registered (``metabench_register_paper_views``; the built-in ones and the
     families' too), by key; without a registry, the built-in views here."""

@@ -9,11 +9,10 @@ computed them. A worker returns, per job, either the payload of a :class:`JobRes
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import MetabenchError, PluginAPIDeprecationWarning
+from ..errors import MetabenchError
 from ..jobs import Job
 from ..run_record import RunRecord
 from ..store import seal, write_run
@@ -34,13 +33,6 @@ class JobOutcome:
     message: str = ""
     reason: str = ""  # short cause of a skip, counted in the run's closing line
     hint: str = ""
-
-    @property
-    def results(self) -> dict | None:
-        """Deprecated: the record as JSON; read :attr:`record`'s typed fields instead."""
-        warnings.warn("JobOutcome.results is deprecated: read JobOutcome.record (a RunRecord)",
-                      PluginAPIDeprecationWarning, stacklevel=2)
-        return self.record.raw if self.record is not None else None
 
 
 @dataclass

@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 import statistics
 
-from ..run_record import RunRecord, records_of
+from ..run_record import RunRecord
 from ..stats.seeds import mean_std_n
 
 
 def group_rows(records: list[RunRecord]) -> list[dict]:
-    """One dict per (group with aggregate: mean, model) among the records of successful runs (their results.json
-    dicts still work, deprecated).
+    """One dict per (group with aggregate: mean, model) among the records of successful runs.
 
     Group membership comes from the runs themselves (``task.groups``, written by the runner), so group means
     are computed the same way by `metabench run`, `compare` and the leaderboard, with or without the plugin
@@ -24,7 +23,6 @@ def group_rows(records: list[RunRecord]) -> list[dict]:
     of all its runs' lists, so one run that lists fewer folds cannot shrink a k-fold mean to the folds it does
     well on (a run listing more only leaves every model's row incomplete, which the row then says).
     """
-    records = records_of(records, "group_rows")
     by_key = {(r.task.name, r.model.spec): r for r in records}
     groups: dict[str, list[str]] = {}
     models: dict[str, list[str]] = {}
@@ -99,7 +97,6 @@ def group_comparison_table(rows: list[dict]) -> str:
 
 def mean_over_members(runs: list[RunRecord]) -> dict[str, dict]:
     """{metric: {mean, std, n, per_seed}} from the members' records (seeds all members share)."""
-    runs = records_of(runs, "mean_over_members")
     seeds = set.intersection(*(set(r.metrics.per_seed) for r in runs))
     metrics = set.intersection(*(set(m) for r in runs for m in r.metrics.per_seed.values()))
     out = {}

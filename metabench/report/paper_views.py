@@ -25,30 +25,10 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-import warnings
-
-from ..config import paper_layouts
-from ..errors import PluginAPIDeprecationWarning
 from ..config.paper_layouts import VIEW_BY_KEY, PaperTable
 from .paper_numbers import PAPER_NUMBERS
 
 MISSING = "—"
-
-
-def __getattr__(name: str):
-    """The layouts moved to :mod:`metabench.config.paper_layouts` (tasks bind to them); the old names still
-    resolve here, with a DeprecationWarning, for plugins that imported them."""
-    if name == "BOISSON":  # moved on with Boisson et al.'s layouts, into the artifacts family
-        warnings.warn("metabench.report.paper_views.BOISSON moved to metabench.artifacts.paper_layouts.BOISSON",
-                      PluginAPIDeprecationWarning, stacklevel=2)
-        from ..artifacts.paper_layouts import BOISSON  # noqa: PLC0415
-
-        return BOISSON
-    if name in ("VIEWS", "FILLED_VIEWS", "check_binding", "META4XNLI", "MUNCH"):
-        warnings.warn(f"metabench.report.paper_views.{name} moved to metabench.config.paper_layouts.{name}",
-                      PluginAPIDeprecationWarning, stacklevel=2)
-        return getattr(paper_layouts, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass

@@ -27,12 +27,9 @@ DOCS_BLOCKS = {
 
 @hookimpl
 def metabench_register_reporters(register):
-    register("markdown", f"{_L}.markdown:write", description="leaderboard.md: overview, per-task tables, gaps, paper tables",
-             typed=True)
-    register("json", f"{_L}.jsonfile:write", description="leaderboard.json: everything the other formats show",
-             typed=True)
-    register("html", f"{_L}.site:write", description="static site: sortable tables, task and model pages, SVG plots",
-             typed=True)
+    register("markdown", f"{_L}.markdown:write", description="leaderboard.md: overview, per-task tables, gaps, paper tables")
+    register("json", f"{_L}.jsonfile:write", description="leaderboard.json: everything the other formats show")
+    register("html", f"{_L}.site:write", description="static site: sortable tables, task and model pages, SVG plots")
 
 
 @hookimpl

@@ -8,33 +8,23 @@ lazily: a leaderboard of many runs only reads the samples of the runs it tests.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-from ..errors import MetabenchError, PluginAPIDeprecationWarning, RunFileError
+from ..errors import MetabenchError, RunFileError
 from ..printable import escape
 from ..run_record import DatasetUsed, GroupFact, MetricSummary, PaperCell, RunRecord
 from ..store import RESULTS, read_record, read_samples, resolve, run_folders
 
 
 class Run:
-    """One stored run: its folder and its results.json as a :class:`RunRecord` (``record``: validated when read
-    from disk, every reader takes its typed fields and derived answers); ``samples`` are read on first use.
+    """One stored run: its folder, its results.json as a :class:`RunRecord` (``record``: validated when read from
+    disk, every reader takes its typed fields and derived answers) and its samples, read on first use."""
 
-    ``Run(path, record)``; ``Run(path, results_dict)`` (the form before the record was the object) still
-    works, deprecated: the dict is read as a record. ``results`` (the JSON object) is deprecated: read
-    ``record``."""
-
-    def __init__(self, path: Path | None, record: RunRecord | dict | None = None, _samples: list[dict] | None = None,
-                 *, results: dict | None = None, _record: RunRecord | None = None, split_size: int | None = None):
-        self.path = path
-        record = _record if _record is not None else record if record is not None else results
-        if isinstance(record, dict):
-            warnings.warn("Run(path, results_dict) is deprecated: pass the RunRecord (store.read_record, "
-                          "RunRecord.read)", PluginAPIDeprecationWarning, stacklevel=2)
-            record = RunRecord.read(record, path / RESULTS if path is not None else None)
+    def __init__(self, path: Path | None, record: RunRecord, _samples: list[dict] | None = None, *,
+                 split_size: int | None = None):
         if not isinstance(record, RunRecord):
-            raise TypeError(f"Run needs a RunRecord, not {type(record).__name__}")
+            raise TypeError(f"Run needs a RunRecord (store.read_record, RunRecord.read), not {type(record).__name__}")
+        self.path = path
         self._record = record
         self._samples = _samples
         #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
@@ -50,13 +40,6 @@ class Run:
     def record(self) -> RunRecord:
         """results.json as a :class:`RunRecord`."""
         return self._record
-
-    @property
-    def results(self) -> dict:
-        """Deprecated: results.json as the JSON object; read :attr:`record`'s typed fields instead."""
-        warnings.warn("Run.results is deprecated: read Run.record (a RunRecord)", PluginAPIDeprecationWarning,
-                      stacklevel=2)
-        return self._record.raw
 
     @property
     def task(self) -> str:

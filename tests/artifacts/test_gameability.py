@@ -48,7 +48,7 @@ def test_flag_fold_means_and_bootstrap(registry, runs):
     rows = assess(TaskIndex(registry), runs, n_resamples=500)
     assert [(r["cell"], r["model"]) for r in rows] == [("boisson_card_n_random", "m")]  # baselines are not flagged
     row = rows[0]
-    default = sum(r.aggregate("macro_f1")["mean"] for r in runs if r.task.endswith("@default") and r.model == "m") / 5
+    default = sum(r.aggregate("macro_f1").mean for r in runs if r.task.endswith("@default") and r.model == "m") / 5
     assert row["values"]["default"] == pytest.approx(default)
     assert row["folds"] == "5/5" and row["best_view"] == "masked" and row["bootstrap"]["n_items"] == 500
     assert row["relative"]["masked"] == pytest.approx((row["values"]["masked"] - default) / default)

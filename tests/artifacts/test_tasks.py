@@ -154,4 +154,4 @@ def test_majority_reads_no_classification_or_choice_requests_and_the_runner_rend
     outcomes = run(registry, "boisson_card_n_random_f0@masked", ["majority"],
                    RunOptions(output_dir=tmp_path, progress=False, use_cache=False))
     assert [o.status for o in outcomes] == ["ok"]
-    assert "collision_ceiling" in outcomes[0].results["metrics"]["aggregate"]
+    assert "collision_ceiling" in outcomes[0].record.raw["metrics"]["aggregate"]

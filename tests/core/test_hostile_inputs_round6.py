@@ -450,7 +450,7 @@ def test_a_raising_reporter_is_its_plugins_error_and_changes_no_file(cli, tmp_pa
 
     _with_module(monkeypatch, "round6_reporter", write=REPORTERS[case],
                  metabench_register_reporters=hookimpl(
-                     lambda register: register("broken", "round6_reporter:write", typed=True)))
+                     lambda register: register("broken", "round6_reporter:write")))
     runs = _two_runs(tmp_path)
     code, out = cli("leaderboard", "build", runs, "-o", tmp_path / "site", "--resamples", "100", "--format", "json")
     assert code == 0, out

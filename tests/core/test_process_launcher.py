@@ -72,7 +72,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_committed_answers_are_not_recom
     assert int(mark.read_text()) != os.getpid()  # it was a worker, not this process
     assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
     answered = log.read_text().splitlines()
-    n_items = sum(o.results["n_items"] for o in outcomes)
+    n_items = sum(o.record.raw["n_items"] for o in outcomes)
     # A broken pool stops its other worker too: only the 4 items of that worker's batch in flight (answered,
     # not yet committed) may be answered again; nothing committed before the kill is (>= 8 items were).
     assert n_items <= len(answered) <= n_items + 4

@@ -69,7 +69,7 @@ def test_a_worker_killed_mid_job_is_retried_and_finished_batches_are_not_recompu
     assert mark.exists(), "the worker was not killed: the test did not test anything"
     assert all(o.status == "ok" for o in outcomes), [o.message for o in outcomes]
     answered = log.read_text().splitlines()
-    n_items = sum(o.results["n_items"] for o in outcomes)
+    n_items = sum(o.record.raw["n_items"] for o in outcomes)
     assert len(answered) == n_items  # every item answered once: nothing committed before the kill was redone
     log.unlink()
     serial = _run(ray_env, "killed-serial", ["killing:batch_size=4"], "serial")

@@ -18,7 +18,6 @@ board modules' reads of run records are.
 from __future__ import annotations
 
 import ast
-import warnings
 from pathlib import Path
 
 import pytest
@@ -170,27 +169,3 @@ def test_keys_that_are_no_record_field_and_typed_reads_are_not_reads():
     assert string_key_reads('def f(run):\n    return run.record.task.config["metrics"]\n') == []
     assert string_key_reads('def f(entry):\n    return entry["metrics"]\n') == []  # not named as a record
     assert string_key_reads('def f(self):\n    return self.results["task"]\n') == []  # the API's own attribute
-
-
-def test_the_deprecated_forms_still_work_and_warn(tmp_path):
-    from metabench.store import COMMITTED_RUNS, read_record, run_folders
-    from metabench.runs.stored import Run, load_run
-
-    folder = run_folders(PACKAGE.parent / COMMITTED_RUNS)[0]
-    run = load_run(folder)
-    with pytest.warns(DeprecationWarning, match="Run.results is deprecated"):
-        assert run.results["task"]["name"] == run.record.task.name
-    with pytest.warns(DeprecationWarning, match="Run\\(path, results_dict\\) is deprecated"):
-        old = Run(folder, read_record(folder).raw)
-    assert old.record.task.name == run.task
-    metric = run.primary_metric
-    with pytest.warns(DeprecationWarning, match="indexed by key"):
-        assert run.aggregate(metric)["mean"] == run.record.mean(metric)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert run.aggregate(metric).mean == run.record.mean(metric)  # the typed form: no warning
-    from metabench.launch.outcomes import JobOutcome
-
-    outcome = JobOutcome(run.task, run.model, "ok", folder, run.record)
-    with pytest.warns(DeprecationWarning, match="JobOutcome.results is deprecated"):
-        assert outcome.results["n_items"] == run.n_items

@@ -45,8 +45,8 @@ def test_majority_run_writes_results_and_samples(toy_registry, tmp_path):
 
 def test_seeds_aggregate_mean_std(toy_registry, tmp_path):
     (outcome,) = _run(toy_registry, tmp_path, models=("random",), seeds=[0, 1, 2])
-    agg = outcome.results["metrics"]["aggregate"]["accuracy"]
-    per_seed = [m["accuracy"] for m in outcome.results["metrics"]["per_seed"].values()]
+    agg = outcome.record.raw["metrics"]["aggregate"]["accuracy"]
+    per_seed = [m["accuracy"] for m in outcome.record.raw["metrics"]["per_seed"].values()]
     import statistics
 
     assert agg["n"] == 3
@@ -57,15 +57,15 @@ def test_seeds_aggregate_mean_std(toy_registry, tmp_path):
 def test_limit_and_group_and_cache_hits(toy_registry, tmp_path):
     first = _run(toy_registry, tmp_path, tasks="toy_all", limit=5)
     assert [o.task for o in first] == ["toy_tag", "toy_cls"]
-    assert all(o.results["n_items"] == 5 for o in first)
+    assert all(o.record.raw["n_items"] == 5 for o in first)
     again = _run(toy_registry, tmp_path, tasks="toy_all", limit=5)
-    assert all(o.results["timings"]["cached_items"] == 5 for o in again)
+    assert all(o.record.raw["timings"]["cached_items"] == 5 for o in again)
 
 
 def test_other_model_or_edited_task_never_reuses_answers(toy_registry, tmp_path, monkeypatch):
     _run(toy_registry, tmp_path, models=("constant:label=literal",))
     (other,) = _run(toy_registry, tmp_path, models=("constant:label=metaphorical",))
-    assert other.results["timings"]["cached_items"] == 0
+    assert other.record.raw["timings"]["cached_items"] == 0
     assert all(s["prediction"] == "metaphorical" for s in read_samples(other.run_dir))
     # edit the task: a new config hash, so nothing cached applies when the edited task runs
     import dataclasses
@@ -170,9 +170,9 @@ def test_a_fully_cached_job_is_one_query_and_renders_only_the_probe_request(toy_
     monkeypatch.setattr(AnswerCache, "get_many", lambda self, keys: calls.__setitem__("get_many", calls["get_many"] + 1) or {})
     (again,) = _run(toy_registry, tmp_path, models=("counting",))
     assert calls == {"get_many": 0, "request": 0, "get_job": 1}  # one row for the one seed
-    assert again.results["timings"]["cached_items"] == 40
+    assert again.record.raw["timings"]["cached_items"] == 40
     assert (again.run_dir / "samples.jsonl").read_bytes() == first_samples
-    assert again.results["metrics"] == first.results["metrics"]
+    assert again.record.raw["metrics"] == first.record.raw["metrics"]
 
 
 def test_a_model_that_cannot_serve_a_task_is_skipped_before_its_data_is_loaded(toy_registry, tmp_path, monkeypatch):
@@ -216,7 +216,7 @@ def test_a_remembered_job_loads_no_data_and_writes_the_same_run(toy_registry, tm
     assert again.status == "ok", again.message
     assert (again.run_dir / "samples.jsonl").read_bytes() == (first.run_dir / "samples.jsonl").read_bytes()
     assert _without_volatile(read_results(again.run_dir)) == _without_volatile(read_results(first.run_dir))
-    timings = again.results["timings"]
+    timings = again.record.raw["timings"]
     assert timings["cached_items"] == 80 and timings["load_s"] == 0 and timings["predict_s"] == 0
     assert sum(timings[p] for p in Phases().seconds) == pytest.approx(timings["total_s"], rel=0.05)
 

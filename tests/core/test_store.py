@@ -31,7 +31,7 @@ def _which(run_dir) -> str:
     """The tag of the complete run the readers see; fails if the two files do not belong together."""
     (found,) = [r for r in find_runs([run_dir.parent]) if r.path.name.lstrip(".").startswith(run_dir.name)]
     assert found.path == load_run(run_dir).path
-    tags = {row["prediction"] for row in found.samples} | {found.results["tag"]}
+    tags = {row["prediction"] for row in found.samples} | {found.record.raw["tag"]}
     assert len(tags) == 1, f"a mixed run: {tags}"
     return tags.pop()
 
@@ -156,7 +156,7 @@ def test_a_file_where_the_run_folder_goes_fails_before_any_work(toy_registry, tm
     (tmp_path / "runs" / "toy_cls" / "majority").write_text("mine\n")
     (outcome,) = run(toy_registry, "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert outcome.status == "failed" and "exists and is not a folder" in outcome.message
-    assert outcome.results is None and (tmp_path / "runs" / "toy_cls" / "majority").read_text() == "mine\n"
+    assert outcome.record is None and (tmp_path / "runs" / "toy_cls" / "majority").read_text() == "mine\n"
 
 
 def test_readers_refuse_files_of_different_runs(tmp_path):

@@ -158,14 +158,14 @@ def test_the_gate_compares_majorities_and_reports_flips(registry, tmp_path):
     baseline, candidate = load_run(base.run_dir), load_run(cand.run_dir)
     report = gate(registry, [baseline], [candidate])
     (comparison,) = report.comparisons
-    assert comparison.baseline_value == pytest.approx(baseline.results["metrics"]["aggregate"]["accuracy"]["mean"])
+    assert comparison.baseline_value == pytest.approx(baseline.record.raw["metrics"]["aggregate"]["accuracy"]["mean"])
     (line,) = [n for n in report.notes if "flip rate" in n]
     rows_b = {(r["id"], r["seed"]): r for r in baseline.samples}
     rows_c = {(r["id"], r["seed"]): r for r in candidate.samples}
     differ = [k for k in rows_b if rows_b[k]["scores"] != rows_c[k]["scores"]]
     flipping = [k for k in differ if rows_b[k]["flip_rate"] > 0 or rows_c[k]["flip_rate"] > 0]
     assert f"of the {len(differ)} item(s) whose majority verdict differs between the runs, {len(flipping)} flip" in line
-    assert f"candidate {candidate.results['repeat']['mean_flip_rate']:.3f}" in line
+    assert f"candidate {candidate.record.raw['repeat']['mean_flip_rate']:.3f}" in line
 
     mixed = gate(registry, [baseline], [load_run(single.run_dir)])
     assert any("the baseline's answers are majorities of 5 draws, the candidate's single draws" in n for n in mixed.notes)

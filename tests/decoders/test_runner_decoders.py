@@ -78,7 +78,7 @@ def test_baselines_serve_choice_tasks_and_skip_generation(decoder_registry, tmp_
     assert status[("toy_generate", "constant:index=1")] == "skipped"
     constant = next(o for o in outcomes if o.model == "constant:index=1" and o.task == "toy_choice")
     gold = [s["gold"] for s in read_samples(constant.run_dir)]
-    assert constant.results["metrics"]["aggregate"]["accuracy"]["mean"] == pytest.approx(gold.count(1) / len(gold))
+    assert constant.record.raw["metrics"]["aggregate"]["accuracy"]["mean"] == pytest.approx(gold.count(1) / len(gold))
 
 
 def test_fingerprint_follows_weights_not_batch_size(tiny_gpt2, tmp_path):

@@ -102,8 +102,8 @@ def test_the_search_block_changes_neither_the_config_hash_nor_a_fixed_recipe_run
     (outcome,) = run(registry, "enc_toy_search", [f"hf-encoder:{tiny_bert}"],
                      RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert outcome.status == "ok", outcome.message
-    record = outcome.results["model"]["info"]["checkpoints"]["0"]
-    assert "search" not in record and "search" not in outcome.results["task"]["config"]["protocol"]["encoder"]
+    record = outcome.record.raw["model"]["info"]["checkpoints"]["0"]
+    assert "search" not in record and "search" not in outcome.record.raw["task"]["config"]["protocol"]["encoder"]
 
 
 @pytest.mark.slow
@@ -114,7 +114,7 @@ def test_a_three_trial_bohb_search_runs_end_to_end_and_trains_the_best_trial(reg
     options = RunOptions(output_dir=tmp_path / "runs", progress=False)
     (outcome,) = run(registry, "enc_toy_search", [model], options)
     assert outcome.status == "ok", outcome.message
-    record = outcome.results["model"]["info"]["checkpoints"]["0"]
+    record = outcome.record.raw["model"]["info"]["checkpoints"]["0"]
     search = record["search"]
     assert search["algorithm"] == "bohb" and search["metric"] == "loss" and search["mode"] == "min"
     assert search["trials_requested"] == 3
@@ -134,15 +134,15 @@ def test_a_three_trial_bohb_search_runs_end_to_end_and_trains_the_best_trial(reg
     # the final fit is the best configuration, trained with its seed and epochs: on a CPU it repeats the trial
     assert record["trained_seed"] == best["config"]["seed"] and record["best_epoch"] == best["config"]["epochs"]
     assert search["final_validation"] == pytest.approx(best["score"], abs=1e-9)
-    assert outcome.results["metrics"]["aggregate"]["accuracy"]["n"] == 1
+    assert outcome.record.raw["metrics"]["aggregate"]["accuracy"]["n"] == 1
 
     fixed = run(registry, "enc_toy_search", [f"hf-encoder:{tiny_bert}"], RunOptions(output_dir=tmp_path / "r2",
                                                                                    progress=False))[0]
-    assert fixed.results["model"]["info"]["checkpoints"]["0"]["key"] != record["key"]
-    assert fixed.results["timings"]["cached_items"] == 0  # a searched model's answers are not the fixed recipe's
+    assert fixed.record.raw["model"]["info"]["checkpoints"]["0"]["key"] != record["key"]
+    assert fixed.record.raw["timings"]["cached_items"] == 0  # a searched model's answers are not the fixed recipe's
 
     again = run(registry, "enc_toy_search", [model], RunOptions(output_dir=tmp_path / "r3", progress=False))[0]
-    assert again.results["timings"]["cached_items"] == again.results["n_items"]  # no second search
+    assert again.record.raw["timings"]["cached_items"] == again.record.raw["n_items"]  # no second search
 
 
 @pytest.mark.slow
@@ -152,7 +152,7 @@ def test_the_fallback_optuna_with_asha_runs_end_to_end(registry, tmp_path, tiny_
     (outcome,) = run(registry, "enc_toy_search_optuna", [f"hf-encoder:{tiny_bert},search=true,threads=1"],
                      RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert outcome.status == "ok", outcome.message
-    search = outcome.results["model"]["info"]["checkpoints"]["0"]["search"]
+    search = outcome.record.raw["model"]["info"]["checkpoints"]["0"]["search"]
     assert (search["algorithm"], search["scheduler"], len(search["trials"])) == ("optuna", "asha", 3)
     best = next(t for t in search["trials"] if t["trial"] == search["best"]["trial"])
     assert best["completed"] and search["final_validation"] == pytest.approx(best["score"], abs=1e-9)

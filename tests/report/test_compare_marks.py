@@ -10,6 +10,7 @@ import json
 from metabench.report.published import Published
 from metabench.report.run_marks import marks, short
 from metabench.report.trivial import below_chance, beside
+from metabench.run_record import RunRecord
 from metabench.runs.stored import Run, load_run
 from metabench.runs.verify import Verdict
 from metabench.runs.verify_data import DataVerifier
@@ -17,9 +18,9 @@ from metabench.store import read_samples
 
 
 def _with(run: Run, **results) -> Run:
-    edited = copy.deepcopy(run.results)
+    edited = copy.deepcopy(run.record.raw)
     edited.update(results)
-    return Run(run.path, edited, run.samples)
+    return Run(run.path, RunRecord.read(edited), run.samples)
 
 
 def test_partial_reasons_name_the_limit_and_the_subset(toy_runs):
@@ -28,8 +29,8 @@ def test_partial_reasons_name_the_limit_and_the_subset(toy_runs):
     assert run.partial_reasons == [] and marks(run, Verdict(run)) == [] and short([]) == ""
     assert _with(run, limit=n, n_test_items=n + 7).partial_reasons == [f"--limit {n}: {n} of {n + 7} test items"]
     assert _with(run, n_test_items=n + 7).partial_reasons == [f"{n} of {n + 7} test items (a subset of the split)"]
-    older = {k: v for k, v in run.results.items() if k != "n_test_items"}
-    assert Run(run.path, {**older, "limit": n}, run.samples).partial_reasons == [
+    older = {k: v for k, v in run.record.raw.items() if k != "n_test_items"}
+    assert Run(run.path, RunRecord.read({**older, "limit": n}), run.samples).partial_reasons == [
         f"--limit {n}: {n} test items (the run does not record the split's size)"]
     verdict = Verdict(run, unverified="not checked against the data: no mirror here")
     assert marks(run, verdict) == ["unverified: no mirror here"]
@@ -83,11 +84,11 @@ def test_a_two_answer_task_below_the_constant_answer_is_flagged(report_registry,
     repredict(run_dir, {r["id"]: other[r["gold"]] for r in read_samples(run_dir)})  # every answer the wrong label
     inverted = load_run(run_dir)
     assert below_chance(report_registry, inverted) is None  # not a decoder: its collapse is read from its answers
-    model = {**inverted.results["model"], "family": "decoder"}
+    model = {**inverted.record.raw["model"], "family": "decoder"}
     assert "probable answer-format failure" in below_chance(report_registry, _with(inverted, model=model))
     assert below_chance(report_registry, load_run(toy_runs / "toy_cls" / "lookup")) is None
     assert below_chance(report_registry, load_run(toy_runs / "toy_tag" / "lookup")) is None  # tag sequences
-    mean = inverted.aggregate(inverted.primary_metric)["mean"]
+    mean = inverted.aggregate(inverted.primary_metric).mean
     assert beside(report_registry, [inverted], mean).startswith("≈ ")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from metabench.report.docs.decoders import METRICS, tagger_row
+from metabench.run_record import RunRecord
 from metabench.runs.stored import Run
 
 
@@ -19,12 +20,12 @@ def test_a_budget_run_with_a_limit_is_a_partial_row_with_its_costs():
                "n_items": 20, "n_test_items": 3630, "seeds": [0],
                "model": {"family": "decoder_finetune", "spec": "hf-decoder:x,finetune=true", "info": info},
                "metrics": {"per_seed": {}, "aggregate": aggregate}}
-    assert tagger_row(Run(Path("r"), results)) == [
+    assert tagger_row(Run(Path("r"), RunRecord.read(results))) == [
         "m4x_det_en_mono_decoder", "hf-decoder:x,finetune=true", "20", "10.00", "20.00", "30.00", "40.00", "50.00",
         "400", "1", "1234", "250", "250", "0 / 20", "cpu, lora, beams 1",
         "PARTIAL: --limit: 20 of 3630 test items; budget max_train=400, epochs=1"]
     results["n_items"], info["budget"] = 3630, None
-    assert tagger_row(Run(Path("r"), results))[-1] == "full"
+    assert tagger_row(Run(Path("r"), RunRecord.read(results)))[-1] == "full"
 
 
 def test_answers_read_from_the_cache_are_named_beside_the_repair_count():
@@ -34,5 +35,5 @@ def test_answers_read_from_the_cache_are_named_beside_the_repair_count():
                "n_test_items": 10, "seeds": [0], "timings": {"cached_items": 4},
                "model": {"family": "decoder_finetune", "spec": "hf-decoder:x,finetune=true", "info": info},
                "metrics": {"per_seed": {}, "aggregate": aggregate}}
-    row = tagger_row(Run(Path("r"), results))
+    row = tagger_row(Run(Path("r"), RunRecord.read(results)))
     assert row[12:14] == ["500", "0 / 6 (4 more read from the answer cache)"]  # cost per 100 over the 6 decoded

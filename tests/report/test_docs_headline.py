@@ -17,9 +17,9 @@ def test_headline_rows_come_from_the_runs(report_registry, toy_runs):
     header, _, row, missing = headline_table(context, model="random", tasks="toy_tag;no_such_task")
     cells = [c.strip() for c in row.strip("|").split("|")]
     value = run.aggregate("span_f1")
-    assert cells[:3] == ["toy_tag", "span_f1", f"{value['mean']:.4f} ± {value['std']:.4f}"]
+    assert cells[:3] == ["toy_tag", "span_f1", f"{value.mean:.4f} ± {value.std:.4f}"]
     assert cells[4:6] == ["2 of 2", f"{run.n_items:,}"]
-    assert cells[6] == f"{run.results['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
+    assert cells[6] == f"{run.record.raw['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
     assert "(" in cells[3] and "best constant answer" in header  # the trivial predictor beside the headline
     assert "no complete committed run" in missing and "wall time" in header
 

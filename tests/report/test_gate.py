@@ -160,16 +160,6 @@ def test_verdict_is_inconclusive_when_the_test_cannot_see_the_tolerance():
     assert _seen(_comparison(-0.01, 0.5, mde=0.08, higher=False, ci=(-0.03, 0.06)), 0.05)[0] == INCONCLUSIVE
 
 
-def test_the_old_max_drop_keyword_still_works(report_registry, toy_runs):
-    from metabench.report.gate import gate
-    from metabench.runs.stored import find_runs
-
-    runs = find_runs([toy_runs / "toy_cls" / "lookup"])
-    with pytest.warns(DeprecationWarning, match="tolerance=Tolerance"):
-        report = gate(report_registry, runs, runs, max_drop=0.01)
-    assert report.tolerance == Tolerance(0.01) and report.exit_code == 0
-
-
 def test_tolerance_parsing():
     assert Tolerance.parse("0.01").of(0.8) == 0.01
     assert Tolerance.parse("2%").of(0.8) == pytest.approx(0.016)

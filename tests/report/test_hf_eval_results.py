@@ -26,8 +26,8 @@ def test_exported_runs_read_back_with_value_ci_seeds_protocol_and_digest(cli, to
         [entry] = read(out / f"{run.task}.yaml")
         metric = run.primary_metric
         assert entry["dataset"] == {"id": "my-org/metabench", "task_id": run.task}
-        assert entry["value"] == pytest.approx(run.aggregate(metric)["mean"], abs=1e-6)
-        assert entry["date"] == run.results["created"][:10]
+        assert entry["value"] == pytest.approx(run.aggregate(metric).mean, abs=1e-6)
+        assert entry["date"] == run.record.raw["created"][:10]
         assert entry["source"] == {"url": "https://example.org/runs", "name": "metabench runs"}
         notes = entry["notes"]
         assert list(notes) == list(NOTE_KEYS)
@@ -36,7 +36,7 @@ def test_exported_runs_read_back_with_value_ci_seeds_protocol_and_digest(cli, to
         low, high, method = interval(None, run, metric)
         assert notes["ci95"] == f"[{low:.6f}, {high:.6f}]" and notes["ci_method"] == method == "t over 2 seeds"
         assert low <= entry["value"] <= high
-        assert notes["protocol"] == run.results["protocol"] and notes["partial"] == "no"
+        assert notes["protocol"] == run.record.raw["protocol"] and notes["partial"] == "no"
         assert notes["verified"] == "checked against the data the task names" and notes["digest"] == digest(run)
     raw = yaml.safe_load((out / "toy_cls.yaml").read_text())  # the Hub's own reading: a list of plain results
     assert set(raw[0]) == {"dataset", "value", "date", "source", "notes"} and isinstance(raw[0]["notes"], str)

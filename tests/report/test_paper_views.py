@@ -149,7 +149,7 @@ def test_runs_older_than_the_binding_record_fill_views_from_the_task_yaml(report
 
     runs = find_runs([toy_runs])
     for run in runs:
-        run.results["task"].pop("paper_view")  # as written before runs recorded their paper-view cells
+        run.record.raw["task"].pop("paper_view")  # as written before runs recorded their paper-view cells
     board = build_board(report_registry, runs, options=Options(n_resamples=50))
     table = next(t for t in board.paper_tables if t.key == "meta4xnli_table_14")
     assert "toy_tag" in table.tasks and table.cells_without_runs == 3  # the ES → EN row is filled
@@ -206,11 +206,10 @@ def test_a_registered_view_that_is_not_a_paper_table_is_the_plugins_error():
 
 def test_boissons_views_live_with_their_family_and_the_old_names_still_resolve():
     """Boisson et al.'s layouts moved into the artifacts family (registered like a plugin's); the paper's name
-    still resolves where it used to, with a deprecation warning."""
+    is the family's alone (the core aliases were removed in 0.1, docs/plugins.md change log)."""
     import metabench.config.paper_layouts as core
     import metabench.report.paper_views as report
     from metabench.artifacts import paper_layouts as family
-    from metabench.errors import PluginAPIDeprecationWarning
 
     assert not any(key.startswith("boisson_") for key in core.VIEW_BY_KEY)
     from metabench.config.paper_layouts import registered_views
@@ -218,6 +217,4 @@ def test_boissons_views_live_with_their_family_and_the_old_names_still_resolve()
 
     views = registered_views(default_registry())
     assert {v.key for v in family.VIEWS} <= set(views) and views["boisson_table_3"] is family.VIEW_BY_KEY["boisson_table_3"]
-    for module in (core, report):
-        with pytest.warns(PluginAPIDeprecationWarning, match="metabench.artifacts.paper_layouts.BOISSON"):
-            assert module.BOISSON == family.BOISSON
+    assert not hasattr(core, "BOISSON") and not hasattr(report, "BOISSON")  # the old aliases are gone (0.1)

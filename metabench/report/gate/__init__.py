@@ -29,7 +29,6 @@ can check) or any internal error: CI reads 1 as "regression", so a crash is neve
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, replace
 
 from ...errors import MetabenchError
@@ -188,15 +187,9 @@ def _verified(registry: Registry, runs: list[Run]) -> None:
 def gate(
     registry: Registry, baseline: list[Run], candidate: list[Run], *, metrics: list[str] | None = None,
     tolerance: Tolerance = Tolerance(0.0), alpha: float = ALPHA, correction: str = "holm",
-    options: Options = Options(), inconclusive_ok: bool = False, max_drop: float | None = None,
+    options: Options = Options(), inconclusive_ok: bool = False,
 ) -> GateReport:
-    """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name).
-
-    ``max_drop`` is the older keyword for an absolute tolerance; it still works, with a DeprecationWarning.
-    """
-    if max_drop is not None:
-        warnings.warn("gate(max_drop=X) is deprecated: pass tolerance=Tolerance(X)", DeprecationWarning, stacklevel=2)
-        tolerance = Tolerance.parse(str(max_drop), "--max-drop")
+    """Compare the candidate's run of every baseline task with the baseline's (tasks matched by name)."""
     if not 0 < alpha < 1:
         raise MetabenchError(f"--alpha {alpha}: must lie strictly between 0 and 1 (e.g. 0.05)")
     _verified(registry, baseline + candidate)

@@ -1,10 +1,8 @@
 """The published leaderboard: runs → one board (``board``) → every registered reporter writes its files.
 
 Reporters are registered through ``metabench_register_reporters`` (the built-ins: ``markdown``, ``json``,
-``html``); each is ``write(board: Board, out_dir: Path) -> list[Path]`` (`schema.Board`, registered with
-``typed=True``), so a plugin adds an output format without touching the statistics. A reporter registered
-without ``typed=True`` was written for the untyped board: it gets ``board.to_dict()`` (the content of
-``leaderboard.json``) and a PluginAPIDeprecationWarning, until metabench 0.2.
+``html``); each is ``write(board: Board, out_dir: Path) -> list[Path]`` (`schema.Board`), so a plugin adds an
+output format without touching the statistics.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from pathlib import Path
 
 from ... import safe_paths
 from ...bounded_read import read_text
-from ...errors import ExplainedError, MetabenchError, PluginAPIDeprecationWarning, PluginError
+from ...errors import ExplainedError, MetabenchError, PluginError
 from ...printable import escape
 from ...registry import Registry
 from ..compare import Options
@@ -126,20 +124,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
 
 
 def _writer(registry: Registry, name: str):
-    """The reporter's ``write``; one registered without ``typed=True`` gets the board as the JSON's dict."""
-    write = registry.resolve("reporter", name, where="--format")
-    entry = registry.get("reporter", name)
-    if entry.meta.get("typed"):
-        return write
-
-    def untyped(board: Board, out_dir: Path) -> list[Path]:
-        warnings.warn(f"leaderboard reporter '{name}' (from plugin '{entry.plugin}') is registered for the untyped "
-                      "board: it gets board.to_dict() until metabench 0.2; read the typed board (attributes, "
-                      "docs/leaderboard-format.md) and register it with typed=True", PluginAPIDeprecationWarning,
-                      stacklevel=2)
-        return write(board.to_dict(), out_dir)
-
-    return untyped
+    """The reporter's ``write``, which gets the typed board."""
+    return registry.resolve("reporter", name, where="--format")
 
 
 def _written(registry: Registry, name: str, write, board: Board, staging: Path) -> list[Path]:
