@@ -127,28 +127,28 @@ def meter(total: int, desc: str, unit: str, *, bars: bool | None = None, initial
         return tqdm(total=total, initial=initial, desc=desc, unit=unit, leave=leave)
     if current_style() == LINES:
         return _Lines(total, desc, unit, initial, _scope_text())
-    return _Silent()
+    return _Silent(total)
 
 
-def count_jobs(bar, outcomes) -> None:
-    """Count finished jobs on a run's meter: a skipped job leaves the total instead of counting as done, so the
-    share and the ETA describe the jobs that run (27 planned, 25 skipped in an instant: "1/2 jobs", not "93 %,
-    ETA 12 s" while the last one loads its model)."""
+def count_jobs(bar, outcomes, planned: int) -> None:
+    """Count finished jobs on a run's meter of ``planned`` jobs: a skipped job leaves the total instead of
+    counting as done, so the share and the ETA describe the jobs that run (27 planned, 25 skipped in an instant:
+    "1/2 jobs", not "93 %, ETA 12 s" while the last one loads its model). The skips shown are what the total
+    lost (``planned - total``): the meter keeps no count of its own."""
     skipped = sum(getattr(o, "status", None) == "skipped" for o in outcomes)
     if skipped:
-        bar.total = max(bar.n, (bar.total or 0) - skipped)
-        bar.set_postfix(skipped=getattr(bar, "skipped", 0) + skipped)
-        bar.skipped = getattr(bar, "skipped", 0) + skipped
+        bar.total -= skipped
+        bar.set_postfix(skipped=planned - bar.total)
         getattr(bar, "refresh", lambda: None)()
     if len(outcomes) > skipped:
         bar.update(len(outcomes) - skipped)
 
 
 class _Silent:
-    """A meter that shows nothing."""
+    """A meter that shows nothing (it still counts, as the others do)."""
 
-    n = 0
-    total = 0
+    def __init__(self, total: int = 0):
+        self.n, self.total = 0, total
 
     def update(self, n: int = 1) -> None:
         self.n += n

@@ -79,7 +79,7 @@ def launch(registry: Registry, jobs: list[Job], options: RunOptions) -> list:
     if workers < 1:
         raise MetabenchError(f"--workers {workers}: at least one worker is needed", hint="e.g. --workers 2")
     with progress.run_style(options.progress_style), progress.meter(len(jobs), "run", "job", leave=True) as bar:
-        return run_jobs(registry, jobs, options.use_cache, workers, done=lambda done: progress.count_jobs(bar, done))
+        return run_jobs(registry, jobs, options.use_cache, workers, done=lambda done: progress.count_jobs(bar, done, len(jobs)))
 
 
 def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int, done=None) -> list:

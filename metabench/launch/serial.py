@@ -21,7 +21,7 @@ def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list
                 progress.meter(len(jobs), "run", "job", leave=True) as bar:
             for job in jobs:
                 outcomes.append(_run_guarded(registry, job, cache))
-                progress.count_jobs(bar, outcomes[-1:])
+                progress.count_jobs(bar, outcomes[-1:], len(jobs))
     finally:
         cache.close()
         sync()  # the run folders were written without a flush each (store.write_run, durable=False)
