@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,8 @@ def _crafted(site: Path, names: list[str], form: str) -> None:
     if form == "names":
         listed: object = names
     else:
-        listed = {name: hashlib.sha256((site / name).read_bytes() if form == "true-digests" else b"x").hexdigest()
+        listed = {name: hashlib.sha256((site / name).read_bytes() if form == "true-digests" and (site / name).is_file()
+                                      else b"x").hexdigest()
                   for name in names}
     (site / ".metabench-generated.json").write_text(json.dumps(listed))
 
@@ -57,29 +59,89 @@ def test_a_crafted_file_list_deletes_no_run_file(cli, tmp_path, form):
     assert _snapshot(runs) == before and "0 removed" in out
 
 
-@pytest.mark.parametrize("form", ["names", "wrong-digests"])
-@pytest.mark.parametrize("user_file", ["notes/thesis.tex", "tasks/my_page.html"])
+@pytest.mark.parametrize("form", LIST_FORMS)
+@pytest.mark.parametrize("user_file", ["notes/thesis.tex", "tasks/my_page.html", "data.json", "table.csv"])
 def test_a_crafted_file_list_deletes_no_user_file(cli, tmp_path, form, user_file):
+    """Even listed with its true digest (the user's file may be public), a user's file lacks the generator mark
+    that only the file itself can carry: kept, and the build says so."""
     runs, site = _site_with_runs(tmp_path)
     (site / user_file).parent.mkdir(parents=True, exist_ok=True)
-    (site / user_file).write_text("the user's own work")
+    (site / user_file).write_text('{"the user\'s": "own work"}')
     _crafted(site, [user_file, *RUN_FILES], form)
     before = _snapshot(runs)
-    code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")
-    assert code == 0, out
-    assert (site / user_file).read_text() == "the user's own work" and _snapshot(runs) == before
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")
+    assert code == 0 and "0 removed" in out, out
+    assert (site / user_file).read_text() == '{"the user\'s": "own work"}' and _snapshot(runs) == before
+    kept = [str(w.message) for w in said if "kept" in str(w.message)]
+    if form == "true-digests":
+        assert len(kept) == 1 and "kept 1 file(s)" in kept[0] and f"({user_file})" in kept[0], kept
+        assert "no metabench generator mark" in kept[0]
+    else:
+        assert not kept
 
 
-@pytest.mark.parametrize("form", ["names", "wrong-digests"])
+@pytest.mark.parametrize("form", LIST_FORMS)
 def test_a_crafted_file_list_does_not_make_a_users_index_replaceable(cli, tmp_path, form):
     runs, site = _site_with_runs(tmp_path)
-    (site / "index.html").write_text("the user's own page")
+    (site / "index.html").write_text("<!doctype html><title>the user's own page</title>")
     _crafted(site, ["index.html", "leaderboard.json"], form)
     code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")
     assert code == 2 and "metabench did not write" in out and "index.html" in out and "--force" in out, out
-    assert (site / "index.html").read_text() == "the user's own page"
+    if form == "true-digests":
+        assert "carry no metabench generator mark" in out, out
+    assert (site / "index.html").read_text() == "<!doctype html><title>the user's own page</title>"
     code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200", "--force")
     assert code == 0 and "<html" in (site / "index.html").read_text()
+
+
+def test_an_honest_rebuild_replaces_and_removes_its_own_files_without_force(cli, tmp_path):
+    """Every file the build writes carries the mark, nothing is keyed to the machine: a rebuild (here, or on a
+    clone) replaces its changed files and removes a gone task's page without --force."""
+    from metabench.report.leaderboard import site_files
+
+    runs, site = _site_with_runs(tmp_path)
+    code, out = cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")
+    assert code == 0 and "generator mark" not in out, out
+    listed = json.loads((site / ".metabench-generated.json").read_text())
+    assert {name.rsplit(".", 1)[-1] for name in listed} >= {"html", "json", "md", "css", "js"}
+    assert all(site_files.marked(site / name) for name in listed)
+    clone = tmp_path / "clone"
+    import shutil
+
+    shutil.copytree(site, clone)
+    (clone / "tasks" / "gone.html").write_bytes((clone / "index.html").read_bytes())  # a page of an older build
+    listed["tasks/gone.html"] = hashlib.sha256((clone / "tasks" / "gone.html").read_bytes()).hexdigest()
+    (clone / ".metabench-generated.json").write_text(json.dumps(listed))
+    before = (clone / "index.html").read_bytes()
+    code, out = cli("leaderboard", "build", clone / "runs", "-o", clone, "--resamples", "200", "--title", "renamed")
+    assert code == 0 and "1 removed" in out, out
+    assert (clone / "index.html").read_bytes() != before and "renamed" in (clone / "index.html").read_text()
+    assert not (clone / "tasks" / "gone.html").exists()
+
+
+@pytest.mark.parametrize(("name", "content", "marked"), [
+    ("a.html", '<!doctype html><head><meta name="generator" content="generated by metabench leaderboard build">', True),
+    ("a.html", "<!doctype html><p>&lt;meta name=\"generator\" content=\"generated by metabench leaderboard build\"&gt;", False),
+    ("a.html", "x" * 5000 + '<meta name="generator" content="generated by metabench leaderboard build">', False),
+    ("a.md", "<!-- generated by metabench leaderboard build -->\n# x", True),
+    ("a.md", "# my notes on metabench leaderboard build", False),
+    ("a.json", '{"metabench": "0.1.0", "tasks": []}', True),
+    ("a.json", '{"tasks": [{"metabench": "0.1.0"}]}', False),
+    ("a.json", '["metabench"]', False),
+    ("a.json", '{"metabench": "0.1', False),
+    ("a.css", "/* generated by metabench leaderboard build */\nbody {}", True),
+    ("a.js", "// generated by metabench leaderboard build\n", True),
+    ("a.csv", "task,score\n", False),
+    ("a.metabench.csv", "task,score\n", True),
+    ("a.tex", "% generated by metabench leaderboard build", False),
+])
+def test_the_generator_mark_per_format(tmp_path, name, content, marked):
+    from metabench.report.leaderboard import site_files
+
+    (tmp_path / name).write_text(content)
+    assert site_files.marked(tmp_path / name) is marked
 
 
 def test_a_generated_page_edited_since_is_kept_and_an_unedited_one_removed(cli, tmp_path):
@@ -88,7 +150,8 @@ def test_a_generated_page_edited_since_is_kept_and_an_unedited_one_removed(cli, 
     assert cli("leaderboard", "build", runs, "-o", site, "--resamples", "200")[0] == 0
     listed = json.loads((site / ".metabench-generated.json").read_text())
     assert listed["index.html"] == hashlib.sha256((site / "index.html").read_bytes()).hexdigest()
-    for name, text in (("tasks/gone.html", "as written"), ("tasks/edited.html", "as written")):
+    as_written = (site / "index.html").read_text()  # a page of an older build: it carries the generator mark
+    for name, text in (("tasks/gone.html", as_written), ("tasks/edited.html", as_written)):
         (site / name).write_text(text)
         listed[name] = hashlib.sha256(text.encode()).hexdigest()
     (site / ".metabench-generated.json").write_text(json.dumps(listed))

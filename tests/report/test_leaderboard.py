@@ -9,6 +9,7 @@ import re
 import pytest
 
 from metabench.report.leaderboard.board import slug
+from metabench.report.leaderboard.site_files import CONTENT_MARKS
 
 HOSTILE = "<script>alert(1)</script>"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -68,8 +69,9 @@ def test_cli_build_formats_and_stale_pages(cli, toy_runs, tmp_path):
     out = tmp_path / "board"
     (out / "tasks").mkdir(parents=True)
     (out / "tasks" / "my_notes.html").write_text("the user's own page")
-    (out / "tasks" / "removed_task.html").write_text("stale, from an earlier build")
-    stale_digest = hashlib.sha256(b"stale, from an earlier build").hexdigest()  # the list proves it by content
+    stale = f'{CONTENT_MARKS[".html"]}stale, from an earlier build'  # it carries the generator mark
+    (out / "tasks" / "removed_task.html").write_text(stale)
+    stale_digest = hashlib.sha256(stale.encode()).hexdigest()  # the list proves it by content
     (out / ".metabench-generated.json").write_text(json.dumps({"tasks/removed_task.html": stale_digest,
                                                                "../outside.txt": stale_digest}))
     (tmp_path / "outside.txt").write_text("not the site's")

@@ -59,7 +59,8 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     The reporters write into a fresh staging folder inside ``out_dir``; their files are then moved into place
     through :mod:`metabench.safe_paths` (nothing lands or is deleted outside ``out_dir``, whatever symlinks
     or listed names say), and only after every target was checked: a file there that the last build cannot be
-    shown to have written (`site_files`: listed with the digest of its bytes; the user's own ``index.html``) is
+    shown to have written (`site_files`: listed with the digest of its bytes, and carrying metabench's generator
+    mark; the user's own ``index.html``, even listed with its true digest) is
     refused, unless ``force``, and a run's file never. A file whose bytes did not change is
     left as it is. ``progress`` shows the build's phases on stderr (`progress.Progress`); ``jobs``: processes
     that verify, rank and test the tasks (default: one per CPU; `board.build_board`)."""
@@ -83,6 +84,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     listed = site_files.listed(out_dir)
     sources = site_files.run_sources(out_dir, run_paths)
     before = {name for name, recorded in listed.items() if site_files.proven(out_dir, name, recorded, sources)}
+    unmarked = site_files.unmarked_claims(out_dir, listed, before, sources)
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
         with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
@@ -94,8 +96,9 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         for name in staged:  # every target checked before the first file moves
             safe_paths.inside(out_dir, out_dir / name, action="write")
         site_files.refuse_protected(out_dir, set(staged), sources)
+        _warn_unmarked_output(staged)
         _refuse_foreign(out_dir, {name: staged[name] for name in set(staged) - before}, force,
-                        legacy=any(v is None for v in listed.values()))
+                        legacy=any(v is None for v in listed.values()), unmarked=set(unmarked))
         digests = {name: site_files.digest(path) for name, path in staged.items()}
         moved: list[str] = []
         changed: list[str] = []
@@ -113,6 +116,12 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     stale = sorted(before - set(staged))
+    kept = [name for name in unmarked if name not in staged]
+    if kept:
+        warnings.warn(f"-o {escape(out_dir)}: kept {len(kept)} file(s) that {MANIFEST} lists with their digest but "
+                      f"that carry no metabench generator mark ({escape(', '.join(kept[:3]))}"
+                      f"{', ...' if len(kept) > 3 else ''}): the list alone does not show the build wrote them",
+                      stacklevel=2)
     for name in stale:  # a task or model that is gone leaves no page behind (only a page still as written)
         safe_paths.remove_file(out_dir, out_dir / name)
     manifest = site_files.manifest_text(digests)
@@ -168,20 +177,40 @@ def _staged_name(path: Path, staging: Path, reporter: str) -> str:
     return real.relative_to(staging).as_posix()
 
 
-def _refuse_foreign(out_dir: Path, new: dict[str, Path], force: bool, *, legacy: bool = False) -> None:
+def _refuse_foreign(out_dir: Path, new: dict[str, Path], force: bool, *, legacy: bool = False,
+                    unmarked: set[str] = frozenset()) -> None:
     """Files already in the output folder that the last build cannot be shown to have written (not listed with
-    the digest of their bytes: `site_files`) are the user's: not replaced (one holding the very bytes the build
-    writes loses nothing, and is taken)."""
+    the digest of their bytes, or without the generator mark: `site_files`) are the user's: not replaced (one
+    holding the very bytes the build writes loses nothing, and is taken)."""
     foreign = sorted(name for name, staged in new.items()
                      if os.path.lexists(out_dir / name) and not _same_bytes(staged, out_dir / name))
     if foreign and not force:
+        claimed = [name for name in foreign if name in unmarked]
         raise MetabenchError(
             f"-o {escape(out_dir)}: holds {len(foreign)} file(s) metabench did not write (or that changed since), "
-            f"which the build would replace ({escape(', '.join(foreign[:3]))}{', ...' if len(foreign) > 3 else ''})",
+            f"which the build would replace ({escape(', '.join(foreign[:3]))}{', ...' if len(foreign) > 3 else ''})"
+            + (f"; {len(claimed)} of them ({escape(', '.join(claimed[:3]))}{', ...' if len(claimed) > 3 else ''}) "
+               f"{MANIFEST} lists with their digest, but they carry no metabench generator mark, and the list "
+               "alone does not show the build wrote them" if claimed else ""),
             hint="choose an empty or a metabench-built folder, or pass --force to replace them"
                  + (f" (this folder's {MANIFEST} is of the older form, without digests: a site built by an "
-                    "earlier metabench is replaced once with --force)" if legacy else ""),
+                    "earlier metabench is replaced once with --force)" if legacy else "")
+                 + (" (a site built by a metabench from before the generator mark is replaced once with --force)"
+                    if claimed else ""),
         )
+
+
+def _warn_unmarked_output(staged: dict[str, Path]) -> None:
+    """A reporter's file without the generator mark (`site_files.marked`): a later build cannot show it wrote
+    it, so keeps it rather than replacing or deleting it. Said now, to the reporter's author."""
+    bare = sorted(name for name, path in staged.items() if not site_files.marked(path))
+    if bare:
+        warnings.warn(f"the build writes {len(bare)} file(s) without metabench's generator mark "
+                      f"({escape(', '.join(bare[:3]))}{', ...' if len(bare) > 3 else ''}): a later build will keep "
+                      "them rather than replace them (without --force); a reporter marks its files as "
+                      "docs/reporting.md, Extending, says (site_files.CONTENT_MARKS, a JSON 'metabench' field, "
+                      "or NAME.metabench.csv)",
+                      stacklevel=3)
 
 
 def _section_files_only(path: Path, names: set[str]) -> bool:

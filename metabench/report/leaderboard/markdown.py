@@ -19,6 +19,7 @@ from .numbers import mean_std, signed
 from .schema import (Board, BoardTask, Caveats, Cell, Comparison, Entry, Gaps, GroupCaveats, HeadlineCell,
                      HeadlineColumn, ProtocolSource, PublishedCell, PublishedNumber, SmokeRun)
 from .sections import view_function
+from .site_files import MARK
 
 #: Tasks per overview table: a family with more tasks gets several tables, so none is wider than a page.
 COLUMNS_PER_TABLE = 8
@@ -211,7 +212,7 @@ def _smoke(runs: list[SmokeRun]) -> list[str]:
 def _published(rows: list[PublishedNumber]) -> list[str]:
     def ours(row: PublishedNumber) -> str:
         found = row.ours if isinstance(row.ours, list) else [row.ours] if row.ours else []
-        return "; ".join(f"{o['value']:.4f} ({signed(o['delta'])}, {o['model']})" for o in found) or MISSING
+        return "; ".join(f"{o.value:.4f} ({signed(o.delta)}, {o.model})" for o in found) or MISSING
 
     return table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
                   [[r.system + (f" (for {r.task})" if r.for_group else ""),
@@ -373,7 +374,8 @@ def render(board: Board) -> str:
 
 def write(board: Board, out_dir: Path) -> list[Path]:
     path = out_dir / "leaderboard.md"
-    path.write_text(render(board), encoding="utf-8")
+    # the generator mark (a comment no renderer shows): a later build replaces only files carrying it (site_files)
+    path.write_text(f"<!-- {MARK} -->\n" + render(board), encoding="utf-8")
     return [path]
 
 
