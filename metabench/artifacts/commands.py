@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..commands.analyses import Analysis
+from metabench.plugin_api import Analysis
 
 
 def add_commands(subparsers) -> None:
@@ -27,8 +27,7 @@ def add_commands(subparsers) -> None:
 
 
 def _cmd_gameability(args) -> int:
-    from ..plugins import default_registry  # noqa: PLC0415
-    from ..runs.stored import find_runs  # noqa: PLC0415
+    from metabench.plugin_api import default_registry, find_runs  # noqa: PLC0415
 
     return gameability(default_registry(), find_runs(args.runs), what="artifacts gameability", alpha=args.alpha,
                        resamples=args.resamples, seed=args.seed, as_json=args.json)
@@ -38,11 +37,9 @@ def gameability(registry, runs: list, *, what: str, alpha: float, resamples: int
     """Print the gameability rows of the verified ``runs`` (also ``metabench compare artifacts``; a rejected run is
     left out with a note, `report.verified_runs`); the runs no verdict could be made for are named on stderr,
     and none at all is an error saying what to run."""
-    from ..config.index import TaskIndex  # noqa: PLC0415
-    from ..errors import MetabenchError  # noqa: PLC0415
-    from ..report.verified_runs import verified_runs  # noqa: PLC0415
+    from metabench.plugin_api import MetabenchError, TaskIndex, verified_runs  # noqa: PLC0415
     from .report.gameability import assess, format_rows  # noqa: PLC0415
-    from ..runs.stored import one_per_task_and_model  # noqa: PLC0415
+    from metabench.plugin_api import one_per_task_and_model  # noqa: PLC0415
 
     runs, _ = verified_runs(registry, runs, what)
     unassessed: list[str] = []

@@ -14,14 +14,10 @@ chunk and the hashed order), and each (regime, fold, split) is cut from it by in
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from array import array
 from collections import OrderedDict
 
-from ..data import itemcache
-from ..data.load import load_spec
-from ..data.spec import DatasetSpec
-from ..errors import DataError
+from metabench.plugin_api import builtin_dataset, DataError, DatasetSpec, itemcache, load_spec
 from .recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS, Recipe, dedup_key
 from .regimes import FOLDS, deduplicate, folding, split_of
 from .sampling import SAMPLINGS, samples, to_items
@@ -30,22 +26,13 @@ PREFIX = "boisson_"
 SPLITS = ("train", "validation", "test", "all")
 #: a derived split -> the split of an ``authors`` base dataset (the Cardiff releases call validation "dev")
 AUTHORS_SPLIT = {"train": "train", "validation": "dev", "test": "test", "all": "all"}
-# base dataset -> module of its family (for its spec: files and loader)
-_FAMILY = {"trofi": "trofi", "tsv_an": "boisson", "tsv_svo": "boisson", "cardillo": "boisson",
-           "jankowiak": "boisson", "moh_raw": "moh", "magpie": "magpie", "vua_shared_task": "vua", "vua18": "vua",
-           "meta4xnli_detection": "meta4xnli", "cometa": "cometa"}
-
-
-def base_spec(name: str) -> DatasetSpec:
-    module = importlib.import_module(f"metabench.data.datasets.{_FAMILY[name]}")
-    return next(s for s in module.specs() if s.name == name)
 
 
 def read_slice(ctx, dataset: str, split: str, args: tuple, labels: dict[str, str], base_args: dict | None = None) -> list:
     """One base slice, labels mapped to metaphor/literal: from the base's parsed-item cache entry (the one its
     own tasks read and write), its files recorded in ``ctx`` (which declares them) as if read here. Of
     ``base_args`` (the derived dataset's pass-through arguments) the slice gets those its dataset takes."""
-    spec = base_spec(dataset)
+    spec = builtin_dataset(dataset)
     passed = {k: v for k, v in (base_args or {}).items() if k in spec.args}
     loaded = load_spec(spec, split, {**dict(args), **passed}, ctx.data_dir)
     for relpath in loaded.files:
@@ -196,7 +183,7 @@ def _item_id(item) -> str:
 def specs() -> list[DatasetSpec]:
     out = []
     for recipe in RECIPES.values():
-        bases = [base_spec(name) for name in recipe.bases]
+        bases = [builtin_dataset(name) for name in recipe.bases]
         files = tuple({f.path: f for b in bases for f in b.files}.values())
         out.append(
             DatasetSpec(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
-from ..metrics.common import MetricInputError, check_pair
+from metabench.plugin_api import MetricInputError, check_pair
 
 
 def majority_accuracy(golds: Sequence[Hashable], preds: Sequence[Hashable]) -> float:

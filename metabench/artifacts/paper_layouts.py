@@ -8,7 +8,7 @@ view (Def, PME, Masked). ``metabench validate`` checks a task's binding against 
 
 from __future__ import annotations
 
-from ..config.paper_layouts import PaperTable
+from metabench.plugin_api import PaperTable
 
 BOISSON = "Construction Artifacts in Metaphor Identification Datasets (Boisson et al., EMNLP 2023)"
 _BOISSON_VIEWS = ("Def", "PME", "Masked")

@@ -4,7 +4,7 @@ section and the artifact docs tables, through the hooks a third-party plugin use
 
 from __future__ import annotations
 
-from metabench.hookspecs import hookimpl, register_each
+from metabench.plugin_api import hookimpl, register_each
 
 _M = "metabench.artifacts.metrics"
 METRICS = {

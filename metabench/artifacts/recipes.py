@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..kinds.views import expression_key
+from metabench.plugin_api import expression_key
 
 MET, LIT = "metaphor", "literal"
 #: Footnote 4: "Given their large size (i.e., more than 10,000 test instances) ... a single train/valid/test

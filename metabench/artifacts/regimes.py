@@ -22,7 +22,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from ..errors import DataError
+from metabench.plugin_api import DataError
 
 FOLDS = tuple(range(5))
 CHUNKS = 10

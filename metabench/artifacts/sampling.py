@@ -209,7 +209,7 @@ def _draw(served: list[tuple], keys: list[_Keys], pools: dict, rank, levels: tup
 def to_items(sentences: list, sampled: list[tuple[Span, str, str]], source: str, layout: dict | None = None) -> list:
     """TextItems (text = the sentence joined by spaces, span = the expression) in the sample's order.
     ``layout``: each sentence's text and word offsets, shared by the samples of one corpus (:func:`samples`)."""
-    from ..data.items import TextItem  # noqa: PLC0415
+    from metabench.plugin_api import TextItem  # noqa: PLC0415
 
     layout = {} if layout is None else layout  # sentence -> (text, letters before each word, POS or None, group)
     metas: dict[str, dict] = {}  # one meta dict per level, shared by its items (nothing mutates an item's meta)

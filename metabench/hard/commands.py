@@ -20,8 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..commands.analyses import Analysis
-from ..errors import MetabenchError
+from metabench.plugin_api import Analysis, MetabenchError
 
 
 EXIT_STATUS = """\
@@ -90,7 +89,7 @@ def _log(text: str) -> None:
 
 
 def _setup(args):
-    from ..plugins import default_registry  # noqa: PLC0415
+    from metabench.plugin_api import default_registry  # noqa: PLC0415
     from .sor import SORSettings  # noqa: PLC0415
     from .store import parse_mine_settings  # noqa: PLC0415
 
@@ -214,7 +213,7 @@ def _phi_tables(build, rows=None):
 
 
 def cmd_breakdown(args) -> int:
-    from ..runs.stored import find_runs  # noqa: PLC0415
+    from metabench.plugin_api import find_runs  # noqa: PLC0415
 
     return breakdown(find_runs(args.runs), table_file=args.phi_table, model=args.model, sor=args.sor, mine=args.mine,
                      confidence=args.confidence, as_json=args.json)
@@ -227,9 +226,7 @@ def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: st
     (one of the two): ``metabench hard breakdown`` and ``compare hardness``."""
     import json  # noqa: PLC0415
 
-    from ..errors import MetabenchError  # noqa: PLC0415
-    from ..plugins import default_registry  # noqa: PLC0415
-    from ..report.verified_runs import verified_runs  # noqa: PLC0415
+    from metabench.plugin_api import default_registry, MetabenchError, verified_runs  # noqa: PLC0415
     from .report.hardness import format_hardness, hardness_row  # noqa: PLC0415
 
     registry = registry or default_registry()
@@ -268,7 +265,7 @@ def _settings_of(hard_run, args) -> None:
 def cmd_gap(args) -> int:
     import json
 
-    from ..runs.stored import load_run  # noqa: PLC0415
+    from metabench.plugin_api import load_run  # noqa: PLC0415
     from .gap import format_report, report, sentence_units  # noqa: PLC0415
 
     hard_run, vua_run = load_run(Path(args.hard_run)), load_run(Path(args.vua_run))

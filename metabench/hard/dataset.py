@@ -13,14 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from ..data.datasets.common import LIT, MET, bad_split
-from ..data.spec import DatasetSpec
-from ..errors import DataError, NotBuiltError
-from ..extras import MissingExtraError
+from metabench.plugin_api import bad_split, DataError, DatasetSpec, LIT, MET, MissingExtraError, NotBuiltError
 
 
 def _item(row: dict, *, ident: str, label: str, phi_bin: str, extra: dict):
-    from ..data.items import TextItem  # noqa: PLC0415
+    from metabench.plugin_api import TextItem  # noqa: PLC0415
 
     words = row["words"]
     start = sum(len(w) + 1 for w in words[: row["index"]])

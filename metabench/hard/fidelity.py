@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..data.datasets.common import MET
+from metabench.plugin_api import MET
 
 FILES = ("semcor", "semcor_instances")
 MIN_JACCARD = 0.8
@@ -44,7 +44,7 @@ def _match(sense: str, context: str, exact: dict, by_sense: dict):
 def fidelity(registry, build: Path, xi: float = 0.8, data_dir=None) -> dict:
     import scipy.stats
 
-    from ..data.load import load_split  # noqa: PLC0415
+    from metabench.plugin_api import load_split  # noqa: PLC0415
 
     exact, by_sense = {}, {}
     for line in (build / "instances.jsonl").read_text(encoding="utf-8").splitlines():

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import MetabenchError
+from metabench.plugin_api import MetabenchError
 from .mine import phi_bin
 
 #: Fig 5a as printed (text) and the unverified values of the authors' plotting script (fig/gap.py).
@@ -84,7 +84,7 @@ def gap_test(vua_samples: list[dict], hard_samples: list[dict], metric: str, pos
     """The unpaired tests on the given samples (pass HARD's through :func:`distinct` to test sentences)."""
     import scipy.stats
 
-    from ..stats import two_proportion_z  # noqa: PLC0415
+    from metabench.plugin_api import two_proportion_z  # noqa: PLC0415
 
     x, y = _units(vua_samples, positive, metric), _units(hard_samples, positive, metric)
     if len(x) < 2 or len(y) < 2:

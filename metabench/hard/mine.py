@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..data.datasets.common import LIT, MET
+from metabench.plugin_api import LIT, MET
 from .overlap import nearest, overlap_ratios
 from .pool import Instance, SenseLabels
 

@@ -14,10 +14,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import safe_paths
-from ..bounded_read import read_text
-from ..errors import MetabenchError
-from ..printable import escape
+from metabench.plugin_api import escape, MetabenchError, read_text, write_inside
 
 TABLE_FILE = "hard_phi.json"
 FORMAT = "metabench-hard-phi/1"
@@ -67,7 +64,7 @@ def save_table(table: dict, out_dir: Path) -> Path:
     folder = out_dir / "hard_phi" / table_name(table["sor_model"], table["sor_changed"], table["mine_changed"])
     out_dir.mkdir(parents=True, exist_ok=True)
     path = folder / TABLE_FILE
-    safe_paths.write_text(out_dir, path, json.dumps(table, indent=1, sort_keys=True) + "\n")
+    write_inside(out_dir, path, json.dumps(table, indent=1, sort_keys=True) + "\n")
     return path
 
 

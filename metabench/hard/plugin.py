@@ -3,7 +3,7 @@ leaderboard's hardness section and the hard-metaphor docs tables, through the ho
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl, register_each
+from metabench.plugin_api import hookimpl, register_each
 
 _R = "metabench.hard.report"
 #: generated docs tables (docs/hard-metaphors.md): name -> (target, description)

@@ -20,8 +20,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from ..data.datasets.common import LIT, MET
-from ..errors import DataError
+from metabench.plugin_api import DataError, LIT, MET
 
 #: sense-key ss_type -> WordNet part of speech (5 = adjective satellite)
 SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
@@ -98,7 +97,7 @@ def _memo(name: str, registry, data_dir, build):
 
 def semcor_instances(registry, data_dir=None) -> tuple[list[Instance], dict[str, str]]:
     """SemCor instances (all 352 documents, keys resolving in WordNet 3.0) and the files they came from."""
-    from ..data.load import load_split  # noqa: PLC0415
+    from metabench.plugin_api import load_split  # noqa: PLC0415
 
     def build():
         loaded = load_split(registry, "semcor", "train", {"part": "all"}, data_dir)
@@ -109,7 +108,7 @@ def semcor_instances(registry, data_dir=None) -> tuple[list[Instance], dict[str,
 
 def pool_instances(registry, data_dir=None) -> tuple[list[Instance], dict[str, str]]:
     """SemCor + Raganato ALL instances (single gold key), our stand-in for UFSAC, and their files."""
-    from ..data.load import load_split  # noqa: PLC0415
+    from metabench.plugin_api import load_split  # noqa: PLC0415
 
     semcor, files = semcor_instances(registry, data_dir)
     raganato = load_split(registry, "raganato_wsd", "test", {"set": "ALL"}, data_dir)
@@ -146,7 +145,7 @@ def moh_sense_labels(registry, data_dir=None) -> SenseLabels:
 
 
 def _moh_sense_labels(registry, data_dir) -> SenseLabels:
-    from ..data.load import load_split  # noqa: PLC0415
+    from metabench.plugin_api import load_split  # noqa: PLC0415
 
     moh = load_split(registry, "moh_raw", "all", {}, data_dir)
     wordnet = load_split(registry, "wordnet", "all", {"pos": "v"}, data_dir)

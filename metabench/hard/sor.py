@@ -29,8 +29,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from ..errors import MetabenchError
-from ..keyvalues import parse_pairs
+from metabench.plugin_api import MetabenchError, parse_pairs
 from .pool import Instance
 
 #: Bump whenever training changes what a key produces.
@@ -157,7 +156,7 @@ def target_inputs(tokenizer, instances: list[Instance], max_length: int,
 
     ``context_words`` > 0 keeps only that many words either side of the target (a cheaper training input).
     """
-    from ..models.alignment import encode_words  # noqa: PLC0415
+    from metabench.plugin_api import encode_words  # noqa: PLC0415
 
     ids, positions = [], []
     for inst in instances:
@@ -203,7 +202,7 @@ def contrastive_loss(vectors, group: int, tau: float):
 def load_tokenizer(folder: Path):
     from transformers import AutoTokenizer
 
-    from ..models.hf_common import read_config  # noqa: PLC0415
+    from metabench.plugin_api import read_config  # noqa: PLC0415
 
     kwargs = {"add_prefix_space": True} if read_config(folder).get("model_type") in _PREFIX_SPACE else {}
     return AutoTokenizer.from_pretrained(str(folder), **kwargs)

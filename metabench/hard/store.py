@@ -14,12 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..atomic import write_atomically
-from ..bounded_read import read_text
-from ..cache import cache_root
-from ..errors import MetabenchError
-from ..keyvalues import parse_pairs
-from ..models.checkpoints import CheckpointStore
+from metabench.plugin_api import cache_root, CheckpointStore, MetabenchError, parse_pairs, read_text, write_atomically
 from .sor import SOR_VERSION, SORSettings
 
 MINE_VERSION = "hard-mine/1"
@@ -36,8 +31,7 @@ class BaseModel:
 
 def resolve_model(text: str, registry=None) -> BaseModel:
     """``hf:minilm-l6``, ``hf-encoder:pretrained=/path`` or a bare short name / folder -> the base model."""
-    from ..models.hf_common import folder_fingerprint, resolve_pretrained  # noqa: PLC0415
-    from ..models.spec import parse_model_spec  # noqa: PLC0415
+    from metabench.plugin_api import folder_fingerprint, parse_model_spec, resolve_pretrained  # noqa: PLC0415
 
     name = text
     if ":" in text:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DataError
+from metabench.plugin_api import DataError
 from .overlap import query_overlap
 from .pool import Instance
 
@@ -32,7 +32,7 @@ def _definition(gloss: str) -> str:
 
 def vua_sense_keys(registry, data_dir=None) -> tuple[list[dict], dict[str, int]]:
     """Per VUA-Verb test item: its ids, lemma, text, target and WordNet sense key ('' when none matches)."""
-    from ..data.load import load_split  # noqa: PLC0415
+    from metabench.plugin_api import load_split  # noqa: PLC0415
 
     gao = load_split(registry, "vua_verb", "test", {}, data_dir).items
     wsd = load_split(registry, "vua_verb_wsd", "test", {}, data_dir).items

@@ -35,9 +35,9 @@ RUN = {
     'docs/paraphrase-controls.md: metabench compare paired-variants --controls leaderboard/run': None,
     'docs/plugins.md: from pathlib import Path': None,
     'docs/plugins.md: counts={': None,
-    'docs/plugins.md: from metabench.data.verify import expect': None,
+    'docs/plugins.md: from metabench.plugin_api import expect': None,
     'docs/plugins.md: import numpy as np': None,
-    'docs/plugins.md: from metabench import hookimpl': None,
+    'docs/plugins.md: from metabench.plugin_api import Analysis, hookimpl': None,
     'docs/plugins.md: export PYTHONPATH="$PWD/plugins/metabench-example-plugin" ME': None,
     'docs/reporting.md: metabench explore leaderboard/runs/m4x_det_en_mono/lookup': None,
 }

@@ -6,7 +6,7 @@ Registered by ``artifacts/plugin.py`` as the board section ``gameability``: its 
 
 from __future__ import annotations
 
-from ...report.leaderboard.sections import BoardInputs, BoardSection
+from metabench.plugin_api import BoardInputs, BoardSection
 from .tables import artifact_report
 
 

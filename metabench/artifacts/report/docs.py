@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 from .. import paper_numbers as paper
-from ...report.docs.blocks import REDUCED, markdown, names
+from metabench.plugin_api import REDUCED, docs_table as markdown, docs_names as names
 
 VIEW_LABELS = {"default": "Def", "pme_only": "PME", "masked": "Masked"}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from ...kinds.views import VIEWS
+from metabench.plugin_api import VIEWS
 
 INCOMPLETE = tuple(v for v in VIEWS if v != "default")
 #: the flag's rule (the paper's "competitive") first, then the alternatives shown beside it
@@ -70,7 +70,7 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
     that still gives no row (a view missing, folds that do not match) is explained in ``unassessed``."""
     import numpy as np  # noqa: PLC0415
 
-    from ...stats.paired import paired_bootstrap  # noqa: PLC0415
+    from metabench.plugin_api import paired_bootstrap  # noqa: PLC0415
 
     by_key = {(r.task, r.model): r for r in runs}
     # model-free baselines are the floor the table reads models against, not candidates for the flag

@@ -18,7 +18,7 @@ import statistics
 from collections import Counter
 
 from .. import paper_numbers as paper
-from ...config.paper_layouts import PaperTable
+from metabench.plugin_api import PaperTable
 from ..paper_layouts import VIEW_BY_KEY
 from .gameability import cells
 
@@ -212,7 +212,7 @@ def gameability_table(rows: list[dict]) -> dict:
 
 def artifact_report(registry, runs: list, *, alpha: float = 0.05, n_resamples: int = 2000) -> tuple[list[dict], list[dict]]:
     """(gameability rows, tables for the leaderboard's paper views); empty when no run has views."""
-    from ...config.index import TaskIndex  # noqa: PLC0415
+    from metabench.plugin_api import TaskIndex  # noqa: PLC0415
     from .gameability import assess  # noqa: PLC0415
 
     if not any("@" in r.task for r in runs):

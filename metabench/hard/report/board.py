@@ -11,8 +11,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, Field
 
-from ...report.leaderboard.board import slug
-from ...report.leaderboard.sections import BoardInputs, BoardSection
+from metabench.plugin_api import BoardInputs, BoardSection, slug
 from ..phi_table import find_tables
 from .hardness import hardness_rows
 

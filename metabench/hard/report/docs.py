@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ...report.docs.blocks import REDUCED, markdown, names
+from metabench.plugin_api import REDUCED, docs_table as markdown, docs_names as names
 
 
 def _reports(context, tasks: str) -> list[dict]:

@@ -12,9 +12,7 @@ the SOR model and its training steps: a breakdown by a 150-step SOR is not one b
 
 from __future__ import annotations
 
-from ...errors import MetabenchError
-from ...printable import escape
-from ...runs.stored import Run
+from metabench.plugin_api import escape, MetabenchError, Run
 from ..phi_table import datasets
 
 

@@ -4,9 +4,7 @@ runs per phi bin of a SOR model, one table per run, after the gaps. The site sho
 
 from __future__ import annotations
 
-from ...report.leaderboard.markdown import escape, table
-from ...report.leaderboard.schema import Board
-from ...report.paper_views import MISSING
+from metabench.plugin_api import Board, markdown_escape as escape, markdown_table as table, MISSING
 from .board import HardnessSection
 
 

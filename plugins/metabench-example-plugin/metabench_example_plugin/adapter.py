@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from metabench.models.base import Adapter
-from metabench.requests import ClassifyRequest
+from metabench.plugin_api import Adapter, ClassifyRequest
 
 DEFAULT_CUES = ("grasp", "storm", "drown", "flood", "bright", "attack", "sharp", "heavy")
 

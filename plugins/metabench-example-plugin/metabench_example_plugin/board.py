@@ -9,7 +9,7 @@ page as well.
 
 from __future__ import annotations
 
-from metabench.report.leaderboard.sections import BoardInputs, BoardSection
+from metabench.plugin_api import BoardInputs, BoardSection
 
 TASK = "example_cue_words"
 #: metric name -> column label; balanced accuracy is the plugin's own metric (metrics.py)

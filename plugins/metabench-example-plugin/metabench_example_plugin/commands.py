@@ -15,7 +15,7 @@ def add_commands(subparsers) -> None:
 
 
 def run(args) -> int:
-    from metabench.errors import MetabenchError
+    from metabench.plugin_api import MetabenchError
 
     from .adapter import DEFAULT_CUES
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from metabench.data.items import TextItem
-from metabench.data.readers import read_table
+from metabench.plugin_api import read_table, TextItem
 
 
 def load(ctx, split: str) -> list[TextItem]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metabench.metrics.decomposition import per_item
+from metabench.plugin_api import per_item
 
 
 def _contribution(gold, prediction, labels):

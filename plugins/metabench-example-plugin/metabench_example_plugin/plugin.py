@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metabench.data import DatasetSpec
-from metabench.data.manifests import manifest_files
-from metabench.hookspecs import hookimpl
+from metabench.plugin_api import DatasetSpec, hookimpl, manifest_files
 
 HERE = Path(__file__).parent
 

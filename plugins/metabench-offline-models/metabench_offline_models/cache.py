@@ -29,7 +29,7 @@ CACHE_ENV = "METABENCH_CACHE_DIR"
 _TMP_TAG = ".tmp-"
 
 try:  # Show up as a user-facing metabench error (message + hint, no traceback) when metabench is there.
-    from metabench.errors import MetabenchError as _ErrorBase
+    from metabench.plugin_api import MetabenchError as _ErrorBase
 except Exception:  # pragma: no cover - the plugin also works (and is tested) without metabench
 
     class _ErrorBase(RuntimeError):  # type: ignore[no-redef]
