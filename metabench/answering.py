@@ -8,7 +8,9 @@ answers it in one of three ways, each a section of the task's ``protocol``:
   completions API that echoes prompt log-probabilities). The default way of ``hf-decoder`` and ``vllm``.
 - **generated** (``protocol.decoder_generated``, ``kind: generation``): greedy text read by a strict parser; what
   a chat API can do, and its default way. ``answer=generated`` asks any decoder for it.
-- **fine-tuned** (``protocol.decoder_finetune``): the constrained tagger (``hf-decoder:...,finetune=true``).
+- **fine-tuned** (``hf-decoder:...,finetune=true``): the constrained tagger on a task with ``protocol.decoder_finetune``
+  (the token-level benchmarks), else a classification head on the task's encoder recipe
+  (:mod:`metabench.models.decoder_head`).
 
 A section that names its own ``kind`` is a way of answering the task, not the task: the task's kind still reads
 the golds and scores the answers, which the section's kind maps back into the task's form (a label, a tag per
@@ -116,9 +118,13 @@ def default_way(adapter) -> str:
     return preferred() if callable(preferred) else SCORED
 
 
-def way_of(kind) -> str:
+def way_of(kind, adapter=None) -> str:
     """The way a model answering through ``kind`` answers (scored, generated, fine-tuned), or "" for a model that
-    is not a decoder: what the plan, the run record and the board name."""
+    is not a decoder: what the plan, the run record and the board name. An adapter that names its way
+    (``answers_way``: the decoder's classification head, which follows the encoders' section) is taken at its word."""
+    fixed = getattr(adapter, "answers_way", None)
+    if fixed:
+        return fixed
     protocol = getattr(kind, "protocol", None)
     if protocol == "decoder_finetune":
         return FINE_TUNED

@@ -146,6 +146,7 @@ def evaluate(
     ray_address: str | None = None,
     overwrite: bool = False,
     repeat: int = 1,
+    log_responses: bool = False,
     registry=None,
 ) -> Evaluation:
     """Run ``models`` on ``tasks`` and write a run folder per job, as ``metabench run`` does.
@@ -155,9 +156,10 @@ def evaluate(
     list; default the task's protocol. ``limit``: the first N test items only (the run is then partial).
     ``output_dir``: where run folders go (default ``runs``). ``launcher``: ``auto``, ``serial``,
     ``processes`` or ``ray`` (docs/scaling.md). ``repeat``: draws per item and seed of a sampled decoder, the
-    majority answer scored (docs/decoders.md, Repeated draws). ``progress``: ``True`` shows bars where stderr is
-    a terminal and a plain line every 30 s elsewhere (a log, CI), ``False`` nothing, ``"bars"`` or ``"lines"``
-    that style (:mod:`metabench.progress`). A job that fails or is skipped does not raise: its
+    majority answer scored (docs/decoders.md, Repeated draws). ``log_responses``: keep each generated answer's
+    text in samples.jsonl (``response``; off by default: a model's text can quote the dataset). ``progress``:
+    ``True`` shows bars where stderr is a terminal and a plain line every 30 s elsewhere (a log, CI), ``False``
+    nothing, ``"bars"`` or ``"lines"`` that style (:mod:`metabench.progress`). A job that fails or is skipped does not raise: its
     :class:`TaskResult` says why; bad usage (an unknown task or model, a bad option) raises
     :class:`metabench.errors.MetabenchError`.
     """
@@ -169,7 +171,7 @@ def evaluate(
         output_dir=output_dir if output_dir is not None else "runs", seeds=seed_list(seeds), limit=limit,
         data_dir=data_dir,
         use_cache=use_cache, progress=progress, launcher=launcher, ray_address=ray_address, workers=workers,
-        overwrite=overwrite, repeat=repeat,
+        overwrite=overwrite, repeat=repeat, log_responses=log_responses,
     )
     with library_bars(shown=options.progress_style == "bars"):  # lines: the libraries' bars would redraw in a log
         outcomes = run(registry, joined(tasks, "tasks"), listed(models, "models"), options)

@@ -80,6 +80,11 @@ def _build_parser() -> argparse.ArgumentParser:
                      "(ties: the answer drawn first); results record every draw and each item's flip rate, and "
                      "`gate` compares majorities. Greedy, scored-option, encoder and baseline jobs are refused "
                      "(their draws would be identical). 1 to 100; default 1")
+    run.add_argument("--log-responses", action="store_true", default=None,
+                     help="keep each generated answer's text in samples.jsonl (`response`): `explore` shows what an "
+                     "unread answer said, and verification reads every stored answer again with the task's parser. "
+                     "Off by default: a model's text can quote the dataset's sentences, which samples never hold "
+                     "otherwise (mind the dataset's licence before publishing such a run)")
     run.add_argument("-o", "--output-dir", type=Path, help="where run folders go (default ./runs)")
     run.add_argument("--data-dir", type=Path, help="data mirror (default $METABENCH_DATA_DIR)")
     run.add_argument("--no-cache", action="store_true", default=None,
@@ -290,7 +295,7 @@ def _run_arguments(args) -> dict:
              "limit": None if args.limit is None else number_text(args.limit),
              "repeat": None if args.repeat is None else number_text(args.repeat),
              "output_dir": args.output_dir, "data_dir": args.data_dir, "launcher": args.launcher,
-             "ray_address": args.ray_address, "overwrite": args.overwrite,
+             "ray_address": args.ray_address, "overwrite": args.overwrite, "log_responses": args.log_responses,
              "workers": None if args.workers is None else number_text(args.workers),
              "use_cache": None if args.no_cache is None else not args.no_cache,
              "progress": None if args.no_progress is None else not args.no_progress}

@@ -163,7 +163,7 @@ def _plan_one(registry: Registry, job: Job, cache_path: Path | None, runs: list[
     out.seeds, out.family, out.draws = len(seeds), adapter.family, options.repeat
     budget = getattr(adapter, "request_budget", None)  # an API model: what it would be sent
     out.api = budget(kind) if budget is not None else None
-    out.way = answering.way_of(kind)
+    out.way = answering.way_of(kind, adapter)
     recorded = next(filter(None, (_recorded_sizes(folder, task) for folder in runs)), {})
     items = lambda role: _items(registry, task, role) or recorded.get(role)  # noqa: E731
     out.test_items = items("test")

@@ -81,6 +81,8 @@ def key(registry, job, fingerprint: str, family: str, seeds: list[int]) -> str |
     }
     if job.options.repeat > 1:  # only then: the keys of jobs remembered before --repeat existed stay valid
         payload["repeat"] = job.options.repeat
+    if job.options.log_responses:  # likewise: a remembered job's samples hold responses only if it kept them
+        payload["log_responses"] = True
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

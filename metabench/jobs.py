@@ -49,6 +49,8 @@ class RunOptions:
     workers: int | None = None  # worker processes, or the CPUs of a local Ray (default: all CPUs)
     overwrite: bool = False  # --overwrite: replace a finished run whose samples differ
     repeat: int = 1  # --repeat: draws per item and seed of sampled generation, voted (metabench.launch.repeats)
+    #: --log-responses: keep each generated answer's text in samples.jsonl (``response``), read again by verification
+    log_responses: bool = False
 
     def __post_init__(self):
         """Paths may be given as strings (a script's ``RunOptions(output_dir="out")``); anything else (``123``)
@@ -173,7 +175,7 @@ def build_kind(registry: Registry, task: LoadedTask, protocol: str | None = None
     own = registry.resolve("kind", config.kind)(config, metric_fns)
     section = getattr(config.protocol, protocol, None) if protocol else None
     kind = own
-    if getattr(section, "kind", None) is not None:
+    if getattr(section, "kind", None) is not None and section.kind != config.kind:  # the tagger's is the task's own
         from .answering import mode_of, section_config
         from .kinds.answered import Answered
 

@@ -185,14 +185,14 @@ def dumped_config_hash(dumped: dict) -> str:
         if payload.get(key) is None:
             payload.pop(key, None)
     protocol = payload.get("protocol") or {}
-    for key in ("decoder", "decoder_generated"):
+    for key in ("decoder", "decoder_generated", "decoder_finetune"):
         section = protocol.get(key)
         if isinstance(section, dict) and section.get("kind") is not None:
             # A section naming its own kind is a way for decoders to answer the task, not the task: leaving it out
             # keeps every other run's hash (runs of all model kinds pair), and the decoder's answer key carries
             # it instead (metabench.answering.answer_fingerprint), so an edited prompt never reuses answers.
             protocol[key] = None
-        elif isinstance(section, dict):  # a task whose own kind is prompted hashes as before the fields existed
+        elif isinstance(section, dict):  # a task whose own kind is prompted (or a hashed tagger) hashes as before
             for field_name, empty in (("kind", None), ("kind_args", {}), ("prompt_source", "")):
                 if section.get(field_name, empty) == empty:
                     section.pop(field_name, None)

@@ -43,6 +43,8 @@ class RunConfig(Strict):
     progress: StrictBool = Field(True, description="false: no progress (`--no-progress`); true: bars on a terminal, a "
                                  "plain line every 30 s where stderr is a log")
     overwrite: StrictBool = Field(False, description="replace finished runs whose answers differ (`--overwrite`)")
+    log_responses: StrictBool = Field(False, description="keep each generated answer's text in samples.jsonl "
+                                      "(`--log-responses`)")
 
 
 #: RunConfig key -> metabench.evaluate keyword, where they differ.

@@ -251,6 +251,11 @@ class DecoderFinetuneProtocol(Strict):
     the sentence back with the tagged words wrapped in tags, and decodes under a constraint that lets it only
     copy the words in order and insert tags (docs/decoders.md)."""
 
+    kind: Literal["tagging"] | None = Field(
+        None, description="`tagging`: the section is a way for decoders to answer the task, added after the task's "
+        "other runs were made: left out of the config hash, as a decoder section naming its own kind is (the tagger's "
+        "answer key and `answering.section_sha256` carry it), so those runs keep their hash and pair with the "
+        "tagger's; unset: hashed with the task (the VUA tasks' sections)")
     finetune: Finetune = Field(default_factory=Finetune, description="hyperparameters (max_length: prompt + output tokens)")
     seeds: Seeds = Field(1, description="number of seeds (0..n-1) or explicit list of distinct seeds")
     method: Literal["lora", "full"] = Field("lora", description="train LoRA adapters (`lora`) or every weight (`full`)")

@@ -21,6 +21,7 @@ from ..errors import MetabenchError, UnsupportedError
 from ..jobs import Job, RunOptions, TaskData, build_kind, prepare
 from ..models.base import Adapter
 from ..models.hf_common import model_hashing_seconds, model_loading_seconds
+from ..models import decoder_head
 from ..models.spec import build_adapter
 from ..partial_runs import cutting_limit
 from ..registry import Registry
@@ -40,31 +41,37 @@ def job_seeds(task: LoadedTask, adapter: Adapter, options: RunOptions | None, pr
     key = protocol or adapter.family
     section = getattr(task.config.protocol, key, None)
     if section is None:
-        head = key == "decoder_finetune" and task.config.protocol.encoder is not None and task.config.kind != "tagging"
         raise UnsupportedError(
             f"task '{task.name}' has no protocol.{key} section, so {adapter.family} models "
             f"('{adapter.name}') cannot run it",
-            hint=_missing_section_hint(task, adapter, key),
-            reason=("the tagger fine-tunes token-level tasks; a classification head on the decoder answers this one: "
-                    "hf-encoder:NAME" if head else f"no protocol.{key} in the task"),
+            hint=_missing_section_hint(task, key),
+            reason=_missing_section_reason(task, key),
         )
     seeds = options.seeds if options is not None and options.seeds is not None else section.seeds
     seeds = list(range(seeds)) if isinstance(seeds, int) else list(seeds)
     return seeds if adapter.seeded else seeds[:1]
 
 
-def _missing_section_hint(task: LoadedTask, adapter: Adapter, key: str) -> str:
+def _missing_section_reason(task: LoadedTask, key: str) -> str:
+    """The plan's one-line why: for a fine-tuned decoder, what the task would need (a tagger section, or a training
+    recipe for the classification head that `metabench.models.decoder_head` fine-tunes)."""
+    if key != "decoder_finetune":
+        return f"no protocol.{key} in the task"
+    if task.config.kind == "tagging":
+        return "no protocol.decoder_finetune (tagger) in the task"
+    return "no training recipe in the task (protocol.encoder) for a classification head to fine-tune on"
+
+
+def _missing_section_hint(task: LoadedTask, key: str) -> str:
     """Where a model turned away for a missing section can go: the task's other ways, else the YAML to add."""
     protocol = task.config.protocol
     if key == "decoder_finetune":
         ways = [w for w in ("decoder", "decoder_generated") if getattr(protocol, w, None) is not None]
-        name = adapter.args.get("pretrained", "NAME")
-        if protocol.encoder is not None and task.config.kind != "tagging":
-            return (f"fine-tune the decoder with a classification head on the task's encoder recipe: --model "
-                    f"hf-encoder:{name} (docs/decoders.md, 'Fine-tuned decoders'); or drop finetune=true to prompt it")
+        twin = (" Where a benchmark's tagger is a task of its own (its hash predates decoder sections), `metabench ls "
+                "tasks -t decoder_finetune` lists it, e.g. m4x_det_en_mono_decoder for m4x_det_en_mono.")
         if ways:
             return (f"the task answers decoders without fine-tuning ({', '.join(f'protocol.{w}' for w in ways)}): drop "
-                    "finetune=true; a fine-tuned tagger answers the token-level benchmarks (docs/decoders.md)")
+                    "finetune=true (docs/decoders.md, 'Fine-tuned decoders')." + twin)
     return (f"add protocol.{key} to {task.raw.path} (docs/tasks.md, 'Every model kind'), or choose another --model "
             "(`metabench ls models`)")
 
@@ -79,7 +86,8 @@ def preflight(registry: Registry, job: Job) -> tuple[Adapter, object, list[int]]
     serve the task raises UnsupportedError (a skip). `--dry-run` plans with it, so a plan skips what a run would.
     The kind is the one the model's protocol section answers with (that section's key: ``kind.protocol``)."""
     task = job.task
-    adapter = build_adapter(job.model, registry, job.options.adapter_settings)
+    adapter = decoder_head.for_task(build_adapter(job.model, registry, job.options.adapter_settings), task, registry,
+                                    job.options.adapter_settings)
     key = protocol_key(registry, task, adapter)
     seeds = job_seeds(task, adapter, job.options, key)
     choice = answering.parse_args(adapter.args, adapter.name) if adapter.family == "decoder" else None
@@ -152,6 +160,10 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
     per_seed, samples, preds_by_seed, per_draw, shown = {}, [], {}, {}, {}
     timings = {"cached_items": 0}
     prediction = getattr(kind, "prediction", None)  # an answering kind maps answers into the task's form
+    # --log-responses: a generated answer's text is stored beside its reading (``response``): a reader sees what an
+    # unread answer said, and verification parses it again (`metabench.runs.rebuild`) instead of trusting the
+    # stored reading. Off by default: a model's text can quote the dataset, which samples never hold otherwise.
+    texts = options.log_responses and getattr(kind, "mode", None) == "generated" and options.repeat == 1
     for seed in seeds:
         if getattr(kind, "reseed", None) is not None and kind.reseed(seed):
             requests.clear()  # this seed's demonstrations: its prompts differ from the last seed's
@@ -168,13 +180,17 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
                 answers.append(_seed_answers(job, data, adapter, answers_cache, draw, data_hash, training_hash,
                                              fingerprint, requests, timings, phases))
                 answers_cache.put_job(whole, dict(zip(ids, answers[-1])))
+            responses = [str(answer) for answer in answers[-1]] if texts else None
             if prediction is not None:
                 answers[-1] = _plain([prediction(item, answer) for item, answer in zip(test.items, answers[-1])])
             phases.lap("cache_lookup_s")
         if options.repeat == 1:
             preds = answers[0]
-            samples.extend({"id": item.id, "seed": seed, "gold": gold, "prediction": pred,
-                            "scores": kind.item_scores(item, gold, pred)} for item, gold, pred in zip(test.items, golds, preds))
+            rows = [{"id": item.id, "seed": seed, "gold": gold, "prediction": pred,
+                     "scores": kind.item_scores(item, gold, pred)} for item, gold, pred in zip(test.items, golds, preds)]
+            for row, response in zip(rows, responses or ()):
+                row["response"] = response
+            samples.extend(rows)
         else:
             preds, rows = repeats.voted_rows(kind, test.items, golds, seed, answers)
             samples.extend(rows)
@@ -187,7 +203,7 @@ def _execute(registry: Registry, job: Job, cache) -> JobResult:
     lines = samples_text(samples).encode("utf-8")
     record = results_record(registry, job, adapter, data, seeds, per_seed)
     record.protocol = key
-    record.answering = answering_section(kind, section, shown)
+    record.answering = answering_section(kind, section, shown, adapter)
     if options.repeat > 1:
         record.repeat = RepeatInfo(**repeats.summary(options.repeat, seeds, samples, per_draw, task.config.primary))
     record.data.splits["test"].golds_sha256 = golds_sha256(zip(ids, golds))

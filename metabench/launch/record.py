@@ -101,10 +101,10 @@ def results_record(registry, job: Job, adapter, data: TaskData, seeds, per_seed,
     return record
 
 
-def answering_section(kind, section, shown: dict[str, list[str]]) -> Answering | None:
-    """The record's ``answering`` section for a job answered through ``kind`` following ``section``
+def answering_section(kind, section, shown: dict[str, list[str]], adapter=None) -> Answering | None:
+    """The record's ``answering`` section for a job ``adapter`` answered through ``kind`` following ``section``
     (`metabench.answering`); None for a model that is not a decoder. ``shown``: seed -> its demonstrations' ids."""
-    way = answering.way_of(kind)
+    way = answering.way_of(kind, adapter)
     if not way:
         return None
     prompted = getattr(kind, "prompted", kind)

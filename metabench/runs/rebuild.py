@@ -23,9 +23,13 @@ from .stored import Run
 TOLERANCE = 1e-6
 
 
-def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...]]) -> tuple[list[str], list[str]]:
+def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...]],
+                      reader=None) -> tuple[list[str], list[str]]:
     """(problems, metrics checked) of ``run`` against its task's ``data`` (loaded at the run's ``--limit``, its
-    test ids and golds already found equal to the samples'); ``table``: `align.item_rows` of the run."""
+    test ids and golds already found equal to the samples'); ``table``: `align.item_rows` of the run.
+    ``reader``: for a generated run whose protocol section is the task's as it is here, the answering kind that
+    reads a ``response`` into a prediction (``reader.prediction(item, text)``): every stored reading is then
+    read again from its stored text, so an edited prediction is caught even where its scores were edited too."""
     kind, items = data.kind, data.test.items
     golds = data.test.golds(kind)
     per_seed = run.record.metrics.per_seed
@@ -35,7 +39,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
         rows = [table[str(item.id)][j] for item in items]
         predictions = [row["prediction"] for row in rows]
         try:
-            wrong = _scores_problem(kind, items, golds, rows)
+            wrong = _reading_problem(reader, items, rows) or _scores_problem(kind, items, golds, rows)
             rebuilt = kind.aggregate(items, golds, predictions)
             if generated:  # a decoder's unread answers, stored in the task's form: their share is rebuilt too
                 rebuilt[FORMAT_FAILURE] = format_failure_rate(predictions)
@@ -54,6 +58,23 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
         found = set(recorded) & set(rebuilt)
         checked = found if checked is None else checked & found
     return [], sorted(checked or ())
+
+
+def _reading_problem(reader, items: list, rows: list[dict]) -> str | None:
+    """The first sample whose stored prediction is not what the task's parser reads from its stored
+    ``response``, or None (also where there is no reader, or a row stored no response: runs made before it was
+    kept, whose readings stay as checked as their scores)."""
+    if reader is None:
+        return None
+    for item, row in zip(items, rows):
+        if "response" not in row:
+            continue
+        read = reader.prediction(item, row["response"])
+        if read != row["prediction"]:
+            return (f"item {row['id']!r} at seed {row['seed']}: its prediction {row['prediction']!r} in samples.jsonl "
+                    f"is not {read!r}, what the task's parser reads from its stored response {row['response']!r} "
+                    "(an edited prediction or response; fix: rerun it, or copy the run folder whole)")
+    return None
 
 
 def _scores_problem(kind, items: list, golds: list, rows: list[dict]) -> str | None:

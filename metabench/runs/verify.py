@@ -122,7 +122,8 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
             else:
                 verdict.problems.extend(found)
             if not verdict.problems and not verdict.unverified:
-                _check_against_data(data.expected(run.task, run.record.limit), run, verdict, metrics)
+                _check_against_data(data.expected(run.task, run.record.limit), run, verdict, metrics,
+                                    data.reader(run.record))
         run.split_size = verdict.split_size
         verdicts.append(verdict)
         if done is not None:
@@ -236,13 +237,15 @@ def _ranking_problem(registry, run: Run, config: dict) -> str | None:
     return None
 
 
-def _check_against_data(expected, run: Run, verdict: Verdict, metrics: VerifiedMetrics | None) -> None:
-    """Check 5's second half: every score and metric rebuilt by the task's kind on the data (`rebuild`), kept in
-    ``metrics`` like check 4 (the data is pinned by the run's recorded file hashes, already matched)."""
+def _check_against_data(expected, run: Run, verdict: Verdict, metrics: VerifiedMetrics | None,
+                        reader=None) -> None:
+    """Check 5's second half: every score and metric rebuilt by the task's kind on the data (`rebuild`), and a
+    generated run's readings read again from its responses by ``reader``, kept in ``metrics`` like check 4 (the
+    data is pinned by the run's recorded file hashes, already matched)."""
     verdict.split_size = expected.n_test_items
     found = metrics.get(run, "data") if metrics is not None else None
     if found is None:
-        problems, checked = rebuilt_from_data(expected.data, run, item_rows(run))
+        problems, checked = rebuilt_from_data(expected.data, run, item_rows(run), reader)
         if metrics is not None:
             metrics.put(run, problems, checked, [], "data")
     else:

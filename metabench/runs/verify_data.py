@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from ..config.index import LoadedTask, TaskIndex
 from ..data.resolve import no_downloads
 from ..errors import MetabenchError
-from ..jobs import TaskData, prepare, release_loaded
+from ..answering import parse_args, section_sha256
+from ..jobs import TaskData, build_kind, prepare, release_loaded
 from ..run_record import RunRecord
 from ..store import golds_sha256
 
@@ -81,6 +82,24 @@ class DataVerifier:
         splits = {role: {"n": len(split.items), "ids_sha256": split.ids_sha256()}
                   for role, split in data.splits.items() if split is not None}
         return Expected(task.hash, files, splits, golds, data.n_test_items, data)
+
+    def reader(self, record: RunRecord):
+        """The answering kind that reads a generated run's stored responses as its task reads them here
+        (`rebuild.rebuilt_from_data`), or None: not a generated run, or its protocol section is not the task's as
+        it is here (another prompt or parser: its readings are checked through their scores alone)."""
+        way = record.answering
+        task = self.task(record.task.name)
+        if way is None or way.mode != "generated" or not record.protocol or task is None:
+            return None
+        section = getattr(task.config.protocol, record.protocol, None)
+        if section is None or getattr(section, "kind", None) is None or section_sha256(section) != way.section_sha256:
+            return None
+        try:
+            choice = parse_args({k: str(v) for k, v in (record.model.args or {}).items()}, record.model.adapter)
+            kind = build_kind(self.registry, task, record.protocol, choice)
+        except MetabenchError:  # arguments no decoder takes here: nothing to read with
+            return None
+        return kind if getattr(kind, "prediction", None) is not None else None
 
     def forget(self, task: str, limit: int | None) -> None:
         """Drop one task's loaded data, its runs done with (`launch.reproduce.reproduce_runs`)."""

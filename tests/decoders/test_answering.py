@@ -4,6 +4,7 @@ metrics scored or generated, its answers stored in the task's form; shots never 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +89,7 @@ def test_a_decoder_answers_the_benchmarks_own_items_golds_and_metrics(registry, 
     assert generated["answering"]["mode"] == "generated" and generated["answering"]["parser"] == "label_strict"
     # the strict parser reads '**Metaphorical.**' and ' literal', not 'I would say it is literal'
     rows = samples["scripted:answer=generated"]
+    assert not any("response" in s for s in rows)  # a model's text is kept only with --log-responses
     unread = sum(s["prediction"] == "invalid" for s in rows)
     assert 0 < unread < len(rows)
     assert generated["metrics"]["per_seed"]["0"]["format_failure_rate"] == pytest.approx(unread / len(rows))
@@ -108,6 +110,30 @@ def test_runs_of_every_model_kind_pair_in_compare_and_verify(registry, tmp_path)
     comparisons, notes = compare_runs(registry, runs, baseline="majority")
     assert len(comparisons) == 2 and not notes, notes
     assert {c.n_items for c in comparisons} == {len(read_samples(dirs["majority"]))}
+
+
+def test_a_generated_runs_readings_are_read_again_from_its_stored_responses(registry, tmp_path):
+    """With --log-responses each generated answer's text is kept (``response``); verification parses it again with
+    the task's section, so a forger who turns unread answers into golds, every score, metric and digest
+    recomputed, is caught."""
+    from forgery import forge_consistently
+
+    from metabench.runs.stored import load_run
+    from metabench.runs.verify import verify_runs
+
+    (outcome,) = run(registry, "toy_bench", ["scripted:answer=generated"],
+                     RunOptions(output_dir=tmp_path / "runs", progress=False, log_responses=True))
+    run_dir = outcome.run_dir
+    rows = read_samples(run_dir)
+    assert {r["response"] for r in rows} <= {"**Metaphorical.**", " literal", "I would say it is literal"}
+    assert all((r["prediction"] == "invalid") == (r["response"] == "I would say it is literal") for r in rows)
+    passed, rejected, _ = verify_runs(registry, [load_run(run_dir)])
+    assert passed and not rejected, [v.problems for v in rejected]
+    unread = {r["id"]: r["gold"] for r in rows if r["prediction"] == "invalid"}
+    forge_consistently(registry, run_dir, predictions=unread)
+    passed, rejected, _ = verify_runs(registry, [load_run(run_dir)])
+    assert not passed and len(rejected) == 1
+    assert any("what the task's parser reads from its stored response" in p for p in rejected[0].problems)
 
 
 def test_parse_lenient_reads_the_first_label_and_says_so(registry, tmp_path):
@@ -193,8 +219,11 @@ def test_every_headline_benchmark_is_planned_for_every_decoder_way(real_registry
     assert all(status == "run" for status, _, _ in local.values()), local
     assert {t for t, (_, way, _) in local.items() if way == "generated"} == {"vua18_seq", "vua20_seq", "m4x_det_en_mono"}
     assert all(status == "run" and way == "generated" for status, way, _ in chat.values()), chat
-    assert {t for t, (status, _, _) in tuned.items() if status == "run"} == {"vua18_seq", "vua20_seq"}
-    assert all(reason for status, _, reason in tuned.values() if status == "skipped")
+    # fine-tuned: the tagger on the token-level benchmarks, a classification head on the others; MUNCH (zero-shot in
+    # its paper, no training recipe) is the one named skip
+    assert {t for t, (status, _, _) in tuned.items() if status == "skipped"} == {"munch_word_judge_implicit_p1"}
+    assert "no training recipe" in tuned["munch_word_judge_implicit_p1"][2]
+    assert all(way == "fine-tuned" for status, way, _ in tuned.values() if status == "run"), tuned
 
 
 def test_demonstrations_never_leave_a_folds_training_folds(real_registry):
@@ -237,3 +266,22 @@ def test_a_deprecated_prompted_task_warns_naming_its_benchmark(real_registry, tm
     for name in index.select("all"):
         successor = index.load(name, defer_data=True).config.metadata.superseded_by
         assert successor is None or successor in index.select("all"), name
+
+
+def test_the_tagger_joins_meta4xnli_detection_without_moving_its_hash(real_registry):
+    """m4x_det_en_mono gained the tagger as a way (``decoder_finetune`` with ``kind: tagging``): its encoder runs,
+    committed before, keep their hash; its hashed twin m4x_det_en_mono_decoder keeps its own; the tagger's answers
+    key on the section, so an edited recipe never reuses them."""
+    import json
+
+    from metabench.config.index import TaskIndex
+
+    index = TaskIndex(real_registry)
+    root = Path(__file__).parents[2] / "leaderboard" / "runs"
+    for name, run in (("m4x_det_en_mono", "hf_minilm-l6"), ("m4x_det_en_mono_decoder", "")):
+        recorded = json.loads((root / name / run / "results.json").read_text())["task"]["config_hash"]
+        assert index.load(name, defer_data=True).hash == recorded, name
+    section = index.load("m4x_det_en_mono", defer_data=True).config.protocol.decoder_finetune
+    assert section is not None and section.kind == "tagging"
+    edited = section.model_copy(update={"instruction": "Tag the metaphors!"})
+    assert answering.answer_fingerprint("f", edited) != answering.answer_fingerprint("f", section) != "f"
