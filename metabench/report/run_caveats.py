@@ -14,7 +14,7 @@ from ..runs.stored import Run
 from ..runs.verify import Verdict
 from .analyses import seed_stability
 from .compare import Options
-from .trivial import ALPHA, assess, below_chance, collapsed_fit
+from .trivial import ALPHA, assessment
 
 
 def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options = Options(),
@@ -22,8 +22,8 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
     """The caveats of ``run``'s ``metric`` (its primary metric is the one the trivial baseline and the seeds
     are judged on), each one line; [] for a number that may be read as it is."""
     primary = run.primary_metric
-    marks = assess(registry, run, options, alpha)
-    trivial = marks["trivial"]
+    found_by = assessment(registry, run, options, alpha)  # the marks and flags, from one reading of its items
+    marks, trivial = found_by.marks(), found_by.trivial
     found = []
     if marks["constant"]:
         found.append(f"constant: one answer covers 99 % or more of the items at every seed ({primary})")
@@ -31,10 +31,7 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
         tested = trivial.get("tested_metric")  # the primary cannot tell a constant answer from a perfect model
         found.append(f"≈ chance on {tested}: {trivial['note']}" if tested else
                      f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
-    mean, baseline = run.record.mean(primary), trivial.get("baseline_value")
-    if None not in (mean, baseline) and (mean < baseline if run.higher_is_better(primary) else mean > baseline):
-        found += [flag for flag in [below_chance(registry, run, options, alpha)] if flag]
-    found += [flag for flag in [collapsed_fit(run)] if flag]
+    found += [flag for flag in (found_by.below_chance, found_by.collapsed_fit) if flag]
     if run.record.model.family != "baseline" and not marks["constant"]:
         found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
     found += [f"calibration miss of the ≈ chance test: {note}" for note in trivial.get("calibration", [])]

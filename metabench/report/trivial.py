@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import MetabenchError
 from ..metrics.tagging import DEFAULT_POSITIVE, sentence_counts, spans
@@ -154,16 +154,36 @@ def _best(registry, run: Run, rows: list, metric: str | None = None) -> Run | No
 FALLBACK_METRICS = ("accuracy",)
 
 
+class _Items:
+    """One run's items read once for every verdict on them: its aligned rows, their distinct golds, and the best
+    constant answer per metric (scoring every constant answer is the costly part), made on first use."""
+
+    def __init__(self, registry, run: Run):
+        self.registry, self.run = registry, run
+        self.rows = _rows(run)
+        self.golds = _golds(self.rows)
+        self._best: dict[str, Run | None] = {}
+
+    def best(self, metric: str) -> Run | None:
+        if metric not in self._best:
+            self._best[metric] = _best(self.registry, self.run, self.rows, metric)
+        return self._best[metric]
+
+
 def chance(registry, run: Run, options: Options, alpha: float) -> dict:
     """The run against its task's best trivial baseline (module docstring): ``chance`` is True (≈ chance),
     False (significantly better) or None (no test possible), with the baseline and its value on the primary
     metric and the test; ``tested_metric`` names the metric tested where it is not the primary (blind there)."""
-    rows = _rows(run)
-    found = _against(registry, run, rows, run.primary_metric, options, alpha)
+    return _chance(_Items(registry, run), options, alpha)
+
+
+def _chance(items: _Items, options: Options, alpha: float) -> dict:
+    run = items.run
+    found = _against(items, run.primary_metric, options, alpha)
     if not found.pop("blind", False):
         return found
     for metric in _fallbacks(run):
-        other = _against(registry, run, rows, metric, options, alpha)
+        other = _against(items, metric, options, alpha)
         if other.pop("blind", False) or other["chance"] is None:
             continue
         return {**found, "chance": other["chance"], "test": other["test"], "pvalue": other["pvalue"],
@@ -180,17 +200,18 @@ def _fallbacks(run: Run) -> list[str]:
     return [m for m in FALLBACK_METRICS if m in reported] + [m for m in reported if m not in FALLBACK_METRICS]
 
 
-def _against(registry, run: Run, rows: list, metric: str, options: Options, alpha: float) -> dict:
+def _against(items: _Items, metric: str, options: Options, alpha: float) -> dict:
     """`chance` on one ``metric``; ``blind`` is True where a constant answer scores a perfect value on it."""
+    registry, run = items.registry, items.run
     higher = run.higher_is_better(metric)
-    best = _best(registry, run, rows, metric)
+    best = items.best(metric)
     if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
     value, mine = best.record.mean(metric), run.record.mean(metric)
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None:
         return {**out, "chance": None, "note": f"the run has no {metric}"}
-    if _blind(_golds(rows), best, metric, higher):
+    if _blind(items.golds, best, metric, higher):
         return {**out, "chance": None, "note": _blind_note(best, metric), "blind": True}
     if (mine <= value) if higher else (mine >= value):
         return {**out, "chance": True, "note": "not above the trivial baseline"}
@@ -222,17 +243,64 @@ def _blind_note(best: Run, metric: str) -> str:
             f"items, so {metric} cannot tell a constant answer from a perfect model")
 
 
-def assess(registry, run: Run, options: Options, alpha: float) -> dict:
-    """Both marks of one run (module docstring), for the board; ``eligible``: it may hold the ★."""
-    const = constant(run)
-    vs_trivial = chance(registry, run, options, alpha)
-    return {"constant": const["constant"], "constant_seeds": const["seeds"], "trivial": vs_trivial,
-            "eligible": not const["constant"] and vs_trivial["chance"] is not True}
-
-
 #: The ≈ chance test's level wherever a headline is printed beside its best constant answer (the board's default,
 #: `metabench leaderboard build --alpha`).
 ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Every verdict of one run against the constant answers, made from one reading of its items (`_Items`: its
+    aligned rows and, per metric, its best constant answer, shared by the ≈ chance test and the below-chance
+    flag) and one count of its answers (`constant`, shared by the constant mark and the collapsed-fit flag)."""
+
+    #: `constant`: whether every seed is constant, and each seed's most frequent answer
+    constant: dict
+    #: `chance`: the run against its best constant answer
+    trivial: dict
+    #: `FORMAT_RULE`'s flag (a decoder significantly below its best constant answer), or None
+    below_chance: str | None
+    #: `COLLAPSE_RULE`'s flag (a fitted classifier collapsed at some of its seeds), or None
+    collapsed_fit: str | None
+
+    @property
+    def is_constant(self) -> bool:
+        """The constant mark: one answer at every seed."""
+        return self.constant["constant"]
+
+    @property
+    def constant_seeds(self) -> list[dict]:
+        """Each seed's most frequent answer and its share."""
+        return self.constant["seeds"]
+
+    @property
+    def eligible(self) -> bool:
+        """Neither mark: the run may hold the ★."""
+        return not self.is_constant and self.trivial["chance"] is not True
+
+    def marks(self) -> dict:
+        """Both marks (module docstring), as `assess` gives them."""
+        return {"constant": self.is_constant, "constant_seeds": self.constant_seeds, "trivial": self.trivial,
+                "eligible": self.eligible}
+
+
+def assessment(registry, run: Run, options: Options = Options(), alpha: float = ALPHA) -> Assessment:
+    """Both marks and both flags of one run, its items read once and each paired test made once: the ≈ chance
+    test is made where the run is above its best constant answer, the below-chance test where it is below."""
+    items = _Items(registry, run)
+    const = constant(run)
+    trivial = _chance(items, options, alpha)
+    mean, baseline = run.record.mean(run.primary_metric), trivial.get("baseline_value")
+    below = (None not in (mean, baseline)
+             and (mean < baseline if run.higher_is_better(run.primary_metric) else mean > baseline))
+    return Assessment(const, trivial, _below_chance(items, options, alpha) if below else None,
+                      _collapsed_fit(run, const))
+
+
+def assess(registry, run: Run, options: Options, alpha: float) -> dict:
+    """Both marks of one run (module docstring), for the board; ``eligible``: it may hold the ★."""
+    return assessment(registry, run, options, alpha).marks()
+
 
 FORMAT_RULE = ("probable answer-format failure: a task with two possible answers (two gold labels) where the run is "
                "significantly below the best constant answer on the same items (the same paired test, two-sided "
@@ -251,9 +319,14 @@ def collapsed_fit(run: Run) -> str | None:
     """`COLLAPSE_RULE`'s flag for one run, naming its collapsed seeds and their answer, or None (a decoder or a
     baseline: no fit to collapse; no seed collapsed; every seed: the constant mark says more, as it does for
     the seed-stability marks)."""
+    return _collapsed_fit(run, None)
+
+
+def _collapsed_fit(run: Run, const: dict | None) -> str | None:
+    """`collapsed_fit` from the run's `constant` verdict where it was made (None: made here)."""
     if run.record.model.family in ("decoder", "baseline"):
         return None
-    seeds = constant(run)["seeds"]
+    seeds = (const or constant(run))["seeds"]
     collapsed = [s for s in seeds if s["constant"]]
     if not collapsed or len(collapsed) == len(seeds):
         return None
@@ -267,14 +340,17 @@ def below_chance(registry, run: Run, options: Options = Options(), alpha: float 
     """``FORMAT_RULE``'s flag for one decoder run with its test, or None (not a decoder: `collapsed_fit` reads a
     classifier's collapse from its answers; more than two answers, tag sequences, not significantly below, or no
     test possible)."""
+    return _below_chance(_Items(registry, run), options, alpha)
+
+
+def _below_chance(items: _Items, options: Options, alpha: float) -> str | None:
+    run, registry, golds = items.run, items.registry, items.golds
     if run.record.model.family != "decoder":
         return None
-    rows = _rows(run)
-    golds = _golds(rows)
     if len(golds) != 2 or any(_is_sequence(json.loads(g)) for g in golds):
         return None
-    best = _best(registry, run, rows)
     metric = run.primary_metric
+    best = items.best(metric)
     if best is None or run.record.mean(metric) is None or _blind(golds, best, metric, run.higher_is_better(metric)):
         return None
     try:

@@ -8,6 +8,7 @@ sets and the gold answers.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,12 +40,18 @@ def _examples(values, limit: int = 3) -> str:
     return shown + (", ..." if len(values) > limit else "")
 
 
+#: `item_rows` per run, kept here while the run lives: verification, the marks and every comparison read them
+#: (a leaderboard asks four times per run and more), and a `Run` is its folder, record and samples, nothing more.
+_ROWS: weakref.WeakKeyDictionary[Run, dict[str, tuple[dict, ...]]] = weakref.WeakKeyDictionary()
+
+
 def item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
     """Each item id's samples, one per seed in ``run.seeds`` order; refuses incomplete or duplicated rows.
-    Made once per run (a leaderboard asks for them four times per run and more); never changed by a reader."""
-    if run._item_rows is None:
-        run._item_rows = _item_rows(run)
-    return run._item_rows
+    Made once per run; never changed by a reader."""
+    found = _ROWS.get(run)
+    if found is None:
+        found = _ROWS[run] = _item_rows(run)
+    return found
 
 
 def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:

@@ -27,8 +27,6 @@ class Run:
         self.path = path
         self._record = record
         self._samples = _samples
-        #: `align.item_rows` of the samples, kept: verification, the marks and every comparison read them
-        self._item_rows: dict | None = None
         #: the whole test split's size as the data gives it, set by verification (`verify.verify_runs`) where
         #: the task's data could be loaded; None before, or where it could not (the run's own record is read)
         self.split_size = split_size

@@ -1,6 +1,6 @@
 """The typed board is what reporters read (issue 47 items 2 and 3), checked on the source as test_record_keys checks
-the run record: outside the modules that build the board, no module of metabench (nor the example plugin, the
-model third parties copy) indexes the board or a part of it by a field name (``board["tasks"]``,
+the run record: outside the board's definition (schema.py), no module of metabench, the builders included (nor the
+example plugin, the model third parties copy) indexes the board or a part of it by a field name (``board["tasks"]``,
 ``entry.get("vs_best")``, ``task["entries"][0]["model"]``); it reads attributes (`schema.Board`). Jinja templates
 are held by rendering the committed board's site with the dict form an error (`test_board_schema`, slow tier).
 
@@ -25,13 +25,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "metabench"
 EXAMPLE = ROOT / "plugins" / "metabench-example-plugin" / "metabench_example_plugin"
 
-#: The board's writers: they assemble the JSON's dict that `build_board` validates once at the end.
+#: The board's definition is the one module that answers a key: its deprecated dict form. The builders (board.py,
+#: caveats.py, headline.py, sections.py, task_workers.py) construct the typed parts, so they are scanned like any
+#: reader.
 BUILDERS = {
-    "metabench/report/leaderboard/board.py": "assembles the board as the JSON's dict, then validates it as a Board",
-    "metabench/report/leaderboard/caveats.py": "adds each entry's caveats to the dict being assembled",
-    "metabench/report/leaderboard/headline.py": "adds the headline table to the dict being assembled",
-    "metabench/report/leaderboard/sections.py": "adds the registered sections to the dict being assembled",
-    "metabench/report/leaderboard/task_workers.py": "the worker processes that build the tasks' dicts",
     "metabench/report/leaderboard/schema.py": "the board's definition: its deprecated dict form answers keys",
 }
 

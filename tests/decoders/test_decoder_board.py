@@ -229,17 +229,19 @@ def test_llm_rows_sit_on_the_headline_unranked_with_their_caveats():
     from metabench.plugins import default_registry
     from metabench.report.leaderboard.headline import _published_rows
 
-    columns = [{"name": "m4x_det_en_mono", "type": "task", "metric": "span_f1", "higher_is_better": True},
-               {"name": "munch_word_judge_implicit_p1", "type": "task", "metric": "accuracy",
-                "higher_is_better": True},
-               {"name": "moh_x_cv", "type": "group", "metric": "f1", "higher_is_better": True}]
-    rows = {r["system"]: r["cells"] for r in _published_rows(load_published(), columns,
-                                                             TaskIndex(default_registry()).groups)}
+    from metabench.report.leaderboard.schema import HeadlineColumn
+
+    columns = [HeadlineColumn(name="m4x_det_en_mono", type="task", metric="span_f1", higher_is_better=True),
+               HeadlineColumn(name="munch_word_judge_implicit_p1", type="task", metric="accuracy",
+                              higher_is_better=True),
+               HeadlineColumn(name="moh_x_cv", type="group", metric="f1", higher_is_better=True)]
+    rows = {r.system: r.cells for r in _published_rows(load_published(), columns,
+                                                       TaskIndex(default_registry()).groups)}
     gemma = rows["Gemma-7b-it, fine-tuned tagger"]["m4x_det_en_mono"]
-    assert gemma["answering"] == "fine-tuned" and gemma["caveats"] == ["no interval"] and not gemma["best"]
-    assert rows["XLM-RoBERTa-large"]["m4x_det_en_mono"]["best"]  # the encoders' 59.24 stays the best published
+    assert gemma.answering == "fine-tuned" and gemma.caveats == ["no interval"] and not gemma.best
+    assert rows["XLM-RoBERTa-large"]["m4x_det_en_mono"].best  # the encoders' 59.24 stays the best published
     llama = rows["LLaMA-13B"]["munch_word_judge_implicit_p1"]  # the mean over the 3 prompts, said beside it
-    assert llama["caveats"][0] == "for munch_word_judge_implicit, the mean of its 3 members"
+    assert llama.caveats[0] == "for munch_word_judge_implicit, the mean of its 3 members"
     agc = rows["GPT-4o-mini (AGC-Bench)"]["munch_word_judge_implicit_p1"]
-    assert agc["caveats"][1].startswith("another pool") and not agc["best"]  # another pool: never the best
+    assert agc.caveats[1].startswith("another pool") and not agc.best  # another pool: never the best
     assert "moh_x_cv" not in rows["GPT-4o (AGC-Bench)"]  # accuracy, not the column's F1: not in the table

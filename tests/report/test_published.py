@@ -57,8 +57,8 @@ def test_board_shows_published_beside_ours_never_ranked(report_registry, toy_run
     assert "SOTA-tagger" not in {e.model for e in tag.entries}  # never a ranked entry
     [row] = tag.published
     best = next(e for e in tag.entries if e.star)
-    assert row.fraction == 0.915 and row.ours["model"] == best.model
-    assert row.ours["delta"] == pytest.approx(best.metrics["span_f1"].mean - 0.915)
+    assert row.fraction == 0.915 and row.ours.model == best.model
+    assert row.ours.delta == pytest.approx(best.metrics["span_f1"].mean - 0.915)
     write_site(Board.model_validate(json.loads(json.dumps(board.to_dict()))), tmp_path)
     page = (tmp_path / "tasks" / "toy_tag.html").read_text()
     assert "Published, not re-run here" in page and "SOTA-tagger" in page and "another split" in page
@@ -89,6 +89,7 @@ def test_a_group_level_number_sits_under_the_group_means(report_registry, make_r
 
     board = build_board(report_registry, find_runs([runs]), options=Options(n_resamples=100), published=published)
     [row] = board.published_groups
-    assert row.ours == [{"model": "m", "value": pytest.approx(0.625), "delta": pytest.approx(-0.075)}]
+    assert [o.to_dict() for o in row.ours] == [{"model": "m", "value": pytest.approx(0.625),
+                                                "delta": pytest.approx(-0.075)}]
     write_site(Board.model_validate(json.loads(json.dumps(board.to_dict()))), tmp_path / "site")
     assert "Fold-SOTA" in (tmp_path / "site" / "index.html").read_text()

@@ -41,15 +41,18 @@ from ...config.paper_layouts import registered_views
 from ..paper_views import Cells, fill
 from ...runs.stored import Run, by_task
 from ..published import Published, for_task, load_published
-from ..trivial import RULE, assess
+from ..trivial import RULE, assessment
 from ..unread import rate_of
 from ...runs.verified_metrics import VerifiedMetrics
 from ...runs.verify import CHECKS, Verdict, verify_runs
-from .caveats import annotate
+from .caveats import annotate, entry_caveats
 from .headline import headline
 from .progress import Progress
-from .schema import Board
-from .sections import VIEWS, BoardInputs, build_sections, overview_families
+from .run_facts import RunFacts
+from .schema import (Board, BoardModel, BoardReproduction, BoardTask, Cell, Column, Comparison, ControlsTable,
+                     Correction, DatasetCredit, Entry, Family, Gaps, GapRow, GapSeed, Group, ItemSet, Marks, ModelResult,
+                     OurValue, PairedTable, PaperTable, PublishedNumber, RunNote, Summary, Trivial, Verified)
+from .sections import BoardInputs, build_sections, overview_families
 from .task_workers import run_chunks
 
 SCHEMA_VERSION = 3
@@ -88,7 +91,7 @@ def _item_set(run: Run) -> tuple:
     return (run.partial, run.n_items)
 
 
-def latest_runs(runs: list[Run]) -> tuple[list[Run], list[dict]]:
+def latest_runs(runs: list[Run]) -> tuple[list[Run], list[RunNote]]:
     """One run per (task, model, item set): the newest by ``created``; the others are listed as ignored."""
     chosen: dict[tuple, Run] = {}
     for run in runs:
@@ -96,22 +99,23 @@ def latest_runs(runs: list[Run]) -> tuple[list[Run], list[dict]]:
         if key not in chosen or (run.record.created or "") > (chosen[key].record.created or ""):
             chosen[key] = run
     kept = list(chosen.values())
-    ignored = [{"run": str(r.path), "reason": f"a newer run of task '{r.task}' with model '{r.model}' on the same "
-                f"items is shown"} for r in runs if all(r is not k for k in kept)]
+    ignored = [RunNote(run=str(r.path), reason=f"a newer run of task '{r.task}' with model '{r.model}' on the same "
+                                               "items is shown") for r in runs if all(r is not k for k in kept)]
     return kept, ignored
 
 
-def _datasets(registry: Registry, run: Run) -> list[dict]:
+def _datasets(registry: Registry, run: Run) -> list[DatasetCredit]:
     """The datasets the run recorded; for older runs, the ones its recorded config names, from the registry."""
     if run.datasets is not None:
-        return [dataset.as_json() for dataset in run.datasets]
+        return [DatasetCredit.model_validate(dataset.as_json()) for dataset in run.datasets]
     from ...config.schema import TaskConfig
     from ...config.validate import role_slices
 
     try:
-        return datasets_used(registry, role_slices(TaskConfig.model_validate(run.record.task.config)))
+        return [DatasetCredit.model_validate(d)
+                for d in datasets_used(registry, role_slices(TaskConfig.model_validate(run.record.task.config)))]
     except ValueError:
-        return [{"name": run.record.task.dataset, "roles": ["test"], "licence": "", "citation": ""}]
+        return [DatasetCredit(citation="", licence="", name=run.record.task.dataset, roles=["test"])]
 
 
 def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
@@ -135,17 +139,17 @@ def _budget_labels(runs: list[Run]) -> dict[str, str]:
             for run in runs if run.budget}
 
 
-def _entry(run: Run, metric: str, item_set: int, verdict: Verdict | None = None) -> dict:
+def _entry(run: Run, metric: str, item_set: int, facts: RunFacts) -> Entry:
+    """A ranked run's entry, before its rank, ★, comparison and heat (`_ranked`, `_heat`)."""
     aggregate = run.record.metrics.aggregate
     names = [metric] + sorted(n for n in aggregate if n != metric)
-    return {
-        "model": run.model, "model_slug": slug(run.model), "run": str(run.path), "seeds": run.seeds,
-        "protocol_seeds": run.protocol_seeds,
-        "n_items": run.n_items, "partial": run.partial, "item_set": item_set,
-        "metrics": {n: aggregate[n].as_json() if n in aggregate else {"mean": None, "std": None, "n": 0} for n in names},
-        "per_seed": dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
-        "vs_best": None, "verified": verdict.summary() if verdict is not None else None,
-    }
+    return Entry(
+        model=run.model, model_slug=slug(run.model), run=str(run.path), seeds=run.seeds,
+        protocol_seeds=run.protocol_seeds, n_items=run.n_items, partial=run.partial, item_set=item_set,
+        metrics={n: Summary.model_validate(aggregate[n].as_json()) if n in aggregate else Summary(mean=None, n=0, std=None)
+                 for n in names},
+        per_seed=dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
+        vs_best=None, verified=facts.verified, marks=facts.marks, caveats=facts.caveats)
 
 
 def _item_sets(group: list[Run]) -> list[list[Run]]:
@@ -156,58 +160,74 @@ def _item_sets(group: list[Run]) -> list[list[Run]]:
     return [sets[key] for key in sorted(sets, key=lambda k: (k[0], -k[1]))]
 
 
-def _ranked(registry: Registry, runs: list[Run], metric: str, higher: bool, item_set: int, correction: str,
-            alpha: float, options: Options, verdicts: dict[int, Verdict]) -> list[dict]:
-    """Entries of one item set, ranked, each tested against the set's best run and against the task's best
-    trivial baseline (`trivial`); the ★ goes to the best run that is neither constant nor ≈ chance. Runs that
-    could not be checked against the data (`verify_data`), or whose ``metric`` could not be rebuilt from their
-    golds and predictions (*unchecked*), come after every checked run and never hold the ★: their numbers are
-    only their own account."""
+@dataclass(frozen=True)
+class _Ranking:
+    """What ranking a task's runs reads: the task's metric, direction and family, and the board's settings."""
 
-    def unverified(run: Run) -> str | None:
-        verdict = verdicts.get(id(run))
-        return verdict.unverified if verdict is not None else None
+    registry: Registry
+    metric: str
+    higher: bool
+    family: str
+    correction: str
+    alpha: float
+    options: Options
+    verdicts: dict[int, Verdict]
 
-    def unchecked(run: Run) -> str | None:
-        verdict = verdicts.get(id(run))
-        return verdict.unchecked_note(metric) if verdict is not None else None
+
+def _facts(ranking: _Ranking, run: Run) -> RunFacts:
+    """The run's facts (`run_facts`), made once here: its verification, its marks and its caveats. A run that could
+    not be checked against the data (`verify_data`), whose ``metric`` could not be rebuilt from its golds and
+    predictions (*unchecked*) or, on a board built with ``--reproduce``, that was not reproduced here may not hold
+    the ★: its number is only its own account."""
+    verdict = ranking.verdicts.get(id(run))
+    found = assessment(ranking.registry, run, ranking.options, ranking.alpha)
+    unverified = verdict.unverified if verdict is not None else None
+    unchecked = verdict.unchecked_note(ranking.metric) if verdict is not None else None
+    tried = verdict is not None and verdict.reproduction is not None
+    unproven = not_reproduced(run, ranking.verdicts)
+    marks = Marks(constant=found.is_constant, constant_seeds=found.constant_seeds,
+                  trivial=Trivial.model_validate(found.trivial),
+                  eligible=found.eligible and unverified is None and unchecked is None and not unproven,
+                  unverified=unverified, unchecked=unchecked)
+    if tried:  # never tried (a board built without --reproduce): left out, read as None
+        marks.reproduced = not unproven
+    return RunFacts(run=str(run.path), verified=Verified.model_validate(verdict.summary()) if verdict else None,
+                    marks=marks, caveats=entry_caveats(run, found, marks, run.per_seed(ranking.metric),
+                                                       ranking.family))
+
+
+def _ranked(ranking: _Ranking, runs: list[Run], item_set: int) -> list[Entry]:
+    """Entries of one item set, ranked, each tested against the set's best run and carrying its facts (`_facts`:
+    its marks against the task's best trivial baseline, `trivial`); the ★ goes to the best run that is neither
+    constant nor ≈ chance. Runs whose number is only their own account (`_facts`) come after every checked run."""
+    metric, facts = ranking.metric, {id(run): _facts(ranking, run) for run in runs}
 
     def sort_key(run: Run):
-        mean = run.record.mean(metric)
-        return (unverified(run) is not None or unchecked(run) is not None, not_reproduced(run, verdicts), mean is None,
-                -(mean or 0.0) if higher else (mean or 0.0), run.model)
+        mean, marks = run.record.mean(metric), facts[id(run)].marks
+        return (marks.unverified is not None or marks.unchecked is not None, facts[id(run)].unproven, mean is None,
+                -(mean or 0.0) if ranking.higher else (mean or 0.0), run.model)
 
     ordered = sorted(runs, key=sort_key)
-    entries = [_entry(run, metric, item_set, verdicts.get(id(run))) for run in ordered]
-    for run, entry in zip(ordered, entries):
-        entry["marks"] = assess(registry, run, options, alpha)
-        entry["marks"]["unverified"] = unverified(run)
-        entry["marks"]["unchecked"] = unchecked(run)
-        if verdicts.get(id(run)) is not None and verdicts[id(run)].reproduction is not None:
-            entry["marks"]["reproduced"] = not not_reproduced(run, verdicts)
-        entry["marks"]["eligible"] = (entry["marks"]["eligible"] and entry["marks"]["unverified"] is None
-                                      and entry["marks"]["unchecked"] is None and not not_reproduced(run, verdicts))
+    entries = [_entry(run, metric, item_set, facts[id(run)]) for run in ordered]
     best = ordered[0]
     comparisons = []
     for run, entry in zip(ordered[1:], entries[1:]):
         try:
-            comparison = compare_pair(registry, best, run, metric, options)
+            comparison = compare_pair(ranking.registry, best, run, metric, ranking.options)
         except MetabenchError as exc:
-            entry["vs_best"] = {"error": exc.message}
+            entry.vs_best = Comparison(error=exc.message)
             continue
         comparisons.append((entry, comparison))
-    adjust([c for _, c in comparisons], correction)
+    adjust([c for _, c in comparisons], ranking.correction)
     for entry, c in comparisons:
-        entry["vs_best"] = {
-            "test": c.test, "delta": c.delta, "ci_low": c.ci_low, "ci_high": c.ci_high, "ci_method": c.ci_method,
-            "mde": c.mde, "unit": c.unit,
-            "pvalue": c.pvalue, "p_adjusted": c.p_adjusted, "notes": c.notes,
-            "significant": c.p_adjusted is not None and c.p_adjusted <= alpha and c.drop > 0,
-        }
-    _rank(entries, metric, [not_reproduced(run, verdicts) for run in ordered])
-    crowned = min((e["rank"] for e in entries if e["marks"]["eligible"]), default=None)
+        entry.vs_best = Comparison(
+            test=c.test, delta=c.delta, ci_low=c.ci_low, ci_high=c.ci_high, ci_method=c.ci_method, mde=c.mde,
+            unit=c.unit, pvalue=c.pvalue, p_adjusted=c.p_adjusted, notes=c.notes,
+            significant=c.p_adjusted is not None and c.p_adjusted <= ranking.alpha and c.drop > 0)
+    _rank(entries, metric, [facts[id(run)].unproven for run in ordered])
+    crowned = min((e.rank for e in entries if e.marks.eligible), default=None)
     for entry in entries:
-        entry["star"] = item_set == 0 and entry["marks"]["eligible"] and entry["rank"] == crowned
+        entry.star = item_set == 0 and entry.marks.eligible and entry.rank == crowned
     return entries
 
 
@@ -236,36 +256,34 @@ def ranked_by(registry: Registry, name: str, first: Run) -> tuple[str, bool]:
     return metric, first.higher_is_better(metric)
 
 
-def _task(registry: Registry, name: str, group: list[Run], correction: str, alpha: float, options: Options,
-          verdicts: dict[int, Verdict], published: list[Published], families: dict) -> dict:
+def _task(work: _TaskWork, name: str, group: list[Run], verdicts: dict[int, Verdict]) -> BoardTask:
     first = group[0]
-    metric, higher = ranked_by(registry, name, first)
-    sets = _item_sets(group)
-    entries = [e for index, runs in enumerate(sets)
-               for e in _ranked(registry, runs, metric, higher, index, correction, alpha, options, verdicts)]
-    item_sets = [{"n_items": runs[0].n_items, "partial": runs[0].partial, "models": len(runs),
-                  "label": _item_set_label(runs[0])} for runs in sets]
+    metric, higher = ranked_by(work.registry, name, first)
     task = first.record.task
-    main = [e for e in entries if e["item_set"] == 0]
-    return {
-        "name": name, "slug": slug(name), "kind": task.kind, "dataset": task.dataset, "source": task.source,
-        "version": task.version, "config_hash": task.config_hash, "primary_metric": metric,
-        "higher_is_better": higher, "n_items": main[0]["n_items"], "partial": main[0]["partial"],
-        "item_sets": item_sets, "best": main[0]["model"],
-        "family": family(task.config.get("tag", []), families),
-        "datasets": _datasets(registry, first), "entries": entries,
-        "published": _published(published, name, first, metric, main),
-    }
+    ranking = _Ranking(work.registry, metric, higher, family(task.config.get("tag", []), work.families),
+                       work.correction, work.alpha, work.options, verdicts)
+    sets = _item_sets(group)
+    entries = [e for index, runs in enumerate(sets) for e in _ranked(ranking, runs, index)]
+    item_sets = [ItemSet(n_items=runs[0].n_items, partial=runs[0].partial, models=len(runs),
+                         label=_item_set_label(runs[0])) for runs in sets]
+    main = [e for e in entries if e.item_set == 0]
+    return BoardTask(
+        name=name, slug=slug(name), kind=task.kind, dataset=task.dataset, source=task.source,
+        version=task.version, config_hash=task.config_hash, primary_metric=metric, higher_is_better=higher,
+        n_items=main[0].n_items, partial=main[0].partial, item_sets=item_sets, best=main[0].model,
+        family=ranking.family, datasets=_datasets(work.registry, first), entries=entries,
+        published=_published(work.published, name, first, metric, main))
 
 
-def _published(published: list[Published], name: str, run: Run, metric: str, main: list[dict]) -> list[dict]:
+def _published(published: list[Published], name: str, run: Run, metric: str, main: list[Entry]) -> list[PublishedNumber]:
     """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
     the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
-    rows = for_task(published, name, [g.name for g in run.groups])
-    ours = next((e for e in main if e["marks"]["eligible"]), main[0] if main else None)  # the ★ run, if any
+    rows = [PublishedNumber.model_validate(row) for row in for_task(published, name, [g.name for g in run.groups])]
+    ours = next((e for e in main if e.marks.eligible), main[0] if main else None)  # the ★ run, if any
     for row in rows:
-        mine = ours["metrics"].get(row["metric"], {}).get("mean") if ours and not row["for_group"] else None
-        row["ours"] = None if mine is None else {"model": ours["model"], "value": mine, "delta": mine - row["fraction"]}
+        found = ours.metrics.get(row.metric or "") if ours is not None and not row.for_group else None
+        mine = found.mean if found is not None else None
+        row.ours = None if mine is None else OurValue(model=ours.model, value=mine, delta=mine - row.fraction)
     return rows
 
 
@@ -280,122 +298,133 @@ def not_reproduced(run: Run, verdicts: dict[int, Verdict]) -> bool:
     return found is not None and found["status"] != REPRODUCED
 
 
-def _rank(entries: list[dict], metric: str, unproven: list[bool]) -> None:
+def _rank(entries: list[Entry], metric: str, unproven: list[bool]) -> None:
     """Competition ranking (1, 2, 2, 4): equal means share a rank; an unverified or unchecked run never shares
     one with a checked run (it is ranked below them all), nor a run not reproduced (``unproven``, on a board
     built with ``--reproduce``) with a reproduced one."""
     previous, rank = object(), 0
     for position, (entry, claim) in enumerate(zip(entries, unproven), 1):
-        key = (entry["marks"]["unverified"] is not None or entry["marks"]["unchecked"] is not None, claim,
-               entry["metrics"][metric]["mean"])
+        key = (entry.marks.unverified is not None or entry.marks.unchecked is not None, claim,
+               entry.metrics[metric].mean)
         if key != previous:
             rank, previous = position, key
-        entry["rank"] = rank
+        entry.rank = rank
 
 
-def _models(tasks: list[dict]) -> list[dict]:
-    models: dict[str, dict] = {}
+def _models(tasks: list[BoardTask]) -> list[BoardModel]:
+    models: dict[str, BoardModel] = {}
     for task in tasks:
-        for entry in task["entries"]:
-            model = models.setdefault(entry["model"], {"name": entry["model"], "slug": entry["model_slug"], "results": []})
-            model["results"].append({
-                "task": task["name"], "task_slug": task["slug"], "metric": task["primary_metric"],
-                "value": entry["metrics"][task["primary_metric"]], "rank": entry["rank"], "star": entry["star"],
-                "n_models": sum(e["item_set"] == entry["item_set"] for e in task["entries"]), "vs_best": entry["vs_best"],
-                "n_items": entry["n_items"], "partial": entry["partial"], "marks": entry["marks"],
-                **({"unread": rate} if (rate := rate_of(entry["metrics"])) is not None else {}),
-            })
-    return sorted(models.values(), key=lambda m: m["name"])
+        metric = task.primary_metric or ""
+        for entry in task.entries:
+            model = models.setdefault(entry.model, BoardModel(name=entry.model, slug=entry.model_slug, results=[]))
+            result = ModelResult(
+                task=task.name, task_slug=task.slug, metric=metric, value=entry.metrics[metric], rank=entry.rank,
+                star=entry.star, n_models=sum(e.item_set == entry.item_set for e in task.entries),
+                vs_best=entry.vs_best, n_items=entry.n_items, partial=entry.partial, marks=entry.marks,
+                caveats=entry.caveats)
+            rate = rate_of(entry.metrics)
+            if rate is not None:  # absent where the run is not generated
+                result.unread = rate
+            model.results.append(result)
+    return sorted(models.values(), key=lambda m: m.name)
 
 
-def _families(tasks: list[dict], groups: list[dict], families: dict) -> list[dict]:
+def _families(tasks: list[BoardTask], groups: list[Group], families: dict) -> list[Family]:
     """The overview's sections: task families in display order (empty ones left out), each a list of columns.
 
     A column is a task, or an ``aggregate: mean`` group (k-fold folds, a paper's average row) that some model
     completed: its members then share one column holding the group mean, so ten TroFi folds read as TroFi.
     The members keep their own pages, and the heat-map shows them one by one.
     """
-    by_name = {t["name"]: t for t in tasks}
-    rows: dict[str, list[dict]] = {}
+    by_name = {t.name: t for t in tasks}
+    rows: dict[str, list[Group]] = {}
     for row in groups:
-        rows.setdefault(row["group"], []).append(row)
-    member_of = {m: name for name, g in rows.items() for m in g[0]["member_tasks"] if m in by_name}
-    marks = {(t["name"], e["model"]): e["marks"] for t in tasks for e in t["entries"] if e["item_set"] == 0}
+        rows.setdefault(row.group or "", []).append(row)
+    member_of = {m: name for name, g in rows.items() for m in g[0].member_tasks if m in by_name}
+    marks = {(t.name, e.model): e.marks for t in tasks for e in t.entries if e.item_set == 0}
     out = []
     for key, (title, _) in families.items():
-        names = [t["name"] for t in tasks if t["family"] == key]
+        names = [t.name for t in tasks if t.family == key]
         columns, shown = [], set()
         for name in names:
             group = member_of.get(name)
             if group is None:
-                columns.append({"type": "task", "name": name})
+                columns.append(Column(type="task", name=name))
             elif group not in shown:
                 shown.add(group)
-                columns.append(_group_column(group, rows[group], by_name[name]["higher_is_better"], marks))
+                columns.append(_group_column(group, rows[group], bool(by_name[name].higher_is_better), marks))
         if names:
-            out.append({"key": key, "title": title, "tasks": names, "columns": columns})
+            out.append(Family(key=key, title=title, tasks=names, columns=columns))
     return out
 
 
-def _group_column(name: str, rows: list[dict], higher: bool, marks: dict[tuple, dict]) -> dict:
+def _group_column(name: str, rows: list[Group], higher: bool, marks: dict[tuple, Marks]) -> Column:
     """A group's overview column: each model's group mean, with heat and ★ among the models that completed it.
 
     A model's cell may hold the ★ only if none of its member runs is constant and fewer than half of them are
     ≈ chance: folds are small (MOH-X: 64 items), so one fold not beating the trivial baseline significantly
     says little, but a model at chance on most folds is at chance."""
-    metric = rows[0]["primary_metric"]
-    means = {r["model"]: r["aggregate"][metric] for r in rows if r["aggregate"].get(metric, {}).get("mean") is not None}
-    values = [a["mean"] for a in means.values()]
-    eligible = {model for model in means if _group_eligible([marks.get((t, model)) for t in rows[0]["member_tasks"]])}
-    ranked = [means[m]["mean"] for m in eligible]
+    metric = rows[0].primary_metric or ""
+    means = {r.model or "": r.aggregate[metric] for r in rows
+             if metric in r.aggregate and r.aggregate[metric].mean is not None}
+    values = [a.mean for a in means.values()]
+    eligible = {model for model in means if _group_eligible([marks.get((t, model)) for t in rows[0].member_tasks])}
+    ranked = [means[m].mean for m in eligible]
     best = (max(ranked) if higher else min(ranked)) if ranked else None
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     cells = {}
     for model, agg in means.items():
-        share = 1.0 if high == low else (agg["mean"] - low) / (high - low)
+        share = 1.0 if high == low else (agg.mean - low) / (high - low)
         heat = (share if higher else 1.0 - share) if len(values) > 1 else None
-        cells[model] = {"value": agg, "star": model in eligible and agg["mean"] == best, "heat": heat,
-                        "eligible": model in eligible}
-    return {"type": "group", "name": name, "metric": metric, "members": rows[0]["members"],
-            "n_items": rows[0]["n_items"], "cells": cells}
+        cells[model] = Cell(value=agg, star=model in eligible and agg.mean == best, heat=heat,
+                            eligible=model in eligible)
+    return Column(type="group", name=name, metric=metric, members=rows[0].members, n_items=rows[0].n_items,
+                  cells=cells)
 
 
-def _group_ours(groups: list[dict], entry: Published) -> list[dict]:
+def _group_ours(groups: list[Group], entry: Published) -> list[OurValue]:
     """Each model's complete group mean beside a published group-level number (e.g. MOH-X 10-fold F1)."""
-    return [{"model": g["model"], "value": g["aggregate"][entry.metric]["mean"],
-             "delta": g["aggregate"][entry.metric]["mean"] - entry.fraction}
-            for g in groups if g["group"] == entry.task and g["aggregate"].get(entry.metric, {}).get("mean") is not None]
+    return [OurValue(model=g.model, value=found.mean, delta=found.mean - entry.fraction)
+            for g in groups if g.group == entry.task
+            and (found := g.aggregate.get(entry.metric)) is not None and found.mean is not None]
 
 
-def _group_eligible(marks: list[dict | None]) -> bool:
+def _published_group(entry: Published, groups: list[Group]) -> PublishedNumber:
+    """A published group-level number with each model's complete group mean beside it (`_group_ours`)."""
+    number = PublishedNumber.model_validate(entry.as_dict())
+    number.for_group, number.ours = True, _group_ours(groups, entry)
+    return number
+
+
+def _group_eligible(marks: list[Marks | None]) -> bool:
     found = [m for m in marks if m is not None]
-    at_chance = sum(m["trivial"]["chance"] is True for m in found)
-    return (bool(found) and not any(m["constant"] or m["unverified"] or m["unchecked"] or m.get("reproduced") is False
+    at_chance = sum(m.trivial is not None and m.trivial.chance is True for m in found)
+    return (bool(found) and not any(m.constant or m.unverified or m.unchecked or m.reproduced is False
                                     for m in found)
             and at_chance * 2 < len(found))
 
 
-def _heat(tasks: list[dict]) -> None:
+def _heat(tasks: list[BoardTask]) -> None:
     """Give every main-item-set entry a 0..1 ``heat``: its place between the task's worst and best value
     (1 = best, whichever direction is better), so colours compare models within a task, never across tasks."""
     for task in tasks:
-        metric = task["primary_metric"]
-        main = [e for e in task["entries"] if e["item_set"] == 0 and e["metrics"][metric]["mean"] is not None]
-        values = [e["metrics"][metric]["mean"] for e in main]
+        metric = task.primary_metric or ""
+        main = [e for e in task.entries if e.item_set == 0 and e.metrics[metric].mean is not None]
+        values = [e.metrics[metric].mean for e in main]
         low, high = (min(values), max(values)) if values else (0.0, 0.0)
-        for entry in task["entries"]:
-            mean = entry["metrics"][metric]["mean"]
-            if entry["item_set"] != 0 or mean is None or len(values) < 2:
-                entry["heat"] = None  # nothing to place it between
+        for entry in task.entries:
+            mean = entry.metrics[metric].mean
+            if entry.item_set != 0 or mean is None or len(values) < 2:
+                entry.heat = None  # nothing to place it between
             elif high == low:
-                entry["heat"] = 1.0
+                entry.heat = 1.0
             else:
                 share = (mean - low) / (high - low)
-                entry["heat"] = share if task["higher_is_better"] else 1.0 - share
+                entry.heat = share if task.higher_is_better else 1.0 - share
 
 
-def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> dict:
-    """Every subset gap (one row per seed) and, per model and task pair, the mean over seeds."""
+def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> tuple[list[GapRow], list[str]]:
+    """Every subset gap (one row per seed) and, per model and task pair, the mean over seeds; the errors."""
     gaps, errors = [], []
     for reference, subset in gap_pairs(runs):
         try:
@@ -403,19 +432,21 @@ def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> 
         except MetabenchError as exc:
             errors.append(exc.message)
     adjust(gaps, correction)
-    summary: dict[tuple, dict] = {}
+    summary: dict[tuple, GapRow] = {}
     for gap in gaps:
         key = (gap.model, gap.reference_task, gap.subset_task)
-        summary.setdefault(key, {"model": gap.model, "model_slug": slug(gap.model), "reference_task": gap.reference_task,
-                                 "subset_task": gap.subset_task, "seeds": []})["seeds"].append(gap.as_dict())
+        summary.setdefault(key, GapRow(model=gap.model, model_slug=slug(gap.model), reference_task=gap.reference_task,
+                                       subset_task=gap.subset_task, seeds=[])).seeds.append(
+            GapSeed.model_validate(gap.as_dict()))
     for row in summary.values():
-        seeds = row["seeds"]
-        for name in ("accuracy_a", "accuracy_b", "gap"):
-            row[name] = sum(s[name] for s in seeds) / len(seeds)
-        row["significant_seeds"] = sum(s["p_adjusted"] is not None and s["p_adjusted"] <= alpha for s in seeds)
+        seeds = row.seeds
+        row.accuracy_a = sum(s.accuracy_a for s in seeds) / len(seeds)
+        row.accuracy_b = sum(s.accuracy_b for s in seeds) / len(seeds)
+        row.gap = sum(s.gap for s in seeds) / len(seeds)
+        row.significant_seeds = sum(s.p_adjusted is not None and s.p_adjusted <= alpha for s in seeds)
     for row in summary.values():  # both subsets at 0 (or both at 1): a gap of nothing, listed after the others
-        row["degenerate"] = row["accuracy_a"] == row["accuracy_b"] and row["accuracy_a"] in (0.0, 1.0)
-    return {"rows": sorted(summary.values(), key=lambda r: r["degenerate"]), "errors": errors}
+        row.degenerate = row.accuracy_a == row.accuracy_b and row.accuracy_a in (0.0, 1.0)
+    return sorted(summary.values(), key=lambda r: bool(r.degenerate)), errors
 
 
 def _one_per_model(runs: list[Run]) -> list[Run]:
@@ -443,17 +474,16 @@ class _TaskWork:
     reproduce_key: str | None = None  # the draw's key, made by `build_board` when none is given: one for all workers
 
 
-def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple], dict[str, dict], dict]:
-    """One chunk of tasks (`task_workers`): every run verified, the newest verified ones ranked and tested.
-    Returns plain data: each run's verdict fields (`Verdict` without the run) in the chunk's run order, the
-    tasks' board rows, and the check-4 verdicts added to the cache."""
+def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple], dict[str, BoardTask], dict]:
+    """One chunk of tasks (`task_workers`): every run verified, the newest verified ones ranked and tested, each
+    ranked run's facts made once (`_facts`). Returns picklable data: each run's verdict fields (`Verdict` without
+    the run) in the chunk's run order, the tasks' typed parts, and the check-4 verdicts added to the cache."""
     runs = [run for name in names for run in work.groups[name]]
     passed, _, verdicts = verify_runs(work.registry, runs, metrics=work.metrics)
     if work.reproduce:
         passed = _reproduced(work, latest_runs(passed)[0], passed, verdicts)
     kept, _ = latest_runs(passed)
-    tasks = {name: _task(work.registry, name, group, work.correction, work.alpha, work.options, verdicts,
-                         work.published, work.families) for name, group in by_task(kept).items()}
+    tasks = {name: _task(work, name, group, verdicts) for name, group in by_task(kept).items()}
     fields = [tuple(getattr(verdicts[id(run)], f.name) for f in fields_of(Verdict)[1:]) for run in runs]
     return fields, tasks, work.metrics.added()
 
@@ -472,20 +502,22 @@ def _reproduced(work: _TaskWork, ranked: list[Run], passed: list[Run], verdicts:
     return [run for run in passed if verdicts[id(run)].ok]
 
 
-def _reproduction(k: int | None, key: str | None) -> dict:
+def _reproduction(k: int | None, key: str | None) -> BoardReproduction:
     """The board's account of reproduction: tried or not, with K and the draw's key (redo it with
     ``--reproduce K --reproduce-key KEY``), and what it means for the ranking."""
     if not k:
-        return {"tried": False, "k": None, "key": None,
-                "rule": "never tried: this board was built without --reproduce, so no run's model was rerun; every "
-                        "number is its run's own account, held to the checks of its files and its data "
-                        "(metabench verify-run --reproduce K RUN reruns a run here)"}
-    return {"tried": True, "k": k, "key": key,
-            "rule": f"every run that would be ranked was rerun with its model here on {k} items drawn with this key "
-                    "(a baseline: on every item), made when the board was built; a run that failed reproduction is "
-                    "rejected, and a run not reproducible here (its model, checkpoint or data is not here) is ranked "
-                    "below every reproduced run of its items and never given the ★. Redo the same draw with "
-                    f"--reproduce {k} --reproduce-key {key}"}
+        return BoardReproduction(
+            tried=False, k=None, key=None,
+            rule="never tried: this board was built without --reproduce, so no run's model was rerun; every number "
+                 "is its run's own account, held to the checks of its files and its data (metabench verify-run "
+                 "--reproduce K RUN reruns a run here)")
+    return BoardReproduction(
+        tried=True, k=k, key=key,
+        rule=f"every run that would be ranked was rerun with its model here on {k} items drawn with this key (a "
+             "baseline: on every item), made when the board was built; a run that failed reproduction is rejected, "
+             "and a run not reproducible here (its model, checkpoint or data is not here) is ranked below every "
+             "reproduced run of its items and never given the ★. Redo the same draw with "
+             f"--reproduce {k} --reproduce-key {key}")
 
 
 def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
@@ -503,18 +535,87 @@ def _cost(groups: dict[str, list[Run]], names: list[str]) -> int:
     return sum(run.n_items * len(run.seeds) for name in names for run in groups[name])
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """The first stage's result (`_check_all`): every run's verdict, the ranked runs, and the tasks ranked."""
+
+    verdicts: dict[int, Verdict]
+    runs: list[Run]  # ranked: verified, the newest per task, model and item set
+    ignored: list[RunNote]
+    rejected: list[Verdict]
+    tasks: list[BoardTask]
+
+
+def _check_all(state: _TaskWork, runs: list[Run], progress: Progress, jobs: int | None) -> _Checked:
+    """Stage 1: every task verified, ranked and tested in the task workers, each ranked run's facts made there."""
+    chunks = _chunks(state.groups)
+    with progress.phase("verifying, ranking and testing tasks", len(state.groups), "task") as done:
+        checked = run_chunks(_check_and_rank, state, chunks, [_cost(state.groups, c) for c in chunks], jobs, done)
+    verdicts: dict[int, Verdict] = {}
+    tasks_by_name: dict[str, BoardTask] = {}
+    for chunk, (fields, tasks_found, entries) in zip(chunks, checked):
+        chunk_runs = [run for name in chunk for run in state.groups[name]]
+        for run, found in zip(chunk_runs, fields):
+            verdicts[id(run)] = Verdict(run, *found)
+            run.split_size = verdicts[id(run)].split_size  # as the worker's verification set it: `Run.partial`
+        tasks_by_name.update(tasks_found)
+        state.metrics.merge(entries)
+    state.metrics.save()
+    rejected = [verdicts[id(run)] for run in runs if not verdicts[id(run)].ok]
+    ranked, ignored = latest_runs([run for run in runs if verdicts[id(run)].ok])
+    tasks = [tasks_by_name[name] for name in sorted(tasks_by_name)]
+    _heat(tasks)
+    return _Checked(verdicts, ranked, ignored, rejected, tasks)
+
+
+@dataclass(frozen=True)
+class _Across:
+    """The second stage's result (`_across_tasks`): what is computed across tasks from the ranked runs."""
+
+    models: list[BoardModel]
+    groups: list[Group]
+    families: list[Family]
+    gaps: Gaps
+    paper_tables: list[PaperTable]
+    one_per_model: list[Run]
+
+
+def _across_tasks(registry: Registry, checked: _Checked, families: dict, correction: str, alpha: float,
+                  options: Options, progress: Progress) -> _Across:
+    """Stage 2: models' pages, group aggregates, the overview's families, the gaps and the papers' tables."""
+    models = _models(checked.tasks)
+    complete = [r for r in checked.runs if not r.partial]
+    one_per_model = _one_per_model(checked.runs)
+    aggregates = {(r.task, r.model): {n: s.as_json() for n, s in r.record.metrics.aggregate.items()} for r in complete}
+    views = registered_views(registry)
+    cells = Cells.from_bindings(_bindings(registry, checked.runs), views)
+    groups = [Group.model_validate(row) for row in group_rows([r.record for r in complete]) if not row["missing"]]
+    with progress.phase("gaps, controls and paper tables", 1, "step") as done:
+        rows, errors = _gaps(one_per_model, correction, alpha, options.confidence)
+        gaps = Gaps(rows=rows, errors=errors,
+                    paired=PairedTable.model_validate(paired_rows(one_per_model, correction, alpha, options.confidence,
+                                                                  options.n_resamples, options.seed)),
+                    controls=ControlsTable.model_validate(control_rows(registry, one_per_model, options.confidence)))
+        done()
+    tables = [PaperTable.model_validate(fill(view, cells, [m.name for m in models], aggregates,
+                                             _budget_labels(complete)))
+              for view in views.values() if view.filled_by is None]
+    return _Across(models, groups, _families(checked.tasks, groups, families), gaps, tables, one_per_model)
+
+
 def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench leaderboard", correction: str = "holm",
                 alpha: float = 0.05, options: Options = Options(), sources: Sequence[Path] = (),
                 published: list[Published] | None = None, progress: Progress | None = None,
                 jobs: int | None = None, reproduce: int | None = None, reproduce_key: str | None = None) -> Board:
-    """Everything the reporters write (`schema.Board`: built as the JSON's dict, validated once at the end),
-    from the runs (one per task, model and item set; newer runs win) and the
-    registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section finds
-    the files it reads beside the runs); ``progress`` shows the phases on stderr. Tasks are verified, ranked
-    and tested in ``jobs`` processes (default: one per CPU; `task_workers`), with the same result as one.
-    ``reproduce``: K items of every run that would be ranked are rerun with its model where it is here
-    (`_reproduced`), drawn with ``reproduce_key`` or a key made now (`launch.reproduce.new_key`), which the board
-    records (``reproduction``) so that anyone can redo the draw."""
+    """Everything the reporters write (`schema.Board`), from the runs (one per task, model and item set; newer runs
+    win) and the registered sections (`sections.py`; ``sources``, the paths the build was given, are where a section
+    finds the files it reads beside the runs), built as typed parts in a chain of stages: the tasks checked, ranked
+    and tested, each ranked run's facts made once (`_check_all`, in ``jobs`` processes, default one per CPU:
+    `task_workers`, with the same result as one); what is computed across tasks (`_across_tasks`); the caveats that
+    need both (`caveats.annotate`); the headline table (`headline`); the registered sections. ``progress`` shows
+    the phases on stderr. ``reproduce``: K items of every run that would be ranked are rerun with its model where it
+    is here (`_reproduced`), drawn with ``reproduce_key`` or a key made now (`launch.reproduce.new_key`), which the
+    board records (``reproduction``) so that anyone can redo the draw."""
     progress = progress or Progress.off()
     if reproduce:
         from ...launch.reproduce import key_text, new_key
@@ -523,73 +624,34 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     published = load_published() if published is None else published
     families = {**FAMILIES, **overview_families(registry), **OTHER}
     TaskIndex(registry)  # built (or read from its cache) once here, not by each worker
-    metrics = VerifiedMetrics(registry)
-    state = _TaskWork(registry, by_task(runs), correction, alpha, options, published, families, metrics,
-                      reproduce, reproduce_key)
-    chunks = _chunks(state.groups)
-    with progress.phase("verifying, ranking and testing tasks", len(state.groups), "task") as done:
-        checked = run_chunks(_check_and_rank, state, chunks, [_cost(state.groups, c) for c in chunks],
-                             jobs, done)
-    verdicts: dict[int, Verdict] = {}
-    tasks_by_name: dict[str, dict] = {}
-    for chunk, (fields, tasks_found, entries) in zip(chunks, checked):
-        chunk_runs = [run for name in chunk for run in state.groups[name]]
-        for run, found in zip(chunk_runs, fields):
-            verdicts[id(run)] = Verdict(run, *found)
-            run.split_size = verdicts[id(run)].split_size  # as the worker's verification set it: `Run.partial`
-        tasks_by_name.update(tasks_found)
-        metrics.merge(entries)
-    metrics.save()
-    rejected = [verdicts[id(run)] for run in runs if not verdicts[id(run)].ok]
-    runs, ignored = latest_runs([run for run in runs if verdicts[id(run)].ok])
-    tasks = [tasks_by_name[name] for name in sorted(tasks_by_name)]
-    _heat(tasks)
-    models = _models(tasks)
-    complete = [r for r in runs if not r.partial]
-    one_per_model = _one_per_model(runs)
-    aggregates = {(r.task, r.model): {n: s.as_json() for n, s in r.record.metrics.aggregate.items()} for r in complete}
-    views = registered_views(registry)
-    cells = Cells.from_bindings(_bindings(registry, runs), views)
-    groups = [row for row in group_rows([r.record for r in complete]) if not row["missing"]]
-    with progress.phase("gaps, controls and paper tables", 1, "step") as done:
-        gaps = {
-            **_gaps(one_per_model, correction, alpha, options.confidence),
-            "paired": paired_rows(one_per_model, correction, alpha, options.confidence, options.n_resamples, options.seed),
-            "controls": control_rows(registry, one_per_model, options.confidence),
-        }
-        done()
-    board = {
-        "schema_version": SCHEMA_VERSION,
-        "title": title,
-        "latest_run": max((r.record.created for r in runs), default=None),
-        "metabench": __version__,
-        "correction": {"method": correction, "name": CORRECTIONS[correction][0]},
-        "alpha": alpha,
-        "confidence": options.confidence,
-        "n_runs": len(runs),
-        "n_partial_runs": len(runs) - len(complete),
-        "ignored_runs": ignored,
-        "rejected_runs": [{"task": v.run.task, "model": v.run.model, "run": str(v.run.path),
-                           "reasons": v.problems} for v in rejected],
-        "unverified_runs": [{"task": r.task, "model": r.model, "run": str(r.path), "reason": verdicts[id(r)].unverified}
-                            for r in runs if verdicts[id(r)].unverified],
-        "verification": CHECKS,
-        "reproduction": _reproduction(reproduce, reproduce_key),
-        "marks_rule": RULE,
-        "published_groups": [{**e.as_dict(), "for_group": True, "ours": _group_ours(groups, e)} for e in published
-                             if any(g["group"] == e.task for g in groups)],
-        "families": _families(tasks, groups, families),
-        "tasks": tasks,
-        "models": models,
-        "groups": groups,
-        "gaps": gaps,
-        "paper_tables": [fill(view, cells, [m["name"] for m in models], aggregates, _budget_labels(complete))
-                         for view in views.values() if view.filled_by is None],
-    }
-    annotate(registry, board, runs, options, alpha)
-    board["headline"] = headline(registry, board, runs, published)
-    inputs = BoardInputs(registry, runs, one_per_model, tuple(sources), correction, alpha, options)
+    state = _TaskWork(registry, by_task(runs), correction, alpha, options, published, families,
+                      VerifiedMetrics(registry), reproduce, reproduce_key)
+    checked = _check_all(state, runs, progress, jobs)
+    across = _across_tasks(registry, checked, families, correction, alpha, options, progress)
+    ranked = checked.runs
+    caveats = annotate(registry, checked.tasks, across.groups, across.families, ranked)
+    board = Board(
+        schema_version=SCHEMA_VERSION, title=title,
+        latest_run=max((r.record.created for r in ranked), default=None), metabench=__version__,
+        correction=Correction(method=correction, name=CORRECTIONS[correction][0]), alpha=alpha,
+        confidence=options.confidence, n_runs=len(ranked), n_partial_runs=sum(r.partial for r in ranked),
+        ignored_runs=checked.ignored,
+        rejected_runs=[RunNote(task=v.run.task, model=v.run.model, run=str(v.run.path), reasons=v.problems)
+                       for v in checked.rejected],
+        unverified_runs=[RunNote(task=r.task, model=r.model, run=str(r.path), reason=checked.verdicts[id(r)].unverified)
+                         for r in ranked if checked.verdicts[id(r)].unverified],
+        verification=CHECKS, reproduction=_reproduction(reproduce, reproduce_key), marks_rule=RULE,
+        published_groups=[_published_group(e, across.groups) for e in published
+                          if any(g.group == e.task for g in across.groups)],
+        families=across.families, tasks=checked.tasks, models=across.models, groups=across.groups, gaps=across.gaps,
+        paper_tables=across.paper_tables, caveat_rules=caveats,
+        headline=headline(registry, checked.tasks, across.groups, [m.name for m in across.models], ranked, published))
+    inputs = BoardInputs(registry, ranked, across.one_per_model, tuple(sources), correction, alpha, options,
+                         facts={entry.run or "": RunFacts.of(entry) for task in checked.tasks for entry in task.entries})
     with progress.phase("registered sections", len(registry.names("board_section")), "section") as done:
-        sections, section_tables, board[VIEWS] = build_sections(inputs, set(board) | {VIEWS}, done)
-    board["paper_tables"] += section_tables
-    return Board.model_validate({**board, **sections})
+        found = build_sections(inputs, set(Board.model_fields), done)
+    board.paper_tables += found.paper_tables
+    board.section_views = found.views
+    for name, data in found.data.items():
+        setattr(board, name, data)  # a section's data under its name: the board's extra parts (`Board.section`)
+    return board

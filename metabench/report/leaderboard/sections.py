@@ -26,7 +26,8 @@ from ...errors import PluginError
 from ...registry import Entry, Problem, Registry
 from ...runs.stored import Run
 from ..compare import Options
-from .schema import PaperTable
+from .run_facts import RunFacts
+from .schema import PaperTable, SectionView
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,9 @@ class BoardInputs:
     correction: str
     alpha: float
     options: Options
-
-
-#: The board's key for the registered sections' views (`views`): which of the section's own renderers the built-in
-#: reporters call, by name, so they show a family's section without naming the family.
-VIEWS = "section_views"
+    #: each ranked run's facts (verification, marks, caveats), keyed by its folder as the board names it (``run``):
+    #: made once where the run was ranked, so a section reads them rather than testing the run again
+    facts: dict[str, RunFacts] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,20 @@ class BoardSection:
     leaderboard.json holds its JSON, and a board read back from the file holds the JSON."""
 
     data: Any
-    paper_tables: list[dict] = field(default_factory=list)
+    #: each a `schema.PaperTable`, or a dict of the same layout (JSON; checked and read into one by the build)
+    paper_tables: list[PaperTable | dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Sections:
+    """Every registered section's share of the board (`build_sections`)."""
+
+    #: each section's data, keyed by its name (the board's extra parts, `schema.Board.section`)
+    data: dict[str, Any]
+    #: their paper tables, in section-name order
+    paper_tables: list[PaperTable]
+    #: the views of the sections that registered any (the board's ``section_views``)
+    views: dict[str, SectionView]
 
 
 def source_files(registry: Registry) -> set[str]:
@@ -83,27 +95,27 @@ def overview_families(registry: Registry) -> dict[str, tuple[str, tuple[str, ...
     return out
 
 
-def build_sections(inputs: BoardInputs, taken: set[str], done: Callable[[], None] = lambda: None
-                   ) -> tuple[dict[str, Any], list[dict], dict[str, dict]]:
-    """(name -> data, paper tables, name -> views) of every registered section, in name order; ``taken`` are the
-    board's own keys, which no section may replace; ``done`` is called after each section (progress). A section
-    registered with ``html=`` or ``markdown=`` has its views listed (`views`), the board's ``section_views``."""
+def build_sections(inputs: BoardInputs, taken: set[str], done: Callable[[], None] = lambda: None) -> Sections:
+    """Every registered section's data, paper tables and views, in name order; ``taken`` are the board's own
+    keys, which no section may replace; ``done`` is called after each section (progress). A section registered
+    with ``html=`` or ``markdown=`` has its views listed (`_views_or_quarantined`), the board's ``section_views``."""
     data: dict[str, Any] = {}
-    tables: list[dict] = []
-    views: dict[str, dict] = {}
+    tables: list[PaperTable] = []
+    views: dict[str, SectionView] = {}
     for entry in inputs.registry.entries("board_section"):
         section = _built_or_quarantined(entry, inputs, taken)
         done()
         if section is not None:
             data[entry.name] = section.data
-            tables.extend(section.paper_tables)
+            tables.extend(table if isinstance(table, PaperTable) else PaperTable.model_validate(table)
+                          for table in section.paper_tables)
             found = _views_or_quarantined(entry, inputs.registry)
-            if found:
+            if found is not None:
                 views[entry.name] = found
-    return data, tables, views
+    return Sections(data, tables, views)
 
 
-def _views_or_quarantined(entry: Entry, registry: Registry) -> dict | None:
+def _views_or_quarantined(entry: Entry, registry: Registry) -> SectionView | None:
     """The section's views as registered: ``html="package:path/to/template.html"`` (a Jinja template the site
     includes on the gaps page and on every task page, with ``section``, ``page`` and, on a task page, ``task``)
     and ``markdown="module:function"`` (``function(board, name) -> list[str]``, lines leaderboard.md shows after
@@ -119,7 +131,8 @@ def _views_or_quarantined(entry: Entry, registry: Registry) -> dict | None:
                     'register html="package:templates/file.html" (a file in an importable package) and '
                     'markdown="module:function"')
         return None
-    return {kind: value for kind, value in views.items() if value is not None} or None
+    found = {kind: value for kind, value in views.items() if value is not None}
+    return SectionView(**found) if found else None
 
 
 def _split(spec: object, kind: str) -> tuple[str, str]:
@@ -171,13 +184,15 @@ def _build(entry: Entry, inputs: BoardInputs, taken: set[str]) -> BoardSection:
                           hint="return metabench.report.leaderboard.sections.BoardSection(data, paper_tables=[...])")
     try:  # checked here, as leaderboard.json writes it: a NaN found there would fail the whole build
         data = section.data.model_dump(mode="json") if isinstance(section.data, BaseModel) else section.data
-        json.dumps([data, section.paper_tables], allow_nan=False)
+        tables = ([t.to_dict() if isinstance(t, PaperTable) else t for t in section.paper_tables]
+                  if isinstance(section.paper_tables, list) else section.paper_tables)
+        json.dumps([data, tables], allow_nan=False)
     except (TypeError, ValueError, RecursionError, PydanticSerializationError) as exc:
         raise PluginError(f"leaderboard section '{entry.name}' (from plugin '{entry.plugin}') returned data "
                           f"leaderboard.json cannot hold ({type(exc).__name__}: {exc})",
                           hint="return a pydantic model of your section, or plain JSON values: finite numbers (None "
                           "for a missing one), strings, lists and dicts with string keys") from None
-    _check_paper_tables(entry, section.paper_tables)
+    _check_paper_tables(entry, tables)
     return section
 
 
