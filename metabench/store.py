@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 import zlib
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from itertools import repeat
@@ -160,24 +161,40 @@ def golds_sha256(pairs) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
-def seal(record: RunRecord | dict, lines: bytes, run_dir: Path, started: float | None = None) -> tuple[RunRecord, bytes]:
-    """(record, results.json's bytes) as metabench's launchers write them: the samples' digest set, the record
-    held to the whole :class:`metabench.run_record.RunRecord` (:func:`metabench.run_record.check_written`), the
-    time since ``started`` added to its ``write_s`` and ``total_s``, then serialised. A parallel launcher's
-    workers seal their jobs' runs, so the driver, which writes every run folder, only writes bytes: checking and
-    encoding 442 records one after another was most of its work in a fully cached ``--tasks all``, the
-    workers waiting on it. ``record`` as a dict: the JSON of one (read as a record first)."""
-    record = _with_digest(record, lines, run_dir)
-    check_written(record, run_dir / RESULTS)
+@dataclass(frozen=True)
+class SealedRun:
+    """A run ready to be written: its record with the samples' digest set, results.json's bytes encoded from it and
+    samples.jsonl's bytes. Made by :func:`seal` (metabench's launchers, ``merge-seeds``) or :func:`write_run` (the
+    edge: a caller's record or dict); :func:`write` writes nothing else."""
+
+    record: RunRecord
+    results: bytes
+    samples: bytes
+
+
+def seal(record: RunRecord, samples: list[dict] | bytes, *, started: float | None = None,
+         where: Path | None = None) -> SealedRun:
+    """The run as metabench's launchers write it: the samples' digest set on a copy of ``record``, the record held
+    to the whole :class:`metabench.run_record.RunRecord` (:func:`metabench.run_record.check_written`: every field
+    written always present, none undeclared), the time since ``started`` added to its ``write_s`` and
+    ``total_s``, then encoded. A parallel launcher's workers seal their jobs' runs, so the driver, which writes
+    every run folder, only writes bytes: checking and encoding 442 records one after another was most of its work
+    in a fully cached ``--tasks all``, the workers waiting on it. ``where``: the run's folder, named by errors.
+    ``samples``: the per-item rows, or samples.jsonl's bytes as :func:`samples_text` encoded them."""
+    lines = _lines(samples)
+    record = _with_digest(record, lines)
+    check_written(record, where / RESULTS if where is not None else None)
     if started is not None:
         _add_time(record, time.perf_counter() - started)
-    return record, _body(run_dir, record)
+    return SealedRun(record, _body(where, record), lines)
 
 
-def _with_digest(record: RunRecord | dict, lines: bytes, run_dir: Path) -> RunRecord:
-    """A copy of ``record`` (or the record ``record`` is the JSON of) with the samples' digest set."""
-    if isinstance(record, dict):
-        return check_results({**record, DIGEST: hashlib.sha256(lines).hexdigest()}, run_dir / RESULTS)
+def _lines(samples: list[dict] | bytes) -> bytes:
+    return samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
+
+
+def _with_digest(record: RunRecord, lines: bytes) -> RunRecord:
+    """A copy of ``record`` with the samples' digest set."""
     record = record.model_copy()
     record.samples_sha256 = hashlib.sha256(lines).hexdigest()
     return record
@@ -191,17 +208,26 @@ def _add_time(record: RunRecord, spent: float) -> None:
     timings.total_s = (timings.total_s or 0.0) + spent
 
 
-def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, overwrite: bool = False,
-              started: float | None = None, durable: bool = True, complete: bool = False,
-              body: bytes | None = None) -> None:
-    """Write a complete run to ``run_dir`` as one unit (see the module docstring for the protocol).
+def write_run(run_dir: Path, results: RunRecord | dict, samples: list[dict] | bytes, *, overwrite: bool = False,
+              started: float | None = None, durable: bool = True) -> RunRecord:
+    """Write a run given as a record, or as results.json's JSON (the edge: a test's or a script's dict, a migrated
+    run), to ``run_dir`` (:func:`write`); the record written is returned. It is checked as the readers check it
+    (:class:`RunFileError` naming the field), not held to the whole model as metabench's own runs are
+    (:func:`seal`). ``started`` (a ``time.perf_counter()`` reading taken when writing began): the time up to
+    encoding results.json is added to the record's ``timings`` (``write_s`` and ``total_s``)."""
+    record = results if isinstance(results, RunRecord) else check_results(results, run_dir / RESULTS)
+    check_run_dir(run_dir)
+    lines = _lines(samples)
+    record = _with_digest(record, lines)
+    if started is not None:
+        _add_time(record, time.perf_counter() - started)
+    write(run_dir, SealedRun(record, _body(run_dir, record), lines), overwrite=overwrite, durable=durable)
+    return record
 
-    ``samples``: the per-item rows, or samples.jsonl's bytes as :func:`samples_text` encoded them (a job
-    remembered whole, :mod:`metabench.job_memo`, is written without decoding its samples).
 
-    ``started`` (a ``time.perf_counter()`` reading taken when writing began): the time spent up to writing
-    results.json itself, samples included, is added to ``results["timings"]`` (``write_s`` and ``total_s``), so
-    a job's phases add up to its wall time; only results.json's own write and the renames go unrecorded.
+def write(run_dir: Path, sealed: SealedRun, *, overwrite: bool = False, durable: bool = True) -> None:
+    """Write a sealed run to ``run_dir`` as one unit (see the module docstring for the protocol). The record's
+    digest is compared with the samples' first: a launcher bug must not leave a run the readers would refuse.
 
     ``durable=False`` leaves flushing to the caller, who calls :func:`sync` once when its last run is written
     (``metabench run`` does): four fsyncs per run folder cost ~5 ms each here, seconds over ``--tasks all``.
@@ -209,27 +235,12 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
     files were flushed); only an operating-system crash before :func:`sync` can leave a run written since
     then damaged (refused by every reader: the samples digest) or missing. Replacing an existing run folder
     is always flushed first, so not even an OS crash loses a run that was complete before.
-
-    The record is checked against :class:`metabench.run_record.RunRecord` before anything is written: one the
-    readers would refuse is refused here, and ``complete=True`` (metabench's own writer, ``launch.outcomes``)
-    also holds it to the whole model (:func:`metabench.run_record.check_written`). ``body``: results.json's
-    bytes as :func:`seal` gave them with ``results`` (a worker's): written as they are, after the record's
-    digest is compared with the samples'; the time writing takes is then not added (the worker's was).
     """
     check_run_dir(run_dir)
-    lines = samples if isinstance(samples, bytes) else samples_text(samples).encode("utf-8")
-    given = results  # a caller's dict (the form before the record) sees the time added, as it did
-    if body is not None:
-        digest = results.samples_sha256 if isinstance(results, RunRecord) else results.get(DIGEST)
-        if digest != hashlib.sha256(lines).hexdigest():
-            raise MetabenchError(f"{run_dir / RESULTS}: the sealed record's {DIGEST} is not the samples' digest",
-                                 hint="this is a bug in a launcher: report it with the command")
-    else:
-        results = _with_digest(results, lines, run_dir)
-        if complete:
-            check_written(results, run_dir / RESULTS)
-        body = None if started is not None else _body(run_dir, results)  # else encoded once, with the write's time
-    digest = results.samples_sha256 if isinstance(results, RunRecord) else results[DIGEST]
+    digest = sealed.record.samples_sha256
+    if digest != hashlib.sha256(sealed.samples).hexdigest():
+        raise MetabenchError(f"{run_dir / RESULTS}: the sealed record's {DIGEST} is not the samples' digest",
+                             hint="this is a bug in a launcher: report it with the command")
     parent = run_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with locked(parent, wait_s=LOCK_WAIT_S, timed_out=lambda: _busy(parent)):
@@ -239,16 +250,11 @@ def write_run(run_dir: Path, results: dict, samples: list[dict] | bytes, *, over
         staging = parent / f".{run_dir.name}{_NEW}{os.getpid()}-{secrets.token_hex(4)}"
         os.mkdir(staging)
         try:
-            _write_file(staging / SAMPLES, lines, durable)
-            if body is None:
-                _add_time(results, time.perf_counter() - started)  # the caller's record: its outcome shows them
-                if isinstance(given, dict) and isinstance(given.get("timings"), dict) and results.timings:
-                    given["timings"].update(write_s=results.timings.write_s, total_s=results.timings.total_s)
-                body = _body(run_dir, results)
-        except BaseException:  # a NaN metric (refused) or an interrupt: the staging folder goes, the old run stays
+            _write_file(staging / SAMPLES, sealed.samples, durable)
+            _write_file(staging / RESULTS, sealed.results, durable)
+        except BaseException:  # an interrupt or a full disk: the staging folder goes, the old run stays
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        _write_file(staging / RESULTS, body, durable)
         if durable:
             _fsync_dir(staging)
         previous = _aside(run_dir)
@@ -265,12 +271,12 @@ def sync() -> None:
     os.sync()
 
 
-def _body(run_dir: Path, record: RunRecord) -> bytes:
+def _body(run_dir: Path | None, record: RunRecord) -> bytes:
     """results.json's bytes: the record serialised (:meth:`RunRecord.as_json`), keys sorted, 2-space indents."""
     try:
         return (json.dumps(record.as_json(), indent=2, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n").encode()
     except ValueError:
-        raise MetabenchError(f"{run_dir}: a metric is NaN or infinite; refusing to record it",
+        raise MetabenchError(f"{run_dir or 'the run'}: a metric is NaN or infinite; refusing to record it",
                              hint="this is a bug in a metric or adapter: report it with the task and model") from None
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..errors import MetabenchError
 from ..jobs import Job
 from ..run_record import RunRecord
-from ..store import seal, write_run
+from ..store import SealedRun, seal, write
 
 #: How often a batch whose worker died (killed, out of memory, its node gone) is run again before its jobs
 #: fail: every answer committed before is found in the cache, so a retry recomputes only the batch in flight.
@@ -44,49 +44,38 @@ class JobResult:
     record: RunRecord
     samples: bytes
     run_dir: Path
-    #: results.json's bytes once the record is sealed (:meth:`seal`: ``record`` then holds the samples' digest)
-    body: bytes | None = None
+    #: the run as it will be written, once sealed (:meth:`seal`: its record holds the samples' digest)
+    sealed: SealedRun | None = None
 
     def payload(self) -> dict:
         """What a worker process sends back for the driver to write (the job itself the driver holds)."""
-        return {"record": self.record, "samples": self.samples, "run_dir": str(self.run_dir), "body": self.body}
+        return {"record": self.record, "samples": self.samples, "run_dir": str(self.run_dir), "sealed": self.sealed}
 
     @classmethod
     def from_payload(cls, job: Job, payload: dict) -> JobResult:
-        return cls(job, payload["record"], payload["samples"], Path(payload["run_dir"]), payload.get("body"))
+        return cls(job, payload["record"], payload["samples"], Path(payload["run_dir"]), payload.get("sealed"))
 
     def seal(self) -> JobResult | JobOutcome:
-        """This result with its record sealed and encoded (:func:`metabench.store.seal`; a parallel launcher's
-        worker does it, else :func:`written`), the time it took in its ``write_s``; a record the model refuses
-        fails the job, before anything is written."""
+        """This result with its run sealed (:func:`metabench.store.seal`; a parallel launcher's worker does it,
+        else :func:`written`), the time it took in its ``write_s``; a record the model refuses fails the job,
+        before anything is written."""
         try:
-            record, body = seal(self.record, self.samples, self.run_dir, started=time.perf_counter())
+            sealed = seal(self.record, self.samples, started=time.perf_counter(), where=self.run_dir)
         except MetabenchError as exc:
             return failed(self.job, str(exc))
-        return JobResult(self.job, record, self.samples, self.run_dir, body)
+        return JobResult(self.job, sealed.record, self.samples, self.run_dir, sealed)
 
 
 def written(result: JobResult) -> JobOutcome:
-    """Write a computed job's run folder (its record sealed first, unless a worker did); its outcome, which
-    holds the record as written (failed when the store refuses the record or to replace a run)."""
-    if result.body is None:
-        result = result.seal()
-        if isinstance(result, JobOutcome):
-            return result
+    """Write a computed job's run folder (its run sealed first, unless a worker did), unflushed: a launcher calls
+    :func:`metabench.store.sync` once after its last job (see :func:`metabench.store.write`'s ``durable``). The
+    outcome holds the record as written (failed when the store refuses the record or to replace a run)."""
     try:
-        write(result)
+        sealed = result.sealed or seal(result.record, result.samples, started=time.perf_counter(), where=result.run_dir)
+        write(result.run_dir, sealed, overwrite=result.job.options.overwrite, durable=False)
     except MetabenchError as exc:
         return failed(result.job, str(exc))
-    return JobOutcome(result.job.task.name, result.job.model.text, "ok", result.run_dir, result.record)
-
-
-def write(result: JobResult) -> None:
-    """Write a computed job's run folder (results.json + samples.jsonl), unflushed: a launcher calls
-    :func:`metabench.store.sync` once after its last job (see ``write_run``'s ``durable``). The record is held to
-    the whole :class:`metabench.run_record.RunRecord` first (``complete``, or already by :meth:`JobResult.seal`):
-    a field the model does not declare, or one it declares left out, fails the job before anything is written."""
-    write_run(result.run_dir, result.record, result.samples, overwrite=result.job.options.overwrite,
-              started=time.perf_counter(), durable=False, complete=True, body=result.body)
+    return JobOutcome(result.job.task.name, result.job.model.text, "ok", result.run_dir, sealed.record)
 
 
 def collect(outcomes: list, jobs: list[Job], numbers: list[int], computed: list) -> None:

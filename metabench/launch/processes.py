@@ -101,7 +101,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int,
             for n in numbers:
                 outcomes[n] = failed(jobs[n], f"its worker process died {MAX_RETRIES + 1} times (killed, or out of memory)",
                                      hint="run it alone with --launcher serial to see why")
-    sync()  # the run folders were written without a flush each (store.write_run, durable=False)
+    sync()  # the run folders were written without a flush each (store.write, durable=False)
     return outcomes
 
 

@@ -11,7 +11,7 @@ Why it is shaped this way:
   unpickled once per worker that needs it, not once per job; groups go largest first to whichever worker is
   free, and very large groups are cut so that no worker is left with all the work.
 - A worker computes a job with :func:`metabench.launch.execute.execute`, the function the serial launcher calls, and
-  returns its results and samples; the driver writes every run folder (:func:`metabench.launch.outcomes.write`) while
+  returns its results and samples; the driver writes every run folder (:func:`metabench.launch.outcomes.written`) while
   the workers go on. So the run files are the serial launcher's, whatever worker computed them.
 - The answer cache stays one SQLite file on the driver's local disk (SQLite must not live on a network file
   system). On a cluster (``--ray-address``) no worker opens it: workers look answers up and commit each batch
@@ -108,7 +108,7 @@ def run_jobs(registry: Registry, jobs: list[Job], use_cache: bool, workers: int 
         except ray.exceptions.RayError as exc:  # retries exhausted, or a bug in a plugin: these jobs fail
             computed = [failed(jobs[n], _ray_message(exc)) for n in numbers]
         collect(outcomes, jobs, numbers, computed)
-    sync()  # the run folders were written without a flush each (store.write_run, durable=False)
+    sync()  # the run folders were written without a flush each (store.write, durable=False)
     return outcomes
 
 

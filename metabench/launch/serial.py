@@ -24,7 +24,7 @@ def run_serial(registry: Registry, jobs: list[Job], options: RunOptions) -> list
                 progress.count_jobs(bar, outcomes[-1:], len(jobs))
     finally:
         cache.close()
-        sync()  # the run folders were written without a flush each (store.write_run, durable=False)
+        sync()  # the run folders were written without a flush each (store.write, durable=False)
     return outcomes
 
 

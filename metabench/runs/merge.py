@@ -46,7 +46,7 @@ from ..printable import escape
 from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings, check_written
 from ..stats.seeds import seed_summary
 from ..store import (RESULTS, SAMPLES, SAMPLES_GZ, check_run_dir, metabench_info, read_record, run_name,
-                     samples_text, seed_text, write_run)
+                     samples_text, seal, seed_text, write)
 from .stored import Run, find_runs
 from .verify import verify_runs
 
@@ -153,7 +153,7 @@ def _write(registry, planned: list[tuple[list[Run], RunRecord, list[dict], Path]
                 _check_before_writing(registry, scratch, path, record, samples)
         for _, record, samples, path in planned:
             new = not path.exists()
-            write_run(path, record, samples, overwrite=overwrite, complete=True)
+            write(path, seal(record, samples, where=path), overwrite=overwrite)
             if new:
                 created.append(path)
     except OSError as exc:
@@ -397,7 +397,7 @@ def _check_before_writing(registry, scratch: Path, path: Path, record: RunRecord
     """The merged run verified in a scratch folder before the real one is written: a merge that would not pass
     verification is a bug here, and must not replace a run."""
     folder = scratch / path.parent.name / path.name
-    write_run(folder, record, samples, complete=True)
+    write(folder, seal(record, samples, where=folder))
     run = find_runs([folder])[0]
     _, rejected, verdicts = verify_runs(registry, [run])
     if rejected or verdicts[id(run)].unverified:

@@ -11,7 +11,7 @@ import pytest
 
 from metabench.errors import MetabenchError, RunFileError
 from metabench.run_record import SCHEMA_VERSION, RunRecord, Timings, check_written, results_markdown
-from metabench.store import COMMITTED_RUNS, RESULTS, _body, read_record, run_folders, write_run
+from metabench.store import COMMITTED_RUNS, RESULTS, _body, read_record, run_folders, seal, write_run
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "results-format.md"
@@ -97,8 +97,8 @@ def test_the_writer_is_held_to_the_whole_model(tmp_path):
     assert "metabench/run_record.py" in caught.value.hint and "metabench schema results" in caught.value.hint
     with pytest.raises(MetabenchError, match="the record: the writer left out n_test_items"):
         check_written({k: v for k, v in record.items() if k != "n_test_items"})
-    with pytest.raises(MetabenchError, match="the writer left out"):  # complete=True: the launchers' writes
-        write_run(tmp_path / "t" / "m", {k: v for k, v in record.items() if k != "plugins"}, [], complete=True)
+    with pytest.raises(MetabenchError, match="the writer left out"):  # seal: the launchers' writes
+        seal(RunRecord.read({k: v for k, v in record.items() if k != "plugins"}), [], where=tmp_path / "t" / "m")
     assert not (tmp_path / "t" / "m").exists()
 
 

@@ -13,7 +13,8 @@ import pytest
 from metabench.errors import MetabenchError, RunFileError
 from metabench.runs.stored import find_runs, load_run
 from metabench.runner import RunOptions, run
-from metabench.store import RESULTS, SAMPLES, SAMPLES_GZ, read_results, read_samples, run_folders, run_name, write_run
+from metabench.store import (RESULTS, SAMPLES, SAMPLES_GZ, SealedRun, read_results, read_samples, run_folders, run_name,
+                             write, write_run)
 
 #: The store's file-system calls: a kill can fall between any two of them.
 _OPS = ("mkdir", "open", "write", "fsync", "close", "rename", "replace", "unlink", "rmdir")
@@ -271,16 +272,19 @@ def test_a_sealed_run_is_written_as_sealed_and_its_digest_still_checked(toy_regi
 
     jobs = plan(TaskIndex(toy_registry), "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     (payload,) = compute_batch(toy_registry, jobs, AnswerCache(None))
-    assert isinstance(payload["body"], bytes) and json.loads(payload["body"]) == payload["record"].as_json()
+    sealed = payload["sealed"]
+    assert isinstance(sealed, SealedRun) and json.loads(sealed.results) == payload["record"].as_json()
     outcomes = [None]
     collect(outcomes, jobs, [0], [payload])
-    assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == payload["body"]
+    assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == sealed.results
     assert load_run(outcomes[0].run_dir).record.raw == outcomes[0].record.as_json()
 
-    other = JobResult.from_payload(jobs[0], {**payload, "samples": payload["samples"] + b"\n"})
-    assert other.body is not None
+    forged = SealedRun(sealed.record, sealed.results, sealed.samples + b"\n")
     with pytest.raises(MetabenchError, match="sealed record's samples_sha256 is not the samples' digest"):
-        write_run(tmp_path / "other" / "run", other.record, other.samples, body=other.body)
+        write(tmp_path / "other" / "run", forged)
     assert not (tmp_path / "other" / "run").exists()
-    refused = JobResult(jobs[0], {**payload["record"].as_json(), "undeclared_field": 1}, payload["samples"], tmp_path / "x").seal()
+    from metabench.run_record import RunRecord
+
+    undeclared = RunRecord.read({**payload["record"].as_json(), "undeclared_field": 1})  # read: kept; written: refused
+    refused = JobResult(jobs[0], undeclared, payload["samples"], tmp_path / "x").seal()
     assert isinstance(refused, JobOutcome) and refused.status == "failed" and "undeclared_field" in refused.message

@@ -15,11 +15,12 @@ def test_write_run_adds_the_time_it_spent_to_the_timings_it_writes(tmp_path):
     started = time.perf_counter() - 0.5  # half a second of writing already behind us
     record = {"schema_version": 1, "task": {"name": "t", "primary_metric": "accuracy"}, "model": {"spec": "m"},
               "seeds": [0], "n_items": 1, "metrics": {"per_seed": {}, "aggregate": {}}, "timings": timings}
-    write_run(tmp_path / "run", record, [{"id": "a", "seed": 0}], started=started)
+    returned = write_run(tmp_path / "run", record, [{"id": "a", "seed": 0}], started=started)
     written = json.loads((tmp_path / "run" / RESULTS).read_text())["timings"]
-    assert written == timings  # the caller's dict was updated and is what the file holds
-    assert timings["write_s"] >= 0.75 and timings["total_s"] >= 1.5
-    assert timings["total_s"] - timings["write_s"] == pytest.approx(0.75)
+    assert written == returned.timings.as_json()  # the record returned is what the file holds
+    assert written["write_s"] >= 0.75 and written["total_s"] >= 1.5
+    assert written["total_s"] - written["write_s"] == pytest.approx(0.75)
+    assert timings == {"total_s": 1.0, "write_s": 0.25}  # the caller's dict is left as it was
 
 
 def test_a_jobs_phases_add_up_to_its_wall_time(toy_registry, tmp_path):
