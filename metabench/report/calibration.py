@@ -10,12 +10,18 @@ miss a target go, with their scope, to ``metabench/report/calibration_misses.jso
 gate and the leaderboard read (`calibration_misses`). numpy and the simulation load only when it runs, so
 building the command line stays cheap.
 
-A shape read from seeded runs is simulated once per pair of their seeds (`task_shapes.populations`), one row
-each, with ``replications`` test sets per hypothesis each: a procedure that meets its targets on one pair and
-misses them on another is listed as missing them, with the pairs it misses on (`misses`). Every rate is
-printed with its Monte-Carlo standard error, the MDE too, and the power's error counts the MDE's
-(`calibrate._power_se`). The default replications keep a rate's error near 5 % or 95 % to about half a point
-and the power's to about one, and the command to minutes (docs/reporting.md says how many it took).
+A shape read from seeded runs is simulated once per pair of their seeds (`task_shapes.populations`: all ten
+pairs of five seeds), one row each, with ``replications`` test sets per hypothesis each: a procedure that meets
+its targets on one pair and misses them on another is listed as missing them, with the pairs it misses on
+(`misses`). Every rate is printed with its Monte-Carlo standard error, the MDE too, and the power's error counts
+the MDE's (`calibrate._power_se`). The default replications (600 per pair: ten pairs at 600 cost what three
+pairs at 1,500 did) keep a rate's error near 5 % or 95 % to about 0.9 points and the power's to about two, and
+the command to minutes (docs/reporting.md says how many it took): every pair at that error, rather than three
+pairs at 0.6 points and a worst pair that may lie among the seven not simulated (#58 item 12).
+
+The gate replay records each null gate's exit status (`ReplayResult.codes`), so a check can replay the first
+few gates of each scenario and hold them to the record without replaying them all (the replay's draws are one
+stream per scenario: the first k of 200 gates are the k a replay of k makes).
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ class Settings:
     gates per scenario, the seed of everything, and the replications of the cheap parts (families of Holm and
     BH, paired t's over seeds: numbers, not test sets, so tens of thousands cost seconds)."""
 
-    replications: int = 1500
+    replications: int = 600
     resamples: int = 500
     gate_replays: int = 200
     seed: int = 0

@@ -10,12 +10,12 @@ per-seed values of the same runs.
 
 Which two seeds form the pair matters: two runs of one recipe agree more on some pairs than on others, and a
 procedure's error rates move with it (issue 48 item 6: VUA-18's bootstraps, over sentences and over documents,
-miss their targets by more on seeds 0/2 and 1/2 than on 0/1, the one pair simulated before). So no pair is picked:
-`populations` gives one population per pair of the run's first three seeds (`seed_pairs`: 0/1, 0/2 and 1/2), in
-that order within each shape, and the calibration simulates each one. Three seeds, not all five of the committed
-runs: the ten pairs of five would multiply the simulation's minutes (and its replay test's) by three and a half
-for pairs of the same recipe, while three pairs already show how far the rates move from one pair to another.
-The paired t's shapes (`seed_shapes`) take every seed: their figures are numbers, not test sets.
+miss their targets by more on seeds 0/2 and 1/2 than on 0/1, the one pair simulated before; issue 58 item 12: the
+sentence bootstrap's worst pair, 0/3, lay outside the first three seeds' pairs, simulated then). So no pair is
+picked: `populations` gives one population per pair of the run's seeds (`seed_pairs`: all ten of five seeds, in
+`itertools.combinations` order within each shape), and the calibration simulates each one, with fewer test sets
+per pair than three pairs had (`calibration.Settings`), so the whole costs what three pairs did.
+The paired t's shapes (`seed_shapes`) take every seed too: their figures are numbers, not test sets.
 """
 
 from __future__ import annotations
@@ -57,19 +57,14 @@ def _by_seed(run: Run) -> dict[int, list[dict]]:
     return rows
 
 
-#: the seeds (the first of a run's) whose pairs are simulated
-PAIRED_SEEDS = 3
-
-
 def seed_pairs(runs: list[Run]) -> list[tuple[int, int]]:
-    """Every pair of the first `PAIRED_SEEDS` seeds the runs share (each shape's runs are one recipe: the same
-    seeds)."""
+    """Every pair of the seeds the runs share (each shape's runs are one recipe: the same seeds)."""
     seeds = [tuple(run.seeds) for run in runs]
     if len(set(seeds)) != 1:
         raise MetabenchError(f"{runs[0].task}: the runs of one shape have different seeds: {sorted(set(seeds))}")
     if len(seeds[0]) < 2:
         raise MetabenchError(f"{runs[0].task}: a shape needs two seeds of one recipe; the run has {list(seeds[0])}")
-    return list(itertools.combinations(sorted(seeds[0])[:PAIRED_SEEDS], 2))
+    return list(itertools.combinations(sorted(seeds[0]), 2))
 
 
 def _records(run: Run, metric: str, pair: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -41,17 +41,27 @@ BEFORE_ALPHA = 0.05
 @dataclass(frozen=True)
 class ReplayResult:
     """False fails (exit status 1) and inconclusive verdicts (exit status 3) of ``replays`` null gates with the
-    defaults, and the false fails of the same comparisons gated at ``BEFORE_ALPHA``."""
+    defaults, and the false fails of the same comparisons gated at ``BEFORE_ALPHA``. ``codes`` holds each gate's
+    exit status in replay order, with the defaults and at ``BEFORE_ALPHA`` ("30" for 3 then 0): the counts are
+    sums over it, and a check can replay the first few gates alone and hold them to it (the draws are one stream
+    per scenario, so a replay of k gates makes the first k of a longer one)."""
 
     scenario: str
     replays: int
     false_fails: int
     inconclusive: int
     false_fails_before: int
+    codes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, scenario: str, codes: list[str]) -> "ReplayResult":
+        return cls(scenario, len(codes), sum(c[0] == "1" for c in codes), sum(c[0] == "3" for c in codes),
+                   sum(c[1] == "1" for c in codes), tuple(codes))
 
     def as_dict(self) -> dict:
         return {"scenario": self.scenario, "replays": self.replays, "false_fails": self.false_fails,
-                "inconclusive": self.inconclusive, "false_fails_before": self.false_fails_before}
+                "inconclusive": self.inconclusive, "false_fails_before": self.false_fails_before,
+                "codes": " ".join(self.codes)}
 
 
 def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: float, how: str,
@@ -89,7 +99,7 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
         runs = find_runs(sorted(p for p in root.glob(f"{FOLDS}/{folder}") if p.is_dir()))
         samples = [read_samples(run.path, run.record) for run in runs]
         rng = np.random.default_rng([seed, position])
-        fails = inconclusive = before = 0
+        codes = []
         for number in range(replays):
             which = number % len(runs)
             sides = []
@@ -98,23 +108,23 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
                 target = work / side / runs[which].task / folder
                 write_run(target, results, rows, overwrite=True, durable=False)
                 sides.append(find_runs([target]))
-            code = gate(registry, *sides).exit_code
-            fails += code == 1
-            inconclusive += code == 3
-            before += gate(registry, *sides, alpha=BEFORE_ALPHA).exit_code == 1
-        out.append(ReplayResult(scenario.format(seeds=_seeds(runs)), replays, fails, inconclusive, before))
+            codes.append(_codes(registry, *sides))
+        out.append(ReplayResult.of(scenario.format(seeds=_seeds(runs)), codes))
     identical = work / "identical"
     runs = find_runs(sorted(p for p in root.glob(f"{FOLDS}/{SCENARIOS[0][1]}") if p.is_dir()))
-    fails = inconclusive = before = 0
+    codes = []
     for run in runs:
         copy = identical / run.task / run.path.name
         shutil.copytree(run.path, copy, dirs_exist_ok=True)
-        code = gate(registry, [run], find_runs([copy])).exit_code
-        fails += code == 1
-        inconclusive += code == 3
-        before += gate(registry, [run], find_runs([copy]), alpha=BEFORE_ALPHA).exit_code == 1
-    out.append(ReplayResult(f"identical candidate, {_seeds(runs)}", len(runs), fails, inconclusive, before))
+        codes.append(_codes(registry, [run], find_runs([copy])))
+    out.append(ReplayResult.of(f"identical candidate, {_seeds(runs)}", codes))
     return out
+
+
+def _codes(registry, baseline: list[Run], candidate: list[Run]) -> str:
+    """The gate's exit status with the defaults and at ``BEFORE_ALPHA``, as two digits."""
+    now = gate(registry, baseline, candidate).exit_code
+    return f"{now}{gate(registry, baseline, candidate, alpha=BEFORE_ALPHA).exit_code}"
 
 
 def _seeds(runs: list[Run]) -> str:
