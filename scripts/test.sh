@@ -19,11 +19,21 @@ esac
 # first chunk they all went to one worker (the slow tier: 584 s wall for 942 s of tests on 2 workers).
 run=(.venv/bin/python -m pytest -n "${METABENCH_TEST_WORKERS:-auto}" --maxschedchunk 2)
 status=0
+# The quick tier runs in a shuffled order, a fresh one each time (tests/shuffle_order.py): a test that passes only
+# after another has run fails here, not for whoever runs it alone. METABENCH_TEST_SHUFFLE=SEED replays the order
+# of a failed run (test.sh prints its seed), METABENCH_TEST_SHUFFLE=off keeps the files' order.
+shuffle="${METABENCH_TEST_SHUFFLE:-$(( (RANDOM << 15) | RANDOM ))}"
 for tier in "${tiers[@]}"; do
-  if [ "$tier" = quick ]; then marker="not slow"; else marker="slow"; fi
-  echo "test.sh: the $tier tier (-m \"$marker\"), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+  order=()
+  if [ "$tier" = quick ]; then
+    marker="not slow"
+    if [ "$shuffle" != off ]; then order=(--shuffle "$shuffle"); fi
+  else
+    marker="slow"
+  fi
+  echo "test.sh: the $tier tier (-m \"$marker\"${order:+, shuffled: METABENCH_TEST_SHUFFLE=$shuffle replays this order}), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
   started=$(date +%s)
-  "${run[@]}" -m "$marker" "$@"
+  "${run[@]}" -m "$marker" ${order[@]+"${order[@]}"} "$@"
   code=$?
   echo "test.sh: the $tier tier took $(( $(date +%s) - started )) s (exit $code)"
   # 5: none of this tier's tests matched the arguments (-k ...), which is not a failure of the suite

@@ -43,11 +43,30 @@ def pytest_configure(config):
         config.pluginmanager.register(clean_tree, "metabench-clean-tree")
 
 
+def pytest_addoption(parser):
+    import shuffle_order
+
+    shuffle_order.add_option(parser)
+
+
+def pytest_report_header(config):
+    seed = config.getoption("--shuffle")
+    return None if seed is None else f"tests shuffled with --shuffle {seed} (tests/shuffle_order.py)"
+
+
 def pytest_collection_modifyitems(config, items):
-    """`heavy` tests first, the rest in their order. scripts/test.sh has pytest-xdist hand each worker two tests
-    at a time, so tests of minutes run side by side from the start; one that starts last would set the wall time
-    alone (the README's fine-tune, the calibration replay and the GPU smoke run are each minutes)."""
-    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+    """`heavy` tests first, the rest in their order (or, with ``--shuffle SEED``, each group in an order drawn from
+    the seed: tests/shuffle_order.py). scripts/test.sh has pytest-xdist hand each worker two tests at a time, so
+    tests of minutes run side by side from the start; one that starts last would set the wall time alone (the
+    README's fine-tune, the calibration replay and the GPU smoke run are each minutes)."""
+    import shuffle_order
+
+    def heavy(item) -> bool:
+        return item.get_closest_marker("heavy") is not None
+
+    seed = config.getoption("--shuffle")
+    items[:] = (sorted(items, key=lambda item: not heavy(item)) if seed is None
+                else shuffle_order.shuffled(items, seed, heavy))
 
 
 def pytest_unconfigure(config):

@@ -36,16 +36,31 @@ def _reprs(files: dict[str, bytes]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def subset_sites(report_registry, tmp_path_factory):
-    """The subset built twice into two folders, then once more over the first."""
+    """The subset built twice into two folders, then once more over the first: (the folder holding a and b, and
+    each build's written, changed and removed files). Once per test session: the pytest-xdist workers share it
+    (the first builds it under a lock, the others wait and read its summary), as `committed_site` is shared:
+    three builds are half a minute of CPU, and the tests reading them run on both workers."""
+    import json
+    import os
+    from types import SimpleNamespace
+
+    from metabench.filelock import locked
     from metabench.report.leaderboard import build_site
 
     runs = [RUNS / name for name in SUBSET]
     missing = [str(p) for p in runs if not p.exists()]
     assert not missing, f"committed runs the test reads are gone: {missing}"
-    base = tmp_path_factory.mktemp("determinism")
-    first = build_site(report_registry, runs, base / "a")
-    second = build_site(report_registry, runs, base / "b")
-    again = build_site(report_registry, runs, base / "a")
+    shared = tmp_path_factory.getbasetemp()
+    base = (shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared) / "determinism"
+    summary = base / "builds.json"
+    with locked(base.parent / "determinism.lock"):
+        if not summary.is_file():
+            builds = [build_site(report_registry, runs, base / "a"), build_site(report_registry, runs, base / "b"),
+                      build_site(report_registry, runs, base / "a")]
+            summary.write_text(json.dumps([{field: [str(p) for p in getattr(build, field)]
+                                            for field in ("written", "changed", "removed")} for build in builds]))
+    first, second, again = (SimpleNamespace(**{field: [Path(p) for p in paths] for field, paths in build.items()})
+                            for build in json.loads(summary.read_text()))
     return base, first, second, again
 
 
