@@ -20,8 +20,9 @@ def add_commands(subparsers) -> None:
     export.set_defaults(func=lambda args: (export.print_help(), 2)[1])
     lmeval = formats.add_parser(
         "lm-eval", help="lm-evaluation-harness task YAMLs with their data as local JSONL files",
-        description="Write choice and generation tasks as lm-eval tasks: YAMLs, JSONL documents holding the exact "
-        "prompts metabench sends, and a process_results module. Run them with "
+        description="Write choice and generation tasks, and each benchmark's decoder ways (protocol.decoder: "
+        "TASK_scored, protocol.decoder_generated: TASK_generated), as lm-eval tasks: YAMLs, JSONL documents holding "
+        "the exact prompts metabench sends, and a process_results module. Run them with "
         "`lm_eval --tasks TASK --include_path OUTDIR`.",
     )
     lmeval.add_argument("outdir", type=Path, metavar="OUTDIR")

@@ -19,6 +19,20 @@ system message as ``--system_instruction``); the README lists them. Ranking task
 have no lm-eval equivalent (lm-eval exposes no next-token top-k): they are exported as greedy generation
 scored by top-1 accuracy (``acc_at_1``, which equals metabench's ``accuracy_at_1``); MRR and Recall@k stay
 metabench-only. Sampled tasks with several seeds are exported as one run (``repeats: 1``).
+
+A benchmark whose own kind is not prompted (VUA-Verb, MOH-X, NewsMet: ``classification``; VUA-18: ``tagging``)
+answers decoders through its ``protocol`` sections (:mod:`metabench.answering`); each section with its own kind is
+exported as a task of its own, ``<task>_scored`` and ``<task>_generated``, on the same test items:
+
+- scored (``protocol.decoder``, ``kind: choice``): ``multiple_choice`` with the section's template and options
+  (``acc``; where the benchmark ranks by the positive class's F1, the options are ordered with that label second,
+  so lm-eval's ``f1``, scikit-learn's binary F1 of choice 1, is that F1);
+- generated (``protocol.decoder_generated``, ``kind: generation``): ``generate_until`` with the strict parser
+  written as lm-eval filters where lm-eval can say it (a label or a letter: ``regex`` anchored at both ends, then
+  ``lowercase`` and ``map`` from aliases to labels, scored by ``exact_match``; an unread answer is
+  ``[invalid]``), and by ``process_results`` with metabench's strict parser where it cannot (a list of words
+  aligned back to the sentence). Each task's notes say what lm-eval cannot express (the format-failure rate,
+  an F1 of generated labels, Unicode normalisation).
 """
 
 from __future__ import annotations
@@ -29,6 +43,7 @@ from pathlib import Path
 
 from .. import safe_paths
 from ..errors import MetabenchError
+from ..requests import ChoiceRequest
 
 UTILS_NAME = "metabench_lmeval_utils"
 
@@ -71,6 +86,8 @@ def process_tags(doc, results):
     text = _text(results)
     if doc["parser"] == "marked":
         parsed = parsers.parse_marked(text, doc["words"], doc["positive"], doc.get("mark") or "*", doc.get("close_mark"))
+    elif doc["parser"] == "word_list_strict":
+        parsed = parsers.parse_word_list_strict(text, doc["words"], doc["positive"])
     else:
         parsed = parsers.parse_word_list(text, doc["words"], doc["positive"])
     span = span_counts(doc["gold"], parsed.value, positive=doc["positive"])
@@ -131,52 +148,103 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
     for name in names:
         task = index.load(name)
         config = task.config
-        if config.kind not in ("choice", "generation"):
-            skipped.append((name, f"kind '{config.kind}' has no prompt"))
+        units = _units(task)
+        if not units:
+            skipped.append((name, f"kind '{config.kind}' has no prompt, and the task no protocol.decoder or "
+                                  "protocol.decoder_generated of its own kind"))
             continue
-        data = prepare(registry, task, limit=limit, data_dir=data_dir)  # the kind and data the runner would use
-        kind, items = data.kind, data.test.items
-        data_path = outdir / "data" / f"{name}.jsonl"
-        if config.kind == "choice":
-            yaml_text, rows, out_type, notes = _choice(name, kind, items)
-        else:
-            yaml_text, rows, out_type, notes = _generation(name, kind, items)
-        safe_paths.write_text(outdir, data_path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
-        decoder = config.protocol.decoder
-        if decoder is not None and decoder.chat_template:
-            notes.append("uses the chat template in metabench: run lm_eval with --apply_chat_template"
-                         + (" and --system_instruction (the task's system message)" if decoder.system else ""))
-        header = (
-            f"# Exported by metabench from task '{name}' (config hash {task.hash[:16]}); "
-            f"{len(rows)} items{' (--limit ' + str(limit) + ')' if limit is not None else ''}.\n"
-            + "".join(f"# note: {n}\n" for n in notes)
-        )
-        tags = [EXPORT_TAG] + [f"{EXPORT_TAG}_{t}" for t in config.tag]
-        common = (
-            f"task: {name}\n"
-            f"tag: {_q(tags)}\n"
-            "dataset_path: json\n"
-            f"dataset_kwargs:\n  data_files:\n    test: {_q(str(data_path))}\n"
-            "test_split: test\n"
-            "doc_to_text: query\n"
-        )
-        meta = (
-            "metadata:\n"
-            f"  version: {float(config.metadata.version)}\n"
-            f"  metabench_task: {_q(name)}\n"
-            f"  metabench_config_hash: {_q(task.hash)}\n"
-            f"  limit: {_q(limit)}\n"
-        )
-        path = outdir / f"{name}.yaml"
-        safe_paths.write_text(outdir, path, header + common + yaml_text + meta)
-        exported.append(Exported(name, path, len(rows), out_type, notes))
+        for export_name, section_key in units:
+            if export_name != name and export_name in index.tasks:
+                raise MetabenchError(f"task '{name}': its {section_key} section would be exported as "
+                                     f"'{export_name}', which is the name of another task",
+                                     hint="rename one of the two tasks")
+            exported.append(_export_one(registry, task, export_name, section_key, outdir, limit, data_dir))
     if not exported:
         raise MetabenchError(
-            f"--tasks {selection}: nothing to export (only choice and generation tasks have prompts)",
+            f"--tasks {selection}: nothing to export (only choice and generation tasks, and tasks with decoder "
+            "protocols, have prompts)",
             hint="; ".join(f"{n}: {why}" for n, why in skipped[:5]) or None,
         )
     _readme(outdir, exported, skipped)
     return exported
+
+
+def _units(task) -> list[tuple[str, str | None]]:
+    """What of ``task`` is exported: the task itself where its own kind is prompted (None: no section), and
+    each decoder section with a prompted kind of its own, as ``<task>_scored`` / ``<task>_generated``."""
+    from ..answering import SECTIONS
+
+    config = task.config
+    units: list[tuple[str, str | None]] = []
+    if config.kind in ("choice", "generation"):
+        units.append((task.name, None))
+    for way, key in SECTIONS.items():
+        section = getattr(config.protocol, key, None)
+        if section is not None and section.kind in ("choice", "generation") and section.kind != config.kind:
+            units.append((f"{task.name}_{way}", key))
+    return units
+
+
+def _export_one(registry, task, name: str, section_key: str | None, outdir: Path, limit: int | None,
+                data_dir: Path | None) -> Exported:
+    """One lm-eval task: the task's own prompted kind (``section_key`` None), or one of its decoder sections."""
+    from ..answering import section_sha256
+    from ..jobs import build_kind, prepare
+
+    config = task.config
+    section = None
+    kind = build_kind(registry, task, section_key) if section_key else None
+    data = prepare(registry, task, limit=limit, data_dir=data_dir, kind=kind)  # the kind and data the runner uses
+    items = data.test.items
+    if section_key is None:
+        kind = data.kind
+        decoder = config.protocol.decoder
+        if config.kind == "choice":
+            yaml_text, rows, out_type, notes = _choice(name, kind, items)
+        else:
+            yaml_text, rows, out_type, notes = _generation(name, kind, items)
+    else:
+        kind = data.kind.prompted  # the section's own kind, built from the task's items, labels and the section
+        decoder = kind.decoder
+        if kind.request_type() is ChoiceRequest:
+            yaml_text, rows, out_type, notes = _scored(task, kind, items)
+        else:
+            yaml_text, rows, out_type, notes = _generated(task, kind, items)
+        section = getattr(config.protocol, section_key)
+        notes.insert(0, f"the {'scored' if out_type == 'multiple_choice' else 'generated'} way of '{task.name}' "
+                        f"(protocol.{section_key}; prompt: {section.prompt_source or 'not named'})")
+    data_path = outdir / "data" / f"{name}.jsonl"
+    safe_paths.write_text(outdir, data_path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    if decoder is not None and decoder.chat_template:
+        notes.append("uses the chat template in metabench: run lm_eval with --apply_chat_template"
+                     + (" and --system_instruction (the task's system message)" if decoder.system else ""))
+    header = (
+        f"# Exported by metabench from task '{task.name}' (config hash {task.hash[:16]}"
+        + (f", protocol.{section_key} sha256 {section_sha256(section)[:16]}" if section_key else "")
+        + f"); {len(rows)} items{' (--limit ' + str(limit) + ')' if limit is not None else ''}.\n"
+        + "".join(f"# note: {n}\n" for n in notes)
+    )
+    tags = [EXPORT_TAG] + [f"{EXPORT_TAG}_{t}" for t in config.tag]
+    common = (
+        f"task: {name}\n"
+        f"tag: {_q(tags)}\n"
+        "dataset_path: json\n"
+        f"dataset_kwargs:\n  data_files:\n    test: {_q(str(data_path))}\n"
+        "test_split: test\n"
+        "doc_to_text: query\n"
+    )
+    meta = (
+        "metadata:\n"
+        f"  version: {float(config.metadata.version)}\n"
+        f"  metabench_task: {_q(task.name)}\n"
+        + (f"  metabench_protocol: {_q(section_key)}\n  metabench_section_sha256: {_q(section_sha256(section))}\n"
+           if section_key else "")
+        + f"  metabench_config_hash: {_q(task.hash)}\n"
+        f"  limit: {_q(limit)}\n"
+    )
+    path = outdir / f"{name}.yaml"
+    safe_paths.write_text(outdir, path, header + common + yaml_text + meta)
+    return Exported(name, path, len(rows), out_type, notes)
 
 
 def _choice(name, kind, items):
@@ -243,6 +311,94 @@ def _generation(name, kind, items):
         "metric_list:\n" + metrics
     )
     return yaml_text, rows, "generate_until", notes
+
+
+def _scored(task, kind, items):
+    """A decoder section of ``kind: choice``: ``multiple_choice`` over the section's options. Where the task ranks
+    by one label's F1 (two labels, ``f1``), that label's option goes second, so lm-eval's ``f1`` (scikit-learn's
+    binary F1 of choice 1) is the task's primary metric; each option is scored on its own, so the order changes
+    no log-likelihood."""
+    yaml_text, rows, out_type, notes = _choice(task.name, kind, items)
+    config = task.config
+    labels = list(kind.args.option_labels or [])
+    positive = config.labels.positive if config.labels is not None else None
+    if config.primary_metric == "f1" and len(labels) == 2 and positive in labels:
+        if labels.index(positive) == 0:
+            for row in rows:
+                row["choices"].reverse()
+                row["gold"] = 1 - row["gold"]
+        yaml_text += "  - metric: f1\n    aggregation: f1\n    higher_is_better: true\n"  # lm-eval's own
+        notes.append(f"f1 is the F1 of '{positive}' (the second choice), metabench's primary metric")
+    elif config.primary_metric != "accuracy":
+        notes.append(f"metabench ranks this task by {config.primary_metric}, which lm-eval's multiple_choice metrics "
+                     "do not compute: compare acc")
+    return yaml_text, rows, out_type, notes
+
+
+#: What a strict parser strips from both ends of an answer (metabench.kinds.parsers._STRICT_EDGES), as a class.
+_EDGE = "[\\s\"'‘’“”*_`]"
+#: What lm-eval's filters write for an answer the strict parser does not read.
+INVALID_ANSWER = "[invalid]"
+
+
+def _generated(task, kind, items):
+    """A decoder section of ``kind: generation`` read by a strict parser: a label or a letter as an lm-eval
+    ``regex`` filter anchored at both ends (what the parser strips allowed around it) scored by ``exact_match``;
+    a list of words, which lm-eval cannot align to the sentence, by metabench's parser in ``process_results``."""
+    import re
+
+    args, decoder, config = kind.args, kind.decoder, task.config
+    notes = [f"the format-failure rate (answers the strict parser does not read) is the share of "
+             f"'{INVALID_ANSWER}' among the filtered answers in lm-eval's samples (--log_samples); lm-eval does not "
+             "report it as a metric"] if args.parser in ("label_strict", "letter_strict") else []
+    rows = []
+    for item in items:
+        request = kind.request(item)
+        row = {"id": item.id, "query": request.prompt, "gold": kind.gold(item)}
+        if args.parser == "word_list_strict":
+            row.update(parser=args.parser, words=list(item.words), positive=config.labels.positive)
+        rows.append(row)
+    gen = {"until": list(decoder.until), "max_gen_toks": decoder.max_new_tokens, "do_sample": False,
+           "temperature": 0.0}
+    head = ("output_type: generate_until\ndoc_to_target: gold\nnum_fewshot: 0\nrepeats: 1\n"
+            f"generation_kwargs: {_q(gen)}\n")
+    if args.parser == "word_list_strict":
+        notes.append("lm-eval's filters cannot align a list of words back to the sentence: scored by "
+                     f"{UTILS_NAME}.process_tags with metabench's word_list_strict parser (parse_ok: 1 - the "
+                     "format-failure rate)")
+        metrics = _metric("span_f1", "f1") + _metric("token_f1", "f1") + _metric("parse_ok")
+        return (head + f"process_results: !function {UTILS_NAME}.process_tags\nmetric_list:\n" + metrics,
+                rows, "generate_until", notes)
+    if args.parser == "letter_strict":
+        answer = f"(?:option\\s+)?\\(?([{re.escape(args.letters)}])\\)?"
+        mapping = {letter.lower(): letter for letter in args.letters}
+    elif args.parser == "label_strict":
+        names = {str(label).casefold(): str(label) for label in config.labels.names}
+        for alias, label in args.aliases.items():
+            names.setdefault(str(alias).casefold(), str(label))
+        answer = "(" + "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)) + ")"
+        mapping = names
+        notes.append("lm-eval lowercases where metabench case-folds and normalises Unicode (NFKC) first: an answer "
+                     "in full-width letters or with a ligature reads in metabench only")
+        if config.primary_metric != "accuracy":
+            notes.append(f"metabench ranks this task by {config.primary_metric} of the parsed labels; lm-eval's "
+                         "exact_match is their accuracy")
+    else:
+        raise MetabenchError(f"task '{task.name}': protocol.decoder_generated's parser '{args.parser}' has no lm-eval "
+                             "form here", hint="export a strict parser (label_strict, letter_strict, word_list_strict)")
+    pattern = f"(?i)^{_EDGE}*{answer}{_EDGE}*\\.?{_EDGE}*$"
+    filters = (
+        "filter_list:\n"
+        "  - name: strict\n"
+        "    filter:\n"
+        f"      - function: regex\n        regex_pattern: {_q(pattern)}\n        group_select: 0\n"
+        f"        fallback: {_q(INVALID_ANSWER)}\n"
+        "      - function: lowercase\n"
+        f"      - function: map\n        mapping_dict: {_q(mapping)}\n        default_value: {_q(INVALID_ANSWER)}\n"
+        "      - function: take_first\n"
+    )
+    metrics = "metric_list:\n  - metric: exact_match\n    aggregation: mean\n    higher_is_better: true\n"
+    return head + filters + metrics, rows, "generate_until", notes
 
 
 def _readme(outdir: Path, exported: list[Exported], skipped) -> None:

@@ -79,7 +79,7 @@ class Generation(PromptedMixin, Kind):
             return [gold] if isinstance(gold, str) else list(gold)
         if self.args.parser in TAG_PARSERS:
             return list(gold)
-        if self.args.parser == "letter" and isinstance(gold, int):
+        if self.args.parser in ("letter", "letter_strict") and isinstance(gold, int):
             return self.args.letters[gold]
         gold = str(gold)
         return self.args.label_map.get(gold, gold)
