@@ -15,6 +15,7 @@ and the process's CPU seconds (robust to other jobs on the machine). Reported pe
 
     OMP_NUM_THREADS=1 /work/bin/quiet python benchmarks/bench_prompt_sharing.py \\
         --model /path/to/smollm2-folder --task mlp_m4x_original_nli_zero_ll:50 --repeat 2
+    python benchmarks/bench_prompt_sharing.py --task moh_x_cv_fold0:64 --shots 5    # few-shot prompts
 
 Needs the tasks' data (METABENCH_DATA_DIR) and, for a registered short name, its plugin.
 """
@@ -36,13 +37,20 @@ def _timed(score, contexts, options) -> tuple[list, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def run_task(adapter, registry, task_name: str, limit: int, repeat: int) -> dict:
+def run_task(adapter, registry, task_name: str, limit: int, repeat: int, shots: int = 0) -> dict:
+    from metabench import answering
     from metabench.config.index import TaskIndex
-    from metabench.jobs import prepare
+    from metabench.jobs import build_kind, prepare
     from metabench.models.lmeval_bridge import LMEvalDecoder
     from metabench.models.prompt_sharing import forwarded_tokens
 
-    data = prepare(registry, TaskIndex(registry).load(task_name), limit=limit)
+    task = TaskIndex(registry).load(task_name)
+    kind = None
+    if shots:  # the runner's few-shot prompts: the benchmark's decoder section, seed 0's demonstrations
+        kind = build_kind(registry, task, "decoder", answering.parse_args({"shots": str(shots)}, "hf-decoder"))
+    data = prepare(registry, task, limit=limit, kind=kind)
+    if shots:
+        data.kind.reseed(0)
     requests = [data.kind.request(item) for item in data.test.items]
     contexts = [adapter.context(r.context, r) for r in requests]
     options = [tuple(r.options) for r in requests]
@@ -51,7 +59,7 @@ def run_task(adapter, registry, task_name: str, limit: int, repeat: int) -> dict
     answers = {}
     for score in paths.values():  # warm-up, untimed: first-call costs (allocator, kernels) hit neither side
         score(contexts[:1], options[:1])
-    print(f"\n== {task_name}: {len(requests)} items, {sum(map(len, options))} options, "
+    print(f"\n== {task_name}{f' ({shots}-shot)' if shots else ''}: {len(requests)} items, {sum(map(len, options))} options, "
           f"{repeat} alternating repetitions")
     for rep in range(repeat):
         for name, score in paths.items():
@@ -73,7 +81,7 @@ def run_task(adapter, registry, task_name: str, limit: int, repeat: int) -> dict
     tokens = forwarded_tokens(adapter.lm, contexts, options)
     med = {p: {k: statistics.median(v) for k, v in s.items()} for p, s in seconds.items()}
     summary = {
-        "task": task_name, "items": len(requests), "options_compared": len(diffs),
+        "task": task_name, "shots": shots, "items": len(requests), "options_compared": len(diffs),
         "max_abs_loglikelihood_diff": max(diffs), "mean_abs_loglikelihood_diff": statistics.fmean(diffs),
         "options_diff_over_1e-4": sum(d > 1e-4 for d in diffs), "same_argmax": same,
         "same_is_greedy": sum(a[1] == b[1] for a, b in pairs),
@@ -102,6 +110,8 @@ def main(argv=None) -> int:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--repeat", type=int, default=2, help="alternating lm-eval / shared repetitions")
+    parser.add_argument("--shots", type=int, default=0, help="K demonstrations per prompt (the task's decoder "
+                        "section, seed 0's draw): the shared scorer then forwards a batch's common demonstrations once")
     parser.add_argument("--json", type=Path, help="also write the numbers here")
     args = parser.parse_args(argv)
     tasks = args.task or ["mlp_m4x_original_nli_zero_ll:50", "figqa_endings_dev:50"]
@@ -119,7 +129,7 @@ def main(argv=None) -> int:
            "load_average_start": os.getloadavg(), "tasks": []}
     for spec in tasks:
         task, _, limit = spec.partition(":")
-        out["tasks"].append(run_task(adapter, registry, task, int(limit or 50), args.repeat))
+        out["tasks"].append(run_task(adapter, registry, task, int(limit or 50), args.repeat, args.shots))
     out["load_average_end"] = os.getloadavg()
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

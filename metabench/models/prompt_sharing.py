@@ -11,6 +11,9 @@ and "\\nother" of 4 and 2 SmolLM2 tokens) that is 1.96x the tokens a shared prom
    token boundary is lm-eval's (the context is encoded once per item, not once per option);
 2. the contexts of up to ``batch`` items are forwarded once, right-padded with an attention mask, keeping
    their key/value cache and the logits at each context's last token (they predict every option's first token);
+   the tokens every context of the batch starts with (a few-shot prompt's demonstrations, drawn once per seed)
+   are forwarded once for the batch and their cache shared by its rows (:func:`_shared_prefix`): a 5-shot
+   prompt is mostly its demonstrations, so each item then costs about its own tokens;
 3. each option's tokens but its last are forwarded from its item's cache rows (one row per option, longest
    first in groups of ``batch`` rows so that little is padding, positions continuing the item's own context
    length, the context's padding masked out); the option's log-likelihood is the sum of its tokens'
@@ -131,14 +134,21 @@ def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]
     longest = max(len(cont) for _, cont in options)
     # a copy for the contexts, one per item (its length and kept position), one per option (its item, how many
     # tokens it has, its tokens zero-padded)
-    ids = to_device([item.context + [0] * (width - len(item.context)) for item in chunk], device)
+    shared = _shared_prefix([item.context for item in chunk])
+    ids = to_device([item.context[shared:] + [0] * (width - len(item.context)) for item in chunk], device)
     facts = to_device([[n, where[n - 1]] for n in lengths], device)
     table = to_device([[b, len(cont), *cont, *[0] * (longest - len(cont))] for b, cont in options], device)
     owner, count, tokens = table[:, 0], table[:, 1], table[:, 2:]
     length = facts[:, 0]
-    mask = (torch.arange(width, device=device) < length[:, None]).long()
+    mask = (torch.arange(width, device=device) < length[:, None]).long()  # the whole context: prefix and the rest
+    past = {}
+    if shared:  # the tokens every context starts with (a few-shot prompt's demonstrations) forwarded once
+        head = _forward(lm, input_ids=to_device([chunk[0].context[:shared]], device), use_cache=True, logits_to_keep=1)
+        rows = torch.zeros(len(chunk), dtype=torch.long, device=device)
+        past = {cache_argument(lm.model): select_rows(returned_cache(head), rows, last_use=True),
+                "position_ids": shared + torch.arange(width - shared, device=device).expand(len(chunk), -1)}
     out = _forward(lm, input_ids=ids, attention_mask=mask, use_cache=True,
-                   logits_to_keep=to_device([keep], device)[0])
+                   logits_to_keep=to_device([[k - shared for k in keep]], device)[0], **past)
     last = out.logits[torch.arange(len(chunk), device=device), facts[:, 1]]
     first = F.log_softmax(last, dim=-1, dtype=softmax_dtype)  # [item, vocab]: each option's first token
     # logprobs[o, k]: option o's k-th token's log-probability (zero past its end); greedy[o]: every token the argmax
@@ -169,6 +179,26 @@ def _score(lm, chunk: list[_Item], batch: int) -> list[list[tuple[float, bool]]]
     sums, flags = torch.stack([logprobs.sum(1).float(), greedy.float()]).tolist()
     scores = iter(zip(sums, (bool(g) for g in flags)))
     return [[next(scores) for _ in item.options] for item in chunk]
+
+
+#: The fewest tokens worth a forward pass of their own: every context of a batch starting with fewer is forwarded
+#: whole (a zero-shot prompt's short instruction gains less than the extra pass costs on a CPU).
+MIN_SHARED_PREFIX = 32
+
+
+def _shared_prefix(contexts: list[list[int]]) -> int:
+    """How many leading tokens every context of a batch has in common, kept below the shortest context's length
+    (each context keeps a token of its own, whose logits predict its options), or 0 when fewer than
+    :data:`MIN_SHARED_PREFIX` or the batch has one item. The prefix is read from the token ids themselves, so
+    a tokeniser that merges across the demonstrations' end changes nothing: the shared tokens are the same ids
+    in the same positions, and causal attention gives them the same keys and values in every row."""
+    if len(contexts) < 2:
+        return 0
+    first, most = contexts[0], min(map(len, contexts)) - 1
+    n = 0
+    while n < most and all(context[n] == first[n] for context in contexts):
+        n += 1
+    return n if n >= MIN_SHARED_PREFIX else 0
 
 
 def forwarded_tokens(lm, contexts: list[str], options: list[tuple[str, ...]]) -> dict[str, int]:

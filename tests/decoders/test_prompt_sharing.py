@@ -64,6 +64,36 @@ def test_shared_prompt_loglikelihoods_equal_lm_eval(arch, tiny_gpt2, tiny_llama)
     assert [a["index"] for a in answers] == expected
 
 
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_a_few_shot_prefix_forwarded_once_gives_lm_evals_loglikelihoods(arch, tiny_gpt2, tiny_llama):
+    """Few-shot prompts share their demonstrations: the batch forwards them once and every row continues from
+    that cache (prompt_sharing._shared_prefix), with each row's own rest, options and positions."""
+    from metabench.models import prompt_sharing
+
+    folder = tiny_gpt2 if arch == "gpt2" else tiny_llama
+    adapter = HFDecoder({"pretrained": str(folder), "batch_size": "4", "share_prompt": "true"})
+    demos = "".join(f"Sentence: {LONG[:40 + 9 * k]}\nAnswer: {('metaphor', 'literal')[k % 2]}\n\n" for k in range(5))
+    cases = [(demos + f"Sentence: {text}\nAnswer:", (" metaphor", " literal", " a dead metaphor"))
+             for text in ("No golden light", "Mark's promotions and progress up the company ladder.", "x",
+                          "The house of red brick", LONG)]
+    contexts = [adapter.lm.tok_encode(c) for c, _ in cases]
+    assert prompt_sharing._shared_prefix(contexts[:4]) >= prompt_sharing.MIN_SHARED_PREFIX  # the path is taken
+    shared, lmeval = _both(adapter, cases)
+    _assert_same(shared, lmeval)
+    alone = [adapter.option_scores([c], [o])[0] for c, o in cases]  # batches of one: no prefix shared
+    _assert_same(shared, alone)
+
+
+def test_a_shared_prefix_keeps_a_token_of_each_context_and_needs_a_batch():
+    from metabench.models.prompt_sharing import MIN_SHARED_PREFIX, _shared_prefix
+
+    base = list(range(100))
+    assert _shared_prefix([base, base + [7], base[:60] + [1]]) == 60
+    assert _shared_prefix([base, base]) == 99  # identical contexts: the last token stays each row's own
+    assert _shared_prefix([base]) == 0
+    assert _shared_prefix([base, base[:MIN_SHARED_PREFIX - 1] + [-1] * 50]) == 0  # too short to be worth a pass
+
+
 def test_batch_composition_does_not_change_an_item(tiny_llama):
     one = HFDecoder({"pretrained": str(tiny_llama), "batch_size": "1", "share_prompt": "true"})
     (alone,) = one.option_scores([CASES[2][0]], [CASES[2][1]])
