@@ -68,9 +68,12 @@ def _check(spec: str) -> None:
     from ..plugins import default_registry
     from ..requests import GenerateRequest
 
+    from ..api import library_bars
+
     adapter = build_adapter(parse_model_spec(spec), default_registry())
-    (answer,) = adapter.predict([GenerateRequest("Is 'time is money' a metaphor? Answer yes or no.", until=("\n",),
-                                                 max_new_tokens=8)], seed=0)
+    with library_bars(shown=False):  # lm-eval's "Requesting API" bar for one request only garbles the line below
+        (answer,) = adapter.predict([GenerateRequest("Is 'time is money' a metaphor? Answer yes or no.",
+                                                     until=("\n",), max_new_tokens=8)], seed=0)
     info = adapter.info()
     print(f"check: answered {answer.strip()!r}; {info['requests_sent']} request(s), {info['tokens_in']} tokens in, "
           f"{info['tokens_out']} out ({info['tokens_counted_by']})")
