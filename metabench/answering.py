@@ -172,7 +172,7 @@ def changed_section(record, task, kind) -> str | None:
     """Why a decoder run cannot be rerun as it was: the protocol section it followed has changed since (its prompt,
     kind or parser: the section is not in the task's config hash, its digest is in the run's ``answering``); None
     when it is the section here, or the run recorded none."""
-    recorded = getattr(record, "answering", None)
+    recorded = record.answering
     key = getattr(kind, "protocol", None)
     section = getattr(task.config.protocol, key, None) if key else None
     if recorded is None or recorded.section_sha256 is None or section is None:

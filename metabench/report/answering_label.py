@@ -23,7 +23,7 @@ _SECTIONS = tuple(SECTIONS.values())
 def way(record) -> str | None:
     """``zero-shot scored``, ``5-shot generated · lenient parse``, ``fine-tuned``...: how a decoder's run
     answered (`RunRecord`); None for a model that is not a decoder (an encoder, a baseline)."""
-    answering = getattr(record, "answering", None)
+    answering = record.answering
     family = record.model.family or record.protocol
     if answering is None and family not in DECODER_FAMILIES:
         return None

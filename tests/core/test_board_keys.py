@@ -17,7 +17,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from string_keys import key_read as _key  # tests/ is on sys.path (conftest)
+from string_keys import bound_names, plant, scopes, whole_read, key_read as _key  # tests/ is on sys.path (conftest)
 
 from metabench.report.leaderboard import schema
 
@@ -59,7 +59,7 @@ def _annotated_as_part(annotation: ast.AST | None) -> bool:
 
 def _root(node: ast.AST) -> ast.AST:
     """The name a chain of attributes, subscripts and calls starts from (``board`` in ``board.tasks[0].entries``)."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node
 
@@ -69,51 +69,33 @@ def _tainted(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.arg) and _annotated_as_part(node.annotation):
             names.add(node.arg)
+    pairs = bound_names(tree)
     changed = True
-    while changed:  # assignments and loops over board parts, to a fixed point
+    while changed:  # assignments (unpacked too), walruses, with-targets and loops over board parts, to a fixed point
         changed = False
-        for node in ast.walk(tree):
-            pairs = []
-            if isinstance(node, ast.Assign):
-                pairs = [(t, node.value) for t in node.targets]
-            elif isinstance(node, (ast.For, ast.comprehension)):
-                pairs = [(node.target, node.iter)]
-            for target, value in pairs:
-                root = _root(value)
-                if isinstance(root, ast.Name) and root.id in names and not _through_plain(value):
-                    for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-                        if name not in names:
-                            names.add(name)
-                            changed = True
+        for target, value in pairs:
+            root = _root(value)
+            if isinstance(root, ast.Name) and root.id in names and not _through_plain(value):
+                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    if name not in names:
+                        names.add(name)
+                        changed = True
     return names
-
-
-def _scopes(tree: ast.Module) -> list[ast.AST]:
-    """The module's outermost functions (each with its nested ones), and its other statements: a name is the
-    board's only within the function that binds it."""
-    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
-    scopes: list[ast.AST] = []
-    rest: list[ast.stmt] = []
-    for statement in tree.body:
-        if isinstance(statement, functions):
-            scopes.append(statement)
-        elif isinstance(statement, ast.ClassDef):
-            scopes += [s for s in statement.body if isinstance(s, functions)]
-            rest += [s for s in statement.body if not isinstance(s, functions)]
-        else:
-            rest.append(statement)
-    return scopes + [ast.Module(body=rest, type_ignores=[])]
 
 
 def board_key_reads(source: str) -> list[tuple[int, str]]:
     """(line, expression) of every read of a board part by a field name in ``source``."""
-    return sorted(read for scope in _scopes(ast.parse(source)) for read in _reads(scope))
+    return sorted(read for scope in scopes(ast.parse(source)) for read in _reads(scope))
 
 
 def _reads(tree: ast.AST) -> list[tuple[int, str]]:
     names = _tainted(tree)
     found = []
     for node in ast.walk(tree):
+        whole = whole_read(node)
+        if whole is not None and isinstance(whole, ast.Name) and whole.id in names:  # dict(entry), entry.items()
+            found.append((node.lineno, ast.unparse(node)))
+            continue
         step = _key(node)
         if step is None:
             continue
@@ -143,15 +125,29 @@ def test_no_reader_indexes_the_board_by_a_field_name():
     assert violations([PACKAGE, EXAMPLE]) == []
 
 
+#: (id, a reporter's source, the read the scan must name): the shapes a reviewer writes.
 PLANTED = [
-    ('def write(board, out_dir):\n    return board["tasks"]\n', 'board["tasks"]'),
-    ('def rows(board):\n    for task in board.tasks:\n        yield task["entries"]\n', "task['entries']"),
-    ('def mark(entry: "Entry"):\n    return entry.get("vs_best")\n', "entry.get('vs_best')"),
-    ('def first(board):\n    e = board.tasks[0].entries[0]\n    return e["model"]\n', "e['model']"),
+    ("board", 'def write(board, out_dir):\n    return board["tasks"]\n', 'board["tasks"]'),
+    ("loop", 'def rows(board):\n    for task in board.tasks:\n        yield task["entries"]\n', "task['entries']"),
+    ("annotated", 'def mark(entry: "Entry"):\n    return entry.get("vs_best")\n', "entry.get('vs_best')"),
+    ("assigned", 'def first(board):\n    e = board.tasks[0].entries[0]\n    return e["model"]\n', "e['model']"),
+    ("getattr", 'def tasks(board):\n    return getattr(board, "tasks")\n', "getattr(board, 'tasks')"),
+    ("getattr-default", 'def best(entry: Entry):\n    return getattr(entry, "vs_best", None)\n',
+     "getattr(entry, 'vs_best', None)"),
+    ("dict()", 'def fields(board):\n    return [dict(t) for t in board.tasks]\n', "dict(t)"),
+    ("vars()", 'def fields(task: BoardTask):\n    return vars(task)\n', "vars(task)"),
+    ("items()", 'def row(board):\n    return [{k: v for k, v in e.items()} for t in board.tasks for e in t.entries]\n',
+     "e.items()"),
+    ("**", 'def edited(board):\n    return [{**t, "name": "x"} for t in board.tasks]\n', "{**t, 'name': 'x'}"),
+    ("unpacked", 'def pair(board):\n    a, b = board.tasks[0], board.tasks[1]\n    return a["name"]\n', "a['name']"),
+    ("walrus", 'def name(board):\n    return (t := board.tasks[0])["name"]\n', "(t := board.tasks[0])['name']"),
+    ("__getitem__", 'def n(board):\n    return board.__getitem__("n_runs")\n', "board.__getitem__('n_runs')"),
+    ("pop", 'def marks(board):\n    return [e.pop("marks") for t in board.tasks for e in t.entries]\n', "e.pop('marks')"),
+    ("to_dict", 'def tasks(board):\n    return board.to_dict()["tasks"]\n', "board.to_dict()['tasks']"),
 ]
 
 
-@pytest.mark.parametrize(("source", "expression"), PLANTED, ids=["board", "loop", "annotated", "assigned"])
+@pytest.mark.parametrize(("source", "expression"), [p[1:] for p in PLANTED], ids=[p[0] for p in PLANTED])
 def test_a_planted_read_in_a_reporter_fails_the_scan(tmp_path, source, expression):
     package = tmp_path / "metabench" / "report"
     package.mkdir(parents=True)
@@ -163,6 +159,14 @@ def test_a_planted_read_in_a_reporter_fails_the_scan(tmp_path, source, expressio
     [found] = violations([tmp_path / "metabench"], top=tmp_path)
     assert found.startswith("metabench/report/planted.py:") and "reads the board by a field name" in found
     assert ast.dump(ast.parse(found.split(": ", 1)[1].split(" reads")[0])) == ast.dump(ast.parse(expression))
+
+
+def test_every_planted_shape_is_caught_at_once(tmp_path):
+    """All the plants in one package: each is named, none hides another (the count is printed: caught/planted)."""
+    plant(tmp_path / "metabench" / "report", [source for _, source, _ in PLANTED])
+    found = {line.split(":", 1)[0] for line in violations([tmp_path / "metabench"], top=tmp_path)}
+    print(f"board scanner: caught {len(found)} of {len(PLANTED)} planted read shapes")
+    assert len(found) == len(PLANTED)
 
 
 def test_data_keyed_parts_and_other_dicts_are_not_reads():
