@@ -84,7 +84,7 @@ class Answered:
                 words = getattr(item, "words", None)
                 value = [INVALID] * len(words) if isinstance(value, list) and words is not None else INVALID
         to_index = getattr(self.own, "index_of_label", None)
-        return to_index(value) if to_index is not None else value
+        return to_index(value, getattr(self.prompted.args, "letters", "")) if to_index is not None else value
 
     def answer_key(self, item, prediction) -> str:
         return self.own.answer_key(item, prediction)

@@ -120,10 +120,11 @@ class Choice(PromptedMixin, Kind):
             return int(prediction["index"])
         return int(prediction)
 
-    def index_of_label(self, label) -> int:
+    def index_of_label(self, label, letters: str = "") -> int:
         """The option a label names, as a choice task stores answers given in words (a decoder's generated
-        letter, metabench.kinds.answered); -1 for a label no option has (an unread answer)."""
-        labels = list(self.args.option_labels or [])
+        letter, metabench.kinds.answered); -1 for a label no option has (an unread answer). Options without
+        labels of their own are named by ``letters`` in order (a generated way's ``letters: AB``)."""
+        labels = list(self.args.option_labels or []) or list(letters)
         return labels.index(label) if label in labels else -1
 
     def answer_label(self, item, prediction):

@@ -285,3 +285,18 @@ def test_the_tagger_joins_meta4xnli_detection_without_moving_its_hash(real_regis
     assert section is not None and section.kind == "tagging"
     edited = section.model_copy(update={"instruction": "Tag the metaphors!"})
     assert answering.answer_fingerprint("f", edited) != answering.answer_fingerprint("f", section) != "f"
+
+
+def test_fig_qa_answers_a_chat_model_by_letter_though_its_endings_carry_none(real_registry):
+    """Fig-QA's options have no labels: its generated way letters them (``letters: AB``), and the letter read back
+    is stored as the ending's index, so chat runs pair with scored ones item by item."""
+    from metabench.config.index import TaskIndex
+    from metabench.data.items import ChoiceItem
+    from metabench.jobs import build_kind
+
+    task = TaskIndex(real_registry).load("figqa_endings_dev", defer_data=True)
+    kind = build_kind(real_registry, task, "decoder_generated", answering.parse_args({}, "openai"))
+    item = ChoiceItem(id="q", context="Her words were honey", choices=("They were sweet.", "They were sticky."), answer=0)
+    prompt = kind.request(item).prompt
+    assert "A: They were sweet." in prompt and "B: They were sticky." in prompt
+    assert [kind.prediction(item, text) for text in ("B", " (A)", "Option B", "They were sweet.", "")] == [1, 0, 1, -1, -1]
