@@ -23,6 +23,7 @@ from pathlib import Path
 from .config.index import LoadedTask
 from .config.schema import ROLES
 from .data.load import LoadedSplit, load_split
+from .kinds.base import Kind
 from .errors import MetabenchError
 from .models.base import AdapterSettings
 from .models.spec import ModelSpec
@@ -142,7 +143,7 @@ class TaskData:
     """
 
     task: LoadedTask
-    kind: object
+    kind: Kind
     splits: dict[str, Split | None]
     limit: int | None
     n_test_items: int  # the whole test split, before ``limit``

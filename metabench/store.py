@@ -121,7 +121,8 @@ def check_run_dir(run_dir: Path) -> None:
 
 
 #: The options of every sample line: ``json.dumps(sample, ensure_ascii=False, sort_keys=True, allow_nan=False)``.
-_SAMPLE_OPTIONS = {"ensure_ascii": False, "sort_keys": True, "allow_nan": False}
+def _sample_encoder() -> json.JSONEncoder:
+    return json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
 def _line_encoder():
@@ -130,8 +131,8 @@ def _line_encoder():
     the bytes are the same. Circular references are not checked: sample rows come from JSON values (with
     the check, a failed line would leave its marks behind for the next). None where the C accelerator is
     missing."""
-    encoder = json.JSONEncoder(**_SAMPLE_OPTIONS)
-    make = json.encoder.c_make_encoder
+    encoder = _sample_encoder()
+    make = getattr(json.encoder, "c_make_encoder", None)  # CPython's accelerator (typeshed does not declare it)
     if make is None:
         return None
     return make(None, encoder.default, json.encoder.encode_basestring, None, encoder.key_separator,
@@ -146,7 +147,7 @@ def samples_text(samples: list[dict]) -> str:
     if not samples:
         return ""
     if _ENCODE_LINE is None:
-        encode = json.JSONEncoder(**_SAMPLE_OPTIONS).encode
+        encode = _sample_encoder().encode
         return "".join([encode(s) + "\n" for s in samples])
     # the encoder returns each line in pieces; map() keeps the loop in C
     return "\n".join(map("".join, map(_ENCODE_LINE, samples, repeat(0)))) + "\n"
@@ -156,7 +157,7 @@ def golds_sha256(pairs) -> str:
     """sha256 of a test split's (item id, gold answer) pairs, sorted by id: recorded in results.json at run
     time (``data.splits.test.golds_sha256``) so a reporter can tell, from the run files alone, that the golds
     in samples.jsonl are the ones the dataset gave (golds are encoded as sample lines encode them)."""
-    encode = json.JSONEncoder(**_SAMPLE_OPTIONS).encode
+    encode = _sample_encoder().encode
     lines = sorted(f"{item_id}\t{encode(gold)}" for item_id, gold in pairs)
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
@@ -168,7 +169,7 @@ class SealedRun:
     edge: a caller's record or dict); :func:`write` writes nothing else."""
 
     record: RunRecord
-    results: bytes
+    body: bytes
     samples: bytes
 
 
@@ -251,7 +252,7 @@ def write(run_dir: Path, sealed: SealedRun, *, overwrite: bool = False, durable:
         os.mkdir(staging)
         try:
             _write_file(staging / SAMPLES, sealed.samples, durable)
-            _write_file(staging / RESULTS, sealed.results, durable)
+            _write_file(staging / RESULTS, sealed.body, durable)
         except BaseException:  # an interrupt or a full disk: the staging folder goes, the old run stays
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -411,7 +412,8 @@ def check_results(data: dict, path: Path) -> RunRecord:
     return RunRecord.read(data, path)
 
 
-def _check_sample(row: object, path: Path, number: int) -> None:
+def _check_sample(row: object, path: Path, number: int) -> dict:
+    """``row`` (a decoded samples.jsonl line), refused unless it is a sample row."""
     hint = "re-run the evaluation (answers are cached)"
     if not isinstance(row, dict):
         raise RunFileError(f"{path}:{number}: expected a JSON object, found {type(row).__name__}", hint=hint)
@@ -419,6 +421,7 @@ def _check_sample(row: object, path: Path, number: int) -> None:
         if not isinstance(row.get(key), kind) or isinstance(row.get(key), bool):
             raise RunFileError(f"{path}:{number}: field '{key}' must be a {kind.__name__ if isinstance(kind, type) else 'str or int'}"
                                  f" ({'missing' if key not in row else repr(row[key])[:40]})", hint=hint)
+    return row
 
 
 def read_samples(run_dir: Path, results: RunRecord | dict | None = None) -> list[dict]:
@@ -545,8 +548,7 @@ def _sample_row(line: bytes, path: Path, number: int) -> dict:
     except ValueError as exc:  # not JSON, or a value no run file holds (json_input.BadJson)
         raise RunFileError(f"{path}:{number}: not a valid sample line ({exc})",
                              hint="re-run the evaluation (answers are cached)") from None
-    _check_sample(row, path, number)
-    return row
+    return _check_sample(row, path, number)
 
 
 def environment() -> dict:

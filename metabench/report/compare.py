@@ -138,17 +138,20 @@ class Comparison:
         return asdict(self)
 
 
+def _recorded_mean(run: Run, metric: str) -> float:
+    """The run's recorded mean of ``metric``; an error naming the metrics it has where it has none."""
+    value = run.record.mean(metric)
+    if value is None:
+        raise MetabenchError(f"{describe(run)} has no value for metric '{metric}'",
+                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
+    return value
+
+
 def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Options = Options()) -> Comparison:
     """Test ``metric`` of candidate ``b`` against baseline ``a``; raises `AlignmentError` if they cannot pair."""
     aligned = pair(a, b)
-    for run in (a, b):
-        if run.record.mean(metric) is None:
-            raise MetabenchError(
-                f"{describe(run)} has no value for metric '{metric}'",
-                hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}",
-            )
+    value_a, value_b = _recorded_mean(a, metric), _recorded_mean(b, metric)
     item_a, item_b, unit = _resampling_unit(aligned, metric, registry, options.unit)
-    value_a, value_b = a.record.mean(metric), b.record.mean(metric)
     comparison = Comparison(
         task=a.task, metric=metric, baseline=a.model, candidate=b.model,
         baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
@@ -159,7 +162,7 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     if len(a.seeds) >= 2 and len(b.seeds) >= 2:
         comparison.aso = _seed_order(a, b, metric, options)
     name = options.test or choose_test(a, b, item_a, item_b)
-    comparison.reason = "forced by --test" if options.test else REASONS.get(name, "")
+    comparison.reason = "forced by --test" if options.test else REASONS.get(name or "", "")
     if name == "bootstrap" and unit not in ITEM_UNITS and not options.test:
         comparison.reason = (f"the task resamples its {unit} whole (metadata.cluster): their items are not "
                              "independent, so McNemar's test does not apply")
@@ -186,7 +189,7 @@ def _resampling_unit(aligned, metric: str, registry: Registry, unit: str) -> tup
                                  "metric of a tagging task", hint="drop --unit, or compare a token_* metric")
         return (*tokens, "tokens")
     spec = declared(a) or declared(aligned.b)
-    if unit == "auto" and spec and item_a is not None:
+    if unit == "auto" and spec and item_a is not None and item_b is not None:
         members = cluster_members(aligned.ids, spec, a.task)
         return clustered(item_a, members), clustered(item_b, members), spec["name"]
     return item_a, item_b, "sentences" if a.record.task.kind == "tagging" else "items"
@@ -208,7 +211,8 @@ def _seed_order(a: Run, b: Run, metric: str, options: Options) -> dict | None:
     if None in values_a or None in values_b:
         return None
     sign = 1.0 if a.higher_is_better(metric) else -1.0
-    result = almost_stochastic_order([sign * v for v in values_a], [sign * v for v in values_b],
+    result = almost_stochastic_order([sign * v for v in values_a if v is not None],
+                                     [sign * v for v in values_b if v is not None],  # none is None: checked above
                                      confidence=options.confidence, seed=options.seed)
     return dict(result.as_dict(), threshold=THRESHOLD)
 
@@ -301,7 +305,8 @@ def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b
     """The minimum detectable effect of the test that ran (see the module docstring), None if unknown."""
     level = {"alpha": options.alpha, "power": options.power}
     if consumes == "seeds":
-        return seeds_mde(np.subtract(b.per_seed(comparison.metric), a.per_seed(comparison.metric)), **level)
+        return seeds_mde(np.subtract(np.asarray(b.per_seed(comparison.metric), dtype=float),
+                                     np.asarray(a.per_seed(comparison.metric), dtype=float)), **level)
     if consumes == "correctness":
         return mcnemar_mde(comparison.n_items, discordance(item_a.correct, item_b.correct), **level)
     # resamples that all agree (identical outputs, a metric constant on these items) say nothing about power
@@ -350,10 +355,12 @@ class NotCompared(str):
 
     reason: str
     task: str
+    #: the commands that would make the runs comparable (a run left alone over its own items), else none
+    reruns: list[str]
 
     def __new__(cls, text: str, reason: str, task: str) -> "NotCompared":
         line = super().__new__(cls, text)
-        line.reason, line.task = reason, task
+        line.reason, line.task, line.reruns = reason, task, []
         return line
 
 
@@ -385,7 +392,7 @@ def compare_runs(
             run = next(r for r in runs if str(r.path) == getattr(comparison, f"{side}_run"))
             setattr(comparison, f"{side}_marks", marks(run, verdicts[id(run)]))
     if not comparisons:
-        reruns = list(dict.fromkeys(line for note in notes for line in getattr(note, "reruns", [])))
+        reruns = list(dict.fromkeys(line for note in notes for line in note.reruns))
         raise MetabenchError(
             "nothing could be paired:\n  " + "\n  ".join(notes),
             hint="rerun one side so that both hold the same items, then compare again:\n    " + "\n    ".join(reruns)

@@ -103,11 +103,11 @@ def mean_over_members(runs: list[RunRecord]) -> dict[str, dict]:
     for metric in sorted(metrics):
         per_seed = {}
         for seed in sorted(seeds, key=lambda s: int(s) if s.lstrip("-").isdigit() else s):
-            values = [r.metrics.per_seed[seed].get(metric) for r in runs]
-            if all(isinstance(v, (int, float)) for v in values):
+            found = [r.metrics.per_seed[seed].get(metric) for r in runs]
+            values = [v for v in found if isinstance(v, (int, float))]
+            if len(values) == len(found):  # every member has this seed's value
                 per_seed[seed] = statistics.fmean(values)
-        values = list(per_seed.values())
-        out[metric] = {**mean_std_n(values), "per_seed": per_seed}
+        out[metric] = {**mean_std_n(list(per_seed.values())), "per_seed": per_seed}
     return out
 
 

@@ -126,7 +126,7 @@ def _load(path: Path) -> tuple[Published, ...]:
     return tuple(entries)
 
 
-def for_task(entries: list[Published], task: str, groups: list[str] = ()) -> list[dict]:
+def for_task(entries: list[Published], task: str, groups: tuple[str, ...] | list[str] = ()) -> list[dict]:
     """The entries for a task and for the aggregate groups it belongs to (each marked with what it is for)."""
     return [{**e.as_dict(), "for_group": e.task != task} for e in entries if e.task == task or e.task in groups]
 

@@ -120,7 +120,7 @@ def populations(root: Path) -> list[Population]:
                                   metric_name="accuracy", seeds=pair))
     for pair in seed_pairs([vua]):
         vua_a, vua_b, vua_ids = _records(vua, "token", pair)
-        names = [re.search(spec["id_pattern"], i).group(1) for i in vua_ids]
+        names = [_document(spec["id_pattern"], i) for i in vua_ids]
         documents = {name: k for k, name in enumerate(dict.fromkeys(names))}
         out.append(Population(f"{VUA18[0]} token_f1", "f1", vua_a, vua_b, spec["name"], len(documents),
                               np.array([documents[n] for n in names]), tasks=VUA18[0], metric_name="token_f1",
@@ -132,11 +132,21 @@ def populations(root: Path) -> list[Population]:
     return out
 
 
+def _document(pattern: str, item_id: str) -> str:
+    """The document an item id names (the task's ``clusters.id_pattern``'s first group)."""
+    found = re.search(pattern, item_id)
+    if found is None:
+        raise MetabenchError(f"item id {item_id!r} does not match the task's cluster id_pattern {pattern!r}",
+                             hint="the committed runs and the task's clusters disagree: rerun the task")
+    return found.group(1)
+
+
 def seed_shapes(root: Path) -> list[SeedShape]:
     """The paired t's shapes: seeds per run, and the spread of per-seed differences of two such runs,
     sqrt(2) times the runs' per-seed standard deviation of the primary metric (the median over MOH-X's folds)."""
     def spread(runs: list[Run]) -> float:
-        return math.sqrt(2) * statistics.median(statistics.stdev(r.per_seed(r.primary_metric)) for r in runs)
+        return math.sqrt(2) * statistics.median(
+            statistics.stdev(v for v in r.per_seed(r.primary_metric) if v is not None) for r in runs)
 
     folds = _runs(root, *MOH_X)
     vua, m4x = _runs(root, *VUA18), _runs(root, *M4X)

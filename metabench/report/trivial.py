@@ -146,7 +146,8 @@ def _best(registry, run: Run, rows: list, metric: str | None = None) -> Run | No
     higher = run.higher_is_better(metric)
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
              if (b := trivial_run(registry, run, name, make, rows, metric)) is not None]
-    return max(found, key=lambda b: b.record.mean(metric) * (1 if higher else -1)) if found else None
+    scored = [(value, b) for b in found if (value := b.record.mean(metric)) is not None]
+    return max(scored, key=lambda pair: pair[0] * (1 if higher else -1))[1] if scored else None
 
 
 #: Where the primary metric is blind to constant answers, the metric the ≈ chance test is made on instead,
@@ -209,7 +210,7 @@ def _against(items: _Items, metric: str, options: Options, alpha: float) -> dict
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
     value, mine = best.record.mean(metric), run.record.mean(metric)
     out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
-    if mine is None:
+    if mine is None or value is None:  # the best constant answer always has one (`_best`)
         return {**out, "chance": None, "note": f"the run has no {metric}"}
     if _blind(items.golds, best, metric, higher):
         return {**out, "chance": None, "note": _blind_note(best, metric), "blind": True}
@@ -291,7 +292,7 @@ def assessment(registry, run: Run, options: Options = Options(), alpha: float = 
     const = constant(run)
     trivial = _chance(items, options, alpha)
     mean, baseline = run.record.mean(run.primary_metric), trivial.get("baseline_value")
-    below = (None not in (mean, baseline)
+    below = (mean is not None and baseline is not None
              and (mean < baseline if run.higher_is_better(run.primary_metric) else mean > baseline))
     return Assessment(const, trivial, _below_chance(items, options, alpha) if below else None,
                       _collapsed_fit(run, const))
@@ -390,8 +391,8 @@ def pooled(verdicts: list[dict], mean: float | None) -> dict | None:
     """`chance` verdicts of a headline's runs (a k-fold group's folds) as one: the constant answers' mean value,
     their names (a fold's majority answer is one of the constant answers: named once), the folds at ≈ chance
     and whether the headline ``mean`` is not above the value; None where a run has no baseline."""
-    values = [v.get("baseline_value") for v in verdicts]
-    if not values or any(v is None for v in values):
+    values = [value for v in verdicts if (value := v.get("baseline_value")) is not None]
+    if not values or len(values) < len(verdicts):
         return None
     value = sum(values) / len(values)
     return {"value": value, "answers": sorted({v["baseline"].replace("majority ", "constant ", 1) for v in verdicts}),

@@ -59,7 +59,8 @@ def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
     position = {seed: j for j, seed in enumerate(seeds)}
     table: dict[str, list[dict | None]] = {}
     for row in run.samples:
-        j = position.get(row.get("seed"))
+        seed = row.get("seed")
+        j = position.get(seed) if isinstance(seed, int) else None
         if j is None:
             raise AlignmentError(
                 f"{describe(run)}: samples.jsonl has item {row.get('id')!r} at seed {row.get('seed')!r}, "
@@ -77,7 +78,7 @@ def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
                 f"{describe(run)}: {len(missing)} item(s) have no sample at seed {seed}, e.g. {_examples(missing)}",
                 hint="the run is incomplete; rerun it (answers already computed come from the cache)",
             )
-    return {item: tuple(slots) for item, slots in table.items()}
+    return {item: tuple(slot for slot in slots if slot is not None) for item, slots in table.items()}  # all filled
 
 
 def check_same_task(a: Run, b: Run) -> None:

@@ -70,7 +70,8 @@ class ItemMetric:
     counts, or the seed count for means): two runs may exchange items only when it is the same.
     """
 
-    records: np.ndarray
+    #: one row per item; `clusters.clustered` makes it one array of rows per cluster (clusters differ in size)
+    records: np.ndarray | list[np.ndarray]
     metric: Callable[[np.ndarray], float] | str
     value: float
     correct: np.ndarray | None

@@ -401,7 +401,7 @@ def _check_before_writing(registry, scratch: Path, path: Path, record: RunRecord
     run = find_runs([folder])[0]
     _, rejected, verdicts = verify_runs(registry, [run])
     if rejected or verdicts[id(run)].unverified:
-        found = rejected[0].problems if rejected else [verdicts[id(run)].unverified]
+        found = rejected[0].problems if rejected else [verdicts[id(run)].unverified or ""]
         raise MetabenchError(f"merge-seeds: the merged run of {escape(record.task.name)} fails verification: "
                              f"{escape('; '.join(found)).replace(escape(folder), escape(path))}",
                              hint="this is a bug in merge-seeds: report it with the command")

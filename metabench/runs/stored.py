@@ -20,7 +20,7 @@ class Run:
     """One stored run: its folder, its results.json as a :class:`RunRecord` (``record``: validated when read from
     disk, every reader takes its typed fields and derived answers) and its samples, read on first use."""
 
-    def __init__(self, path: Path | None, record: RunRecord, _samples: list[dict] | None = None, *,
+    def __init__(self, path: Path, record: RunRecord, _samples: list[dict] | None = None, *,
                  split_size: int | None = None):
         if not isinstance(record, RunRecord):
             raise TypeError(f"Run needs a RunRecord (store.read_record, RunRecord.read), not {type(record).__name__}")

@@ -115,7 +115,7 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
     verdicts, data, metrics = [], DataVerifier(registry), metrics or opened
     for run in runs:
         verdict = verify_run(registry, run, metrics, task=data.task(run.task))
-        if verdict.ok:
+        if verdict.ok and verdict.ids is not None and verdict.golds is not None:  # both set when it is ok
             found = data.problems(run.record, verdict.ids, verdict.golds)
             if isinstance(found, str):
                 verdict.unverified = found
@@ -289,9 +289,9 @@ def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
 def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dict) -> None:
     per_seed = run.record.metrics.per_seed
     aggregate = run.record.metrics.aggregate
-    wrong = _scores_problem(run, rows, config)
-    if wrong:
-        verdict.problems.append(wrong)
+    mismatch = _scores_problem(run, rows, config)
+    if mismatch:
+        verdict.problems.append(mismatch)
         return
     # the built-in classification kind scores the stored label itself (no metric_input), and its scores were
     # just found to be its labels', so its label metrics read exactly the samples' gold and prediction; other
@@ -350,7 +350,7 @@ def _cross_check_golds(verdicts: list[Verdict]) -> None:
         if recorded:
             reference = next(iter(recorded)) if len(recorded) == 1 else None
         else:
-            counts: dict[str, int] = {}
+            counts: dict[str | None, int] = {}
             for v in group:
                 counts[v.golds] = counts.get(v.golds, 0) + 1
             top = max(counts.values())

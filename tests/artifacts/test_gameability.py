@@ -4,6 +4,7 @@ bootstrap on pooled items, and the two ways a cell becomes gameable."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -25,7 +26,7 @@ def _run(task, model, golds, preds, family="encoder"):
         "metrics": {"per_seed": {}, "aggregate": {"macro_f1": {"mean": macro_f1(golds, preds, labels=LABELS), "std": 0.0, "n": 1}}},
     }
     samples = [{"id": f"{task.split('@')[0]}:{i}", "seed": 0, "gold": g, "prediction": p} for i, (g, p) in enumerate(zip(golds, preds))]
-    return Run(None, RunRecord.read(results), _samples=samples)
+    return Run(Path(task) / model, RunRecord.read(results), _samples=samples)  # built in memory: no folder read
 
 
 def _noisy(golds, error, rng):

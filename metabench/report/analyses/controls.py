@@ -46,7 +46,7 @@ def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, c
     ``features`` reader to many calls to read each task's items once."""
     read = features if features is not None else (lambda run: item_features(registry, run))
     rows = {True: item_rows(metaphor), False: item_rows(literal)}
-    features = {True: read(metaphor), False: read(literal)}
+    surface = {True: read(metaphor), False: read(literal)}
     if paired:
         shared = rows[True].keys() & rows[False].keys()
         ids = {side: sorted(shared) for side in (True, False)}
@@ -55,7 +55,7 @@ def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, c
     correct, indicator, overlaps, lengths, groups, golds = [], [], [], [], [], []
     for side in (True, False):
         for item in ids[side]:
-            ov, ln = features[side][item]
+            ov, ln = surface[side][item]
             for row in rows[side][item]:
                 correct.append(float(row["scores"]["correct"]))
                 indicator.append(int(side))

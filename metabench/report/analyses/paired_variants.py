@@ -22,6 +22,8 @@ Variant tasks are found by name: a task with the part ``original`` pairs with th
 
 from __future__ import annotations
 
+from functools import partial
+
 from dataclasses import asdict, dataclass, field
 
 from ...errors import MetabenchError
@@ -125,15 +127,15 @@ def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n
         )
     shared, correct_o, correct_p, only_o, only_p = shared_correctness(original, paraphrase)
     n = len(shared)
-    common = dict(model=original.model, original_task=original.task, paraphrase_task=paraphrase.task, n_items=n,
-                  only_original=only_o, only_paraphrase=only_p)
+    effect_of = partial(VariantEffect, model=original.model, original_task=original.task,
+                        paraphrase_task=paraphrase.task, n_items=n, only_original=only_o, only_paraphrase=only_p)
     if len(original.seeds) >= 2 and original.seeds == paraphrase.seeds:
         k = len(original.seeds)
         acc_o = [sum(c[j] for c in correct_o) / n for j in range(k)]
         acc_p = [sum(c[j] for c in correct_p) / n for j in range(k)]
         result = paired_t(acc_p, acc_o, confidence=confidence)  # B - A = original - paraphrase
-        effect = VariantEffect(
-            **common, seeds=original.seeds, accuracy_original=sum(acc_o) / k, accuracy_paraphrase=sum(acc_p) / k,
+        effect = effect_of(
+            seeds=original.seeds, accuracy_original=sum(acc_o) / k, accuracy_paraphrase=sum(acc_p) / k,
             effect=result.mean_difference, ci_low=_finite(result.ci_low), ci_high=_finite(result.ci_high),
             test="paired_t", statistic=_finite(result.statistic), pvalue=_finite(result.pvalue),
         )
@@ -149,8 +151,8 @@ def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n
     flat_o, flat_p = [bool(c[0]) for c in correct_o], [bool(c[0]) for c in correct_p]
     test = mcnemar(flat_p, flat_o)  # b: paraphrase right, original wrong
     boot = paired_bootstrap(flat_p, flat_o, "mean", n_resamples=n_resamples, seed=seed, confidence=confidence)
-    return VariantEffect(
-        **common, seeds=[original.seeds[0]], accuracy_original=sum(flat_o) / n, accuracy_paraphrase=sum(flat_p) / n,
+    return effect_of(
+        seeds=[original.seeds[0]], accuracy_original=sum(flat_o) / n, accuracy_paraphrase=sum(flat_p) / n,
         effect=boot.delta, ci_low=boot.ci_low, ci_high=boot.ci_high, test="mcnemar", statistic=float(test.statistic),
         pvalue=float(test.pvalue),
         discordant={"literal_right_metaphor_wrong": test.b, "metaphor_right_literal_wrong": test.c},

@@ -121,8 +121,9 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
             mde = normal_mde(spread, n_items, alpha=alpha, power=power).mde
             method = "bootstrap standard error of the baseline"
         result.rows.append({"assumption": f"per-item correlation {rho:g}", "mde": mde, "method": method})
-    if all(c is not None for c in correct):
-        accuracy = sum(float(c.sum()) for c in correct) / n_items
+    answered = [c for c in correct if c is not None]
+    if len(answered) == len(correct):
+        accuracy = sum(float(c.sum()) for c in answered) / n_items
         psi = 2 * accuracy * (1 - accuracy)
         mde = mcnemar_mde(n_items, psi, alpha=alpha, power=power).mde
         result.rows.append({"assumption": f"McNemar, discordance {psi:.3f} (independent errors)", "mde": mde,

@@ -7,10 +7,15 @@ are hash-checked when they are read), else this refuses and says to rerun.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...errors import MetabenchError
 from ...registry import Registry
 from ...stats.controls import length, overlap
 from ...runs.stored import Run
+
+if TYPE_CHECKING:  # built on first use: building the index reads every task file
+    from ...config.index import TaskIndex
 
 
 def item_features(registry: Registry, run: Run) -> dict[str, tuple[float, int]]:
@@ -24,7 +29,7 @@ class SurfaceFeatures:
 
     def __init__(self, registry: Registry):
         self.registry = registry
-        self._index = None
+        self._index: TaskIndex | None = None
         self._read: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
 
     def __call__(self, run: Run) -> dict[str, tuple[float, int]]:

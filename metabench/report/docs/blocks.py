@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ...bounded_read import read_text
 from ...errors import MetabenchError, did_you_mean
+from ...registry import Registry
 from ...safe_paths import inside, write_text
 
 #: model arguments that cut the training budget below the task's protocol (a table marks their rows PARTIAL)
@@ -41,7 +42,7 @@ class DocsContext:
     """What generators read: the committed runs (loaded once, lazily) and the registry (for the task index)."""
 
     runs_dir: Path
-    registry: object
+    registry: Registry
     _cache: dict = field(default_factory=dict)
 
     @cached_property

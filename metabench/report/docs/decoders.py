@@ -14,7 +14,7 @@ METRICS = ("span_f1", "inv_f1", "oov_f1", "span_precision", "span_recall")
 
 def tagger_row(run) -> list[str]:
     info = run.record.model.info
-    fit = next(iter(info.get("checkpoints", {}).values()), {})
+    fit: dict = next(iter(info.get("checkpoints", {}).values()), {})
     outputs = info.get("outputs", {})
     done = outputs.get("predicted_items")
     why = ([f"--limit: {run.n_items} of {run.test_split_size or '?'} test items"] if run.partial else []) + \

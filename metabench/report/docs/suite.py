@@ -31,15 +31,16 @@ def suite_table(context, tasks: str, model: str) -> list[str]:
     verified = {run.path.resolve(): run for run in context.runs}  # the docs print verified runs only
     rows, found = [], []
     for job in planned.jobs:
-        if job.status == "done" and job.run_dir.resolve() not in verified:
+        done = job.run_dir.resolve() if job.status == "done" and job.run_dir is not None else None
+        if job.status == "done" and done not in verified:
             rows.append([job.task, "—", "committed run not verified (`metabench leaderboard build` says why)", "—", "—"])
-        elif job.status == "done":
-            record = verified[job.run_dir.resolve()].record
+        elif done is not None:
+            record = verified[done].record
             found.append(record)
             metric = record.primary_metric
             value = record.aggregate(metric).as_json()
             rows.append([job.task, metric, beside(_mean_std(value), rate_of(record.metrics.aggregate)),
-                         f"{record.n_items:,}", len(record.seeds)])
+                         f"{record.n_items:,}", str(len(record.seeds))])
         elif job.status == "run":
             rows.append([job.task, "—", "no committed run of this task config", "—", "—"])
     lines = markdown(["task", "metric", "value (mean ± std over seeds)", "test items", "seeds"], rows)

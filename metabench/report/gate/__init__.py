@@ -152,9 +152,9 @@ def _rules_out(c: Comparison, tolerance: float) -> bool:
     """Could the data have shown a drop beyond ``tolerance``, or do they exclude one?"""
     if c.mde is not None and c.mde <= tolerance + _SLACK:
         return True
-    if c.ci_low is None:
+    worst_drop = -c.ci_low if c.higher_is_better and c.ci_low is not None else c.ci_high
+    if c.ci_low is None or worst_drop is None:
         return False
-    worst_drop = -c.ci_low if c.higher_is_better else c.ci_high
     return worst_drop <= tolerance + _SLACK
 
 

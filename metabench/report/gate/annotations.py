@@ -7,8 +7,6 @@ stdout stays the report (``--json`` output remains parseable). Values are escape
 escaped (:mod:`metabench.printable`).
 """
 
-from __future__ import annotations
-
 import os
 
 from ...printable import escape

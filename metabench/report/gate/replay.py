@@ -76,7 +76,7 @@ def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: f
             else:
                 row["prediction"] = labels[int(rng.integers(len(labels)))]
             row["scores"]["correct"] = float(row["prediction"] == row["gold"])
-    per_seed = {}
+    per_seed: dict[str, dict[str, float | None]] = {}
     for seed in run.seeds:
         golds = [r["gold"] for r in rows if int(r["seed"]) == seed]
         predictions = [r["prediction"] for r in rows if int(r["seed"]) == seed]
