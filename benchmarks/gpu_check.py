@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import glob
+import gzip
 import importlib
 import importlib.util
 import json
@@ -388,6 +389,9 @@ def tagger(folder: Path, ctx, train: int, test: int, batch: int) -> dict:
     info = results["model"]["info"]
     fit = next(iter(info["checkpoints"].values()))
     outputs = info.get("outputs") or {}
+    # each test sentence's answer as a tagged copy (its ids, eos included): an output that finished under the cap is
+    # exactly that copy; one cut at the cap wrote max_new_tokens ids and was repaired (the smoke test checks both)
+    outputs["prediction_copy_tokens"] = copy_lengths(folder, test, _predictions(ctx.work / f"tagger-{folder.name}"))
     predict_s = results["timings"]["predict_s"]
     return {"wall_s": wall, "train_sentences": fit.get("train_examples"), "test_sentences": results["n_items"],
             "fit_s": results["timings"]["fit_s"], "train_s": fit.get("train_s"), "predict_s": predict_s,
@@ -400,6 +404,21 @@ def tagger(folder: Path, ctx, train: int, test: int, batch: int) -> dict:
 def gold_decode_cap(folder: Path, test: int) -> dict:
     """``max_new_tokens`` for the tagger: the most ids any of the first ``test`` test sentences' gold tagged copy
     has (the model's tokenizer, the task's tags and pieces, eos included), and the gold copies' mean beside it."""
+    lengths = list(copy_lengths(folder, test).values())
+    return {"max_new_tokens": max(lengths), "gold_mean_tokens": sum(lengths) / len(lengths), "sentences": len(lengths),
+            "rule": "the longest gold tagged copy of the decoded test sentences, in the model's tokens, eos included"}
+
+
+def _predictions(out: Path) -> dict[str, list[str]]:
+    """The tags a tagger run predicted, per test item id (its one seed), from its samples."""
+    (samples,) = glob.glob(str(out / TAGGER_TASK / "*" / "samples.jsonl*"))
+    with (gzip.open if samples.endswith(".gz") else open)(samples, "rt", encoding="utf-8") as lines:
+        return {str(row["id"]): row["prediction"] for row in map(json.loads, lines)}
+
+
+def copy_lengths(folder: Path, test: int, tags: dict[str, list[str]] | None = None) -> dict[str, int]:
+    """The ids of each of the first ``test`` test sentences' tagged copy, per item id: the gold's, or the copy of
+    ``tags[id]`` (the model's tokenizer, the task's tags and pieces, eos included)."""
     from metabench.config.index import TaskIndex
     from metabench.jobs import prepare
     from metabench.models.decoder_tagger import DecoderTagger
@@ -412,9 +431,8 @@ def gold_decode_cap(folder: Path, test: int) -> dict:
     adapter._protocol = task.config.protocol.decoder_finetune  # what fit() sets from the task
     adapter.tokenizer = adapter._load_tokenizer()
     golds = data.test.golds(data.kind)
-    lengths = [len(adapter._grammar(data.kind.request(item)).target(gold)) for item, gold in zip(data.test.items, golds)]
-    return {"max_new_tokens": max(lengths), "gold_mean_tokens": sum(lengths) / len(lengths), "sentences": len(lengths),
-            "rule": "the longest gold tagged copy of the decoded test sentences, in the model's tokens, eos included"}
+    return {str(item.id): len(adapter._grammar(data.kind.request(item)).target(gold if tags is None else tags[str(item.id)]))
+            for item, gold in zip(data.test.items, golds)}
 
 
 def grammar_overhead(folder: Path, ctx) -> dict:

@@ -4,6 +4,7 @@ path with tiny shapes, and the docs table generated from committed GPU runs (doc
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import subprocess
@@ -89,11 +90,22 @@ def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, group):
         assert paths[name]["ratio_requests_per_s"] > 0
     if group == "trainers":
         assert paths["encoder_bf16"]["bfloat16"][0]["steps"] == paths["encoder_bf16"]["float32"][0]["steps"] > 0
-        # the check caps the decode at the longest gold tagged copy (#57 item 3, `decode_cap`): random weights cut
-        # there leave a copy unfinished, which the tagger repairs, so repairs are counted and bounded, not zero
+        # the check caps the decode at the longest gold tagged copy (#57 item 3, `decode_cap`). An output is
+        # *repaired* (tag_grammar.Grammar.read) when it stopped short of eos, which under constrained decoding
+        # happens only at the cap: it wrote exactly `cap` ids. Every other output is its answer's tagged copy,
+        # eos included, no longer than the cap. So the repaired outputs are a set that holds every answer whose
+        # copy is longer than the cap (it cannot have been written whole), and with it the ids add up exactly.
         tagger = paths["tagger"]
-        assert tagger["test_sentences"] > 0 and tagger["decode_cap"]
-        assert 0 <= tagger["outputs"]["repaired_outputs"] <= tagger["test_sentences"]
+        outputs, cap = tagger["outputs"], tagger["decode_cap"]["max_new_tokens"]
+        copies = outputs["prediction_copy_tokens"]
+        assert len(copies) == tagger["test_sentences"] == outputs["predicted_items"] > 0
+        over = [n for n in copies.values() if n > cap]
+        under = [n for n in copies.values() if n <= cap]
+        repaired = outputs["repaired_outputs"]
+        assert repaired >= len(over), (repaired, over, cap)
+        sets = [extra for k in range(len(under) + 1) for extra in itertools.combinations(under, k)
+                if len(over) + k == repaired and sum(under) - sum(extra) + repaired * cap == outputs["generated_tokens"]]
+        assert sets, (copies, cap, repaired, outputs["generated_tokens"])
     if group == "probes":
         assert 0 < paths["grammar_overhead"]["processor_ms_per_step"]
         assert paths["first_gpu_work"]["warm"]["model_hash_s"] <= paths["first_gpu_work"]["cold"]["model_hash_s"]
