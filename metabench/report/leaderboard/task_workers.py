@@ -9,7 +9,7 @@ until this module; with ``jobs`` processes it takes about 1/``jobs`` of that (me
 reference the parallel path is tested against (`tests/report/test_leaderboard_jobs.py`).
 
 Workers are forked, so they start with the parent's registry, runs and caches already in memory, and hand
-back plain data (lists and dicts, no `Run`). Where ``fork`` does not exist (Windows, some macOS setups) the
+back picklable data (the tasks' typed board parts and each run's verdict fields, no `Run`). Where ``fork`` does not exist (Windows, some macOS setups) the
 work stays in this process.
 """
 
@@ -19,13 +19,21 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import MetabenchError
 from ...launch.processes import available_cpus
 
-#: In a worker: (the work function, its shared state), set once per process by `_start`.
-_WORKER: dict = {}
+@dataclass(frozen=True)
+class _Worker:
+    """In a worker process: the work function and its shared state, set once per process by `_start`."""
+
+    work: Callable[[Any, Sequence], Any]
+    state: Any
+
+
+_WORKER: _Worker | None = None
 
 
 def run_chunks(work: Callable[[Any, Sequence], Any], state: Any, chunks: Sequence[Sequence], costs: Sequence[float],
@@ -35,7 +43,7 @@ def run_chunks(work: Callable[[Any, Sequence], Any], state: Any, chunks: Sequenc
 
     With ``jobs`` > 1 (and ``fork`` available) the chunks run in that many forked processes, the costliest
     first (``costs``: so the last one to start is a small one and no process idles while another finishes
-    a large task); ``work`` must be a module-level function and return plain picklable data."""
+    a large task); ``work`` must be a module-level function and return picklable data."""
     jobs = jobs or available_cpus()  # default: one worker per CPU this process may use
     if jobs <= 1 or len(chunks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         results = []
@@ -67,8 +75,11 @@ def _count(done: Callable[[], None], chunk: Sequence) -> None:
 
 
 def _start(work: Callable, state: Any) -> None:
-    _WORKER["work"], _WORKER["state"] = work, state
+    global _WORKER
+    _WORKER = _Worker(work, state)
 
 
 def _run(chunk: Sequence) -> Any:
-    return _WORKER["work"](_WORKER["state"], chunk)
+    if _WORKER is None:
+        raise RuntimeError("a leaderboard worker ran a chunk before its initializer (_start)")
+    return _WORKER.work(_WORKER.state, chunk)
