@@ -109,15 +109,21 @@ def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric 
     """
     labels = _labels(aligned.rows_a, aligned.rows_b) if metric in _LABEL_METRICS else None
     declared = _declared(registry, metric)
-    found = (_build(aligned.a, aligned.rows_a, metric, labels, declared),
-             _build(aligned.b, aligned.rows_b, metric, labels, declared))
-    if None in found:
+    found_a = _build(aligned.a, aligned.rows_a, metric, labels, declared)
+    found_b = _build(aligned.b, aligned.rows_b, metric, labels, declared)
+    built: list[ItemMetric] | None
+    if found_a is None or found_b is None:
         built, exact = _recomputed(aligned, metric, registry), False
-        if built is None:
-            return None, None
     else:
-        raw, exact = [f[0] for f in found], found[0][1]
-        built = _positional(*raw) if isinstance(raw[0], _Counts) else raw
+        (reading_a, exact), (reading_b, _) = found_a, found_b
+        if isinstance(reading_a, _Counts) and isinstance(reading_b, _Counts):
+            built = _positional(reading_a, reading_b)
+        elif isinstance(reading_a, ItemMetric) and isinstance(reading_b, ItemMetric):
+            built = [reading_a, reading_b]
+        else:  # one run's samples read as counts, the other's not: no one reading of both
+            built = None
+    if built is None:
+        return None, None
     for run, item in zip((aligned.a, aligned.b), built):
         stored = run.record.mean(metric)
         if stored is not None and abs(item.value - stored) > _TOLERANCE:
@@ -139,8 +145,8 @@ def _recomputed(aligned: Pair, metric: str, registry) -> list[ItemMetric] | None
     no reading. Records are positions, as for count metrics (see the module docstring)."""
     if registry is None or "[" in metric or not registry.has("metric", metric):
         return None
-    args = [metric_args(run, metric) for run in (aligned.a, aligned.b)]
-    if None in args or args[0] != args[1]:
+    args_a, args_b = (metric_args(run, metric) for run in (aligned.a, aligned.b))
+    if args_a is None or args_a != args_b:
         return None
     fn = registry.resolve("metric", metric)
     n = len(aligned.ids)
@@ -160,7 +166,7 @@ def _recomputed(aligned: Pair, metric: str, registry) -> list[ItemMetric] | None
         total = 0.0
         for pairs in seeds:
             golds, preds = zip(*pairs)
-            total += float(fn(list(golds), list(preds), **args[0]))
+            total += float(fn(list(golds), list(preds), **args_a))
         return total / len(seeds)
 
     positions = (np.arange(n), np.arange(n, 2 * n))
@@ -183,7 +189,8 @@ def token_units(aligned: Pair, metric: str) -> tuple[ItemMetric, ItemMetric] | N
               for run, rows in ((aligned.a, aligned.rows_a), (aligned.b, aligned.rows_b))]
     if tables[0].shape[0] != tables[1].shape[0]:
         raise MetabenchError(f"task '{aligned.a.task}': the runs' predictions have different numbers of words")
-    return tuple(_positional(*(_Counts(t, match[2], fixed_labels=True) for t in tables)))
+    token_a, token_b = _positional(*(_Counts(t, match[2], fixed_labels=True) for t in tables))
+    return token_a, token_b
 
 
 def _has_tags(aligned: Pair) -> bool:
@@ -279,9 +286,9 @@ def _build(run: Run, rows, metric: str, labels: list | None, declared=None,
         table = np.array([[[r["scores"][f"{unit}_{c}"] for c in ("tp", "fp", "fn")] for r in item] for item in rows])
         return _Counts(table[:, :, None, :], stat, fixed_labels=True), True
     recall = _RECALL_AT.match(metric)
-    score = f"recall_at_{recall[1]}" if recall else _CONVENTIONAL.get(metric)
-    if score in scores:
-        return _mean_of(rows, score), False
+    conventional = f"recall_at_{recall[1]}" if recall else _CONVENTIONAL.get(metric)
+    if conventional is not None and conventional in scores:
+        return _mean_of(rows, conventional), False
     if metric in _LABEL_METRICS:
         counts = _label_counts(metric_args(run, metric, config), rows, metric, labels)
         return None if counts is None else (counts, False)
