@@ -45,8 +45,10 @@ BUILTIN_PLUGINS = (
     "metabench.artifacts.plugin",
     "metabench.stats.plugin",
     "metabench.report.plugin",
-    "metabench.hard.plugin",
 )
+#: plugins that were built in and ship as distributions now (plugins/ in the repository), by the name runs made
+#: before recorded -> their entry point's name: METABENCH_DISABLE_PLUGINS and METABENCH_LOAD_PLUGINS take either
+RENAMED = {"metabench.hard.plugin": "hard"}
 
 _HOOK_CATEGORY = {
     "metabench_register_tasks": "task_dir",
@@ -69,7 +71,7 @@ def _env_list(name: str) -> set[str] | None:
     raw = os.environ.get(name)
     if raw is None:
         return None
-    return {part.strip() for part in raw.split(",") if part.strip()}
+    return {RENAMED.get(part.strip(), part.strip()) for part in raw.split(",") if part.strip()}
 
 
 def _new_manager() -> pluggy.PluginManager:
@@ -135,7 +137,7 @@ def _collect_plugins(disabled: set[str]) -> list[tuple[str, str, object | None, 
 
 def _import_module(module_name: str, version: str, absent) -> tuple[str, str, object | None, tuple[str, str] | None]:
     """A plugin module imported, or the (error, fix) that quarantines it. A built-in is imported this way too:
-    a paper family is a plugin, and a tree without it (``metabench/hard/`` deleted) must still run every other
+    a tree without one (a built-in module deleted) must still run every other
     command, ``--help`` included (issue 47). ``absent(module_name)`` words the case of the module itself missing,
     as opposed to a module it imports."""
     try:

@@ -86,8 +86,35 @@ class TaskIndex:
                     self._add(path, folder, entry)
                 except ConfigError as exc:
                     self._quarantine(path, entry, exc)
+        self._extend_groups()
         self._check_groups()
         index_cache.write(entry_key, {name: getattr(self, name) for name in _STORED})
+
+    def _extend_groups(self) -> None:
+        """A group with ``extends: X`` adds its members to group X after X's own (extending groups in name order):
+        a plugin's tasks join the core suite, and without the plugin the core suite is whole without them. X unknown
+        quarantines the extending group's file."""
+        for name in sorted(self.groups):
+            group = self.groups.get(name)
+            if group is None or group.extends is None or name not in self._group_plugins:
+                continue
+            target = self.groups.get(group.extends)
+            if target is None or group.extends == name:
+                plugin, path = self._group_plugins[name]
+                self._drop_group(name)
+                entry = next(e for _, e in self.registry.task_dirs() if e.plugin == plugin)
+                self._quarantine(path, entry, ConfigError(
+                    f"{path}:1: group '{name}' extends '{group.extends}', which no registered task folder defines"
+                    f"{did_you_mean(group.extends, list(self.groups))}",
+                    hint="name a group that exists in `extends:` (`metabench ls groups`), or install the plugin "
+                    "that defines it"), disable=False)
+                continue
+            added = [member for member in group.task if member not in target.task]
+            self.groups[group.extends] = target.model_copy(update={"task": [*target.task, *added]})
+
+    def _drop_group(self, name: str) -> None:
+        for view_group in [g for g in self.groups if g == name or g.startswith(f"{name}@")]:
+            del self.groups[view_group]
 
     def _check_groups(self) -> None:
         """A group naming something that does not exist, or containing itself, is quarantined (with its file)
@@ -99,11 +126,15 @@ class TaskIndex:
                 self._expand(name, ())
             except ConfigError as exc:
                 plugin, path = self._group_plugins[name]
-                for view_group in [g for g in self.groups if g == name or g.startswith(f"{name}@")]:
-                    del self.groups[view_group]
+                self._drop_group(name)
                 entry = next(e for _, e in self.registry.task_dirs() if e.plugin == plugin)
-                self._quarantine(path, entry, ConfigError(f"{path}:1: group '{name}': {exc.message.removeprefix('--tasks: ')}",
-                                                          hint="name existing tasks, tags or groups in `task:`"))
+                # not "disable the plugin": the group alone is left out, and its missing member is most often
+                # another plugin's task (a family not installed), which disabling this one would not bring back
+                self._quarantine(path, entry, ConfigError(
+                    f"{path}:1: group '{name}': {exc.message.removeprefix('--tasks: ')}",
+                    hint="name existing tasks, tags or groups in `task:`; a member another plugin provides needs that "
+                    "plugin installed (`metabench plugins` lists those loaded), or belongs in that plugin's own group "
+                    "with `extends:`"), disable=False)
 
     def _add(self, path: Path, folder: Path, entry) -> None:
         raw = read_raw(path, folder, also=tuple(f for f, _ in self.registry.task_dirs()))
@@ -161,10 +192,14 @@ class TaskIndex:
             hint=f"task and group names are unique: rename one (or disable plugin '{other_plugin}')",
         )
 
-    def _quarantine(self, path: Path, entry, exc: ConfigError) -> None:
-        """A broken task file is dropped alone; the rest of its plugin's tasks stay."""
+    def _quarantine(self, path: Path, entry, exc: ConfigError, *, disable: bool = True) -> None:
+        """A broken task file is dropped alone; the rest of its plugin's tasks stay. ``disable``: the fix also offers
+        disabling the plugin (not for a group whose member another plugin lacks: that plugin may hold every built-in
+        task)."""
         where, _, message = exc.message.partition(": ") if exc.message.startswith(str(path)) else (f"{path}:1", "", exc.message)
-        fix = f"{exc.hint + '; or ' if exc.hint else ''}disable the plugin with METABENCH_DISABLE_PLUGINS={entry.plugin}"
+        fix = exc.hint or ""
+        if disable or not fix:
+            fix = f"{fix + '; or ' if fix else ''}disable the plugin with METABENCH_DISABLE_PLUGINS={entry.plugin}"
         problem = Problem(entry.plugin, where, message, fix)
         self.registry.quarantine(problem, ConfigError)
         self._problems.append(problem)
@@ -340,6 +375,11 @@ def _across_files(valid: dict[Path, TaskConfig | GroupConfig], index: TaskIndex)
             if member not in known and not globbed:
                 problems.setdefault(path, f"{path}:1: group '{name}' names '{member}', which is no task, tag or group"
                                           f"{did_you_mean(member, known)}\n  hint: name existing tasks, tags or groups")
+        extends = valid[path].extends
+        if extends is not None and extends not in set(index.groups) | set(declared) - {name}:
+            problems.setdefault(path, f"{path}:1: group '{name}' extends '{extends}', which no registered task folder "
+                                      f"defines{did_you_mean(extends, [*index.groups, *declared])}\n"
+                                      "  hint: name a group that exists in `extends:`, or install the plugin that defines it")
         cycle = _cycle(name, groups, (), index)
         if cycle:
             problems.setdefault(path, f"{path}:1: group '{name}' contains itself: {' -> '.join(cycle)}\n"

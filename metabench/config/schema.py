@@ -469,3 +469,8 @@ class GroupConfig(Strict):
         description="expand into one group per view, <group>@<view>, whose members are <member>@<view> (members "
         "are tasks declaring the same views); the bare name selects them all",
     )
+    extends: Name | None = Field(
+        None,
+        description="a group defined elsewhere (another plugin's: core) that this group's members also join, after "
+        "its own: how a plugin adds its tasks to the core suite without the core's file naming them",
+    )

@@ -1,27 +1,51 @@
-"""A paper family is a plugin that can be removed (issue 47 item 4): a copy of the tree without ``metabench/<family>/``
-and ``tasks/<family>/`` runs ``--help``, ``ls``, ``validate`` and a leaderboard build green, with one warning naming
-the missing plugin, and the family's ``compare`` verb is a usage error, not an internal one. The working tree is
-never touched: the copy lives in tmp_path and the CLI imports it through PYTHONPATH."""
+"""A paper family is a plugin that can be absent (issues 47, 59): metabench without it runs ``--help``, ``ls``,
+``validate`` and a leaderboard build green, and the family's ``compare`` verb is a usage error, not an internal one.
+
+A family shipped as a distribution (plugins/metabench-<family>) is made absent without uninstalling anything: the
+CLI runs in a subprocess whose ``importlib.metadata`` hides the family's entry point and whose import system
+refuses its package, as on a machine where it was never installed (so a core module importing it would fail
+here too). A family still inside metabench/ is deleted from a copy of the tree, which the CLI imports through
+PYTHONPATH. The working tree is never touched."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 #: committed runs of a task no family owns, for the leaderboard build
 RUNS = ("m4x_det_en_mono/majority", "m4x_det_en_mono/lookup")
 #: family -> its compare analysis
 FAMILIES = {"hard": "hardness", "artifacts": "artifacts"}
-#: family -> the task files it leaves invalid. The core suite (tasks/core.yaml) names one Boisson cell per view, so
-#: without the artifacts family that group names tasks that do not exist: a known gap (issue 47), until a group
-#: can take a family's members optionally or a family contributes its own core members.
-LEFT_INVALID = {"hard": [], "artifacts": ["core.yaml:1: group 'core' names 'boisson_moh_lexical_f0@default'"]}
+#: family shipped as a distribution -> (its entry point's name, its package)
+DISTRIBUTIONS = {"hard": ("hard", "metabench_hard")}
+
+
+#: run before the CLI: the distributions named in argv[1] ("entry point:package,...") are not installed
+ABSENT = """
+import importlib.abc, importlib.metadata as metadata, sys
+hidden = dict(pair.split(":") for pair in sys.argv.pop(1).split(",") if pair)
+
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in hidden.values():
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NotInstalled())
+found = metadata.entry_points
+metadata.entry_points = lambda **select: metadata.EntryPoints(
+    [ep for ep in found(**select) if not (ep.group == "metabench" and ep.name in hidden)])
+from metabench.cli import main
+sys.argv[0] = "metabench"
+sys.exit(main())
+"""
 
 
 def _tree_without(family: str, root: Path) -> Path:
@@ -31,33 +55,53 @@ def _tree_without(family: str, root: Path) -> Path:
     return root
 
 
+def test_the_distributions_are_the_families_plugins():
+    assert {name for name in DISTRIBUTIONS if (REPO / "plugins" / f"metabench-{name}").is_dir()} == set(DISTRIBUTIONS)
+    assert not any((REPO / "metabench" / name).exists() or (REPO / "tasks" / name).exists() for name in DISTRIBUTIONS)
+
+
 @pytest.mark.slow  # a leaderboard build in a subprocess, per family (~10 s)
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_a_tree_without_a_paper_family_runs_every_other_command(family, tmp_path):
-    tree = _tree_without(family, tmp_path / "tree")
+def test_metabench_without_a_paper_family_runs_every_other_command(family, tmp_path):
     env = {key: value for key, value in os.environ.items()
            if key not in ("METABENCH_STRICT", "METABENCH_PLUGIN_MODULES", "METABENCH_DISABLE_PLUGINS")}
-    env["PYTHONPATH"] = str(tree)
-    warning = (f"quarantined plugin 'metabench.{family}.plugin': metabench.{family}.plugin: this built-in plugin is "
-               f"missing from the installation (no metabench/{family}/)")
+    if family in DISTRIBUTIONS:
+        tasks = REPO / "tasks"
+        command = [sys.executable, "-c", ABSENT, ":".join(DISTRIBUTIONS[family])]
+        warning = None  # not installed is not broken: nothing to warn about
+    else:
+        tree = _tree_without(family, tmp_path / "tree")
+        tasks = tree / "tasks"
+        env["PYTHONPATH"] = str(tree)
+        command = [sys.executable, "-m", "metabench.cli"]
+        warning = (f"quarantined plugin 'metabench.{family}.plugin': metabench.{family}.plugin: this built-in plugin "
+                   f"is missing from the installation (no metabench/{family}/)")
 
     def metabench(*args) -> tuple[int, str, str]:
-        done = subprocess.run([sys.executable, "-m", "metabench.cli", *map(str, args)], env=env, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run([*command, *map(str, args)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
         assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
         return done.returncode, done.stdout, done.stderr
 
-    code, out, err = metabench("--help")  # the copy is what ran: no verb of the family (help reports no plugin)
-    assert code == 0 and "\n    compare " in out and f"\n    {family} " not in out and warning not in err
+    code, out, err = metabench("--help")  # no verb of the family (help reports no plugin)
+    assert code == 0 and "\n    compare " in out and f"\n    {family} " not in out
+    assert warning is None or warning not in err
+
+    code, out, err = metabench("plugins")
+    loaded = [line.split()[0] for line in out.splitlines()[2:] if line.split()[-1:] == ["ok"]]
+    assert code == 0 and "metabench.kinds.plugin" in loaded and family not in loaded
+    assert f"metabench.{family}.plugin" not in loaded, out
 
     code, out, err = metabench("ls")
     assert code == 0 and "tasks in" in out and f"\n{family} " not in out
-    assert err.count(warning) == 1, err  # named once
+    assert err.count(warning) == 1 if warning else "quarantined" not in err, err  # named once, or not at all
 
-    code, out, _ = metabench("validate", tree / "tasks")
-    failed = [line.split("/tasks/", 1)[1] for line in out.splitlines() if line.startswith("FAIL ")]
-    assert [f for f in failed if not any(f.startswith(known) for known in LEFT_INVALID[family])] == [], out
-    assert code == (1 if LEFT_INVALID[family] else 0) and f" {len(LEFT_INVALID[family])} invalid, " in out
+    code, out, _ = metabench("validate", tasks)  # the core suite too: a family adds its members (`extends: core`)
+    assert code == 0 and " 0 invalid, " in out, out
+    code, out, _ = metabench("ls", "groups")
+    core = re.search(r"^core\s.*$", out, re.M)
+    added = yaml.safe_load((REPO / "tasks" / "artifacts" / "core_artifacts.yaml").read_text(encoding="utf-8"))["task"]
+    assert code == 0 and core and all((m in core.group(0)) == (family != "artifacts") for m in added), out
 
     runs = tmp_path / "runs"
     for run in RUNS:
@@ -68,3 +112,15 @@ def test_a_tree_without_a_paper_family_runs_every_other_command(family, tmp_path
 
     code, _, err = metabench("compare", FAMILIES[family], runs)  # no such verb now: a run folder of that name
     assert code == 2 and f"{FAMILIES[family]}: no such file or folder" in err
+
+
+@pytest.mark.parametrize("name", ["hard", "metabench.hard.plugin"])
+def test_a_moved_family_is_disabled_by_its_name_in_older_runs_too(name, monkeypatch, capsys):
+    """Runs made while the family was built in record it as metabench.hard.plugin (plugins.RENAMED): a user who
+    copies that name into METABENCH_DISABLE_PLUGINS disables the distribution, with no 'names no plugin' warning."""
+    from metabench import plugins
+
+    monkeypatch.setenv("METABENCH_DISABLE_PLUGINS", name)
+    loaded = [record["name"] for record in plugins.load().plugins]
+    assert "hard" not in loaded and "metabench.kinds.plugin" in loaded
+    assert "no plugin" not in capsys.readouterr().err

@@ -463,6 +463,9 @@ GROUPS = [
      "group 'hostile_group': unknown task, tag, group or family 'toy_clz' (did you mean 'toy_cls'?)"),
     ("cyclic", {"a.yaml": "group: hostile_a\ntask: [toy_cls, hostile_b]\n", "b.yaml": "group: hostile_b\ntask: [hostile_a]\n"},
      "contains itself: hostile_a -> hostile_b -> hostile_a", "contains itself: hostile_a -> hostile_b -> hostile_a"),
+    ("extends-nothing", {"e.yaml": "group: hostile_extension\nextends: cor\ntask: [toy_cls]\n"},
+     "group 'hostile_extension' extends 'cor', which no registered task folder defines (did you mean 'core'?)",
+     "group 'hostile_extension' extends 'cor', which no registered task folder defines"),
 ]
 
 
@@ -482,6 +485,9 @@ def test_a_dangling_or_cyclic_group_fails_validate_and_is_quarantined_in_a_run(c
     monkeypatch.setattr(plugins, "default_registry", lambda: plugins.load())
     code, out = cli("--tasks", "toy_cls", "--model", "majority", "-o", tmp_path / "out", "--no-progress")
     assert code == 0 and "quarantined plugin 'group_plugin'" in out and when_run in out, out  # other runs go on
+    # the group alone is left out: the fix never says to disable the plugin (it may hold every built-in task)
+    assert "METABENCH_DISABLE_PLUGINS=group_plugin" not in out and "`metabench plugins` lists" in out or \
+        "`extends:`" in out, out
     group = next(iter(files.values())).split("\n")[0].removeprefix("group: ")
     code, out = cli("--tasks", group, "--model", "majority", "-o", tmp_path / "out", "--no-progress")
     assert code == 2 and f"task '{group}' is quarantined" in out and when_run in out, out

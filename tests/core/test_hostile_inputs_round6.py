@@ -692,7 +692,7 @@ def test_an_untouched_job_memo_is_still_served(cli, tmp_path):
 @pytest.mark.parametrize("xi", ["2", "1.5", "0", "-0.5", "nan", "inf"])
 @pytest.mark.parametrize("verb", ["stats", "fidelity"])
 def test_hard_xi_out_of_range_is_an_error_before_any_work(cli, monkeypatch, verb, xi):
-    from metabench.hard import build
+    from metabench_hard import build
 
     def no_work(*args, **kwargs):
         raise AssertionError("a build started")
@@ -721,7 +721,7 @@ def _phi_table(tmp_path: Path, **change) -> Path:
 ])
 def test_a_phi_table_for_another_dataset_or_of_another_shape_is_refused(tmp_path, change, needle):
     from metabench.errors import MetabenchError
-    from metabench.hard.phi_table import load_table
+    from metabench_hard.phi_table import load_table
 
     with pytest.raises(MetabenchError) as caught:
         load_table(_phi_table(tmp_path, **change))
@@ -730,8 +730,8 @@ def test_a_phi_table_for_another_dataset_or_of_another_shape_is_refused(tmp_path
 
 def test_a_phi_table_is_applied_only_to_runs_of_its_dataset_and_its_label_is_escaped(tmp_path):
     from metabench.errors import MetabenchError
-    from metabench.hard.phi_table import load_table
-    from metabench.hard.report.hardness import format_hardness, hardness_row
+    from metabench_hard.phi_table import load_table
+    from metabench_hard.report.hardness import format_hardness, hardness_row
     from metabench.runs.stored import load_run
 
     run = load_run(good_run(tmp_path / "runs" / "syn" / "a"))  # a run of the dataset 'syn'

@@ -8,7 +8,7 @@ import scipy.stats
 from statsmodels.stats.proportion import proportions_ztest
 
 from metabench.errors import MetabenchError
-from metabench.hard.gap import breakdown, distinct, gap_test, sentence_units
+from metabench_hard.gap import breakdown, distinct, gap_test, sentence_units
 
 
 def samples(pairs, prefix):
@@ -73,9 +73,9 @@ def test_precision_is_tested_on_distinct_sentences():
 def test_gap_takes_the_hard_runs_settings_and_a_missing_build_names_them():
     from types import SimpleNamespace
 
-    from metabench.hard.commands import _settings_of
-    from metabench.hard.sor import SORSettings
-    from metabench.hard.store import MineSettings, parse_mine_settings, settings_flags
+    from metabench_hard.commands import _settings_of
+    from metabench_hard.sor import SORSettings
+    from metabench_hard.store import MineSettings, parse_mine_settings, settings_flags
 
     recorded = {"sor": "steps=300,context_words=10", "mine": "min_instances=4", "xi": 0.8}
     run = SimpleNamespace(record=SimpleNamespace(task=SimpleNamespace(config={"dataset_args": recorded})))

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from metabench.data.datasets.common import LIT, MET
-from metabench.hard.mine import mine_word_phi, phi_bin, select_hard, statistics
-from metabench.hard.pool import Instance, SenseLabels
-from metabench.hard.store import MineSettings
+from metabench_hard.mine import mine_word_phi, phi_bin, select_hard, statistics
+from metabench_hard.pool import Instance, SenseLabels
+from metabench_hard.store import MineSettings
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "encoders"))
 
@@ -97,8 +97,8 @@ def test_legacy_min_instances_sets_both_gates_and_keeps_the_build_key():
     import hashlib
 
     from metabench.errors import MetabenchError
-    from metabench.hard.sor import SORSettings
-    from metabench.hard.store import build_key, index_entry, parse_mine_settings
+    from metabench_hard.sor import SORSettings
+    from metabench_hard.store import build_key, index_entry, parse_mine_settings
 
     with pytest.warns(FutureWarning, match="pool_min_instances=4,rate_min_instances=4"):
         legacy = parse_mine_settings("min_instances=4")
@@ -132,8 +132,8 @@ def test_dataset_reads_a_build_by_model_fingerprint(monkeypatch, tmp_path):
     from metabench import plugins
     from metabench.data.load import load_split
     from metabench.errors import NotBuiltError
-    from metabench.hard.sor import SORSettings
-    from metabench.hard.store import build_dir, record_build, resolve_model
+    from metabench_hard.sor import SORSettings
+    from metabench_hard.store import build_dir, record_build, resolve_model
 
     monkeypatch.setenv("METABENCH_CACHE_DIR", str(tmp_path / "cache"))
     model = str(build_tiny_bert(tmp_path / "tiny"))
@@ -160,7 +160,7 @@ def test_dataset_reads_a_build_by_model_fingerprint(monkeypatch, tmp_path):
 def test_fidelity_matching_and_agreement():
     import scipy.stats
 
-    from metabench.hard.fidelity import _compare, _match
+    from metabench_hard.fidelity import _compare, _match
 
     exact = {("a%2:30:00::", "he may absorb the ideas ."): 0.25}
     by_sense = {"a%2:30:00::": [("he may absorb the ideas .", 0.25), ("she did absorb the new costs of it .", 0.5)]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metabench.hard.overlap import nearest, overlap_ratios, query_overlap, same_sense_in_top_k
+from metabench_hard.overlap import nearest, overlap_ratios, query_overlap, same_sense_in_top_k
 
 
 def at(*degrees: float) -> np.ndarray:

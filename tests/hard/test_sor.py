@@ -11,8 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "encoders"))
 
 from metabench.errors import MetabenchError  # noqa: E402
-from metabench.hard.pool import Instance  # noqa: E402
-from metabench.hard.sor import (  # noqa: E402
+from metabench_hard.pool import Instance  # noqa: E402
+from metabench_hard.sor import (  # noqa: E402
     SenseSampler,
     SORSettings,
     _batched_vectors,
@@ -65,7 +65,7 @@ def test_length_sorted_slices_give_the_padded_batch_vectors(tiny):
     import torch
     from transformers import AutoModel
 
-    from metabench.hard.sor import load_tokenizer, target_vectors
+    from metabench_hard.sor import load_tokenizer, target_vectors
 
     tokenizer = load_tokenizer(tiny)
     model = AutoModel.from_pretrained(str(tiny)).eval()
@@ -79,7 +79,7 @@ def test_length_sorted_slices_give_the_padded_batch_vectors(tiny):
 
 
 def test_target_position_is_the_first_sub_token_of_the_target(tiny):
-    from metabench.hard.sor import load_tokenizer
+    from metabench_hard.sor import load_tokenizer
 
     tokenizer = load_tokenizer(tiny)
     inst = Instance("x", ("the", "grasping", "fell"), 1, "grasp%2:35:00::")
@@ -132,7 +132,7 @@ def test_settings_parse_and_explain_bad_values():
 
 
 def test_context_words_keep_that_many_words_around_the_target(tiny):
-    from metabench.hard.sor import load_tokenizer
+    from metabench_hard.sor import load_tokenizer
 
     tokenizer = load_tokenizer(tiny)
     inst = Instance("z", tuple("a b c d grasping e f g h".split()), 4, "grasp%2:35:00::")

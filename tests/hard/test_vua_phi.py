@@ -14,7 +14,7 @@ needs_mirror = pytest.mark.skipif(not (MIRROR / "vua").is_dir(), reason="no data
 @needs_mirror
 def test_vua_verb_test_items_map_to_wordnet_senses():
     from metabench import plugins
-    from metabench.hard.vua_phi import vua_sense_keys
+    from metabench_hard.vua_phi import vua_sense_keys
 
     rows, counts = vua_sense_keys(plugins.load(), MIRROR)
     assert counts == {"items": 5873, "no_gloss_match": 417, "ambiguous_gloss": 8}

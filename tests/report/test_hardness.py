@@ -8,8 +8,8 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from metabench.errors import MetabenchError
-from metabench.hard.phi_table import FORMAT, find_tables, load_table, save_table, table_name
-from metabench.hard.report.hardness import hardness_row
+from metabench_hard.phi_table import FORMAT, find_tables, load_table, save_table, table_name
+from metabench_hard.report.hardness import hardness_row
 from metabench.runs.stored import load_run
 from metabench.store import write_run
 

@@ -1,5 +1,5 @@
 """``metabench hard train | mine | stats | ...``: the hard-metaphor pipeline from the command line (registered by
-the hard family's plugin, ``metabench.hard.plugin``, like a third party's verbs).
+the hard family's plugin, ``hard``, like a third party's verbs).
 
   metabench hard train --model hf:minilm-l6 --threads 1             SOR encoder (cached)
   metabench hard mine  --model hf:minilm-l6 --threads 1             + phi over the pool = HARD(M) (cached)

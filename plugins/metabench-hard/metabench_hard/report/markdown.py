@@ -1,4 +1,4 @@
-"""The hard family's section in leaderboard.md (registered with ``markdown=``, `metabench.hard.plugin`): VUA-Verb
+"""The hard family's section in leaderboard.md (registered with ``markdown=``, `hard`): VUA-Verb
 runs per phi bin of a SOR model, one table per run, after the gaps. The site shows the same rows through
 ``templates/hardness.html``."""
 

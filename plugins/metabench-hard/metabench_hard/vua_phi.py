@@ -4,7 +4,7 @@ Beyond the paper. Each VUA-Verb test item gets a WordNet sense from ``vua_verb_w
 MelBERT's layout, with the WordNet gloss of the target's sense as text): the sense key is the verb sense of the
 item's lemma (from ``vua_verb``, aligned row by row on document and sentence) whose WordNet gloss starts with
 that text. The item is then embedded with the SOR encoder and placed among the pool instances of its verb
-(:func:`metabench.hard.overlap.query_overlap`: k = the number of pool instances of its sense).
+(:func:`metabench_hard.overlap.query_overlap`: k = the number of pool instances of its sense).
 
 Only the verbs of the HARD(M) build are covered (the MOH verbs, whose pool vectors the build holds), and an
 item gets a phi only where its sense has at least ``rate_min_instances`` pool instances (the pool itself holds the

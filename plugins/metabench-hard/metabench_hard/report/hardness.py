@@ -1,8 +1,8 @@
 """Hardness breakdowns: recall and precision of VUA-Verb detection runs per phi bin of a SOR model (issue 13.5).
 
 "Recall on the metaphors that confuse model M": each VUA-Verb test item carries the overlap phi that M's
-sense-only representation gives its WordNet sense (:mod:`metabench.hard.vua_phi`), read from a phi table
-(:mod:`metabench.hard.phi_table`). A run is broken down by Fig 5b's bins (0-0.2, ..., 0.6-0.8, 0.8-1.0) plus
+sense-only representation gives its WordNet sense (:mod:`metabench_hard.vua_phi`), read from a phi table
+(:mod:`metabench_hard.phi_table`). A run is broken down by Fig 5b's bins (0-0.2, ..., 0.6-0.8, 0.8-1.0) plus
 "no phi" (verbs outside the build, senses without a gloss match or with too few pool instances), each with its
 item count and Wilson intervals, on the run's first seed (as ``metabench hard gap``; the seed is named).
 

@@ -11,7 +11,7 @@ The pipeline, one module per step (docs/hard-metaphors.md has every choice and i
 - :mod:`.gap`: the HARD-vs-VUA precision/recall gap with the paper's unpaired tests;
 - :mod:`.fidelity`: our phi against the authors' own phi on ``hmd_proxy``.
 
-Above the pipeline, like a third party's code: :mod:`.report` (floor 6: the breakdown of runs by phi, the
-leaderboard's hardness section, the docs tables) and :mod:`.commands` (floor 7: the ``metabench hard`` verbs),
-both reached only through ``plugin.py``'s registrations.
+Above the pipeline: :mod:`.report` (the breakdown of runs by phi, the leaderboard's hardness section, the docs
+tables) and :mod:`.commands` (the ``metabench hard`` verbs), reached only through ``plugin.py``'s registrations.
+A plugin distribution (plugins/metabench-hard): it imports metabench only through ``metabench.plugin_api``.
 """

@@ -82,7 +82,7 @@ def specs():
         DatasetSpec(
             name="hard_metaphors",
             files=(),
-            loader="metabench.hard.dataset:load",
+            loader="metabench_hard.dataset:load",
             splits=("test",),
             args={"model": None, "xi": None, "sor": None, "mine": None, "unpaired": ("keep", "drop")},
             licence="Derived from SemCor 3.0 and the Raganato WSD sets (Princeton WordNet licence) with MOH sense "
