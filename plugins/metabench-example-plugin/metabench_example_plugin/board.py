@@ -27,11 +27,13 @@ def cue_words_section(inputs: BoardInputs) -> BoardSection:
         "key": "example_cue_words", "paper": "metabench example plugin", "number": "Cue words",
         "title": "the cue-words rule against every other model run on the example sentences",
         "header": ["task", "model", *METRICS.values(), "test items"],
-        "rows": [{"labels": [TASK], "model": row["model"] + (" (partial)" if row["partial"] else ""),
-                  "source": "metabench",
-                  "cells": [*("—" if row[m] is None else f"{row[m]:.3f}" for m in METRICS), str(row["n_items"])]}
-                 for row in rows],
+        "rows": [{"labels": [TASK], "model": r.model + (" (partial)" if r.partial else ""), "source": "metabench",
+                  "cells": [*(_cell(r.record.mean(m)) for m in METRICS), str(r.n_items)]} for r in runs],
         "tasks": [TASK], "missing_tasks": [],
-        "notes": ["(partial): a --limit run on part of the test split"] if any(r["partial"] for r in rows) else [],
+        "notes": ["(partial): a --limit run on part of the test split"] if any(r.partial for r in runs) else [],
     }
     return BoardSection({"rows": rows}, [table])
+
+
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
