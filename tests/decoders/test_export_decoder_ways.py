@@ -121,3 +121,27 @@ def test_the_headline_benchmarks_export_every_decoder_way(real_registry, tmp_pat
     assert set(munch) <= set("ABCD")  # the letter the prompt asks for, not the option's index
     assert "process_tags" in (tmp_path / "vua18_seq_generated.yaml").read_text()
     assert any("cannot align" in note for note in done["vua18_seq_generated"].notes)
+
+
+@pytest.mark.slow
+def test_lm_eval_scores_the_scored_way_with_the_benchmarks_own_f1(toy_export, tiny_decoder):
+    """The same options scored by metabench and by lm-eval: lm-eval's f1 is the positive label's F1 over the
+    answers metabench's scorer gives (the options reordered, where needed, changes no log-likelihood)."""
+    from lm_eval.evaluator import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    from metabench.requests import ChoiceRequest
+
+    out, _ = toy_export
+    results = simple_evaluate(model=tiny_decoder.lm, tasks=["toy_bench_scored", "toy_bench_generated"],
+                              task_manager=TaskManager(include_path=str(out), include_defaults=False),
+                              bootstrap_iters=0)
+    rows = [json.loads(line) for line in open(out / "data" / "toy_bench_scored.jsonl")]
+    chosen = [a["index"] for a in tiny_decoder.predict([ChoiceRequest(r["query"], tuple(r["choices"])) for r in rows],
+                                                       seed=0)]
+    tp = sum(c == 1 and r["gold"] == 1 for c, r in zip(chosen, rows))
+    fp = sum(c == 1 and r["gold"] == 0 for c, r in zip(chosen, rows))
+    fn = sum(c == 0 and r["gold"] == 1 for c, r in zip(chosen, rows))
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    assert results["results"]["toy_bench_scored"]["f1,none"] == pytest.approx(f1)
+    assert 0.0 <= results["results"]["toy_bench_generated"]["exact_match,strict"] <= 1.0
