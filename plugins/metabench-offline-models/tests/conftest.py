@@ -17,15 +17,35 @@ if str(_ROOT) not in sys.path:
 import pytest  # noqa: E402
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _session_cache(tmp_path_factory):
-    """Point METABENCH_CACHE_DIR and HF_HOME at temporary folders for the whole session."""
-    saved = {k: os.environ.get(k) for k in ("METABENCH_CACHE_DIR", "HF_HOME")}
-    os.environ["METABENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("metabench-cache"))
-    os.environ["HF_HOME"] = str(tmp_path_factory.mktemp("hf-home"))
-    yield Path(os.environ["METABENCH_CACHE_DIR"])
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+@pytest.fixture(scope="session")
+def plugin_cache(tmp_path_factory) -> dict[str, str]:
+    """Temporary METABENCH_CACHE_DIR and HF_HOME for this plugin's tests, made once per session."""
+    return {"METABENCH_CACHE_DIR": str(tmp_path_factory.mktemp("metabench-cache")),
+            "HF_HOME": str(tmp_path_factory.mktemp("hf-home"))}
+
+
+@pytest.fixture(autouse=True)
+def _session_cache(plugin_cache, monkeypatch):
+    """Point METABENCH_CACHE_DIR and HF_HOME at the session's temporary folders while each of this plugin's tests
+    runs, and only then. A session-wide switch outlived these tests: run inside the whole suite in a shuffled
+    order (scripts/test.sh), it moved the cache of every test after the first of them, so toy runs whose data
+    a session fixture had copied into the suite's cache were looked up in this one and "not checked against
+    the data". Session fixtures that build into the cache set it themselves (`in_plugin_cache`)."""
+    for name, value in plugin_cache.items():
+        monkeypatch.setenv(name, value)
+    yield Path(plugin_cache["METABENCH_CACHE_DIR"])
+
+
+@pytest.fixture(scope="session")
+def in_plugin_cache(plugin_cache):
+    """A context manager: the plugin's cache folders in the environment for a session fixture's build."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def entered():
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in plugin_cache.items():
+                patch.setenv(name, value)
+            yield
+
+    return entered

@@ -56,13 +56,15 @@ def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 @pytest.fixture(scope="session")
-def smollm2_dir() -> Path:
-    return builders.build_smollm2_135m()
+def smollm2_dir(in_plugin_cache) -> Path:
+    with in_plugin_cache():
+        return builders.build_smollm2_135m()
 
 
 @pytest.fixture(scope="session")
-def e5_dir() -> Path:
-    return builders.build_e5_small_multilingual()
+def e5_dir(in_plugin_cache) -> Path:
+    with in_plugin_cache():
+        return builders.build_e5_small_multilingual()
 
 
 @pytest.fixture(scope="session")
