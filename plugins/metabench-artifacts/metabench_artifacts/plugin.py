@@ -1,12 +1,15 @@
-"""Registers the artifact datasets (Boisson recipes, artifact-controlled samples), diagnostics metrics, the
+"""Registers the artifact tasks (``tasks/`` beside this module, with the core suite's Boisson members), the artifact
+datasets (Boisson recipes, artifact-controlled samples), diagnostics metrics, the
 ``metabench artifacts`` verbs and ``compare artifacts``, Boisson et al.'s paper views, the leaderboard's gameability
 section and the artifact docs tables, through the hooks a third-party plugin uses."""
 
 from __future__ import annotations
 
-from metabench.plugin_api import hookimpl, register_each
+from pathlib import Path
 
-_M = "metabench.artifacts.metrics"
+from metabench.plugin_api import hookimpl, register_each, register_folder
+
+_M = "metabench_artifacts.metrics"
 METRICS = {
     "majority_accuracy": (f"{_M}:majority_accuracy", "share of the test set's most frequent gold label (Boisson's Maj)"),
     "collision_ceiling": (
@@ -14,7 +17,7 @@ METRICS = {
         "best accuracy any model could reach from the view's input string alone (identical inputs, one answer)",
     ),
 }
-_R = "metabench.artifacts.report"
+_R = "metabench_artifacts.report"
 #: generated docs tables (docs/artifacts.md): name -> (target, description)
 DOCS_BLOCKS = {
     "boisson-views": (f"{_R}.docs:views_table", "fold-mean macro-F1 per view of one model, beside the paper's"),
@@ -26,6 +29,9 @@ DOCS_BLOCKS = {
 }
 
 
+metabench_register_tasks = register_folder(Path(__file__).parent / "tasks")
+
+
 @hookimpl
 def metabench_register_datasets(register):
     from .derived import specs  # noqa: PLC0415
@@ -35,13 +41,13 @@ def metabench_register_datasets(register):
 
 
 metabench_register_commands = register_each({
-    "artifacts": ("metabench.artifacts.commands:add_commands",
+    "artifacts": ("metabench_artifacts.commands:add_commands",
                   "construction artifacts: gameability of input views"),
 })
 
 
 metabench_register_compare_analyses = register_each({
-    "artifacts": ("metabench.artifacts.commands:COMPARE_ARTIFACTS",
+    "artifacts": ("metabench_artifacts.commands:COMPARE_ARTIFACTS",
                   "input views of Boisson et al.'s cells: relative gaps and the gameability flag"),
 })
 
@@ -51,7 +57,7 @@ metabench_register_metrics = register_each(METRICS)
 
 @hookimpl
 def metabench_register_paper_views(register):
-    """Boisson et al.'s Tables 2-5 (rendered by ``metabench.artifacts.report.tables``, their ``filled_by``)."""
+    """Boisson et al.'s Tables 2-5 (rendered by ``metabench_artifacts.report.tables``, their ``filled_by``)."""
     from .paper_layouts import VIEWS  # noqa: PLC0415 - layouts only, no data
 
     for view in VIEWS:

@@ -1,7 +1,7 @@
 """Boisson et al.'s printed result tables (Tables 2-5) as paper views: the artifacts family's own layouts.
 
 Registered by ``artifacts/plugin.py`` (``metabench_register_paper_views``) like a third party's views, and rendered
-by `metabench.artifacts.report.tables` (their ``filled_by``): each row is filled by a *cell* (a k-fold group or a
+by `metabench_artifacts.report.tables` (their ``filled_by``): each row is filled by a *cell* (a k-fold group or a
 task declaring views), whose ``metadata.paper_view`` names the row and the columns; a column's last word is the
 view (Def, PME, Masked). ``metabench validate`` checks a task's binding against them through the registry.
 """
@@ -16,7 +16,7 @@ _BOISSON_ROWS = tuple((r,) for r in ("CARD_N", "JANK", "TroFi", "TSV_AN", "TSV_A
                                      "VUAC_ST2", "VUAC_BO"))
 _BOISSON_METRICS = {"Maj": "majority_accuracy", **{f"{name} {v}": metric for name, metric in (
     ("Acc", "accuracy"), ("P", "precision"), ("R", "recall"), ("F1", "f1")) for v in _BOISSON_VIEWS}}
-_ARTIFACTS = "metabench.artifacts.report.tables"
+_ARTIFACTS = "metabench_artifacts.report.tables"
 
 VIEWS: tuple[PaperTable, ...] = (
     PaperTable("boisson_table_2", BOISSON, "Table 2", "Original splits, macro-F1 (%)", ("Dataset",),

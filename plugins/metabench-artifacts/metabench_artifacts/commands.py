@@ -1,5 +1,5 @@
 """The ``metabench artifacts`` verbs (construction artifacts, Boisson et al.), registered by the artifacts
-family's plugin (``metabench.artifacts.plugin``) like a third party's verbs."""
+family's plugin (``artifacts``) like a third party's verbs."""
 
 from __future__ import annotations
 

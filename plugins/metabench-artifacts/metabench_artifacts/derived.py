@@ -189,7 +189,7 @@ def specs() -> list[DatasetSpec]:
             DatasetSpec(
                 name=PREFIX + recipe.name,
                 files=files,
-                loader="metabench.artifacts.derived:load",
+                loader="metabench_artifacts.derived:load",
                 splits=SPLITS,
                 args={"regime": recipe.regimes, "fold": FOLDS, "seed": None, **recipe.base_args},
                 licence="; ".join(dict.fromkeys(b.licence for b in bases)),
