@@ -28,8 +28,8 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     os.environ.setdefault("METABENCH_CACHE_DIR", tempfile.mkdtemp(prefix="bench-twins-"))
-    from metabench.artifacts import derived
-    from metabench.artifacts.recipes import RECIPES
+    from metabench_artifacts import derived
+    from metabench_artifacts.recipes import RECIPES
     from metabench.data.context import DataContext
     from metabench.plugins import load
 

@@ -64,6 +64,17 @@ def register_each(entries: dict[str, tuple[str, str]]):
     return register_entries
 
 
+def register_folder(folder: object):
+    """A hook implementation that registers one folder (a plugin's task YAML, beside its module); a plugin module
+    assigns it: ``metabench_register_tasks = register_folder(Path(__file__).parent / "tasks")``."""
+
+    @hookimpl
+    def register_path(register: RegisterPath) -> None:
+        register(str(folder))
+
+    return register_path
+
+
 @hookspec
 def metabench_register_tasks(register: RegisterPath) -> None:
     """Register folders of task and group YAML files.

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the same names as _WHERE, for type checkers; at run time th
     from .data.verify import CheckResult, expect
     from .errors import DataError, MetabenchError, NotBuiltError, PluginAPIDeprecationWarning
     from .extras import MissingExtraError
-    from .hookspecs import HOOKSPEC_VERSION, hookimpl, register_each
+    from .hookspecs import HOOKSPEC_VERSION, hookimpl, register_each, register_folder
     from .keyvalues import parse_pairs
     from .kinds.base import Kind, KindArgs
     from .kinds.views import VIEWS, expression_key
@@ -82,6 +82,7 @@ _WHERE: dict[str, str] = {
     "HOOKSPEC_VERSION": "metabench.hookspecs:HOOKSPEC_VERSION",
     "hookimpl": "metabench.hookspecs:hookimpl",
     "register_each": "metabench.hookspecs:register_each",
+    "register_folder": "metabench.hookspecs:register_folder",
     "default_registry": "metabench.plugins:default_registry",
     # errors a plugin raises or catches
     "MetabenchError": "metabench.errors:MetabenchError",

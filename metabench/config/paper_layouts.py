@@ -5,7 +5,7 @@ column}`` in its YAML names a cell, and ``metabench validate`` rejects a binding
 lacks (:func:`check_binding`). The reporter fills the views from run files (``report/paper_views.py``); a view
 whose cells need more than a mean over bound tasks names the module that renders it (``filled_by``).
 Meta4XNLI's and MUNCH's tables are here; a paper family's own tables live in its package and are registered
-like a plugin's (Boisson et al.'s: `metabench.artifacts.paper_layouts`).
+like a plugin's (Boisson et al.'s: `metabench_artifacts.paper_layouts`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ VIEWS: tuple[PaperTable, ...] = (
 )
 VIEW_BY_KEY = {view.key: view for view in VIEWS}
 #: the views ``fill`` renders: every built-in one here (a family's own views, Boisson et al.'s in
-#: `metabench.artifacts.paper_layouts`, name the module that renders them)
+#: `metabench_artifacts.paper_layouts`, name the module that renders them)
 FILLED_VIEWS = tuple(view for view in VIEWS if view.filled_by is None)
 
 

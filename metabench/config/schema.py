@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from ..limits import MAX_EPOCHS
 
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.\-]*$")]
-#: Input views of expression-level classification (Boisson et al. 2023); see metabench/artifacts/views.py.
+#: Input views of expression-level classification (Boisson et al. 2023); see metabench/kinds/views.py.
 View = Literal["default", "pme_only", "masked"]
 
 #: Seeds go to numpy, torch and lm-eval, whose smallest seed range is 32-bit; a run has at most MAX_SEEDS.

@@ -459,7 +459,7 @@ class HFEncoder(Adapter):
         if search is None:
             raise UnsupportedError(
                 f"model '{self.name}' was asked to search (search=true), and this task has no protocol.encoder.search",
-                hint="add a search block to the task (tasks/artifacts/_boisson.yaml has the paper's), or drop search=true",
+                hint="add a search block to the task (the artifacts plugin's tasks/artifacts/_boisson.yaml has the paper's), or drop search=true",
                 reason="no protocol.encoder.search",
             )
         if not training.validation_requests:

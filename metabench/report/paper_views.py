@@ -7,7 +7,7 @@ column}``), recorded in every run's results (``task.paper_view``): so a renamed 
 `metabench validate` rejects a binding to a row or column the view lacks, a test fails when a cell has no
 task, and a leaderboard fills the views from run files alone. A plugin's tasks bind to the views the same
 way. A view whose cells need more than a mean over bound tasks names the module that renders it
-(``filled_by``: Boisson et al.'s tables, rendered by ``metabench.artifacts.report.tables`` with fold counts and
+(``filled_by``: Boisson et al.'s tables, rendered by ``metabench_artifacts.report.tables`` with fold counts and
 relative gaps); its rows and columns are declared and its bindings validated all the same.
 
 Each row of a view is shown once per model: first the papers' models as printed (labelled ``paper``), then

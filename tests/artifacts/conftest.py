@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from metabench import plugins
-from metabench.artifacts.recipes import RECIPES
+from metabench_artifacts.recipes import RECIPES
 from metabench.data.load import load_split
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from metabench.artifacts.report.gameability import assess
-from metabench.artifacts.report.tables import boisson_tables
+from metabench_artifacts.report.gameability import assess
+from metabench_artifacts.report.tables import boisson_tables
 from metabench.config.index import TaskIndex
 from metabench.metrics.classification import macro_f1
 from metabench.run_record import MetricSummary, RunRecord
@@ -95,7 +95,7 @@ def test_partial_folds_are_marked(registry, runs):
 
 def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(registry):
     """Two folds, 60 % and 40 % metaphor: each fold's own majority share is 0.6 (mean 0.6), the dataset's 0.5."""
-    from metabench.artifacts.report.tables import FOLD_MAJORITY
+    from metabench_artifacts.report.tables import FOLD_MAJORITY
 
     golds = {0: ["metaphor"] * 6 + ["literal"] * 4, 1: ["metaphor"] * 4 + ["literal"] * 6}
     runs = []
@@ -112,7 +112,7 @@ def test_maj_is_the_datasets_majority_share_not_the_mean_of_fold_majorities(regi
 def test_the_four_self_contradicting_paper_cells_are_found_and_marked(registry):
     """construction_artifacts.md §7: F1 above the harmonic mean of P and R in Table 4 JANK/MOH PME, Table 5
     MOH Masked and VUAC_BO PME; every other printed cell is consistent within rounding."""
-    from metabench.artifacts import paper_numbers as printed
+    from metabench_artifacts import paper_numbers as printed
 
     found = {(name, dataset, position - 10) for name, table in (("T4", printed.TABLE_4), ("T5", printed.TABLE_5))
              for dataset, values in table.items() for position in printed.inconsistent_f1(values)}
@@ -128,8 +128,8 @@ def test_the_four_self_contradicting_paper_cells_are_found_and_marked(registry):
 def test_every_boisson_cell_is_bound_through_metadata_paper_view(registry):
     """Each row × column of Tables 2-5 is filled by exactly the cell its YAML names (not by task naming); the
     only unbound row is TroFi's original split, which the mirror lacks."""
-    from metabench.artifacts.report.tables import bound_cells
-    from metabench.artifacts.paper_layouts import VIEWS
+    from metabench_artifacts.report.tables import bound_cells
+    from metabench_artifacts.paper_layouts import VIEWS
 
     index = TaskIndex(registry)
     bound = bound_cells(index)

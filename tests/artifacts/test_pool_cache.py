@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 import pytest
 
-from metabench.artifacts import derived
+from metabench_artifacts import derived
 from metabench.data import itemcache, resolve
 from metabench.data.load import load_split
 from metabench.errors import DataError
@@ -167,7 +167,7 @@ def test_the_pool_key_changes_with_every_input_of_the_pool(registry, monkeypatch
     changed_file = dataclasses.replace(spec.files[0], sha256="0" * 64)
     keys = [key(seed=1), key(labels="human"), key(dataclasses.replace(spec, files=(changed_file, *spec.files[1:])))]
     read_bytes = Path.read_bytes
-    for module in ("metabench/kinds/views.py", "metabench/artifacts/sampling.py", "metabench/artifacts/recipes.py",
+    for module in ("metabench/kinds/views.py", "plugins/metabench-artifacts/metabench_artifacts/sampling.py", "plugins/metabench-artifacts/metabench_artifacts/recipes.py",
                    "metabench/data/datasets/trofi.py"):
         monkeypatch.setattr(Path, "read_bytes", lambda self, m=module: read_bytes(self) + (b"#" if str(self).endswith(m) else b""))
         keys.append(key())

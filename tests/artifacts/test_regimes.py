@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from metabench.artifacts.recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS
-from metabench.artifacts.regimes import CHUNKS, FOLDS, assign, chunk_of, digest, folding, role_of_chunk, split_of
+from metabench_artifacts.recipes import KEYS, RECIPES, SINGLE_SPLIT_ITEMS
+from metabench_artifacts.regimes import CHUNKS, FOLDS, assign, chunk_of, digest, folding, role_of_chunk, split_of
 from metabench.data.load import load_split
 from metabench.errors import MetabenchError
 

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from metabench.artifacts.regimes import digest
-from metabench.artifacts.sampling import LEVELS, RANDOM, _PUNCT, Span, _Keys, metaphor_spans, sample, samples, to_items
+from metabench_artifacts.regimes import digest
+from metabench_artifacts.sampling import LEVELS, RANDOM, _PUNCT, Span, _Keys, metaphor_spans, sample, samples, to_items
 from metabench.data.items import TaggedSentence
 from metabench.data.load import load_split
 

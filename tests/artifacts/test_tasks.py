@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from lazy import lazy
 
-from metabench.artifacts.metrics import collision_ceiling, majority_accuracy
+from metabench_artifacts.metrics import collision_ceiling, majority_accuracy
 from metabench.config.index import TaskIndex
 from metabench.errors import ConfigError
 from metabench.models.baselines import Lookup

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from metabench.artifacts.recipes import RECIPES
+from metabench_artifacts.recipes import RECIPES
 from metabench.kinds.views import PME_CLOSE, PME_OPEN, expression_span, render
 from metabench.data.items import TextItem
 from metabench.errors import DataError

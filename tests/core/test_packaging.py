@@ -67,16 +67,17 @@ def test_example_plugin_installs_and_its_task_runs(tmp_path):
     assert any(p["name"] == "example" and p["version"] == "0.1.0" for p in results["plugins"])
 
 
-def test_the_hard_family_installs_as_a_distribution_with_its_tasks_and_views(tmp_path):
-    """plugins/metabench-hard built as a wheel would be (from a copy, as above): its task YAML and the hardness
-    section's template travel with the package, and its entry point names the plugin module."""
-    shipped, source = REPO / "plugins" / "metabench-hard", tmp_path / "metabench-hard"
+@pytest.mark.parametrize("family", ["hard", "artifacts"])
+def test_a_paper_family_installs_as_a_distribution_with_its_tasks(family, tmp_path):
+    """plugins/metabench-<family> built as a wheel would be (from a copy, as above): its task YAML (and the hardness
+    section's template) travel with the package, and its entry point names the plugin module."""
+    shipped, source = REPO / "plugins" / f"metabench-{family}", tmp_path / f"metabench-{family}"
     shutil.copytree(shipped, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     site = tmp_path / "site"
     _pip_target(source, site)
-    package = shipped / "metabench_hard"
-    assert sorted(p.relative_to(site / "metabench_hard") for p in (site / "metabench_hard").rglob("*.yaml")) == sorted(
+    package, installed = shipped / f"metabench_{family}", site / f"metabench_{family}"
+    assert sorted(p.relative_to(installed) for p in installed.rglob("*.yaml")) == sorted(
         p.relative_to(package) for p in package.rglob("*.yaml"))
-    assert (site / "metabench_hard" / "report" / "templates" / "hardness.html").is_file()
-    points = next(site.glob("metabench_hard-*.dist-info")) / "entry_points.txt"
-    assert "[metabench]\nhard = metabench_hard.plugin" in points.read_text(encoding="utf-8")
+    assert family != "hard" or (installed / "report" / "templates" / "hardness.html").is_file()
+    points = next(site.glob(f"metabench_{family}-*.dist-info")) / "entry_points.txt"
+    assert f"[metabench]\n{family} = metabench_{family}.plugin" in points.read_text(encoding="utf-8")

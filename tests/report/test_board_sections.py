@@ -39,9 +39,9 @@ def _board(registry, toy_runs):
 def test_the_families_register_their_sections_and_blocks_through_the_hooks():
     registry = plugins.load()
     assert {(e.name, e.plugin) for e in registry.entries("board_section")} >= {
-        ("gameability", "metabench.artifacts.plugin"), ("hardness", "hard")}
+        ("gameability", "artifacts"), ("hardness", "hard")}
     blocks = {e.name: e.plugin for e in registry.entries("docs_block")}
-    assert blocks["hard-gap"] == "hard" and blocks["boisson-views"] == "metabench.artifacts.plugin"
+    assert blocks["hard-gap"] == "hard" and blocks["boisson-views"] == "artifacts"
     assert blocks["headline"] == "metabench.report.plugin"
     assert registry.get("board_section", "hardness").meta["reads"] == "hard_phi.json"
 

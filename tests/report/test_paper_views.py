@@ -209,7 +209,7 @@ def test_boissons_views_live_with_their_family_and_the_old_names_still_resolve()
     is the family's alone (the core aliases were removed in 0.1, docs/plugins.md change log)."""
     import metabench.config.paper_layouts as core
     import metabench.report.paper_views as report
-    from metabench.artifacts import paper_layouts as family
+    from metabench_artifacts import paper_layouts as family
 
     assert not any(key.startswith("boisson_") for key in core.VIEW_BY_KEY)
     from metabench.config.paper_layouts import registered_views

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metabench.plugin_api import hookimpl, register_each
+from metabench.plugin_api import hookimpl, register_each, register_folder
 
 _R = "metabench_hard.report"
 
 
-@hookimpl
-def metabench_register_tasks(register):
-    register(str(Path(__file__).parent / "tasks"))
+metabench_register_tasks = register_folder(Path(__file__).parent / "tasks")
 
 
 @hookimpl
