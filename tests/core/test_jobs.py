@@ -11,7 +11,7 @@ from metabench.config.index import TaskIndex
 from metabench.jobs import Job, RunOptions, prepare
 from metabench.models.spec import parse_model_spec
 from metabench.launch.execute import execute
-from metabench.launch.outcomes import write
+from metabench.launch.outcomes import written
 
 
 def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
@@ -24,7 +24,7 @@ def test_a_job_pickles_and_runs_the_same_after(toy_registry, tmp_path):
     assert first.record.metrics.per_seed == second.record.metrics.per_seed
     assert first.samples == second.samples  # samples.jsonl's bytes
     assert not first.run_dir.exists()  # computing writes no run folder...
-    write(first)
+    assert written(first).status == "ok"
     assert (first.run_dir / "results.json").is_file()  # ...writing does
 
 
