@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 import warnings
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     if out_dir.exists() and not out_dir.is_dir():
         raise MetabenchError(f"-o {out_dir}: is a file, not a folder", hint="choose a folder, e.g. -o leaderboard/")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rejected_folders = [Path(r.run) for r in board.rejected_runs]
+    rejected_folders = [Path(r.run) for r in board.rejected_runs if r.run is not None]
     _relative_run_paths(board, out_dir, run_paths)
     listed = site_files.listed(out_dir)
     sources = site_files.run_sources(out_dir, run_paths)
@@ -88,7 +89,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
     staging = Path(tempfile.mkdtemp(dir=os.path.realpath(out_dir), prefix=".metabench-build-"))
     try:
         with (progress or Progress.off()).phase("writing files", len(names), "format") as done:
-            staged = {}
+            staged: dict[str, Path] = {}
             for name, write in zip(names, writers):
                 staged.update((_staged_name(path, staging, name), path) for path in _written(registry, name, write,
                                                                                              board, staging))
@@ -129,7 +130,7 @@ def build_site(registry: Registry, paths: list[Path], out_dir: Path, *, formats:
         safe_paths.write_text(out_dir, out_dir / MANIFEST, manifest)
     return Built([out_dir / name for name in sorted(staged)], board.rejected_runs, rejected_folders,
                  changed=[out_dir / name for name in changed], removed=[out_dir / name for name in stale],
-                 n_runs=n_found, n_ranked=board.n_runs, unverified=board.unverified_runs)
+                 n_runs=n_found, n_ranked=board.n_runs or 0, unverified=board.unverified_runs)
 
 
 def _writer(registry: Registry, name: str):
@@ -178,7 +179,7 @@ def _staged_name(path: Path, staging: Path, reporter: str) -> str:
 
 
 def _refuse_foreign(out_dir: Path, new: dict[str, Path], force: bool, *, legacy: bool = False,
-                    unmarked: set[str] = frozenset()) -> None:
+                    unmarked: AbstractSet[str] = frozenset()) -> None:
     """Files already in the output folder that the last build cannot be shown to have written (not listed with
     the digest of their bytes, or without the generator mark: `site_files`) are the user's: not replaced (one
     holding the very bytes the build writes loses nothing, and is taken)."""
@@ -252,10 +253,12 @@ def _relative_run_paths(board: Board, out_dir: Path, run_paths: list[Path]) -> N
         return reason
 
     for rejected in board.rejected_runs:
-        rejected.reasons = [unlocal(r, rejected.run) for r in rejected.reasons or []]
-        rejected.run = in_runs_folder(rejected.run)
+        if rejected.run is not None:  # the builder names every run; the schema allows a note without one
+            rejected.reasons = [unlocal(r, rejected.run) for r in rejected.reasons or []]
+            rejected.run = in_runs_folder(rejected.run)
     for unverified in board.unverified_runs:
-        unverified.run = in_runs_folder(unverified.run)
+        if unverified.run is not None:
+            unverified.run = in_runs_folder(unverified.run)
     for task in board.tasks:
         shown = {e.run: relative(e.run) for e in task.entries if e.run is not None}
         # one pass, longest folder first: run/lookup must not rewrite the start of run/lookup_key=expression

@@ -31,7 +31,7 @@ from ...runs.stored import Run
 from ..analyses import seed_stability
 from ..trivial import COLLAPSE_RULE, FORMAT_RULE, Assessment, pooled
 from .schema import (BoardTask, Caveats, Entry, Family, Group, GroupCaveats, ItemSetConstant, Marks, PooledConstant,
-                     ProtocolSource, Stability)
+                     ProtocolSource, Stability, Trivial)
 
 #: The lenient parser: on a paraphrase control (the metaphorLLM tasks, whose authors read answers with
 #: ``label_token``: tasks/metaphor_llm_paraphrases/_decoder.yaml), a run read with it is labelled.
@@ -76,17 +76,19 @@ def annotate(registry, tasks: list[BoardTask], groups: list[Group], families: li
             if entry.item_set == 0:
                 members[(task.name, entry.model)] = (by_path[entry.run or ""], entry)
         for index, item_set in enumerate(task.item_sets):
-            trivial = next(e for e in task.entries if e.item_set == index).marks.trivial
+            trivial = _trivial(next(e for e in task.entries if e.item_set == index))
             item_set.constant = (ItemSetConstant(value=trivial.baseline_value, answer=trivial.baseline)
                                  if trivial is not None and trivial.baseline_value is not None else None)
         task.protocol_source = _protocol_source(task, current)
     by_group: dict[tuple, GroupCaveats] = {}
     for row in groups:
-        found = [members.get((member, row.model or "")) for member in row.member_tasks]
-        if any(f is None for f in found):
+        found = [pair for member in row.member_tasks if (pair := members.get((member, row.model or ""))) is not None]
+        if len(found) < len(row.member_tasks):
             continue  # a member outside the main item set: nothing to pool
         summary = row.aggregate[row.primary_metric or ""]
-        constant = pooled([entry.marks.trivial.to_dict() for _, entry in found], summary.mean)
+        # a member with no trivial mark has no baseline: `pooled` then pools nothing
+        constant = pooled([trivial.to_dict() if (trivial := _trivial(entry)) is not None else {}
+                           for _, entry in found], summary.mean)
         row.caveats = GroupCaveats(
             constant=PooledConstant.model_validate(constant) if constant is not None else None,
             stability=_stability(list((summary.per_seed or {}).values()), [r for r, _ in found],
@@ -109,6 +111,11 @@ def _collapsed_folds(members: list[tuple[str, Entry]]) -> str | None:
         return None
     return (f"collapsed fit in {len(folds)} of {len(members)} folds ({', '.join(folds)}): one answer for ≥ 99 % of "
             "the items at a seed of each (the seeds and the answer on each fold's page)")
+
+
+def _trivial(entry: Entry) -> Trivial | None:
+    """The entry's run against the best constant answer, where it was marked."""
+    return entry.marks.trivial if entry.marks is not None else None
 
 
 def _judged(run: Run, marks: Marks | None) -> bool:

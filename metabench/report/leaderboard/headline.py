@@ -207,9 +207,10 @@ def _published_rows(published: list[Published], columns: list[HeadlineColumn], g
     number); the best published number of each column is marked (the state of the art as published, whatever its
     protocol: the cell says which), among the numbers on the column's own items (not a sample or another pool).
     A decoder's cell says how it answered and carries its caveats (`Published.caveats`)."""
-    metric = {c.name: c.metric for c in columns}
+    # every built column is named (the schema allows a read one not to be)
+    metric = {c.name: c.metric for c in columns if c.name is not None}
     within = {c.name: [g for g, config in groups.items() if c.type == "task" and c.name in config.task]
-              for c in columns}
+              for c in columns if c.name is not None}
     rows: dict[str, HeadlinePublished] = {}
     own_items: dict[int, bool] = {}  # id of a cell -> on the column's own items (not a sample or another pool)
     for entry in published:
@@ -226,11 +227,14 @@ def _published_rows(published: list[Published], columns: list[HeadlineColumn], g
                                                 answering=entry.answering, caveats=caveats)
                 own_items[id(row.cells[name])] = not entry.sample
     for column in columns:
-        ranked = [row.cells[column.name] for row in rows.values()
-                  if column.name in row.cells and own_items[id(row.cells[column.name])]]
-        if ranked:
+        key = column.name
+        if key is None:
+            continue
+        ranked = [row.cells[key] for row in rows.values() if key in row.cells and own_items[id(row.cells[key])]]
+        values = [cell.value for cell in ranked if cell.value is not None]  # a published cell has its number
+        if values:
             pick = max if column.higher_is_better else min
-            best = pick(cell.value for cell in ranked)
+            best = pick(values)
             for cell in ranked:
                 cell.best = cell.value == best
     ordered = sorted(rows.values(), key=lambda row: (row.system or "").lower())

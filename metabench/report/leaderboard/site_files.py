@@ -21,6 +21,7 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import MetabenchError
@@ -58,10 +59,17 @@ JSON_FIELD = "metabench"
 NAME_MARK = ".metabench"
 
 
+_CHUNK = 1 << 20
+
+
 def digest(path: Path) -> str:
-    """The sha256 of the file's bytes, as the list records them."""
+    """The sha256 of the file's bytes, as the list records them. Read in chunks, so a large data file is not held
+    in memory (``hashlib.file_digest`` does the same but needs Python 3.11; metabench supports 3.10)."""
+    sha = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        while chunk := handle.read(_CHUNK):
+            sha.update(chunk)
+    return sha.hexdigest()
 
 
 def listed(out_dir: Path) -> dict[str, str | None]:
@@ -186,7 +194,7 @@ def run_sources(out_dir: Path, paths: list[Path]) -> tuple[Path, ...]:
     return tuple(source for source in found if not site.is_relative_to(source))
 
 
-def manifest_text(digests: dict[str, str | None]) -> str:
+def manifest_text(digests: Mapping[str, str | None]) -> str:
     return json.dumps(dict(sorted(digests.items())), indent=0) + "\n"
 
 

@@ -46,11 +46,11 @@ def run_chunks(work: Callable[[Any, Sequence], Any], state: Any, chunks: Sequenc
     a large task); ``work`` must be a module-level function and return picklable data."""
     jobs = jobs or available_cpus()  # default: one worker per CPU this process may use
     if jobs <= 1 or len(chunks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        results = []
+        in_order = []
         for chunk in chunks:
-            results.append(work(state, chunk))
+            in_order.append(work(state, chunk))
             _count(done, chunk)
-        return results
+        return in_order
     order = sorted(range(len(chunks)), key=lambda i: -costs[i])
     results: list = [None] * len(chunks)
     try:
