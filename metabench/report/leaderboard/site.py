@@ -101,7 +101,7 @@ def _section_view(context, name: str, view: SectionView, **variables) -> Markup:
 
 
 def _seed_plot(task: BoardTask) -> Markup:
-    metric = task.primary_metric
+    metric = task.primary_metric or ""  # a built task names its primary metric
     series = [
         {"label": e.model, "values": [v for v in e.per_seed.values() if v is not None],
          "mean": e.metrics[metric].mean, "std": e.metrics[metric].std or 0.0}
@@ -114,14 +114,14 @@ def _forest_plot(task: BoardTask) -> Markup:
     """The task's forest plot (`svg.forest`): each main-item-set model's Δ to the best with the interval of the
     paired test the models table prints, the best constant answer and the published numbers on the same metric
     (a k-fold group's published number is not a fold's, so it is left out here)."""
-    metric = task.primary_metric
-    main = [e for e in task.entries if e.item_set == 0 and e.metrics[metric].mean is not None]
+    metric = task.primary_metric or ""
+    main = [(e, mean) for e in task.entries if e.item_set == 0 and (mean := e.metrics[metric].mean) is not None]
     if not main:
         return Markup("")
-    best, best_value = main[0], main[0].metrics[metric].mean
+    best, best_value = main[0]
     rows = []
-    for entry in main:
-        value, versus = entry.metrics[metric].mean, entry.vs_best or Comparison()
+    for entry, value in main:
+        versus = entry.vs_best or Comparison()
         tip = f"{entry.model}: {metric} {value:.4f}"
         if entry is best:
             tip += " (the best: Δ 0)"
@@ -137,7 +137,7 @@ def _forest_plot(task: BoardTask) -> Markup:
     published = [{"label": p.system, "delta": p.fraction - best_value,
                   "tip": f"{p.system}: {p.fraction:.4f}, published, protocol {p.protocol}"
                          + (f" ({p.differences})" if p.differences else "")}
-                 for p in task.published if p.metric == metric and not p.for_group]
+                 for p in task.published if p.metric == metric and not p.for_group and p.fraction is not None]
     return Markup(svg.forest(rows, published, constant=None if constant is None else constant - best_value,
                              axis_label=f"Δ {metric} to the best ({best.model}, {best_value:.4f})",
                              title=f"Δ {metric} to the best on {task.name}, with 95 % intervals"))
@@ -150,7 +150,7 @@ def _heatmap(board: Board, cells: dict[tuple[str, str], Entry]) -> Markup:
     for fam in board.families:
         tasks = []
         for name in fam.tasks:
-            metric = by_name[name].primary_metric
+            metric = by_name[name].primary_metric or ""
             values = {}
             for model in models:
                 entry = cells.get((model, name))
@@ -159,14 +159,15 @@ def _heatmap(board: Board, cells: dict[tuple[str, str], Entry]) -> Markup:
                     where = f"first {entry.n_items} items, partial" if entry.partial else f"{entry.n_items} items"
                     values[model] = (entry.heat, f"{model} on {name}: {metric} {numbers.number(mean)} ({where})")
             tasks.append((name, values))
-        families.append((fam.title, tasks))
+        families.append((fam.title or "", tasks))  # a built family has its title
     return Markup(svg.heatmap(models, families, title="primary metric per task and model"))
 
 
-def _gap_pairs(board: Board, slugs: dict[str, str]) -> list[dict]:
+def _gap_pairs(board: Board, slugs: dict[str, str | None]) -> list[dict]:
     pairs: dict[tuple[str, str], list[GapRow]] = {}
     for row in board.gaps.rows if board.gaps else []:
-        pairs.setdefault((row.reference_task, row.subset_task), []).append(row)
+        if row.reference_task is not None and row.subset_task is not None:  # a built gap row names both tasks
+            pairs.setdefault((row.reference_task, row.subset_task), []).append(row)
     return [
         {
             "reference": reference, "subset": subset, "reference_slug": slugs[reference], "subset_slug": slugs[subset],
@@ -206,15 +207,15 @@ def write(board: Board, out_dir: Path) -> list[Path]:
         written.append(assets / name)
 
     cells = {(e.model, t.name): e for t in board.tasks
-             for e in sorted(t.entries, key=lambda e: -e.item_set)}  # the main item set's entry wins
+             for e in sorted(t.entries, key=lambda e: -(e.item_set or 0))}  # the main item set's entry wins
     by_name = {t.name: t for t in board.tasks}
     env.filters["task_of"] = by_name.__getitem__
     model_columns = {m.name: [r.task for r in m.results] for m in board.models}
     for fam in board.families:
         for col in fam.columns:
             if col.type == "group":
-                for model in col.cells:
-                    model_columns[model].append(col.name)
+                for member in col.cells:
+                    model_columns[member].append(col.name)
     group_cells = {col.name: col.cells for fam in board.families for col in fam.columns if col.type == "group"}
     group_unread = {(g.group, g.model): rate_of(g.aggregate) for g in board.groups}
     render("index.html", "index.html", cells=cells, per_table=PER_TABLE, model_columns=model_columns,
