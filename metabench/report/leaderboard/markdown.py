@@ -58,13 +58,15 @@ def _mark(entry: Entry) -> str:
     return mark + _caveat_marks(entry.caveats)
 
 
-def _caveat_marks(caveats: Caveats | None) -> str:
-    """The caveats of `caveats.py` as short marks (their text: the task's "Read with care" list)."""
+def _caveat_marks(caveats: Caveats | GroupCaveats | None) -> str:
+    """The caveats of `caveats.py` (an entry's or a group cell's) as short marks (their text: the task's "Read with
+    care" list)."""
     if caveats is None:
         return ""
     stability = caveats.stability
+    unstable, skewed = (stability.unstable, stability.skewed) if stability is not None else (None, None)
     found = [name for name, on in (("below chance", caveats.below_chance), ("collapsed fit", caveats.collapsed_fit),
-                                   ("unstable", stability.unstable), ("constant-like", stability.skewed),
+                                   ("unstable", unstable), ("constant-like", skewed),
                                    ("lenient parser", caveats.lenient_parser))
              if on]
     return "".join(f" ({name})" for name in found)
@@ -109,25 +111,29 @@ def _overview(board: Board) -> list[str]:
     aggregates = {(g.group, g.model): g.aggregate for g in board.groups}
     cells: dict[tuple[str, str], str] = {}
     for task in board.tasks:
-        for entry in sorted(task.entries, key=lambda e: -e.item_set):  # the main item set wins
-            cells[(entry.model, task.name)] = _cell(entry, task.primary_metric)
+        for entry in sorted(task.entries, key=lambda e: -(e.item_set or 0)):  # the main item set wins
+            cells[(entry.model, task.name)] = _cell(entry, task.primary_metric or "")
     headers: dict[str, str] = {}
     for fam in board.families:
         for col in fam.columns:
+            name = col.name
+            if name is None:  # a built column names its task or group
+                continue
             if col.type == "task":
-                task = tasks[col.name]
-                headers[col.name] = f"{task.name} ({task.primary_metric}, n={task.n_items})"
+                task = tasks[name]
+                headers[name] = f"{task.name} ({task.primary_metric}, n={task.n_items})"
             else:
-                headers[col.name] = f"{col.name} (mean of {col.members}, {col.metric}, n={col.n_items})"
+                headers[name] = f"{name} (mean of {col.members}, {col.metric}, n={col.n_items})"
                 for model, g in col.cells.items():
-                    rate = rate_of(aggregates.get((col.name, model)))
-                    cells[(model, col.name)] = (beside(f"{g.value.mean:.4f}", rate) + _group_marks(g)
-                                                + _group_constant(g.caveats))
+                    rate = rate_of(aggregates.get((name, model)))
+                    mean = g.value.mean if g.value is not None else None
+                    cells[(model, name)] = ((MISSING if mean is None else beside(f"{mean:.4f}", rate))
+                                            + _group_marks(g) + _group_constant(g.caveats))
     out = []
     for fam in board.families:
         out += [f"### {escape(fam.title)}", ""]
         for start in range(0, len(fam.columns), COLUMNS_PER_TABLE):
-            chunk = [c.name for c in fam.columns[start:start + COLUMNS_PER_TABLE]]
+            chunk = [c.name for c in fam.columns[start:start + COLUMNS_PER_TABLE] if c.name is not None]
             models = [m.name for m in board.models if any((m.name, c) in cells for c in chunk)]
             rows = [[m] + [cells.get((m, c), MISSING) for c in chunk] for m in models]
             out += table(["model"] + [headers[c] for c in chunk], rows)
@@ -147,18 +153,20 @@ def _headline(board: Board) -> list[str]:
     if h is None:
         return []
     entries = {(e.model, t.name): e for t in board.tasks
-               for e in sorted(t.entries, key=lambda e: -e.item_set)}  # the main item set wins
+               for e in sorted(t.entries, key=lambda e: -(e.item_set or 0))}  # the main item set wins
     groups = {c.name: c.cells for fam in board.families for c in fam.columns if c.type == "group"}
 
-    def ours(model: str, column: HeadlineColumn, c: HeadlineCell) -> str:
+    def ours(model: str | None, column: HeadlineColumn, c: HeadlineCell) -> str:
         if column.type == "task":
-            entry = entries[(model, column.name)]
+            entry = entries[(model or "", column.name or "")]  # a headline row and column are named
             marks, constant = _mark(entry), _constant(entry)
         else:
-            g = groups[column.name][model]
-            marks, constant = _group_marks(g) + _GROUP_REPRODUCTION.get(c.reproduction, ""), _group_constant(g.caveats)
+            g = groups[column.name][model or ""]
+            marks = _group_marks(g) + _GROUP_REPRODUCTION.get(c.reproduction or "", "")
+            constant = _group_constant(g.caveats)
         interval = "no interval" if c.ci_low is None else f"[{c.ci_low:.4f}, {c.ci_high:.4f}]"
-        seeds = f"{c.seeds}" + (f" of {c.protocol_seeds}" if (c.protocol_seeds or 0) > c.seeds else "")
+        more = c.seeds is not None and (c.protocol_seeds or 0) > c.seeds
+        seeds = f"{c.seeds}" + (f" of {c.protocol_seeds}" if more else "")
         value = beside(f"{c.value:.4f}", c.unread)
         return f"{value}{marks} {interval}, {seeds} seed{'s' if seeds != '1' else ''}{constant}"
 
@@ -170,7 +178,7 @@ def _headline(board: Board) -> list[str]:
     headers = ["model"] + [f"{c.name} ({c.metric or 'no runs'}"
                            + (f", mean of {c.members} folds" if c.type == "group" else "")
                            + (f", n={c.n_items})" if c.n_items else ")") for c in h.columns]
-    rows = [[row.label or row.model] + [ours(row.model, col, row.cells[col.name]) if col.name in row.cells
+    rows: list[list] = [[row.label or row.model] + [ours(row.model, col, row.cells[col.name]) if col.name in row.cells
                            else MISSING for col in h.columns] for row in h.rows]
     rows += [[f"published: {p.system}"] + [published(p.cells[col.name]) if col.name in p.cells
                                            else MISSING for col in h.columns] for p in h.published]
@@ -215,18 +223,18 @@ def _published(rows: list[PublishedNumber]) -> list[str]:
         return "; ".join(f"{o.value:.4f} ({signed(o.delta)}, {o.model})" for o in found) or MISSING
 
     return table(["system", "value", "metric as published", "protocol", "ours (Δ)", "citation"],
-                  [[r.system + (f" (for {r.task})" if r.for_group else ""),
+                  [[f"{r.system}" + (f" (for {r.task})" if r.for_group else ""),
                     f"{r.fraction:.4f}" + (f" ({'; '.join(r.caveats)})" if r.caveats else ""),
-                    r.definition, r.protocol + (f", {r.answering}" if r.answering else "")
+                    r.definition, f"{r.protocol}" + (f", {r.answering}" if r.answering else "")
                     + (f": {r.differences}" if r.differences else ""), ours(r),
                     f"{r.citation}; {r.source}"] for r in rows])
 
 
 def _group_stability(caveats: GroupCaveats | None) -> str:
-    if caveats is None:
+    stability = caveats.stability if caveats is not None else None
+    if stability is None:
         return MISSING
-    stability = caveats.stability
-    return stability.per_seed_text + (": " + "; ".join(stability.marks) if stability.marks else "")
+    return f"{stability.per_seed_text}" + (": " + "; ".join(stability.marks) if stability.marks else "")
 
 
 def _task_facts(task: BoardTask) -> list[str]:
@@ -252,7 +260,7 @@ def _datasets(task: BoardTask) -> list[str]:
 
 
 def render(board: Board) -> str:
-    correction = board.correction.name
+    correction = board.correction.name if board.correction is not None else None
     out = [f"# {escape(board.title)}", "", *_headline(board)]
     out += [
         f"{board.n_runs} runs ({board.n_partial_runs} partial), the latest from {board.latest_run}; "
@@ -277,7 +285,7 @@ def render(board: Board) -> str:
                 "papers' average rows), then mean ± std over seeds; complete runs only.", ""]
         out += table(["group", "model", "metric", "value", "members", "items", "best constant answer, same items",
                        "per seed; degenerate under the recipe?"],
-                      [[g.group, g.model, g.primary_metric, mean_std(g.aggregate.get(g.primary_metric)),
+                      [[g.group, g.model, g.primary_metric, mean_std(g.aggregate.get(g.primary_metric or "")),
                         g.members, g.n_items, _group_constant(g.caveats).strip(" []") or MISSING,
                         _group_stability(g.caveats)] for g in board.groups])
 
@@ -291,7 +299,7 @@ def render(board: Board) -> str:
         for e in task.entries:
             v = e.vs_best or Comparison()
             rows.append([
-                e.rank, e.model + _mark(e), mean_std(e.metrics[task.primary_metric]), e.n_items,
+                e.rank, e.model + _mark(e), mean_std(e.metrics[task.primary_metric or ""]), e.n_items,
                 _seeds(e), f"not comparable: {v.error}" if v.error is not None else signed(v.delta),
                 format_ci(v.ci_low, v.ci_high), format_mde(v.mde), v.test or MISSING,
                 format_p(v.p_adjusted) + (" †" if _calibration(v) else ""),
@@ -300,10 +308,10 @@ def render(board: Board) -> str:
                        f"p ({correction})"], rows)
         notes = dict.fromkeys(n for e in task.entries for n in _calibration(e.vs_best))
         out += [f"† {escape(n)}" for n in notes] + ([""] if notes else [])
-        careful = [e for e in task.entries if e.caveats is not None and e.caveats.notes]
+        careful = [(e.model, e.caveats.notes) for e in task.entries if e.caveats is not None and e.caveats.notes]
         if careful:
-            out += ["Read with care:", ""] + [f"- {escape(e.model)}: {escape('; '.join(e.caveats.notes))}"
-                                              for e in careful] + [""]
+            out += ["Read with care:", ""] + [f"- {escape(model)}: {escape('; '.join(notes))}"
+                                              for model, notes in careful] + [""]
         if task.published:
             out += ["Published, not re-run here (never ranked with the runs above):", ""]
             out += _published(task.published)
@@ -316,7 +324,7 @@ def render(board: Board) -> str:
     if board.rejected_runs:
         out += ["Not ranked anywhere: these runs failed verification (paths relative to the runs folder).", ""]
         out += table(["run", "task", "model", "why"],
-                      [[r.run, r.task, r.model, "; ".join(r.reasons)] for r in board.rejected_runs])
+                      [[r.run, r.task, r.model, "; ".join(r.reasons or [])] for r in board.rejected_runs])
     else:
         out += ["None: every run passed verification.", ""]
     if board.unverified_runs:
@@ -340,7 +348,7 @@ def render(board: Board) -> str:
         out += ["## Paired metaphor effects", "",
                 f"PAIRED: the same items with the metaphor (original) and as a literal paraphrase; effect = original − "
                 f"paraphrase over the shared ids; McNemar (one seed) or paired t (seeds), {correction}-adjusted.", ""]
-        rows = [[pair.model + (" (partial run)" if pair.partial else ""), pair.original_task,
+        rows = [[f"{pair.model}" + (" (partial run)" if pair.partial else ""), pair.original_task,
                  pair.paraphrase_task, pair.n_items, f"{pair.accuracy_original:.4f}",
                  f"{pair.accuracy_paraphrase:.4f}", signed(pair.effect),
                  format_ci(pair.ci_low, pair.ci_high), pair.test, format_p(pair.p_adjusted)] for pair in paired]
@@ -350,7 +358,7 @@ def render(board: Board) -> str:
         out += ["## Surface controls", "",
                 "Does the metaphor effect survive once premise–hypothesis overlap and length are controlled? "
                 "(logistic regression of correctness on metaphor + overlap + length)", ""]
-        rows = [[control.model + (" (partial run)" if control.partial else ""), control.metaphor_task,
+        rows = [[f"{control.model}" + (" (partial run)" if control.partial else ""), control.metaphor_task,
                  control.literal_task, control.design, control.regression.n if control.regression else None,
                  escape(control.regression.verdict if control.regression else ""),
                  escape(control.regression_gold.verdict if control.regression_gold else "")]
@@ -364,8 +372,8 @@ def render(board: Board) -> str:
             "rows use complete runs only (the papers print whole test splits).", ""]
     for t in board.paper_tables:
         out += [f"### {escape(t.paper)}, {t.number}: {escape(t.title)}", ""]
-        rows = [r.labels + [("paper: " if r.source == "paper" else "") + r.model] + r.cells for r in t.rows]
-        out += table(t.header, rows)
+        printed = [[*r.labels, ("paper: " if r.source == "paper" else "") + f"{r.model}", *r.cells] for r in t.rows]
+        out += table(t.header, printed)
         out += [f"Note: {escape(n)}" for n in t.notes] + ([""] if t.notes else [])
         if t.missing_tasks:
             out += [f"Only partial runs so far for: {escape(', '.join(t.missing_tasks))}.", ""]

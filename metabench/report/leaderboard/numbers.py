@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..paper_views import MISSING
-from .schema import Summary
+from .schema import GroupSummary, Summary
 
 
 def number(value, digits: int = 4) -> str:
@@ -16,7 +16,7 @@ def signed(value) -> str:
     return MISSING if value is None else f"{value:+.4f}"
 
 
-def mean_std(aggregate: Summary | dict | None) -> str:
+def mean_std(aggregate: Summary | GroupSummary | dict | None) -> str:
     """'0.8123 ± 0.0042' over several seeds, '0.8123' for one, '—' for none. The board's `Summary`, or a
     section's own JSON (``{"mean", "std", "n"}``: the ``pm`` filter of a plugin's template)."""
     if isinstance(aggregate, dict):

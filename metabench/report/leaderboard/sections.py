@@ -27,7 +27,7 @@ from ...registry import Entry, Problem, Registry
 from ...runs.stored import Run
 from ..compare import Options
 from .run_facts import RunFacts
-from .schema import PaperTable, SectionView
+from .schema import Board, PaperTable, SectionView
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def view_template(name: str) -> str | None:
     return view_template_text(name) if ":" in name else None
 
 
-def view_function(spec: str) -> Callable[[dict, str], list[str]]:
+def view_function(spec: str) -> Callable[[Board, str], list[str]]:
     """A section's ``markdown=`` renderer, ``"module:function"``."""
     module, name = _split(spec, "markdown")
     function = getattr(importlib.import_module(module), name)
