@@ -49,9 +49,10 @@ from .caveats import annotate, entry_caveats
 from .headline import headline
 from .progress import Progress
 from .run_facts import RunFacts
-from .schema import (Board, BoardModel, BoardReproduction, BoardTask, Cell, Column, Comparison, ControlsTable,
-                     Correction, DatasetCredit, Entry, Family, Gaps, GapRow, GapSeed, Group, ItemSet, Marks, ModelResult,
-                     OurValue, PairedTable, PaperTable, PublishedNumber, RunNote, Summary, Trivial, Verified)
+from .schema import (Board, BoardModel, BoardReproduction, BoardTask, Cell, Column, Comparison, ConstantSeed,
+                     ControlsTable, Correction, DatasetCredit, Entry, Family, Gaps, GapRow, GapSeed, Group, ItemSet,
+                     Marks, ModelResult, Number, OurValue, PairedTable, PaperTable, PublishedNumber, RunNote, Summary,
+                     Trivial, Verified)
 from .sections import BoardInputs, build_sections, overview_families
 from .task_workers import run_chunks
 
@@ -120,7 +121,8 @@ def _datasets(registry: Registry, run: Run) -> list[DatasetCredit]:
 
 def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
     """(task, paper-view binding) of every run: as recorded, or for older runs from the task's YAML here."""
-    out, older = [], []
+    out: list[tuple[str, dict]] = []
+    older: list[str] = []
     for run in runs:
         if run.paper_view is None:
             older.append(run.task)
@@ -148,7 +150,7 @@ def _entry(run: Run, metric: str, item_set: int, facts: RunFacts) -> Entry:
         protocol_seeds=run.protocol_seeds, n_items=run.n_items, partial=run.partial, item_set=item_set,
         metrics={n: Summary.model_validate(aggregate[n].as_json()) if n in aggregate else Summary(mean=None, n=0, std=None)
                  for n in names},
-        per_seed=dict(zip((str(s) for s in run.seeds), run.per_seed(metric))),
+        per_seed={str(s): v for s, v in zip(run.seeds, run.per_seed(metric)) if v is not None},
         vs_best=None, verified=facts.verified, marks=facts.marks, caveats=facts.caveats)
 
 
@@ -185,7 +187,8 @@ def _facts(ranking: _Ranking, run: Run) -> RunFacts:
     unchecked = verdict.unchecked_note(ranking.metric) if verdict is not None else None
     tried = verdict is not None and verdict.reproduction is not None
     unproven = not_reproduced(run, ranking.verdicts)
-    marks = Marks(constant=found.is_constant, constant_seeds=found.constant_seeds,
+    marks = Marks(constant=found.is_constant,
+                  constant_seeds=[ConstantSeed.model_validate(seed) for seed in found.constant_seeds],
                   trivial=Trivial.model_validate(found.trivial),
                   eligible=found.eligible and unverified is None and unchecked is None and not unproven,
                   unverified=unverified, unchecked=unchecked)
@@ -225,9 +228,9 @@ def _ranked(ranking: _Ranking, runs: list[Run], item_set: int) -> list[Entry]:
             unit=c.unit, pvalue=c.pvalue, p_adjusted=c.p_adjusted, notes=c.notes,
             significant=c.p_adjusted is not None and c.p_adjusted <= ranking.alpha and c.drop > 0)
     _rank(entries, metric, [facts[id(run)].unproven for run in ordered])
-    crowned = min((e.rank for e in entries if e.marks.eligible), default=None)
+    crowned = min((e.rank for e in entries if _marks(e).eligible and e.rank is not None), default=None)
     for entry in entries:
-        entry.star = item_set == 0 and entry.marks.eligible and entry.rank == crowned
+        entry.star = item_set == 0 and _marks(entry).eligible and entry.rank == crowned
     return entries
 
 
@@ -279,12 +282,28 @@ def _published(published: list[Published], name: str, run: Run, metric: str, mai
     """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
     the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
     rows = [PublishedNumber.model_validate(row) for row in for_task(published, name, [g.name for g in run.groups])]
-    ours = next((e for e in main if e.marks.eligible), main[0] if main else None)  # the ★ run, if any
+    ours = next((e for e in main if _marks(e).eligible), main[0] if main else None)  # the ★ run, if any
     for row in rows:
-        found = ours.metrics.get(row.metric or "") if ours is not None and not row.for_group else None
+        if ours is None or row.for_group or row.fraction is None:
+            row.ours = None
+            continue
+        found = ours.metrics.get(row.metric or "")
         mine = found.mean if found is not None else None
         row.ours = None if mine is None else OurValue(model=ours.model, value=mine, delta=mine - row.fraction)
     return rows
+
+
+def _marks(entry: Entry) -> Marks:
+    """An entry's marks: `_entry` gives every entry it builds its marks (the schema allows a read one none)."""
+    if entry.marks is None:
+        raise AssertionError(f"board entry {entry.model} on {entry.run} was built without its marks")
+    return entry.marks
+
+
+def _seed_mean(values: list[Number | None]) -> Number | None:
+    """The mean over a gap's seeds; None where a seed has no value."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(values) if len(present) == len(values) and values else None
 
 
 def not_reproduced(run: Run, verdicts: dict[int, Verdict]) -> bool:
@@ -304,7 +323,7 @@ def _rank(entries: list[Entry], metric: str, unproven: list[bool]) -> None:
     built with ``--reproduce``) with a reproduced one."""
     previous, rank = object(), 0
     for position, (entry, claim) in enumerate(zip(entries, unproven), 1):
-        key = (entry.marks.unverified is not None or entry.marks.unchecked is not None, claim,
+        key = (_marks(entry).unverified is not None or _marks(entry).unchecked is not None, claim,
                entry.metrics[metric].mean)
         if key != previous:
             rank, previous = position, key
@@ -358,7 +377,7 @@ def _families(tasks: list[BoardTask], groups: list[Group], families: dict) -> li
     return out
 
 
-def _group_column(name: str, rows: list[Group], higher: bool, marks: dict[tuple, Marks]) -> Column:
+def _group_column(name: str, rows: list[Group], higher: bool, marks: dict[tuple[str, str], Marks | None]) -> Column:
     """A group's overview column: each model's group mean, with heat and ★ among the models that completed it.
 
     A model's cell may hold the ★ only if none of its member runs is constant and fewer than half of them are
@@ -367,14 +386,15 @@ def _group_column(name: str, rows: list[Group], higher: bool, marks: dict[tuple,
     metric = rows[0].primary_metric or ""
     means = {r.model or "": r.aggregate[metric] for r in rows
              if metric in r.aggregate and r.aggregate[metric].mean is not None}
-    values = [a.mean for a in means.values()]
+    value_of = {model: a.mean for model, a in means.items() if a.mean is not None}  # every one (means' filter)
+    values = list(value_of.values())
     eligible = {model for model in means if _group_eligible([marks.get((t, model)) for t in rows[0].member_tasks])}
-    ranked = [means[m].mean for m in eligible]
+    ranked = [value_of[m] for m in eligible]
     best = (max(ranked) if higher else min(ranked)) if ranked else None
     low, high = (min(values), max(values)) if values else (0.0, 0.0)
     cells = {}
     for model, agg in means.items():
-        share = 1.0 if high == low else (agg.mean - low) / (high - low)
+        share = 1.0 if high == low else (value_of[model] - low) / (high - low)
         heat = (share if higher else 1.0 - share) if len(values) > 1 else None
         cells[model] = Cell(value=agg, star=model in eligible and agg.mean == best, heat=heat,
                             eligible=model in eligible)
@@ -409,8 +429,7 @@ def _heat(tasks: list[BoardTask]) -> None:
     (1 = best, whichever direction is better), so colours compare models within a task, never across tasks."""
     for task in tasks:
         metric = task.primary_metric or ""
-        main = [e for e in task.entries if e.item_set == 0 and e.metrics[metric].mean is not None]
-        values = [e.metrics[metric].mean for e in main]
+        values = [mean for e in task.entries if e.item_set == 0 and (mean := e.metrics[metric].mean) is not None]
         low, high = (min(values), max(values)) if values else (0.0, 0.0)
         for entry in task.entries:
             mean = entry.metrics[metric].mean
@@ -440,9 +459,9 @@ def _gaps(runs: list[Run], correction: str, alpha: float, confidence: float) -> 
             GapSeed.model_validate(gap.as_dict()))
     for row in summary.values():
         seeds = row.seeds
-        row.accuracy_a = sum(s.accuracy_a for s in seeds) / len(seeds)
-        row.accuracy_b = sum(s.accuracy_b for s in seeds) / len(seeds)
-        row.gap = sum(s.gap for s in seeds) / len(seeds)
+        row.accuracy_a = _seed_mean([s.accuracy_a for s in seeds])
+        row.accuracy_b = _seed_mean([s.accuracy_b for s in seeds])
+        row.gap = _seed_mean([s.gap for s in seeds])
         row.significant_seeds = sum(s.p_adjusted is not None and s.p_adjusted <= alpha for s in seeds)
     for row in summary.values():  # both subsets at 0 (or both at 1): a gap of nothing, listed after the others
         row.degenerate = row.accuracy_a == row.accuracy_b and row.accuracy_a in (0.0, 1.0)
@@ -481,19 +500,20 @@ def _check_and_rank(work: _TaskWork, names: Sequence[str]) -> tuple[list[tuple],
     runs = [run for name in names for run in work.groups[name]]
     passed, _, verdicts = verify_runs(work.registry, runs, metrics=work.metrics)
     if work.reproduce:
-        passed = _reproduced(work, latest_runs(passed)[0], passed, verdicts)
+        passed = _reproduced(work, work.reproduce, latest_runs(passed)[0], passed, verdicts)
     kept, _ = latest_runs(passed)
     tasks = {name: _task(work, name, group, verdicts) for name, group in by_task(kept).items()}
     fields = [tuple(getattr(verdicts[id(run)], f.name) for f in fields_of(Verdict)[1:]) for run in runs]
     return fields, tasks, work.metrics.added()
 
 
-def _reproduced(work: _TaskWork, ranked: list[Run], passed: list[Run], verdicts: dict[int, Verdict]) -> list[Run]:
+def _reproduced(work: _TaskWork, k: int, ranked: list[Run], passed: list[Run],
+                verdicts: dict[int, Verdict]) -> list[Run]:
     """The runs that would be ranked, reproduced on K items (`launch.reproduce`): a failed reproduction is a
     rejection with its reason (the run leaves ``passed``), the others carry their mark in ``verified``."""
     from ...launch.reproduce import reproduce_runs
 
-    for run_id, found in reproduce_runs(work.registry, ranked, work.reproduce, key=work.reproduce_key).items():
+    for run_id, found in reproduce_runs(work.registry, ranked, k, key=work.reproduce_key).items():
         if found.failed:
             verdicts[run_id].problems.append(found.line)
         else:
@@ -632,7 +652,7 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
     caveats = annotate(registry, checked.tasks, across.groups, across.families, ranked)
     board = Board(
         schema_version=SCHEMA_VERSION, title=title,
-        latest_run=max((r.record.created for r in ranked), default=None), metabench=__version__,
+        latest_run=max((r.record.created for r in ranked if r.record.created is not None), default=None), metabench=__version__,
         correction=Correction(method=correction, name=CORRECTIONS[correction][0]), alpha=alpha,
         confidence=options.confidence, n_runs=len(ranked), n_partial_runs=sum(r.partial for r in ranked),
         ignored_runs=checked.ignored,
