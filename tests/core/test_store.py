@@ -273,13 +273,13 @@ def test_a_sealed_run_is_written_as_sealed_and_its_digest_still_checked(toy_regi
     jobs = plan(TaskIndex(toy_registry), "toy_cls", ["majority"], RunOptions(output_dir=tmp_path / "runs", progress=False))
     (payload,) = compute_batch(toy_registry, jobs, AnswerCache(None))
     sealed = payload["sealed"]
-    assert isinstance(sealed, SealedRun) and json.loads(sealed.results) == payload["record"].as_json()
+    assert isinstance(sealed, SealedRun) and json.loads(sealed.body) == payload["record"].as_json()
     outcomes = [None]
     collect(outcomes, jobs, [0], [payload])
-    assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == sealed.results
+    assert outcomes[0].status == "ok" and (outcomes[0].run_dir / RESULTS).read_bytes() == sealed.body
     assert load_run(outcomes[0].run_dir).record.raw == outcomes[0].record.as_json()
 
-    forged = SealedRun(sealed.record, sealed.results, sealed.samples + b"\n")
+    forged = SealedRun(sealed.record, sealed.body, sealed.samples + b"\n")
     with pytest.raises(MetabenchError, match="sealed record's samples_sha256 is not the samples' digest"):
         write(tmp_path / "other" / "run", forged)
     assert not (tmp_path / "other" / "run").exists()
