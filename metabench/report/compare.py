@@ -547,6 +547,10 @@ NOT_REPRODUCED = ("reproduction: never tried: compare reruns no model, so each n
                   "to the checks of its files and its data (metabench verify-run --reproduce K RUN reruns a run here)")
 
 
+def _first_last(names: list[str]) -> str:
+    return ", ".join(names) if len(names) <= 3 else f"{names[0]} … {names[-1]}"
+
+
 def format_comparisons(comparisons: list[Comparison], notes: list[str], *, correction: str, alpha: float,
                        confidence: float, power: float = 0.8, verbose: bool = True) -> str:
     """The table, its legend and notes, then what was not compared: every line (``verbose``), or one count
@@ -567,11 +571,15 @@ def format_comparisons(comparisons: list[Comparison], notes: list[str], *, corre
         lines.append(LEGEND + ".")
     if comparisons:
         lines.append(NOT_REPRODUCED)
+    shared: dict[str, list[str]] = {}  # a note many comparisons carry (a k-fold's calibration) is printed once
     for c in comparisons:
         named = escape(f"{c.task} {c.metric} {c.candidate}")
         if c.aso:
             lines.append(f"seeds {named}: {aso_phrase(c.aso)}")
-        lines.extend(f"note: {named}: {escape(n)}" for n in c.notes)
+        for note in c.notes:
+            shared.setdefault(note, []).append(named)
+    lines.extend(f"note: {names[0] if len(names) == 1 else f'{len(names)} comparisons ({_first_last(names)})'}: "
+                 f"{escape(note)}" for note, names in shared.items())
     if verbose:
         lines.extend(f"not compared: {escape(n)}" for n in notes)
         return "\n".join(lines)

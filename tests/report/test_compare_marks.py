@@ -116,3 +116,19 @@ def test_a_metric_a_constant_answer_maximises_is_tested_on_accuracy_instead(repo
         assert found["tested_baseline_value"] == 0.5
         assert "cannot tell a constant answer from a perfect model" in found["note"]
         assert below_chance(report_registry, run, Options(n_resamples=200)) is None
+
+
+def test_a_note_every_fold_carries_is_printed_once_naming_the_folds():
+    """A k-fold comparison gives each fold the same calibration note: printed once, not ten times."""
+    from metabench.report.compare import Comparison, format_comparisons
+
+    def fold(k: int, notes: list[str]) -> Comparison:
+        return Comparison(task=f"moh_x_cv_fold{k}", metric="f1", baseline="a", candidate="b", baseline_run="a",
+                          candidate_run="b", higher_is_better=True, baseline_value=0.5, candidate_value=0.4,
+                          delta=-0.1, n_items=64, seeds={"a": [0], "b": [0]}, notes=notes)
+
+    text = format_comparisons([fold(k, ["calibration: misses"]) for k in range(10)] + [fold(10, ["its own"])], [],
+                              correction="holm", alpha=0.05, confidence=0.95)
+    notes = [line for line in text.splitlines() if line.startswith("note:")]
+    assert notes == ["note: 10 comparisons (moh_x_cv_fold0 f1 b … moh_x_cv_fold9 f1 b): calibration: misses",
+                     "note: moh_x_cv_fold10 f1 b: its own"]
