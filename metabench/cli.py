@@ -81,8 +81,8 @@ def _build_parser() -> argparse.ArgumentParser:
                      "`gate` compares majorities. Greedy, scored-option, encoder and baseline jobs are refused "
                      "(their draws would be identical). 1 to 100; default 1")
     run.add_argument("--log-responses", action="store_true", default=None,
-                     help="keep each generated answer's text in samples.jsonl (`response`): `explore` shows what an "
-                     "unread answer said, and verification reads every stored answer again with the task's parser. "
+                     help="keep each generated answer's text in samples.jsonl (`response`): a reader sees what an unread "
+                     "answer said, and verification reads every stored answer again with the task's parser. "
                      "Off by default: a model's text can quote the dataset's sentences, which samples never hold "
                      "otherwise (mind the dataset's licence before publishing such a run)")
     run.add_argument("-o", "--output-dir", type=Path, help="where run folders go (default ./runs)")
