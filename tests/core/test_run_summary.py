@@ -14,8 +14,8 @@ pytestmark = pytest.mark.slow  # `--tasks all` in subprocesses
 
 @pytest.fixture
 def skips_env(toy_env):
-    # the built-in tasks are left out: `all` then means the fixture tasks only
-    return {**toy_env, "METABENCH_PLUGIN_MODULES": "toy_plugin,skips_plugin", "METABENCH_DISABLE_PLUGINS": "metabench.tasks_plugin"}
+    # the built-in tasks and the two families (plugins of their own) are left out: `all` means the fixture tasks
+    return {**toy_env, "METABENCH_PLUGIN_MODULES": "toy_plugin,skips_plugin", "METABENCH_DISABLE_PLUGINS": "metabench.tasks_plugin,hard,artifacts"}
 
 
 def _run(env, *args):
