@@ -68,7 +68,7 @@ def _missing_section_hint(task: LoadedTask, key: str) -> str:
     if key == "decoder_finetune":
         ways = [w for w in ("decoder", "decoder_generated") if getattr(protocol, w, None) is not None]
         twin = (" Where a benchmark's tagger is a task of its own (its hash predates decoder sections), `metabench ls "
-                "tasks -t decoder_finetune` lists it, e.g. m4x_det_en_mono_decoder for m4x_det_en_mono.")
+                "tasks decoder_finetune` lists it, e.g. m4x_det_en_mono_vua20_decoder for m4x_det_en_mono_vua20.")
         if ways:
             return (f"the task answers decoders without fine-tuning ({', '.join(f'protocol.{w}' for w in ways)}): drop "
                     "finetune=true (docs/decoders.md, 'Fine-tuned decoders')." + twin)
