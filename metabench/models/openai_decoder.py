@@ -324,8 +324,19 @@ def _client_class(base: type) -> type:
 
         def payload(self, messages: list, gen_kwargs: dict | None, *, generate: bool = True, **kwargs) -> dict:
             return self._create_payload(self.create_message(messages), generate=generate,
-                                        gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed, eos=self.eos_string,
+                                        gen_kwargs=copy.deepcopy(gen_kwargs), seed=self._seed, eos=self.stop_eos,
                                         **kwargs)
+
+        @property
+        def stop_eos(self) -> str | None:
+            """The end-of-text string lm-eval adds to a generation's stop strings: its ``eos_string`` where it has
+            a tokenizer to read it from (completions with ``tokenizer=``), else None. A chat API (lm-eval loads no
+            tokenizer for it) ends the assistant's turn itself, and an OpenAI-compatible completions server stops
+            at the model's end-of-text token itself: without a tokenizer there is no string to add, and asking
+            lm-eval's ``eos_string`` for one only logs "Cannot determine EOS string to pass to stop sequence"."""
+            if self._eos_string or self.tokenizer is not None:
+                return self.eos_string
+            return None
 
         def model_call(self, messages, *, generate: bool = True, gen_kwargs: dict | None = None, **kwargs):
             return self.http.post(self.payload(messages, gen_kwargs, generate=generate, **kwargs))
