@@ -64,12 +64,18 @@ def cmd_lmeval(args) -> int:
     from ..export.lmeval import export_lmeval
 
     exported = export_lmeval(default_registry(), args.tasks, args.outdir, limit=args.limit, data_dir=args.data_dir)
-    for e in exported:
+    tasks = [e for e in exported if not e.is_group]
+    groups = [e for e in exported if e.is_group]
+    for e in tasks:
         print(f"{e.task}: {e.items} items, {e.output_type} -> {e.path}")
         for note in e.notes:
             print(f"  note: {note}")
-    print(f"\n{len(exported)} tasks written; run: lm_eval --model hf --model_args pretrained=PATH "
-          f"--tasks {exported[0].task} --include_path {args.outdir.resolve()}")
+    for g in groups:
+        print(f"{g.task}: group of {len(g.members)} tasks ({g.items} items), mean over members of "
+              f"{', '.join(f'{m},{f}' for m, f in g.metrics)} -> {g.path}")
+    written = f"{len(tasks)} tasks" + (f" and {len(groups)} groups" if groups else "")
+    print(f"\n{written} written; run: lm_eval --model hf --model_args pretrained=PATH "
+          f"--tasks {(groups or tasks)[0].task} --include_path {args.outdir.resolve()}")
     return 0
 
 

@@ -33,11 +33,22 @@ exported as a task of its own, ``<task>_scored`` and ``<task>_generated``, on th
   ``[invalid]``), and by ``process_results`` with metabench's strict parser where it cannot (a list of words
   aligned back to the sentence). Each task's notes say what lm-eval cannot express (the format-failure rate,
   an F1 of generated labels, Unicode normalisation).
+
+A metabench group with ``aggregate: mean`` (the k-fold benchmarks ``moh_x_cv`` and ``trofi_cv``, a paper's average
+row such as ``m4x_int_en_ft``) whose members were all exported in one way is also written as an lm-eval group,
+``OUTDIR/<group>[_scored|_generated].yaml`` (``group:``, ``task:`` the members' exported tasks of that way,
+``aggregate_metric_list`` with every metric the members report, ``aggregation: mean``, ``weight_by_size: false``),
+so ``lm_eval --tasks moh_x_cv_scored`` runs every fold and prints the folds' mean. That mean is metabench's group
+aggregate (:func:`metabench.report.groups.mean_over_members`): each fold's metric computed on its own items (an F1
+within the fold, not over the pooled predictions), then the unweighted mean over folds, each fold counting once
+whatever its size. The ± lm-eval prints beside a group combines the folds' standard errors; metabench's ± is the
+std over seeds of that mean (an exported way is one run).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +133,17 @@ class Exported:
     items: int
     output_type: str
     notes: list[str] = field(default_factory=list)
+    #: (metric, filter) pairs lm-eval reports for this task: ``acc,none``, ``exact_match,strict``...
+    metrics: list[tuple[str, str]] = field(default_factory=list)
+    #: The metabench task exported, and the way: "" (its own prompted kind), "scored" or "generated".
+    source: str = ""
+    way: str = ""
+    #: A group's members (its exported tasks); empty for a task.
+    members: list[str] = field(default_factory=list)
+
+    @property
+    def is_group(self) -> bool:
+        return self.output_type == "group"
 
 
 def _q(value) -> str:
@@ -165,8 +187,74 @@ def export_lmeval(registry, selection: str, outdir: Path, *, limit: int | None =
             "protocols, have prompts)",
             hint="; ".join(f"{n}: {why}" for n, why in skipped[:5]) or None,
         )
-    _readme(outdir, exported, skipped)
-    return exported
+    groups, partial = _groups(index, exported, outdir, limit)
+    _readme(outdir, exported, skipped, groups, partial)
+    return exported + groups
+
+
+#: Suffix of an exported task's name per way (the task's own prompted kind: none).
+WAY_SUFFIX = {"": "", "scored": "_scored", "generated": "_generated"}
+
+
+def _groups(index, exported: list[Exported], outdir: Path, limit: int | None) -> tuple[list[Exported], list[str]]:
+    """An lm-eval group per ``aggregate: mean`` group and way whose members were all exported in that way (see the
+    module's docstring); and, for the README, the mean groups the selection holds only part of."""
+    by_way: dict[str, dict[str, Exported]] = {}
+    for e in exported:
+        by_way.setdefault(e.way, {})[e.source] = e
+    taken = {e.task for e in exported}
+    groups, partial = [], []
+    for name, group in sorted(index.groups.items()):
+        if group.aggregate != "mean":
+            continue
+        members = list(dict.fromkeys(index.select(name)))  # leaf tasks, as metabench's group mean takes them
+        written = False
+        for way, done in sorted(by_way.items()):
+            if not all(m in done for m in members):
+                continue
+            export_name = f"{name}{WAY_SUFFIX[way]}"
+            if export_name in taken or export_name in index.tasks:
+                raise MetabenchError(f"group '{name}': its {way or 'own'} way would be exported as '{export_name}', "
+                                     "which is the name of a task", hint="rename the group or the task")
+            groups.append(_export_group(name, group, way, [done[m] for m in members], outdir, limit))
+            taken.add(export_name)
+            written = True
+        if not written and any(m in done for done in by_way.values() for m in members):
+            partial.append(f"{name} ({sum(any(m in d for d in by_way.values()) for m in members)} of {len(members)} "
+                           "members exported: select the group to export them all)")
+    return groups, partial
+
+
+def _export_group(name: str, group, way: str, members: list[Exported], outdir: Path, limit: int | None) -> Exported:
+    """One lm-eval group YAML: the members' unweighted mean of every metric they all report (metabench's
+    ``aggregate: mean``)."""
+    export_name = f"{name}{WAY_SUFFIX[way]}"
+    shared = [m for m in members[0].metrics if all(m in e.metrics for e in members[1:])]
+    aggregate = "".join(f"  - metric: {metric}\n    filter_list: [{_q(filt)}]\n    aggregation: mean\n"
+                        "    weight_by_size: false\n" for metric, filt in shared)
+    notes = [f"metabench group '{name}' (aggregate: mean) in the {way or 'own'} way of its {len(members)} members: "
+             "each member's metric on its own items, then the unweighted mean over members (weight_by_size: false), "
+             "as metabench's group row"]
+    header = (f"# Exported by metabench from group '{name}' (aggregate: mean); {len(members)} members"
+              f"{' (--limit ' + str(limit) + ')' if limit is not None else ''}.\n"
+              + "".join(f"# note: {n}\n" for n in notes))
+    text = (header + f"group: {export_name}\n"
+            "task:\n" + "".join(f"  - {e.task}\n" for e in members)
+            + "aggregate_metric_list:\n" + aggregate
+            + "metadata:\n  version: 1.0\n"
+            f"  metabench_group: {_q(name)}\n  metabench_way: {_q(way or 'own')}\n  limit: {_q(limit)}\n")
+    path = outdir / f"{export_name}.yaml"
+    safe_paths.write_text(outdir, path, text)
+    return Exported(export_name, path, sum(e.items for e in members), "group", notes, shared, name, way,
+                    [e.task for e in members])
+
+
+def _reported(yaml_text: str) -> list[tuple[str, str]]:
+    """The (metric, filter) pairs lm-eval reports for a task written here: each ``metric_list`` entry under each
+    ``filter_list`` pipeline's name (``none`` without one)."""
+    filters = re.findall(r"^  - name: (\S+)$", yaml_text, re.M) or ["none"]
+    metrics = re.findall(r"^  - metric: (\S+)$", yaml_text, re.M)
+    return [(metric, filt) for filt in filters for metric in metrics]
 
 
 def _units(task) -> list[tuple[str, str | None]]:
@@ -244,7 +332,8 @@ def _export_one(registry, task, name: str, section_key: str | None, outdir: Path
     )
     path = outdir / f"{name}.yaml"
     safe_paths.write_text(outdir, path, header + common + yaml_text + meta)
-    return Exported(name, path, len(rows), out_type, notes)
+    way = "" if section_key is None else ("scored" if out_type == "multiple_choice" else "generated")
+    return Exported(name, path, len(rows), out_type, notes, _reported(yaml_text), task.name, way)
 
 
 def _choice(name, kind, items):
@@ -401,14 +490,15 @@ def _generated(task, kind, items):
     return head + filters + metrics, rows, "generate_until", notes
 
 
-def _readme(outdir: Path, exported: list[Exported], skipped) -> None:
+def _readme(outdir: Path, exported: list[Exported], skipped, groups: list[Exported], partial: list[str]) -> None:
+    first = groups[0].task if groups else exported[0].task
     lines = [
         "# metabench tasks exported for lm-evaluation-harness",
         "",
         "Run, for example:",
         "",
         "```",
-        f"lm_eval --model hf --model_args pretrained=PATH --tasks {exported[0].task} --include_path {outdir} --log_samples --output_path out",
+        f"lm_eval --model hf --model_args pretrained=PATH --tasks {first} --include_path {outdir} --log_samples --output_path out",
         "```",
         "",
         "Documents are in `data/` (absolute paths in the YAML files: export again after moving this folder).",
@@ -418,6 +508,14 @@ def _readme(outdir: Path, exported: list[Exported], skipped) -> None:
         "|---|---|---|---|",
     ]
     lines += [f"| {e.task} | {e.output_type} | {e.items} | {'; '.join(e.notes)} |" for e in exported]
+    if groups:
+        lines += ["", "Groups (metabench's `aggregate: mean`: lm-eval runs every member and prints the unweighted mean "
+                  "of each metric over the members, each member's metric computed on its own items, as metabench's "
+                  "group row; the ± lm-eval prints beside it combines the members' standard errors, not metabench's "
+                  "std over seeds):", "", "| group | members | items |", "|---|---|---|"]
+        lines += [f"| {g.task} | {', '.join(g.members)} | {g.items} |" for g in groups]
+    if partial:
+        lines += ["", "Groups not written (part of their members selected): " + ", ".join(partial)]
     if skipped:
         lines += ["", "Not exported: " + ", ".join(f"{n} ({why})" for n, why in skipped)]
     safe_paths.write_text(outdir, outdir / "README.md", "\n".join(lines) + "\n")
