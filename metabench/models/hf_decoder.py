@@ -18,7 +18,9 @@ log-likelihood near -50 is rounded to bf16's spacing there, 0.25; ``float32`` ke
 (``task``: as the task says, default; ``on``; ``off``), ``chunk_size`` (requests per runner batch,
 i.e. per cache commit; default 64), ``share_prompt`` (choice requests: ``true``, default, forwards each prompt
 once and scores every option from its key/value cache, :mod:`metabench.models.prompt_sharing`, 2.2x faster on
-the scored NLI tasks, log-likelihoods within 3e-5 of lm-eval's; ``false``: lm-eval's own ``loglikelihood``).
+the scored NLI tasks, log-likelihoods within 3e-5 of lm-eval's, and generates greedily forwarding a batch's shared
+prompt prefix once, :mod:`metabench.models.prefix_generation`; ``false``: lm-eval's own ``loglikelihood`` and
+``generate_until``).
 
 The fingerprint hashes the adapter, the answer-changing arguments (not batch size or device; the shared-prompt
 scorer, which is not bit-identical to lm-eval's, as its own entry, so neither path's cached answers serve the
@@ -32,15 +34,19 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AdapterError
-from ..requests import ChoiceRequest, RankRequest
+from ..requests import ChoiceRequest, GenerateRequest, RankRequest
 from .base import AdapterSettings
 from .hf_common import parse_bool, parse_int, pick_device
 from .kv_cache import cache_argument, returned_cache
 from .lmeval_bridge import WORD_STOPS, PretrainedDecoder, seed_from, wanted, word_of
+from .prefix_generation import plain_greedy, shared_prefix_generate
 from .prompt_sharing import request_order, shared_prompt_scores
 
 #: ``share_prompt`` when not given (decided from benchmarks/bench_prompt_sharing.py; see docs/decoders.md).
 SHARE_PROMPT_DEFAULT = True
+#: Greedy generation's batch on a CPU with ``batch_size=auto`` (decided from benchmarks/bench_prefix_generation.py;
+#: see docs/decoders.md).
+CPU_GENERATION_BATCH = 32
 
 
 class HFDecoder(PretrainedDecoder):
@@ -80,7 +86,7 @@ class HFDecoder(PretrainedDecoder):
         self.share_prompt = parse_bool(self.args.get("share_prompt", SHARE_PROMPT_DEFAULT), "share_prompt", self.name)
 
     def _scorer_identity(self) -> dict[str, Any]:
-        return {"choice_scorer": "shared_prompt_kv"} if self.share_prompt else {}
+        return {"choice_scorer": "shared_prompt_kv", "generator": "shared_prefix_kv"} if self.share_prompt else {}
 
     def request_order(self, requests: list) -> list[int] | None:
         """The order the runner hands requests over in (``metabench.launch.execute._answer``): with
@@ -106,6 +112,42 @@ class HFDecoder(PretrainedDecoder):
             for i, s in zip(left, super().option_scores([contexts[i] for i in left], [options[i] for i in left])):
                 scores[i] = s
         return scores
+
+    def generate(self, requests: list[GenerateRequest], seed: int) -> list[str]:
+        """With ``share_prompt``, greedy requests through :mod:`metabench.models.prefix_generation` (the batch's
+        shared prompt prefix forwarded once, finished rows dropped); sampling, what it leaves (a context over the
+        window, a model whose generation config adds logits processors) and ``share_prompt=false`` through lm-eval's
+        ``generate_until``."""
+        lm = self.lm if self.share_prompt else None
+        if lm is None or not plain_greedy(lm):
+            return super().generate(requests, seed)
+        batch = self.generation_batch(lm)
+        out: list[str | None] = [None] * len(requests)
+        groups: dict[tuple, list[int]] = {}
+        for index, request in enumerate(requests):
+            if request.temperature <= 0:
+                groups.setdefault((tuple(request.until), request.max_new_tokens), []).append(index)
+        for indices in groups.values():
+            texts = shared_prefix_generate(lm, [self.context(requests[i].prompt, requests[i]) for i in indices],
+                                           requests[indices[0]], batch)
+            for index, text in zip(indices, texts, strict=True):
+                out[index] = text
+        left = [i for i, text in enumerate(out) if text is None]
+        if left:
+            greedy_left = sum(requests[i].temperature <= 0 for i in left)
+            if greedy_left:
+                self._facts["share_prompt_fallback_items"] = self._facts.get("share_prompt_fallback_items", 0) + greedy_left
+            for index, text in zip(left, super().generate([requests[i] for i in left], seed), strict=True):
+                out[index] = text
+        return [str(text) for text in out]
+
+    def generation_batch(self, lm) -> int:
+        """Rows generated together: ``batch_size`` when given; with ``auto`` on a CPU :data:`CPU_GENERATION_BATCH`
+        (a decoding step reads every weight once whatever the batch, so on a CPU wider batches cost little more per
+        step; scoring keeps 8, where a wider batch only adds padding), else lm-eval's batch."""
+        if self.batch == "auto" and str(lm.device) == "cpu":
+            return CPU_GENERATION_BATCH
+        return lm.batch_size if isinstance(lm.batch_size, int) else lm.max_batch_size
 
     def _load(self):
         from lm_eval.models.huggingface import HFLM

@@ -38,19 +38,23 @@ def _tokenizer(chat: bool):
     return fast, tok.get_vocab_size(), tok.token_to_id("<|endoftext|>")
 
 
-def build_tiny_gpt2(folder: Path, *, chat: bool = False, seed: int = 0) -> Path:
+def build_tiny_gpt2(folder: Path, *, chat: bool = False, seed: int = 0, initializer_range: float = 0.02) -> Path:
+    """A tiny random GPT-2 (absolute positions); a wider ``initializer_range`` than transformers' 0.02 makes its
+    answers depend sharply on every position and token (a test of positions then sees an off-by-one)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     fast, vocab, eot = _tokenizer(chat)
     torch.manual_seed(seed)
     config = GPT2Config(vocab_size=vocab, n_positions=512, n_embd=64, n_layer=2, n_head=2,
-                        bos_token_id=eot, eos_token_id=eot, pad_token_id=eot)
+                        bos_token_id=eot, eos_token_id=eot, pad_token_id=eot, initializer_range=initializer_range)
     return _save(GPT2LMHeadModel(config), fast, folder)
 
 
-def build_tiny_llama(folder: Path, *, seed: int = 0, max_positions: int = 512) -> Path:
-    """A tiny random Llama (rotary positions, grouped key/value heads): the architecture of SmolLM2."""
+def build_tiny_llama(folder: Path, *, seed: int = 0, max_positions: int = 512,
+                     initializer_range: float = 0.02) -> Path:
+    """A tiny random Llama (rotary positions, grouped key/value heads): the architecture of SmolLM2 (a wider
+    ``initializer_range``: see :func:`build_tiny_gpt2`)."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -58,7 +62,7 @@ def build_tiny_llama(folder: Path, *, seed: int = 0, max_positions: int = 512) -
     torch.manual_seed(seed)
     config = LlamaConfig(vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                          num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=max_positions,
-                         bos_token_id=eot, eos_token_id=eot, pad_token_id=eot)
+                         bos_token_id=eot, eos_token_id=eot, pad_token_id=eot, initializer_range=initializer_range)
     return _save(LlamaForCausalLM(config), fast, folder)
 
 
