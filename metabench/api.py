@@ -88,7 +88,7 @@ class TaskResult:
     @classmethod
     def from_run(cls, run) -> TaskResult:
         """From a stored run (:class:`metabench.runs.stored.Run`)."""
-        result = cls(run.task, run.model, "ok", run.path)
+        result = cls(run.record.task.name, run.record.model.spec, "ok", run.path)
         result._fill(run.record)
         return result
 

@@ -260,7 +260,7 @@ def measured_rate(folder: Path, spec: ModelSpec) -> Rate | None:
         n_train, cap = train.n if train is not None else None, record.model.args.get("max_train")
         if n_train and cap and str(cap).isdigit():  # a max_train= run trained on at most that many
             n_train = min(n_train, int(cap))
-        for fit in (record.model.info.get("checkpoints") or {}).values():
+        for fit in (record.model.info.checkpoints or {}).values():
             epochs = len(fit.get("history") or [])
             key = fit.get("key")
             if (key is not None and key in seen) or not n_train or not epochs or not fit.get("fit_s"):

@@ -174,6 +174,173 @@ class PaperCell(Section):
     note: str = field("printed under the table for this task", "")
 
 
+class Recorded(BaseModel):
+    """A copy the record keeps of something defined elsewhere (the task's resolved config, what the adapter says
+    about itself): typed where reports read it, every other key kept as read and written back as it was (a key a
+    later metabench, or a plugin's adapter, adds is no error). Strict like the sections (no ``"3"`` read as 3), and
+    a number is kept as the type it was written with, so the file's bytes survive a read and a write."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    def as_json(self) -> dict:
+        """This part as results.json holds it (see :meth:`Section.as_json`): a dict, for code that walks every key
+        (the config hash, a merge of adapter facts)."""
+        return _sorted(self.model_dump(mode="python", exclude_unset=True))
+
+    def has(self, name: str) -> bool:
+        """Whether the file holds ``name`` (a typed field read with its default does not)."""
+        return name in self.model_fields_set or name in (self.__pydantic_extra__ or {})
+
+
+class RecordedLabels(Recorded):
+    """The task's label space (`labels`, docs/task-yaml.md)."""
+
+    names: list[str] | None = field("every label in a fixed order (a classification head's)", None)
+    positive: str | None = field("the positive class of P/R/F1", None)
+    scheme: str | None = field("the label encoding (`BIO`, `IO`, `binary`, `multiclass`)", None)
+
+
+class RecordedMetric(Recorded):
+    """A metric with arguments (a metric without any is recorded as its name)."""
+
+    name: str = field("the registered metric name")
+    args: dict[str, Any] = field("its keyword arguments", dict)
+
+
+class RecordedCluster(Recorded):
+    """`metadata.cluster`: items that are not independent, resampled together by paired tests."""
+
+    name: str = field("what one cluster is, plural (`documents`)")
+    id_pattern: str = field("a regular expression whose one group, searched in an item id, names its cluster")
+
+
+class RecordedMetadata(Recorded):
+    """The task's `metadata` (provenance; only `version` is hashed)."""
+
+    version: int = field("bumped when the task's semantics change", 1)
+    source: str = field("the paper and table the protocol comes from", "")
+    description: str = field("one paragraph about the task", "")
+    choices: dict[str, str] = field("decisions taken where the paper is silent, with why", dict)
+    cluster: RecordedCluster | None = field("the items' clusters, when they are not independent", None,
+                                            since="runs written before tasks declared clusters lack it")
+    superseded_by: str | None = field("a deprecated task: the task whose protocol now asks its prompt", None,
+                                      since="runs written before tasks were superseded lack it")
+
+
+class RecordedSection(Recorded):
+    """One model family's `protocol` section (its other settings, e.g. `finetune`, `template`, are kept as
+    written)."""
+
+    seeds: int | list[int] | None = field("how many seeds the family runs (or which)", None)
+    kind: str | None = field("a decoder section's own kind (a way to answer the task, not the task)", None,
+                             when="a decoder section, since sections could name their kind")
+    kind_args: dict[str, Any] = field("that kind's settings", dict,
+                                      when="a decoder section, since sections could name their kind")
+
+
+class RecordedProtocol(Recorded):
+    """The task's `protocol`: family -> its section (null: the family cannot run the task); a family a plugin
+    adds is read as a section too."""
+
+    __pydantic_extra__: dict[str, RecordedSection | None] = Field(init=False)
+
+    encoder: RecordedSection | None = field("how an encoder is fine-tuned", None)
+    decoder: RecordedSection | None = field("how a decoder answers by default", None)
+    decoder_generated: RecordedSection | None = field("how a decoder answers by generation", None,
+                                                      since="runs written before the section existed lack it")
+    decoder_finetune: RecordedSection | None = field("how a decoder is fine-tuned as a tagger", None,
+                                                     since="runs written before the section existed lack it")
+    baseline: RecordedSection | None = field("the baselines' section", None)
+
+    def section(self, family: str | None) -> RecordedSection | None:
+        """The section a family follows (None: the task has none for it, or ``family`` is None)."""
+        if not family:
+            return None
+        if family in type(self).model_fields:
+            return getattr(self, family)
+        return (self.__pydantic_extra__ or {}).get(family)
+
+
+class RecordedKindArgs(Recorded):
+    """The kind's settings (`kind_args`): checked by the kind, so only what reports read is typed here."""
+
+    parser: str | None = field("the parser that reads a generation kind's answers", None,
+                               when="a generation task that names its parser")
+
+
+class RecordedConfig(Recorded):
+    """`task.config`: the task's resolved config as the run ran it (docs/task-yaml.md), less
+    `protocol.encoder.search` and an unset `hf_dataset`. The parts reports read are typed; every other key is
+    kept as written, so a run's config still hashes to its `config_hash` (verification recomputes it)."""
+
+    task: str = field("the task's name", "")
+    tag: list[str] = field("its tags", list)
+    kind: str = field("its kind", "")
+    kind_args: RecordedKindArgs = field("the kind's settings", RecordedKindArgs)
+    dataset: str = field("the registered dataset", "")
+    dataset_args: dict[str, Any] = field("the dataset loader's arguments", dict)
+    labels: RecordedLabels = field("the label space", RecordedLabels)
+    metrics: list[str | RecordedMetric] = field("the metrics computed, a name or a name with arguments", list)
+    primary_metric: str | None = field("the metric tables rank by (null: the first of `metrics`)", None)
+    metadata: RecordedMetadata = field("provenance", RecordedMetadata)
+    protocol: RecordedProtocol = field("family -> how it runs the task", RecordedProtocol)
+
+    def metric_args(self, metric: str) -> dict[str, Any] | None:
+        """The arguments ``metric`` is listed with ({} for a bare name), or None when the config does not list it."""
+        for spec in self.metrics:
+            name, args = (spec, {}) if isinstance(spec, str) else (spec.name, spec.args)
+            if name == metric:
+                return args
+        return None
+
+    @property
+    def metric_names(self) -> list[str]:
+        return [spec if isinstance(spec, str) else spec.name for spec in self.metrics]
+
+    @property
+    def primary(self) -> str | None:
+        """The metric the config ranks by: ``primary_metric``, else the first metric listed."""
+        return self.primary_metric or (self.metric_names[0] if self.metrics else None)
+
+
+class AdapterInfo(Recorded):
+    """`model.info`: what the adapter reports about itself (`Adapter.info()`). The facts metabench's adapters write
+    and reports read are typed; an adapter's others (`labels`, `max_length`, `torch`...) are kept as written."""
+
+    device: str | None = field("where it ran (`cpu`, `cuda:0`)", None, when="an adapter that runs a model")
+    dtype: str | None = field("the weights' dtype", None, when="an adapter that runs a model")
+    backend: str | None = field("an lm-eval decoder's backend (`hf`, `vllm`, `local-completions`...)", None,
+                                when="an lm-eval decoder (`hf-decoder`, `vllm`, `openai`)")
+    pretrained: str | None = field("the checkpoint's name or path", None, when="a Hugging Face model")
+    registered_name: str | None = field("the registered short name the model was given by", None,
+                                        when="a model given by a registered short name")
+    path: str | None = field("the model folder read", None, when="a Hugging Face model")
+    head: str | None = field("an encoder's task head (`token`, `sequence`...)", None,
+                             when="an encoder (or a decoder fine-tuned with an encoder's head)")
+    num_parameters: int | None = field("a decoder's parameter count", None,
+                                       when="an lm-eval decoder that loaded its weights")
+    parameters: int | None = field("a fine-tuned model's parameter count", None, when="a fine-tuned model, once loaded")
+    method: str | None = field("a fine-tuned decoder tagger's training method (`lora`, `full`)", None,
+                               when="a fine-tuned decoder tagger")
+    beams: int | None = field("a decoder tagger's beams", None, when="a fine-tuned decoder tagger")
+    budget: dict[str, Any] | None = field("the budget knobs it trained under instead of the task's recipe (a "
+                                          "training subset, fewer epochs...): every view showing the run says so",
+                                          None, when="a run below its task's recipe (`max_train=`, `epochs=`...)")
+    checkpoints: dict[str, dict[str, Any]] | None = field(
+        "seed (as a string) -> the fine-tuned checkpoint's training facts (`fit_s`, `history`, `key`...)", None,
+        when="a fine-tuned model")
+    outputs: dict[str, Any] | None = field("a decoder tagger's output counts (`predicted_items`, `predict_s`, "
+                                           "`repaired_outputs`)", None, when="a fine-tuned decoder tagger")
+    requests_sent: int | None = field("an API model's requests this run sent (not those the cache served)", None,
+                                      when="an API model (`openai`)")
+    tokens_in: int | None = field("the prompt tokens they held", None, when="an API model")
+    tokens_out: int | None = field("the answer tokens", None, when="an API model")
+    tokens_counted_by: str | None = field("`server usage`, `tokenizer`, both, or `not counted`", None,
+                                          when="an API model")
+    cost: int | float | None = field("their cost at the given `price_in`/`price_out`", None,
+                                     when="an API model given prices whose tokens were counted")
+
+
 class TaskInfo(Section):
     """The task as it ran: its identity, its resolved config and the facts reports need without its plugin."""
 
@@ -186,8 +353,8 @@ class TaskInfo(Section):
     primary_metric: str = field("the metric tables rank by")
     source: str = field("`metadata.source`: the paper or resource the task reproduces", "")
     plugin: str = field("the plugin that registered the task", "")
-    config: dict[str, Any] = field("the resolved task config (docs/task-yaml.md), less `protocol.encoder.search` "
-                                   "and an unset `hf_dataset`", dict)
+    config: RecordedConfig = field("the resolved task config (docs/task-yaml.md), less `protocol.encoder.search` "
+                                   "and an unset `hf_dataset`", RecordedConfig)
     datasets: list[DatasetUsed] | None = field("every dataset any split role reads", None,
                                                since="runs written before task facts were recorded lack it")
     groups: list[GroupFact] = field("the `aggregate: mean` groups the task belongs to", list,
@@ -229,8 +396,8 @@ class ModelInfo(Section):
     args: dict[str, Any] = field("the parsed model arguments", dict)
     fingerprint: str = field("what identifies the model's answers (weights' hashes, arguments): the answer "
                              "cache's key", "")
-    info: dict[str, Any] = field("what the adapter reports about itself (device, dtype, checkpoints trained, a "
-                                 "training `budget` below the task's recipe...); adapter-defined", dict)
+    info: AdapterInfo = field("what the adapter reports about itself (device, dtype, checkpoints trained, a "
+                              "training `budget` below the task's recipe...); adapter-defined", AdapterInfo)
 
     @field_validator("spec")
     @classmethod
@@ -445,6 +612,12 @@ class RunRecord(Section):
         return self.task.paper_view
 
     @property
+    def budget(self) -> dict[str, Any] | None:
+        """The budget knobs the run trained under instead of its task's recipe (a training subset, fewer
+        epochs...), as its adapter recorded them (``model.info.budget``); None for a run that followed the recipe."""
+        return self.model.info.budget or None
+
+    @property
     def data_files(self) -> dict[str, str]:
         """``dataset:path`` -> sha256 of every data file the run read ({} where the record has no ``data``)."""
         return self.data.files if self.data is not None else {}
@@ -456,8 +629,8 @@ class RunRecord(Section):
     @property
     def protocol_seeds(self) -> int | None:
         """How many seeds the task's protocol asks of this run's model family (None when it does not say)."""
-        family = self.model.family or "encoder"
-        seeds = ((self.task.config.get("protocol") or {}).get(family) or {}).get("seeds")
+        section = self.task.config.protocol.section(self.model.family or "encoder")
+        seeds = section.seeds if section is not None else None
         return len(seeds) if isinstance(seeds, list) else seeds
 
     @classmethod
@@ -642,6 +815,8 @@ def _read_column(spec) -> str:
     if spec.is_required():
         return "**required**"
     default = spec.default_factory() if spec.default_factory is not None else spec.default
+    if isinstance(default, BaseModel):  # a section read empty: every field at its default
+        default = default.model_dump(exclude_unset=True)
     return f"`{_json(default)}` if absent"
 
 

@@ -393,7 +393,7 @@ def _name_unpaired(runs, pairs) -> None:
     paired = {id(run) for pair in pairs for run in pair}
     for run in runs:
         if id(run) not in paired:
-            print(f"paired-variants: left out {escape(run.path)} ({escape(run.task)} with {escape(run.model)}): no "
+            print(f"paired-variants: left out {escape(run.path)} ({escape(run.record.task.name)} with {escape(run.record.model.spec)}): no "
                   "original/paraphrase run of its model to pair it with", file=sys.stderr)
 
 
@@ -403,12 +403,12 @@ def _check_variant_order(original, paraphrase) -> None:
     from ..errors import MetabenchError
     from ..report.analyses.paired_variants import is_variant_of
 
-    if original.task == paraphrase.task:
-        raise MetabenchError(f"--paired-variants: both runs are of task '{original.task}' ({original.path} and "
+    if original.record.task.name == paraphrase.record.task.name:
+        raise MetabenchError(f"--paired-variants: both runs are of task '{original.record.task.name}' ({original.path} and "
                              f"{paraphrase.path}); a paired effect needs an original task and its paraphrase task",
                              hint="pass the original task's run, then the paraphrase task's run")
-    if is_variant_of(paraphrase.task, original.task):
-        raise MetabenchError(f"--paired-variants: '{original.task}' is the paraphrase of '{paraphrase.task}', so the "
+    if is_variant_of(paraphrase.record.task.name, original.record.task.name):
+        raise MetabenchError(f"--paired-variants: '{original.record.task.name}' is the paraphrase of '{paraphrase.record.task.name}', so the "
                              "runs are given the wrong way round (the effect's sign would flip)",
                              hint=f"pass the original first: metabench compare paired-variants {paraphrase.path} "
                              f"{original.path}")

@@ -74,14 +74,14 @@ def _default_target(runs, given: Path) -> Path:
     try:
         check_target(beside)
     except MetabenchError:
-        return cache_root() / "explore" / runs[0].task / _default_name(runs)
+        return cache_root() / "explore" / runs[0].record.task.name / _default_name(runs)
     if not writable_folder(beside.parent):  # runs in a read-only folder (another user's, a mounted archive)
-        return cache_root() / "explore" / runs[0].task / _default_name(runs)
+        return cache_root() / "explore" / runs[0].record.task.name / _default_name(runs)
     return beside
 
 
 def _default_name(runs) -> str:
     import re
 
-    name = f"{runs[0].task}-" + "-vs-".join(run.model for run in runs)
+    name = f"{runs[0].record.task.name}-" + "-vs-".join(run.record.model.spec for run in runs)
     return "explore-" + re.sub(r"[^A-Za-z0-9_.=@-]+", "_", name)[:150] + ".html"

@@ -92,6 +92,6 @@ def cmd_hf_eval_results(args) -> int:
                      source_name=args.source_name, user=args.user, allow_unverified=args.allow_unverified,
                      reproduce=k, reproduce_key=args.reproduce_key)
     for e in written:
-        print(f"{e.run.task}: {e.entry['value']} -> {e.path}")
+        print(f"{e.run.record.task.name}: {e.entry['value']} -> {e.path}")
     print(f"{len(written)} file(s) written; add them to the model repo's .eval_results/ (a PR on the Hub)")
     return 0

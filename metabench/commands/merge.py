@@ -54,7 +54,7 @@ def _cmd_merge(args) -> int:
     merged = merge_runs(default_registry(), args.runs, args.output_dir, mixed_environments=args.mixed_environments,
                         overwrite=args.overwrite, dry_run=args.dry_run, skipped=skipped)
     for item in merged:  # vua18_seq: seeds 0-2 (folder) + 3,4 (folder) -> path: token_f1 0.6942 ± 0.0092 (n=5)
-        parts = " + ".join(f"{seed_text(part.seeds)} ({escape(part.path)})" for part in item.parts)
+        parts = " + ".join(f"{seed_text(part.record.seeds)} ({escape(part.path)})" for part in item.parts)
         metric = item.record.task.primary_metric
         summary = item.record.metrics.aggregate.get(metric)
         value = format_metric(summary.as_json()) if summary is not None else "n/a"

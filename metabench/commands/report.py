@@ -207,7 +207,7 @@ def _cmd_power(args) -> int:
     Options(alpha=args.alpha, n_resamples=args.resamples, power=args.power, seed=args.seed)  # checked as compare does
     runs = find_runs(args.baseline or _committed_runs())
     if args.model is not None:
-        runs = [r for r in runs if args.model in (r.model, r.path.name)]
+        runs = [r for r in runs if args.model in (r.record.model.spec, r.path.name)]
     result = plan(_registry(), runs, args.target, metric=args.metric, alpha=args.alpha,
                   power=args.power, n_resamples=args.resamples, seed=args.seed)
     print(json.dumps(result.as_dict(), indent=2) if args.json else format_plan(result))

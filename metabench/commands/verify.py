@@ -87,7 +87,7 @@ def _cmd_verify_run(args) -> int:
 
     def show(run, found) -> None:  # each run as its reproduction ends: a long one shows what is done so far
         if args.json:
-            print(json.dumps({"run": str(run.path), "task": run.task, "model": run.model,
+            print(json.dumps({"run": str(run.path), "task": run.record.task.name, "model": run.record.model.spec,
                               "verification": _verification(verdicts[id(run)]),
                               "reproduction": found.as_json() if found is not None else None}), flush=True)
         else:

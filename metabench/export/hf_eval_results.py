@@ -86,7 +86,7 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
     ``reproduce``: K items of each run rerun with its model, `launch.reproduce`) failed reproduction."""
     if not runs:
         raise MetabenchError("hf-eval-results: no runs given", hint="pass run folders or an output folder")
-    models = sorted({run.model for run in runs})
+    models = sorted({run.record.model.spec for run in runs})
     if len(models) > 1:
         raise MetabenchError(f"hf-eval-results: runs of {len(models)} models ({', '.join(models)}); an .eval_results "
                              "folder belongs to one model repo", hint="export each model's runs into its own folder")
@@ -113,7 +113,7 @@ def export(registry, runs: list[Run], outdir: Path, *, dataset_id: str, dataset_
                              hint="pass one run per task")
     _check_outdir(outdir, runs)
     entries = [_entry(registry, run, verdicts[id(run)], dataset_id=dataset_id,
-                      revision=dataset_revision, metric=metric or run.primary_metric, source_url=source_url,
+                      revision=dataset_revision, metric=metric or run.record.primary_metric, source_url=source_url,
                       source_name=source_name, user=user, reproduced=reproduced.get(id(run), NEVER_TRIED))
                for run in runs]
     written = []
@@ -190,7 +190,7 @@ def _unescaped(value: str) -> str:
 
 def _file_name(run: Run) -> str:
     limit = run.record.limit
-    return re.sub(r"[^\w.-]", "_", run.task) + (f"_limit{limit}" if limit is not None else "") + ".yaml"
+    return re.sub(r"[^\w.-]", "_", run.record.task.name) + (f"_limit{limit}" if limit is not None else "") + ".yaml"
 
 
 def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: str | None, metric: str,
@@ -198,30 +198,30 @@ def _entry(registry, run: Run, verdict: Verdict, *, dataset_id: str, revision: s
     value = run.record.mean(metric)
     if value is None:
         raise MetabenchError(f"{run.path}: no value for metric '{metric}'",
-                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
+                             hint=f"task '{run.record.task.name}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
     low, high, method = interval(registry, run, metric)
-    per_seed = run.per_seed(metric)
+    per_seed = run.record.per_seed(metric)
     unverified, unchecked = verdict.unverified, verdict.unchecked_note(metric)
     verified = (f"unverified, {unverified}" if unverified
                 else "checked against the data the task names" + (f", but {unchecked}" if unchecked else ""))
     notes = {
-        "metabench": f"{__version__} task {run.task} model {run.model}",
+        "metabench": f"{__version__} task {run.record.task.name} model {run.record.model.spec}",
         "metric": metric, "scale": "fraction (0-1), as metabench reports it",
-        "seeds": ",".join(map(str, run.seeds)),
+        "seeds": ",".join(map(str, run.record.seeds)),
         "per_seed": ",".join("—" if v is None else f"{v:.6f}" for v in per_seed),
         "std": f"{run.record.aggregate(metric).std or 0.0:.6f}",
         "ci95": "—" if low is None else f"[{low:.6f}, {high:.6f}]", "ci_method": method,
         "protocol": run.record.protocol or run.record.model.family or "?",
         "answering": way(run.record) or "—",
         "unread": unread(run_rate(run)) or "—",
-        "items": str(run.n_items),
+        "items": str(run.record.n_items),
         "partial": "; ".join(run.partial_reasons).replace(";", ",") or "no",
         "verified": verified.replace(";", ","),
         "reproduced": reproduced,
         "caveats": " | ".join(caveats(registry, run, verdict, metric)).replace(";", ",") or "none",
         "digest": digest(run),
     }
-    dataset = {"id": dataset_id, "task_id": run.task, **({"revision": revision} if revision else {})}
+    dataset = {"id": dataset_id, "task_id": run.record.task.name, **({"revision": revision} if revision else {})}
     entry = {"dataset": dataset, "value": round(float(value), 6), "date": _date(run)}
     if source_url:
         entry["source"] = {"url": source_url, **({"name": source_name} if source_name else {}),

@@ -189,15 +189,15 @@ def reproduce_runs(registry, runs: list[Run], k: int, *, key: str | None = None,
     after its last run; ``done`` is called with each result."""
     key = new_key() if key is None else key_text(key)
     data = DataVerifier(registry)
-    order = sorted(runs, key=lambda r: (r.model, r.task, r.record.limit or 0))
+    order = sorted(runs, key=lambda r: (r.record.model.spec, r.record.task.name, r.record.limit or 0))
     left: dict[tuple, int] = {}
     for run in order:
-        left[(run.task, run.record.limit)] = left.get((run.task, run.record.limit), 0) + 1
+        left[(run.record.task.name, run.record.limit)] = left.get((run.record.task.name, run.record.limit), 0) + 1
     found = {}
     try:
         for run in order:
             found[id(run)] = reproduce(registry, run, k, key=key, data=data)
-            where = (run.task, run.record.limit)
+            where = (run.record.task.name, run.record.limit)
             left[where] -= 1
             if not left[where]:
                 data.forget(*where)
@@ -223,16 +223,16 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
         detail = exc.message.partition("': ")[2] or exc.message  # the parser's words, less the option it names
         return verdict(FAILED, f"its model spec {record.model.spec!r} (results.json model.spec) names no model: "
                        f"{detail}")
-    if data.task(run.task) is None:
-        return verdict(NOT_REPRODUCIBLE, f"task '{run.task}' is not installed here")
+    if data.task(run.record.task.name) is None:
+        return verdict(NOT_REPRODUCIBLE, f"task '{run.record.task.name}' is not installed here")
     if not registry.has("model", spec.name):
         return verdict(NOT_REPRODUCIBLE, f"model adapter '{spec.name}' is not installed here: its answers are only "
                        "the run's own account")
-    loaded = data.expected(run.task, record.limit)
+    loaded = data.expected(run.record.task.name, record.limit)
     if isinstance(loaded, str):
         return verdict(NOT_REPRODUCIBLE, f"its task's data is not here ({loaded.removeprefix('not checked against the data: ')})")
     if loaded.config_hash != record.task.config_hash:
-        return verdict(NOT_REPRODUCIBLE, f"the run was made with another version of task '{run.task}' (its config "
+        return verdict(NOT_REPRODUCIBLE, f"the run was made with another version of task '{run.record.task.name}' (its config "
                        "hash is not the task's here), and only the task as it is here is rerun")
     try:
         table = item_rows(run)
@@ -244,7 +244,7 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
         adapter, kind, _ = preflight(registry, job)
         fingerprint = adapter.fingerprint()
     except UnsupportedError as exc:  # the model the run names cannot serve its task: no such run could be made
-        return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.task}' here ({exc.message})")
+        return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.record.task.name}' here ({exc.message})")
     except (MetabenchError, ImportError, OSError) as exc:
         return verdict(NOT_REPRODUCIBLE, f"model '{spec.text}' cannot be built here ({_message(exc)})")
     changed = answering.changed_section(record, loaded.data.task, kind)
@@ -253,7 +253,7 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
     drawn = draw(table, len(table) if adapter.family in CHEAP else k, key)
     outside = [i for i in drawn if i not in items]
     if outside:
-        return verdict(FAILED, f"item {outside[0]!r} of its samples is not a test item of task '{run.task}' here",
+        return verdict(FAILED, f"item {outside[0]!r} of its samples is not a test item of task '{run.record.task.name}' here",
                        items=drawn)
     other_build = fingerprint != record.model.fingerprint
     if other_build and type(adapter).fingerprint is Adapter.fingerprint:  # a fingerprint of name and arguments
@@ -262,7 +262,7 @@ def _reproduce(registry, run: Run, k: int, key: str, data: DataVerifier) -> Repr
     try:
         result = _rerun(run, adapter, loaded.data, answering_kind(kind, loaded.data), table, drawn, items, verdict)
     except UnsupportedError as exc:
-        return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.task}' here ({exc.message})")
+        return verdict(FAILED, f"model '{spec.text}' cannot serve task '{run.record.task.name}' here ({exc.message})")
     except Exception as exc:  # noqa: BLE001 - a model that cannot answer here is not evidence against the run
         return verdict(NOT_REPRODUCIBLE, f"rerunning '{spec.text}' here failed ({_message(exc)})")
     if other_build:  # files that differ (a config written by another transformers, other weights)
@@ -293,7 +293,7 @@ def _rerun(run: Run, adapter, data, kind, table: dict, drawn: list[str], items: 
     training_hash = data.data_hash(("train", "validation"), with_limit=False)
     golds = dict(zip((str(item.id) for item in data.test.items), data.test.golds(kind)))
     mismatches: list[Mismatch] = []
-    ties, seeds = 0, run.seeds
+    ties, seeds = 0, run.record.seeds
     answers: list | None = None
     for j, seed in enumerate(seeds):
         if answers is None or adapter.seeded:
@@ -324,7 +324,7 @@ def _rerun(run: Run, adapter, data, kind, table: dict, drawn: list[str], items: 
                        f"the recorded ones: {shown}{more}{tied}", items=drawn, seeds=seeds,
                        mismatches=mismatches[:SHOWN], n_mismatches=len(mismatches), ties=ties)
     every = " (every item: a baseline's rerun is cheap)" if adapter.family in CHEAP and len(drawn) > 1 else ""
-    return verdict(REPRODUCED, f"model '{run.model}' rerun here gives the recorded predictions and scores on "
+    return verdict(REPRODUCED, f"model '{run.record.model.spec}' rerun here gives the recorded predictions and scores on "
                    f"{len(drawn)} item(s){every} at {at}{tied}", items=drawn, seeds=seeds, ties=ties)
 
 

@@ -317,16 +317,16 @@ def tokens_line(records) -> str:
     sources: set[str] = set()
     cost: float | None = None
     for record in records:
-        info = record.model.info if record is not None else {}
+        info = record.model.info if record is not None else None
         timings = record.timings if record is not None else None
-        if "requests_sent" not in info or timings is None or not timings.predict_s:
+        if info is None or info.requests_sent is None or timings is None or not timings.predict_s:
             continue
-        requests += info["requests_sent"]
-        tokens_in, tokens_out = tokens_in + info.get("tokens_in", 0), tokens_out + info.get("tokens_out", 0)
-        if info.get("tokens_counted_by"):
-            sources.update(info["tokens_counted_by"].split(" + "))
-        if info.get("cost") is not None:
-            cost = (cost or 0.0) + info["cost"]
+        requests += info.requests_sent
+        tokens_in, tokens_out = tokens_in + (info.tokens_in or 0), tokens_out + (info.tokens_out or 0)
+        if info.tokens_counted_by:
+            sources.update(info.tokens_counted_by.split(" + "))
+        if info.cost is not None:
+            cost = (cost or 0.0) + info.cost
     if not requests:
         return ""
     counted = " + ".join(sorted(sources)) if sources else "not counted"

@@ -43,9 +43,8 @@ def _older_mode(record) -> str:
     section_key = record.protocol or record.model.family
     if section_key == "decoder_finetune" or record.model.family == "decoder_finetune":
         return FINE_TUNED
-    protocol = (record.task.config or {}).get("protocol") or {}
-    section = protocol.get(section_key) if section_key in _SECTIONS else None
-    kind = (section or {}).get("kind") or record.task.kind
+    section = record.task.config.protocol.section(section_key) if section_key in _SECTIONS else None
+    kind = (section.kind if section is not None else None) or record.task.kind
     return SCORED if kind == "choice" else GENERATED
 
 
@@ -53,7 +52,7 @@ def model_name(registry, record) -> str:
     """The model as people know it: a registered short name's description up to its colon
     (``smollm2-135m`` -> ``SmolLM2-135M-Instruct``), else the ``--model`` spec less the answering arguments the
     way already says (``answer=``, ``shots=``, ``parse=``)."""
-    short = (record.model.info or {}).get("registered_name") or (record.model.args or {}).get("pretrained")
+    short = record.model.info.registered_name or (record.model.args or {}).get("pretrained")
     if registry is not None and isinstance(short, str) and registry.has("pretrained", short):
         description = registry.get("pretrained", short).description
         if description and ":" in description:

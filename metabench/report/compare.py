@@ -143,7 +143,7 @@ def _recorded_mean(run: Run, metric: str) -> float:
     value = run.record.mean(metric)
     if value is None:
         raise MetabenchError(f"{describe(run)} has no value for metric '{metric}'",
-                             hint=f"task '{run.task}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
+                             hint=f"task '{run.record.task.name}' reports: {', '.join(sorted(run.record.metrics.aggregate))}")
     return value
 
 
@@ -153,13 +153,13 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
     value_a, value_b = _recorded_mean(a, metric), _recorded_mean(b, metric)
     item_a, item_b, unit = _resampling_unit(aligned, metric, registry, options.unit)
     comparison = Comparison(
-        task=a.task, metric=metric, baseline=a.model, candidate=b.model,
-        baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.higher_is_better(metric),
+        task=a.record.task.name, metric=metric, baseline=a.record.model.spec, candidate=b.record.model.spec,
+        baseline_run=str(a.path), candidate_run=str(b.path), higher_is_better=a.record.higher_is_better_for(metric),
         baseline_value=value_a, candidate_value=value_b, delta=value_b - value_a,
-        n_items=len(aligned.ids), seeds={"baseline": a.seeds, "candidate": b.seeds}, unit=unit,
+        n_items=len(aligned.ids), seeds={"baseline": a.record.seeds, "candidate": b.record.seeds}, unit=unit,
         baseline_unread=run_rate(a), candidate_unread=run_rate(b),
     )
-    if len(a.seeds) >= 2 and len(b.seeds) >= 2:
+    if len(a.record.seeds) >= 2 and len(b.record.seeds) >= 2:
         comparison.aso = _seed_order(a, b, metric, options)
     name = options.test or choose_test(a, b, item_a, item_b)
     comparison.reason = "forced by --test" if options.test else REASONS.get(name or "", "")
@@ -172,8 +172,8 @@ def compare_pair(registry: Registry, a: Run, b: Run, metric: str, options: Optio
             "(a metric gets item-level tests by declaring its decomposition: metabench.metrics.decomposition)"
         )
         return comparison
-    if len(a.seeds) >= 2 and len(b.seeds) >= 2 and a.seeds != b.seeds and not options.test:
-        comparison.notes.append(f"seeds differ ({a.seeds} vs {b.seeds}): items paired, each run averaged over its seeds")
+    if len(a.record.seeds) >= 2 and len(b.record.seeds) >= 2 and a.record.seeds != b.record.seeds and not options.test:
+        comparison.notes.append(f"seeds differ ({a.record.seeds} vs {b.record.seeds}): items paired, each run averaged over its seeds")
     return _run_test(registry.get("test", name, where="--test"), comparison, a, b, item_a, item_b, options)
 
 
@@ -185,13 +185,13 @@ def _resampling_unit(aligned, metric: str, registry: Registry, unit: str) -> tup
     if unit == "token":
         tokens = token_units(aligned, metric)
         if tokens is None:
-            raise MetabenchError(f"--unit token resamples words, but {metric} of task '{a.task}' is not a token_* "
+            raise MetabenchError(f"--unit token resamples words, but {metric} of task '{a.record.task.name}' is not a token_* "
                                  "metric of a tagging task", hint="drop --unit, or compare a token_* metric")
         return (*tokens, "tokens")
     spec = declared(a) or declared(aligned.b)
     if unit == "auto" and spec and item_a is not None and item_b is not None:
-        members = cluster_members(aligned.ids, spec, a.task)
-        return clustered(item_a, members), clustered(item_b, members), spec["name"]
+        members = cluster_members(aligned.ids, spec, a.record.task.name)
+        return clustered(item_a, members), clustered(item_b, members), spec.name
     return item_a, item_b, "sentences" if a.record.task.kind == "tagging" else "items"
 
 
@@ -207,10 +207,10 @@ def _seed_order(a: Run, b: Run, metric: str, options: Options) -> dict | None:
     """Almost stochastic order of the two runs' per-seed values (higher is better after the sign flip)."""
     from ..stats.seed_order import THRESHOLD, almost_stochastic_order
 
-    values_a, values_b = a.per_seed(metric), b.per_seed(metric)
+    values_a, values_b = a.record.per_seed(metric), b.record.per_seed(metric)
     if None in values_a or None in values_b:
         return None
-    sign = 1.0 if a.higher_is_better(metric) else -1.0
+    sign = 1.0 if a.record.higher_is_better_for(metric) else -1.0
     result = almost_stochastic_order([sign * v for v in values_a if v is not None],
                                      [sign * v for v in values_b if v is not None],  # none is None: checked above
                                      confidence=options.confidence, seed=options.seed)
@@ -219,7 +219,7 @@ def _seed_order(a: Run, b: Run, metric: str, options: Options) -> dict | None:
 
 def choose_test(a: Run, b: Run, item_a: ItemMetric | None, item_b: ItemMetric | None) -> str | None:
     """The default test for a pair (rules in the module docstring); None when no paired test applies."""
-    if len(a.seeds) >= 2 and a.seeds == b.seeds:
+    if len(a.record.seeds) >= 2 and a.record.seeds == b.record.seeds:
         return "paired_t"
     if item_a is None or item_b is None:
         return None
@@ -249,19 +249,19 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
         if entry.meta.get("swaps_items") and item_a.layout != item_b.layout:
             raise MetabenchError(
                 f"--test {entry.name} exchanges the runs' outputs item by item, so both need the same seeds, but "
-                f"{describe(a)} has seeds {a.seeds} and {describe(b)} has seeds {b.seeds}",
+                f"{describe(a)} has seeds {a.record.seeds} and {describe(b)} has seeds {b.record.seeds}",
                 hint="use --test bootstrap, which resamples items without exchanging them",
             )
         result = _call(test, item_a.records, item_b.records, item_a.metric, n_resamples=options.n_resamples,
                        seed=options.seed, confidence=options.confidence, **args)
     elif consumes == "seeds":
-        if a.seeds != b.seeds or len(a.seeds) < 2:
+        if a.record.seeds != b.record.seeds or len(a.record.seeds) < 2:
             raise AlignmentError(
-                f"--test {entry.name} pairs runs seed by seed, but {describe(a)} has seeds {a.seeds} and "
-                f"{describe(b)} has seeds {b.seeds}",
+                f"--test {entry.name} pairs runs seed by seed, but {describe(a)} has seeds {a.record.seeds} and "
+                f"{describe(b)} has seeds {b.record.seeds}",
                 hint="rerun both with the same --seeds (2 or more), or use --test bootstrap to pair items",
             )
-        values_a, values_b = a.per_seed(metric), b.per_seed(metric)
+        values_a, values_b = a.record.per_seed(metric), b.record.per_seed(metric)
         if None in values_a or None in values_b:
             raise MetabenchError(f"task '{comparison.task}': {metric} is missing for some seed in results.json")
         result = _call(test, values_a, values_b, confidence=options.confidence, **args)
@@ -283,7 +283,7 @@ def _run_test(entry, comparison: Comparison, a: Run, b: Run, item_a, item_b, opt
     else:
         ci = (None, None, "")
     power = _power(consumes, comparison, a, b, item_a, item_b, boot, options)
-    units = len(a.seeds) if consumes == "seeds" else len(item_a.records) if item_a is not None else comparison.n_items
+    units = len(a.record.seeds) if consumes == "seeds" else len(item_a.records) if item_a is not None else comparison.n_items
     if entry.name == "bootstrap" and unit not in ITEM_UNITS and boot is not None and math.isfinite(boot.std_error):
         # few clusters: the bootstrap's standard error against t with K - 1 degrees of freedom (stats.few_units)
         read = t_reference(boot.delta, boot.std_error, units, confidence=options.confidence, alpha=options.alpha,
@@ -305,8 +305,8 @@ def _power(consumes: str, comparison: Comparison, a: Run, b: Run, item_a, item_b
     """The minimum detectable effect of the test that ran (see the module docstring), None if unknown."""
     level = {"alpha": options.alpha, "power": options.power}
     if consumes == "seeds":
-        return seeds_mde(np.subtract(np.asarray(b.per_seed(comparison.metric), dtype=float),
-                                     np.asarray(a.per_seed(comparison.metric), dtype=float)), **level)
+        return seeds_mde(np.subtract(np.asarray(b.record.per_seed(comparison.metric), dtype=float),
+                                     np.asarray(a.record.per_seed(comparison.metric), dtype=float)), **level)
     if consumes == "correctness":
         return mcnemar_mde(comparison.n_items, discordance(item_a.correct, item_b.correct), **level)
     # resamples that all agree (identical outputs, a metric constant on these items) say nothing about power
@@ -341,11 +341,11 @@ def reference_run(group: list[Run], baseline: str | None) -> Run:
     if baseline is None:
         return group[0]
     for run in group:
-        if baseline in (run.model, run.path.name) or Path(baseline).resolve() == run.path.resolve():
+        if baseline in (run.record.model.spec, run.path.name) or Path(baseline).resolve() == run.path.resolve():
             return run
     raise MetabenchError(
-        f"task '{group[0].task}': no run of the --baseline model {baseline!r} (its runs: "
-        f"{', '.join(repr(r.model) for r in group)})",
+        f"task '{group[0].record.task.name}': no run of the --baseline model {baseline!r} (its runs: "
+        f"{', '.join(repr(r.record.model.spec) for r in group)})",
     )
 
 
@@ -378,8 +378,8 @@ def compare_runs(
     from ..runs.verify import verify_runs
 
     runs, rejected, verdicts = verify_runs(registry, runs)
-    notes = [NotCompared(f"task '{v.run.task}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",
-                         "rejected by verification (the run's files disagree with each other)", v.run.task)
+    notes = [NotCompared(f"task '{v.run.record.task.name}': {describe(v.run)} rejected by verification: {'; '.join(v.problems)}",
+                         "rejected by verification (the run's files disagree with each other)", v.run.record.task.name)
              for v in rejected]
     comparisons = []
     for task, whole in by_task(runs).items():
@@ -414,14 +414,14 @@ def rerun_commands(lone: Run, others: list[Run]) -> list[str]:
             out = out.resolve().relative_to(Path.cwd().resolve())
         except ValueError:
             pass
-        seeds = f" --seeds {','.join(map(str, run.seeds))}" if "@seeds=" in run.path.name else ""
-        return (f"metabench --tasks {shlex.quote(run.task)} --model {shlex.quote(run.model)}{seeds}"
+        seeds = f" --seeds {','.join(map(str, run.record.seeds))}" if "@seeds=" in run.path.name else ""
+        return (f"metabench --tasks {shlex.quote(run.record.task.name)} --model {shlex.quote(run.record.model.spec)}{seeds}"
                 + (f" --limit {limit}" if limit is not None else "") + f" -o {shlex.quote(str(out))}")
 
     def family(run: Run) -> str:
         return run.record.model.family or ""
 
-    partners = sorted({run.model: run for run in others}.values(), key=lambda run: family(run) != "baseline")
+    partners = sorted({run.record.model.spec: run for run in others}.values(), key=lambda run: family(run) != "baseline")
     lines = [command(run, lone.record.limit) for run in partners[:2]]
     limits = {run.record.limit for run in others}
     if len(limits) == 1:  # the others agree on their items: lone rerun over them
@@ -437,12 +437,12 @@ def _by_item_set(group: list[Run]) -> list[list[Run]]:
     """
     sets: dict[tuple, list[Run]] = {}
     for run in group:
-        sets.setdefault((run.record.limit, run.n_items), []).append(run)
+        sets.setdefault((run.record.limit, run.record.n_items), []).append(run)
     return list(sets.values())
 
 
 def _items_phrase(run: Run) -> str:
-    return f"{run.n_items} items" + (f", {run.record.limit_label}" if run.record.limit is not None else "")
+    return f"{run.record.n_items} items" + (f", {run.record.limit_label}" if run.record.limit is not None else "")
 
 
 def _compare_group(registry: Registry, task: str, group: list[Run], others: list[Run], metrics: list[str] | None,
@@ -462,7 +462,7 @@ def _compare_group(registry: Registry, task: str, group: list[Run], others: list
             note.reruns = rerun_commands(group[0], others)
             notes.append(note)
         else:
-            notes.append(NotCompared(f"task '{task}': a single run ({group[0].model}), nothing to compare it with",
+            notes.append(NotCompared(f"task '{task}': a single run ({group[0].record.model.spec}), nothing to compare it with",
                                      "a single run of the task", task))
         return comparisons
     try:
@@ -471,7 +471,7 @@ def _compare_group(registry: Registry, task: str, group: list[Run], others: list
         notes.append(NotCompared(exc.message + (f" over {_items_phrase(group[0])}" if several else ""),
                                  "no run of the --baseline model", task))
         return comparisons
-    for metric in metrics or [reference.primary_metric]:
+    for metric in metrics or [reference.record.primary_metric]:
         if reference.record.aggregate(metric) is None:
             notes.append(NotCompared(f"task '{task}': no metric '{metric}'", "the metric is not reported", task))
             continue
@@ -482,7 +482,7 @@ def _compare_group(registry: Registry, task: str, group: list[Run], others: list
                 comparisons.append(compare_pair(registry, reference, run, metric, options))
             except MetabenchError as exc:
                 notes.append(NotCompared(
-                    f"task '{task}': {run.model} not paired with {reference.model}: {exc.message}",
+                    f"task '{task}': {run.record.model.spec} not paired with {reference.record.model.spec}: {exc.message}",
                     "runs over other items, config or data" if isinstance(exc, AlignmentError)
                     else "no value or test for the metric", task))
     return comparisons

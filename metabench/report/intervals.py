@@ -27,7 +27,7 @@ def interval(registry, run: Run, metric: str) -> tuple[float | None, float | Non
     items (``N_RESAMPLES``, seed 0); (None, None, why) where neither applies. The interval is clipped to the
     scale the value is on (``RANGE``: a t interval around an F1 of 0.98 over noisy seeds reaches past 1, which
     no F1 can), and its method says so."""
-    values = [v for v in run.per_seed(metric) if v is not None]
+    values = [v for v in run.record.per_seed(metric) if v is not None]
     if len(values) >= 2:
         return over_seeds(values)
     _, items = item_metrics(pair(run, run), metric, registry)

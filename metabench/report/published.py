@@ -145,12 +145,12 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
     ours: dict[str, list[dict]] = {}
     for run in runs:
         if not run.partial:
-            ours.setdefault(run.task, []).append({"model": run.model, "seeds": len(run.seeds), "runs": [run],
+            ours.setdefault(run.record.task.name, []).append({"model": run.record.model.spec, "seeds": len(run.record.seeds), "runs": [run],
                                                   "aggregate": {name: summary.as_json() for name, summary
                                                                 in run.record.metrics.aggregate.items()}})
     for row in groups:
         if not row["missing"]:
-            members = [r for r in runs if not r.partial and r.model == row["model"] and r.task in row["member_tasks"]]
+            members = [r for r in runs if not r.partial and r.record.model.spec == row["model"] and r.record.task.name in row["member_tasks"]]
             ours.setdefault(row["group"], []).append({"model": row["model"], "seeds": None, "runs": members,
                                                       "aggregate": row["aggregate"]})
     rows = []
@@ -163,9 +163,9 @@ def beside_runs(entries: list[Published], runs, groups: list[dict], registry=Non
             row = {**entry.as_dict(), "model": mine["model"], "seeds": mine["seeds"], "ours": value["mean"],
                    "ours_std": value.get("std"), "delta": value["mean"] - entry.fraction, "constant": None, "flags": [],
                    "unread": sum(rates) / len(rates) if rates else None}
-            if registry is not None and mine["runs"] and all(r.primary_metric == entry.metric for r in mine["runs"]):
+            if registry is not None and mine["runs"] and all(r.record.primary_metric == entry.metric for r in mine["runs"]):
                 row["constant"] = beside(registry, mine["runs"], value["mean"])
-                row["flags"] = [f"{r.task}: {flag}" for r in mine["runs"]
+                row["flags"] = [f"{r.record.task.name}: {flag}" for r in mine["runs"]
                                 if (flag := below_chance(registry, r) or collapsed_fit(r)) is not None]
             rows.append(row)
     return rows

@@ -21,7 +21,7 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
             alpha: float = ALPHA) -> list[str]:
     """The caveats of ``run``'s ``metric`` (its primary metric is the one the trivial baseline and the seeds
     are judged on), each one line; [] for a number that may be read as it is."""
-    primary = run.primary_metric
+    primary = run.record.primary_metric
     found_by = assessment(registry, run, options, alpha)  # the marks and flags, from one reading of its items
     marks, trivial = found_by.marks(), found_by.trivial
     found = []
@@ -33,7 +33,7 @@ def caveats(registry, run: Run, verdict: Verdict, metric: str, options: Options 
                      f"≈ chance: {trivial['note']} ({trivial['baseline']} = {trivial['baseline_value']:.4f}, {primary})")
     found += [flag for flag in (found_by.below_chance, found_by.collapsed_fit) if flag]
     if run.record.model.family != "baseline" and not marks["constant"]:
-        found += seed_stability.marks(seed_stability.assess(run.per_seed(primary), [run]))
+        found += seed_stability.marks(seed_stability.assess(run.record.per_seed(primary), [run]))
     found += [f"calibration miss of the ≈ chance test: {note}" for note in trivial.get("calibration", [])]
     note = verdict.unchecked_note(metric)
     found += [f"unchecked: {note}"] if note else []

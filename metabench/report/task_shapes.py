@@ -59,11 +59,11 @@ def _by_seed(run: Run) -> dict[int, list[dict]]:
 
 def seed_pairs(runs: list[Run]) -> list[tuple[int, int]]:
     """Every pair of the seeds the runs share (each shape's runs are one recipe: the same seeds)."""
-    seeds = [tuple(run.seeds) for run in runs]
+    seeds = [tuple(run.record.seeds) for run in runs]
     if len(set(seeds)) != 1:
-        raise MetabenchError(f"{runs[0].task}: the runs of one shape have different seeds: {sorted(set(seeds))}")
+        raise MetabenchError(f"{runs[0].record.task.name}: the runs of one shape have different seeds: {sorted(set(seeds))}")
     if len(seeds[0]) < 2:
-        raise MetabenchError(f"{runs[0].task}: a shape needs two seeds of one recipe; the run has {list(seeds[0])}")
+        raise MetabenchError(f"{runs[0].record.task.name}: a shape needs two seeds of one recipe; the run has {list(seeds[0])}")
     return list(itertools.combinations(sorted(seeds[0]), 2))
 
 
@@ -86,21 +86,23 @@ def _records(run: Run, metric: str, pair: tuple[int, int]) -> tuple[np.ndarray, 
 
 
 def _positive(run: Run) -> str:
-    for spec in run.record.task.config["metrics"]:
-        if isinstance(spec, dict) and spec["name"] == "f1":
-            return spec["args"]["positive"]
-    raise MetabenchError(f"task '{run.task}' has no f1 metric with a positive label")
+    for spec in run.record.task.config.metrics:
+        if not isinstance(spec, str) and spec.name == "f1" and "positive" in spec.args:
+            return spec.args["positive"]
+    raise MetabenchError(f"task '{run.record.task.name}' has no f1 metric with a positive label")
 
 
 def populations(root: Path) -> list[Population]:
     """Every item-level shape (see the module docstring), read from the committed runs under ``root``: one
     population per shape and pair of seeds, the pairs of a shape in `seed_pairs`' order."""
     folds = _runs(root, *MOH_X)
-    fold_size = folds[0].n_items
+    fold_size = folds[0].record.n_items
     munch = _runs(root, *MUNCH)[0]
     decoder = _runs(root, MUNCH[0], MUNCH_DECODER)[0]
     vua = _runs(root, *VUA18)[0]
-    spec = vua.record.task.config["metadata"]["cluster"]
+    spec = vua.record.task.config.metadata.cluster
+    if spec is None:
+        raise MetabenchError(f"task '{VUA18[0]}' declares no metadata.cluster: its documents cannot be resampled")
     m4x = _runs(root, *M4X)[0]
     out = []
     for pair in seed_pairs(folds):
@@ -113,21 +115,21 @@ def populations(root: Path) -> list[Population]:
         out.append(Population("moh_x_cv fold F1", "f1", np.concatenate([a for a, _, _ in f1]),
                               np.concatenate([b for _, b, _ in f1]), "items", fold_size, tasks=MOH_X[0],
                               metric_name="f1", seeds=pair))
-    for task, size in ((f"{MUNCH[0]}@limit", decoder.n_items), (MUNCH[0], munch.n_items)):
+    for task, size in ((f"{MUNCH[0]}@limit", decoder.record.n_items), (MUNCH[0], munch.record.n_items)):
         for pair in seed_pairs([munch]):
             munch_a, munch_b, _ = _records(munch, "correct", pair)
             out.append(Population(task, "mean", munch_a, munch_b, "items", size, tasks=MUNCH[0],
                                   metric_name="accuracy", seeds=pair))
     for pair in seed_pairs([vua]):
         vua_a, vua_b, vua_ids = _records(vua, "token", pair)
-        names = [_document(spec["id_pattern"], i) for i in vua_ids]
+        names = [_document(spec.id_pattern, i) for i in vua_ids]
         documents = {name: k for k, name in enumerate(dict.fromkeys(names))}
-        out.append(Population(f"{VUA18[0]} token_f1", "f1", vua_a, vua_b, spec["name"], len(documents),
+        out.append(Population(f"{VUA18[0]} token_f1", "f1", vua_a, vua_b, spec.name, len(documents),
                               np.array([documents[n] for n in names]), tasks=VUA18[0], metric_name="token_f1",
                               seeds=pair))
     for pair in seed_pairs([m4x]):
         m4x_a, m4x_b, _ = _records(m4x, "span", pair)
-        out.append(Population(f"{M4X[0]} span_f1", "f1", m4x_a, m4x_b, "sentences", m4x.n_items, tasks=M4X[0],
+        out.append(Population(f"{M4X[0]} span_f1", "f1", m4x_a, m4x_b, "sentences", m4x.record.n_items, tasks=M4X[0],
                               metric_name="span_f1", seeds=pair))
     return out
 
@@ -146,16 +148,16 @@ def seed_shapes(root: Path) -> list[SeedShape]:
     sqrt(2) times the runs' per-seed standard deviation of the primary metric (the median over MOH-X's folds)."""
     def spread(runs: list[Run]) -> float:
         return math.sqrt(2) * statistics.median(
-            statistics.stdev(v for v in r.per_seed(r.primary_metric) if v is not None) for r in runs)
+            statistics.stdev(v for v in r.record.per_seed(r.record.primary_metric) if v is not None) for r in runs)
 
     folds = _runs(root, *MOH_X)
     vua, m4x = _runs(root, *VUA18), _runs(root, *M4X)
-    return [SeedShape(f"moh_x_cv fold {folds[0].primary_metric}", len(folds[0].seeds), spread(folds), MOH_X[0],
-                      folds[0].primary_metric),
-            SeedShape(f"{VUA18[0]} {vua[0].primary_metric}", len(vua[0].seeds), spread(vua), VUA18[0],
-                      vua[0].primary_metric),
-            SeedShape(f"{M4X[0]} {m4x[0].primary_metric}", len(m4x[0].seeds), spread(m4x), M4X[0],
-                      m4x[0].primary_metric)]
+    return [SeedShape(f"moh_x_cv fold {folds[0].record.primary_metric}", len(folds[0].record.seeds), spread(folds), MOH_X[0],
+                      folds[0].record.primary_metric),
+            SeedShape(f"{VUA18[0]} {vua[0].record.primary_metric}", len(vua[0].record.seeds), spread(vua), VUA18[0],
+                      vua[0].record.primary_metric),
+            SeedShape(f"{M4X[0]} {m4x[0].record.primary_metric}", len(m4x[0].record.seeds), spread(m4x), M4X[0],
+                      m4x[0].record.primary_metric)]
 
 
 def family_size(root: Path) -> int:

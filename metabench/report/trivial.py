@@ -60,7 +60,7 @@ def _is_sequence(answer) -> bool:
 
 
 def _positive(run: Run) -> str:
-    return (run.record.task.config.get("labels") or {}).get("positive") or DEFAULT_POSITIVE
+    return run.record.task.config.labels.positive or DEFAULT_POSITIVE
 
 
 def constant(run: Run) -> dict:
@@ -109,7 +109,7 @@ def _scores(run: Run, gold, answer, keys) -> dict:
 def trivial_run(registry, run: Run, name: str, make, rows, metric: str | None = None) -> Run | None:
     """A run answering ``make(gold)`` for every item of ``run`` at its first seed (in memory, never written),
     scored on ``metric`` (default: the primary metric); None when the samples cannot rebuild it for it."""
-    seed, keys = run.seeds[0], set(rows[0][0]["scores"])
+    seed, keys = run.record.seeds[0], set(rows[0][0]["scores"])
     samples = []
     for item in rows:
         gold = item[0]["gold"]
@@ -119,7 +119,7 @@ def trivial_run(registry, run: Run, name: str, make, rows, metric: str | None = 
     record = run.record.evolve(seeds=[seed], model=run.record.model.model_copy(update={"spec": f"trivial: {name}"}),
                                metrics=Metrics(per_seed={}, aggregate={}))
     baseline = Run(run.path / f"<{name}>", record, samples)
-    metric = metric or run.primary_metric
+    metric = metric or run.record.primary_metric
     rebuilt = seed_values(baseline, [(s,) for s in samples], metric, registry)
     if rebuilt is None:
         return None
@@ -142,8 +142,8 @@ def _golds(rows: list) -> set[str]:
 def _best(registry, run: Run, rows: list, metric: str | None = None) -> Run | None:
     """The best constant answer on the run's items by ``metric`` (default: its primary metric; in memory), None
     if none rebuilds."""
-    metric = metric or run.primary_metric
-    higher = run.higher_is_better(metric)
+    metric = metric or run.record.primary_metric
+    higher = run.record.higher_is_better_for(metric)
     found = [b for name, make in _candidates(run, [item[0]["gold"] for item in rows])
              if (b := trivial_run(registry, run, name, make, rows, metric)) is not None]
     scored = [(value, b) for b in found if (value := b.record.mean(metric)) is not None]
@@ -180,7 +180,7 @@ def chance(registry, run: Run, options: Options, alpha: float) -> dict:
 
 def _chance(items: _Items, options: Options, alpha: float) -> dict:
     run = items.run
-    found = _against(items, run.primary_metric, options, alpha)
+    found = _against(items, run.record.primary_metric, options, alpha)
     if not found.pop("blind", False):
         return found
     for metric in _fallbacks(run):
@@ -197,19 +197,19 @@ def _chance(items: _Items, options: Options, alpha: float) -> dict:
 
 def _fallbacks(run: Run) -> list[str]:
     """The metrics the run reports that the ≈ chance test may use instead of the primary, in order."""
-    reported = [m for m in run.record.metrics.aggregate if m != run.primary_metric and run.record.mean(m) is not None]
+    reported = [m for m in run.record.metrics.aggregate if m != run.record.primary_metric and run.record.mean(m) is not None]
     return [m for m in FALLBACK_METRICS if m in reported] + [m for m in reported if m not in FALLBACK_METRICS]
 
 
 def _against(items: _Items, metric: str, options: Options, alpha: float) -> dict:
     """`chance` on one ``metric``; ``blind`` is True where a constant answer scores a perfect value on it."""
     registry, run = items.registry, items.run
-    higher = run.higher_is_better(metric)
+    higher = run.record.higher_is_better_for(metric)
     best = items.best(metric)
     if best is None:
         return {"chance": None, "note": f"no trivial baseline: {metric} cannot be rebuilt from the samples"}
     value, mine = best.record.mean(metric), run.record.mean(metric)
-    out = {"baseline": best.model.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
+    out = {"baseline": best.record.model.spec.removeprefix("trivial: "), "baseline_value": value, "test": None, "pvalue": None}
     if mine is None or value is None:  # the best constant answer always has one (`_best`)
         return {**out, "chance": None, "note": f"the run has no {metric}"}
     if _blind(items.golds, best, metric, higher):
@@ -240,7 +240,7 @@ def _blind(golds: set[str], best: Run, metric: str, higher: bool) -> bool:
 
 
 def _blind_note(best: Run, metric: str) -> str:
-    return (f"no chance test on {metric}: {best.model.removeprefix('trivial: ')} scores a perfect {metric} on these "
+    return (f"no chance test on {metric}: {best.record.model.spec.removeprefix('trivial: ')} scores a perfect {metric} on these "
             f"items, so {metric} cannot tell a constant answer from a perfect model")
 
 
@@ -291,9 +291,9 @@ def assessment(registry, run: Run, options: Options = Options(), alpha: float = 
     items = _Items(registry, run)
     const = constant(run)
     trivial = _chance(items, options, alpha)
-    mean, baseline = run.record.mean(run.primary_metric), trivial.get("baseline_value")
+    mean, baseline = run.record.mean(run.record.primary_metric), trivial.get("baseline_value")
     below = (mean is not None and baseline is not None
-             and (mean < baseline if run.higher_is_better(run.primary_metric) else mean > baseline))
+             and (mean < baseline if run.record.higher_is_better_for(run.record.primary_metric) else mean > baseline))
     return Assessment(const, trivial, _below_chance(items, options, alpha) if below else None,
                       _collapsed_fit(run, const))
 
@@ -350,9 +350,9 @@ def _below_chance(items: _Items, options: Options, alpha: float) -> str | None:
         return None
     if len(golds) != 2 or any(_is_sequence(json.loads(g)) for g in golds):
         return None
-    metric = run.primary_metric
+    metric = run.record.primary_metric
     best = items.best(metric)
-    if best is None or run.record.mean(metric) is None or _blind(golds, best, metric, run.higher_is_better(metric)):
+    if best is None or run.record.mean(metric) is None or _blind(golds, best, metric, run.record.higher_is_better_for(metric)):
         return None
     try:
         comparison = compare_pair(registry, best, run, metric, replace(options, test=None))
@@ -363,7 +363,7 @@ def _below_chance(items: _Items, options: Options, alpha: float) -> str | None:
     # where this test misses a calibration target on the comparison's shape (a 64-item MOH-X fold), the flag says so
     missed = [note for note in comparison.notes if note.startswith(CALIBRATION)]
     return (f"below chance on a two-answer task ({comparison.candidate_value:.4f} vs "
-            f"{comparison.baseline_value:.4f} for {best.model.removeprefix('trivial: ')}, {comparison.test} "
+            f"{comparison.baseline_value:.4f} for {best.record.model.spec.removeprefix('trivial: ')}, {comparison.test} "
             f"p = {comparison.pvalue:.3g}): probable answer-format failure" + "".join(f"; {note}" for note in missed))
 
 

@@ -32,7 +32,7 @@ class Pair:
 
 
 def describe(run: Run) -> str:
-    return f"'{run.model}' ({run.path})"
+    return f"'{run.record.model.spec}' ({run.path})"
 
 
 def _examples(values, limit: int = 3) -> str:
@@ -55,7 +55,7 @@ def item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
 
 
 def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
-    seeds = run.seeds
+    seeds = run.record.seeds
     position = {seed: j for j, seed in enumerate(seeds)}
     table: dict[str, list[dict | None]] = {}
     for row in run.samples:
@@ -83,12 +83,12 @@ def _item_rows(run: Run) -> dict[str, tuple[dict, ...]]:
 
 def check_same_task(a: Run, b: Run) -> None:
     """Same task, same config, same data: otherwise equal item ids may name different items."""
-    if a.task != b.task:
-        raise AlignmentError(f"{describe(a)} is task '{a.task}' but {describe(b)} is task '{b.task}'")
+    if a.record.task.name != b.record.task.name:
+        raise AlignmentError(f"{describe(a)} is task '{a.record.task.name}' but {describe(b)} is task '{b.record.task.name}'")
     hash_a, hash_b = a.record.task.config_hash, b.record.task.config_hash
     if hash_a != hash_b:
         raise AlignmentError(
-            f"task '{a.task}' was configured differently: config hash {hash_a[:12]} in {describe(a)}, "
+            f"task '{a.record.task.name}' was configured differently: config hash {hash_a[:12]} in {describe(a)}, "
             f"{hash_b[:12]} in {describe(b)} (the task YAML changed between the runs, so items or scoring may differ)",
             hint="rerun both models with the same version of the task",
         )
@@ -96,7 +96,7 @@ def check_same_task(a: Run, b: Run) -> None:
     if files_a != files_b:
         changed = sorted(k for k in set(files_a) | set(files_b) if files_a.get(k) != files_b.get(k))
         raise AlignmentError(
-            f"task '{a.task}': the runs read different data files ({', '.join(changed)} differ between "
+            f"task '{a.record.task.name}': the runs read different data files ({', '.join(changed)} differ between "
             f"{describe(a)} and {describe(b)})",
             hint="rerun both models on the same data",
         )
@@ -124,12 +124,12 @@ def pair(a: Run, b: Run) -> Pair:
         if only_b:
             parts.append(f"{len(only_b)} item id(s) in B are not in A, e.g. {_examples(only_b)}")
         raise AlignmentError(
-            f"task '{a.task}': A = {describe(a)} and B = {describe(b)} hold different items: {'; '.join(parts)}",
+            f"task '{a.record.task.name}': A = {describe(a)} and B = {describe(b)} hold different items: {'; '.join(parts)}",
             hint="compare runs made with the same --limit and data; rerun the shorter one",
         )
     ids = tuple(table_a)
     check_same_gold(ids, table_a, table_b,
-                    lambda wrong: f"task '{a.task}': {len(wrong)} item(s) have different gold answers in {describe(a)} "
+                    lambda wrong: f"task '{a.record.task.name}': {len(wrong)} item(s) have different gold answers in {describe(a)} "
                                   f"and {describe(b)}, e.g. {_examples(wrong)}",
                     hint="the runs read different versions of the dataset; rerun both")
     return Pair(a, b, ids, tuple(table_a[i] for i in ids), tuple(table_b[i] for i in ids))

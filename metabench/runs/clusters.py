@@ -23,23 +23,24 @@ import numpy as np
 
 from ..errors import MetabenchError
 from .decompose import ItemMetric
+from ..run_record import RecordedCluster
 from .stored import Run
 
 
-def declared(run: Run) -> dict | None:
-    """The task's ``metadata.cluster`` as recorded in the run ({name, id_pattern}), or None."""
-    return (run.record.task.config.get("metadata") or {}).get("cluster")
+def declared(run: Run) -> RecordedCluster | None:
+    """The task's ``metadata.cluster`` as recorded in the run (its name and id pattern), or None."""
+    return run.record.task.config.metadata.cluster
 
 
-def cluster_members(ids: tuple[str, ...], spec: dict, task: str) -> list[np.ndarray]:
+def cluster_members(ids: tuple[str, ...], spec: RecordedCluster, task: str) -> list[np.ndarray]:
     """The positions (in ``ids`` order) of each cluster's items, clusters in order of first appearance."""
-    pattern = re.compile(spec["id_pattern"])
+    pattern = re.compile(spec.id_pattern)
     members: dict[str, list[int]] = {}
     for position, item_id in enumerate(ids):
         found = pattern.search(item_id)
         if found is None or found.group(1) is None:
             raise MetabenchError(
-                f"task '{task}': item id {item_id!r} does not match metadata.cluster.id_pattern {spec['id_pattern']!r}",
+                f"task '{task}': item id {item_id!r} does not match metadata.cluster.id_pattern {spec.id_pattern!r}",
                 hint="fix the pattern in the task YAML (its one group must name the cluster of every item id)",
             )
         members.setdefault(found.group(1), []).append(position)

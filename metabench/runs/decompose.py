@@ -48,6 +48,7 @@ from ..metrics.common import prf
 from ..metrics.decomposition import contribution_keys, decomposition_of
 from ..metrics.tagging import parse_tag
 from ..stats.paired import over_rows
+from ..run_record import RecordedConfig
 from .align import Pair
 from .stored import Run
 
@@ -87,15 +88,10 @@ class _Counts:
     fixed_labels: bool
 
 
-def metric_args(run: Run, metric: str, config: dict | None = None) -> dict | None:
+def metric_args(run: Run, metric: str, config: RecordedConfig | None = None) -> dict | None:
     """The arguments of ``metric`` in ``config`` (default: the run's recorded task config), or None when the
     task does not list it."""
-    config = run.record.task.config if config is None else config
-    for spec in config.get("metrics", []):  # a minimal record names none
-        name, args = (spec, {}) if isinstance(spec, str) else (spec["name"], spec.get("args", {}))
-        if name == metric:
-            return args
-    return None
+    return (run.record.task.config if config is None else config).metric_args(metric)
 
 
 def item_metrics(aligned: Pair, metric: str, registry=None) -> tuple[ItemMetric | None, ItemMetric | None]:
@@ -188,7 +184,7 @@ def token_units(aligned: Pair, metric: str) -> tuple[ItemMetric, ItemMetric] | N
     tables = [_token_table(run, rows, metric)
               for run, rows in ((aligned.a, aligned.rows_a), (aligned.b, aligned.rows_b))]
     if tables[0].shape[0] != tables[1].shape[0]:
-        raise MetabenchError(f"task '{aligned.a.task}': the runs' predictions have different numbers of words")
+        raise MetabenchError(f"task '{aligned.a.record.task.name}': the runs' predictions have different numbers of words")
     token_a, token_b = _positional(*(_Counts(t, match[2], fixed_labels=True) for t in tables))
     return token_a, token_b
 
@@ -200,7 +196,7 @@ def _has_tags(aligned: Pair) -> bool:
 
 def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     """tokens × seeds × 1 × (tp, fp, fn), tokens in item order then word order."""
-    default = run.record.task.config["labels"].get("positive")
+    default = run.record.task.config.labels.positive
     positive = (metric_args(run, metric) or {}).get("positive", default)
     seen: dict = {}
 
@@ -228,14 +224,14 @@ def _token_table(run: Run, rows, metric: str) -> np.ndarray:
     return np.array(per_seed, dtype=float).transpose(1, 0, 2)[:, :, None, :]
 
 
-def seed_values(run: Run, rows, metric: str, registry=None, config: dict | None = None) -> tuple[list[float], bool] | None:
+def seed_values(run: Run, rows, metric: str, registry=None, config: RecordedConfig | None = None) -> tuple[list[float], bool] | None:
     """``metric`` at each seed of one run, rebuilt from its samples (``rows`` as `align.item_rows` gives them,
     in the run's item order) with ``config`` (the task's config as it is here; default: the run's recorded
     one), and whether the reading is exact (see `item_metrics`); None when the samples cannot give it. What the
     leaderboard's verification compares with results.json's per-seed values."""
     declared = _declared(registry, metric)
     values, exact = [], True
-    for seed in range(len(run.seeds)):
+    for seed in range(len(run.record.seeds)):
         one = [(item[seed],) for item in rows]
         found = _build(run, one, metric, _labels(one) if metric in _LABEL_METRICS else None, declared, config)
         if found is None:
@@ -266,7 +262,7 @@ def _declared(registry, metric: str):
 
 
 def _build(run: Run, rows, metric: str, labels: list | None, declared=None,
-           config: dict | None = None) -> tuple[ItemMetric | _Counts, bool] | None:
+           config: RecordedConfig | None = None) -> tuple[ItemMetric | _Counts, bool] | None:
     """A reading of ``metric`` from the samples and whether it is exact (see `item_metrics`), or None; labels,
     positive class and metric arguments from ``config`` (default: the run's recorded task config)."""
     config = run.record.task.config if config is None else config
@@ -279,7 +275,7 @@ def _build(run: Run, rows, metric: str, labels: list | None, declared=None,
         return _mean_of(rows, score), True
     match = _COUNTS.match(metric)
     if match and f"{match[1]}_tp" in scores:
-        positive = config["labels"].get("positive")
+        positive = config.labels.positive
         if (metric_args(run, metric, config) or {}).get("positive", positive) != positive:
             return None  # the per-item counts were taken for the task's positive class, not this one
         unit, stat = match[1], match[2]

@@ -43,7 +43,7 @@ from ..errors import MetabenchError
 from ..models.spec import parse_model_spec
 from ..partial_runs import cutting_limit
 from ..printable import escape
-from ..run_record import MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings, check_written
+from ..run_record import AdapterInfo, MergedPart, MetabenchInfo, Metrics, MetricSummary, RunRecord, Timings, check_written
 from ..stats.seeds import seed_summary
 from ..store import (RESULTS, SAMPLES, SAMPLES_GZ, check_run_dir, metabench_info, read_record, run_name,
                      samples_text, seal, seed_text, write)
@@ -114,7 +114,7 @@ def _plan(registry, paths: list[Path], output_dir: Path, *, mixed_environments: 
     _check_output_dir(output_dir)
     groups: dict[tuple[str, str], list[Run]] = {}
     for run in find_runs(paths):
-        groups.setdefault((run.task, run.model), []).append(run)
+        groups.setdefault((run.record.task.name, run.record.model.spec), []).append(run)
     lonely = [f"{escape(task)} with {escape(model)} ({escape(found[0].path)})"
               for (task, model), found in groups.items() if len(found) < 2]
     groups = {key: found for key, found in groups.items() if len(found) > 1}
@@ -129,7 +129,7 @@ def _plan(registry, paths: list[Path], output_dir: Path, *, mixed_environments: 
     planned = []
     destinations: dict[Path, str] = {}
     for (task, model), parts in groups.items():
-        parts.sort(key=lambda run: min(run.seeds))
+        parts.sort(key=lambda run: min(run.record.seeds))
         _check_one_recipe(parts, mixed_environments)
         record, samples = _merged(parts)
         path = output_dir / task / _folder(record)
@@ -299,7 +299,7 @@ def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
                          "(each part's versions stay in merged_from)")
     seen: dict[int, Path] = {}
     for run in parts:
-        for seed in run.seeds:
+        for seed in run.record.seeds:
             if seed in seen:
                 raise MetabenchError(f"merge-seeds: seed {seed} is in both {seen[seed]} and {run.path}",
                                      hint="merge runs of disjoint seeds (run the missing ones with --seeds 3,4)")
@@ -308,7 +308,7 @@ def _check_one_recipe(parts: list[Run], mixed_environments: bool) -> None:
 
 def _merged(parts: list[Run]) -> tuple[RunRecord, list[dict]]:
     newest = max((run.record for run in parts), key=lambda record: record.created or "")
-    seeds = sorted(seed for run in parts for seed in run.seeds)
+    seeds = sorted(seed for run in parts for seed in run.record.seeds)
     per_seed = {seed: values for run in parts for seed, values in run.record.metrics.per_seed.items()}
     per_seed = {str(seed): per_seed[str(seed)] for seed in seeds}
     timings = _timings(parts)
@@ -349,17 +349,19 @@ def _mixed_packages(parts: list[MergedPart]) -> dict[str, str]:
             for name, by in versions.items() if len(by) > 1}
 
 
-def _model_info(parts: list[Run], newest: RunRecord) -> dict:
-    """The newest part's adapter info, with each entry keyed by the parts' seeds joined over every part."""
-    info = dict(newest.model.info)
+def _model_info(parts: list[Run], newest: RunRecord) -> AdapterInfo:
+    """The newest part's adapter info, with each entry keyed by the parts' seeds joined over every part (every
+    key, the adapter's own too: walked as the JSON it is)."""
+    info = newest.model.info.as_json()
+    each = [(run, run.record.model.info.as_json()) for run in parts]
     for key in list(info):
-        if all(_by_seed(run.record.model.info.get(key), run) for run in parts):
-            info[key] = {seed: entry for run in parts for seed, entry in run.record.model.info[key].items()}
-    return info
+        if all(_by_seed(facts.get(key), run) for run, facts in each):
+            info[key] = {seed: entry for _, facts in each for seed, entry in facts[key].items()}
+    return AdapterInfo.model_validate(info)
 
 
 def _by_seed(value, run: Run) -> bool:
-    return isinstance(value, dict) and bool(value) and set(value) <= {str(seed) for seed in run.seeds}
+    return isinstance(value, dict) and bool(value) and set(value) <= {str(seed) for seed in run.record.seeds}
 
 
 def _timings(parts: list[Run]) -> dict | None:
@@ -381,7 +383,7 @@ def _parts(run: Run) -> list[MergedPart]:
     record = run.record
     if record.merged_from:
         return list(record.merged_from)
-    return [MergedPart(folder=f"{run.path.parent.name}/{run.path.name}", seeds=list(run.seeds),
+    return [MergedPart(folder=f"{run.path.parent.name}/{run.path.name}", seeds=list(run.record.seeds),
                        samples_sha256=record.samples_sha256, created=record.created, metabench=record.metabench,
                        environment=record.environment)]
 

@@ -35,7 +35,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
     per_seed = run.record.metrics.per_seed
     generated = run.record.answering is not None and run.record.answering.mode == "generated"
     checked: set[str] | None = None
-    for j, seed in enumerate(run.seeds):
+    for j, seed in enumerate(run.record.seeds):
         rows = [table[str(item.id)][j] for item in items]
         predictions = [row["prediction"] for row in rows]
         try:
@@ -44,7 +44,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
             if generated:  # a decoder's unread answers, stored in the task's form: their share is rebuilt too
                 rebuilt[FORMAT_FAILURE] = format_failure_rate(predictions)
         except Exception as exc:  # noqa: BLE001 - a prediction the task's kind cannot score is the run's fault
-            return [f"the predictions at seed {seed} cannot be scored by task '{run.task}' as it is here "
+            return [f"the predictions at seed {seed} cannot be scored by task '{run.record.task.name}' as it is here "
                     f"({type(exc).__name__}: {exc}; fix: rerun it)"], []
         if wrong:
             return [wrong], []
@@ -53,7 +53,7 @@ def rebuilt_from_data(data: TaskData, run: Run, table: dict[str, tuple[dict, ...
             value, expected = recorded[metric], rebuilt[metric]
             if not _close(value, expected):
                 return [f"{metric} at seed {seed} is {value!r} in results.json but {expected!r} rebuilt from the "
-                        f"samples' predictions by task '{run.task}' as it is here (an edited metric, or a run of "
+                        f"samples' predictions by task '{run.record.task.name}' as it is here (an edited metric, or a run of "
                         "another version of the task; fix: rerun it)"], []
         found = set(recorded) & set(rebuilt)
         checked = found if checked is None else checked & found

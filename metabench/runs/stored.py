@@ -8,11 +8,13 @@ lazily: a leaderboard of many runs only reads the samples of the runs it tests.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..errors import MetabenchError, RunFileError
+from ..errors import MetabenchError, PluginAPIDeprecationWarning, RunFileError
 from ..printable import escape
-from ..run_record import DatasetUsed, GroupFact, MetricSummary, PaperCell, RunRecord
+from ..run_record import RunRecord
 from ..store import RESULTS, read_record, read_samples, resolve, run_folders
 
 
@@ -32,39 +34,12 @@ class Run:
         self.split_size = split_size
 
     def __repr__(self) -> str:
-        return f"Run(path={self.path!r}, task={self.task!r}, model={self.model!r})"
+        return f"Run(path={self.path!r}, task={self.record.task.name!r}, model={self.record.model.spec!r})"
 
     @property
     def record(self) -> RunRecord:
         """results.json as a :class:`RunRecord`."""
         return self._record
-
-    @property
-    def task(self) -> str:
-        return self.record.task.name
-
-    @property
-    def model(self) -> str:
-        """The model as the user wrote it (``--model`` value): the name shown in every table."""
-        return self.record.model.spec
-
-    @property
-    def seeds(self) -> list[int]:
-        return list(self.record.seeds)
-
-    @property
-    def protocol_seeds(self) -> int | None:
-        """How many seeds the task's protocol asks of this run's model family (None when it does not say): a run
-        with fewer is partial on seeds, and says so wherever its number appears."""
-        return self.record.protocol_seeds
-
-    @property
-    def primary_metric(self) -> str:
-        return self.record.task.primary_metric
-
-    @property
-    def n_items(self) -> int:
-        return self.record.n_items
 
     @property
     def test_split_size(self) -> int | None:
@@ -86,44 +61,35 @@ class Run:
         return bool(self.partial_reasons)
 
     @property
-    def budget(self) -> dict | None:
-        """The budget knobs a run trained under instead of its task's recipe (a training subset, fewer epochs...),
-        as its adapter recorded them (``model.info.budget``); None for a run that followed the recipe."""
-        return self.record.model.info.get("budget") or None
-
-    @property
-    def datasets(self) -> list[DatasetUsed] | None:
-        """Every dataset the task used, with roles, licence and citation (None for runs that predate it)."""
-        return self.record.datasets
-
-    @property
-    def groups(self) -> list[GroupFact]:
-        """The ``aggregate: mean`` groups the task belongs to, with all their members, as recorded."""
-        return self.record.groups
-
-    @property
-    def paper_view(self) -> list[PaperCell] | None:
-        """The paper-table cells the task fills (its ``metadata.paper_view``), as recorded (None for runs that
-        predate the record)."""
-        return self.record.paper_view
-
-    def higher_is_better(self, metric: str) -> bool:
-        """From results.json, by the metric's registered name (`RunRecord.higher_is_better_for`)."""
-        return self.record.higher_is_better_for(metric)
-
-    def aggregate(self, metric: str) -> MetricSummary | None:
-        """The metric's mean, std and n over seeds (None where the run has no such metric)."""
-        return self.record.aggregate(metric)
-
-    def per_seed(self, metric: str) -> list[float | None]:
-        """The metric's value for each seed, in ``seeds`` order (None where the run has no value)."""
-        return self.record.per_seed(metric)
-
-    @property
     def samples(self) -> list[dict]:
         if self._samples is None:
             self._samples = read_samples(self.path, self.record)
         return self._samples
+
+    if not TYPE_CHECKING:  # type checkers see no deprecated name: a use of one is an error there
+        def __getattr__(self, name: str):
+            """The record's answers ``Run`` forwarded until issue 59 (``run.task``, ``run.seeds``...): still
+            answered, with a :class:`PluginAPIDeprecationWarning` naming the record's own, until metabench 0.2."""
+            if name not in FORWARDED:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            where = FORWARDED[name]
+            warnings.warn(f"Run.{name} is deprecated: read run.record.{where} (docs/plugins.md, change log)",
+                          PluginAPIDeprecationWarning, stacklevel=2)
+            value = self.record
+            for step in where.removesuffix("(metric)").split("."):
+                value = getattr(value, step)
+            return list(value) if name == "seeds" else value
+
+
+#: The names ``Run`` forwarded from its record until issue 59 (deprecated, removed in metabench 0.2) -> what to
+#: read instead on ``Run.record``: a ``Run`` is its folder, its record and its samples, and the answers verification
+#: adds (``split_size``, ``test_split_size``, ``partial_reasons``, ``partial``).
+FORWARDED: dict[str, str] = {
+    "task": "task.name", "model": "model.spec", "seeds": "seeds", "primary_metric": "primary_metric",
+    "n_items": "n_items", "protocol_seeds": "protocol_seeds", "budget": "budget", "datasets": "datasets",
+    "groups": "groups", "paper_view": "paper_view", "higher_is_better": "higher_is_better_for(metric)",
+    "aggregate": "aggregate(metric)", "per_seed": "per_seed(metric)",
+}
 
 
 def load_run(path: Path) -> Run:
@@ -178,12 +144,13 @@ def one_per_task_and_model(runs: list[Run], option: str) -> list[Run]:
     are refused. The same folder named twice, or two copies of one run (same samples), count once."""
     kept: dict[tuple[str, str], Run] = {}
     for run in runs:
-        first = kept.setdefault((run.task, run.model), run)
+        first = kept.setdefault((run.record.task.name, run.record.model.spec), run)
         if first is run or first.path.resolve() == run.path.resolve():
             continue
-        if first.record.samples_sha256 != run.record.samples_sha256 or first.seeds != run.seeds:
+        if first.record.samples_sha256 != run.record.samples_sha256 or first.record.seeds != run.record.seeds:
             raise MetabenchError(
-                f"{option}: two different runs of task '{run.task}' with model '{run.model}': {first.path} and "
+                f"{option}: two different runs of task '{run.record.task.name}' with model '{run.record.model.spec}': "
+                f"{first.path} and "
                 f"{run.path}; which one counts would depend on the order of the arguments",
                 hint="pass only one of them (name the run folders, or one --output-dir per set of runs)",
             )
@@ -194,5 +161,5 @@ def by_task(runs: list[Run]) -> dict[str, list[Run]]:
     """Runs grouped by task name, tasks and runs in first-seen order."""
     groups: dict[str, list[Run]] = {}
     for run in runs:
-        groups.setdefault(run.task, []).append(run)
+        groups.setdefault(run.record.task.name, []).append(run)
     return groups

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from ..config.loader import dumped_config_hash
 from ..errors import ExplainedError
 from ..metrics.tagging import sentence_counts
+from ..run_record import RecordedConfig
 from ..store import golds_sha256
 from .align import item_rows
 from .decompose import seed_values
@@ -114,7 +115,7 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
     opened = VerifiedMetrics(registry) if remember and metrics is None else None
     verdicts, data, metrics = [], DataVerifier(registry), metrics or opened
     for run in runs:
-        verdict = verify_run(registry, run, metrics, task=data.task(run.task))
+        verdict = verify_run(registry, run, metrics, task=data.task(run.record.task.name))
         if verdict.ok and verdict.ids is not None and verdict.golds is not None:  # both set when it is ok
             found = data.problems(run.record, verdict.ids, verdict.golds)
             if isinstance(found, str):
@@ -122,7 +123,7 @@ def verify_runs(registry, runs: list[Run], done: Callable[[], None] | None = Non
             else:
                 verdict.problems.extend(found)
             if not verdict.problems and not verdict.unverified:
-                _check_against_data(data.expected(run.task, run.record.limit), run, verdict, metrics,
+                _check_against_data(data.expected(run.record.task.name, run.record.limit), run, verdict, metrics,
                                     data.reader(run.record))
         run.split_size = verdict.split_size
         verdicts.append(verdict)
@@ -153,8 +154,8 @@ def verify_run(registry, run: Run, metrics: VerifiedMetrics | None = None, *, ta
             verdict.problems.append(f"item {item!r} has different golds at different seeds")
             return verdict
         golds[item] = rows[0]["gold"]
-    if run.n_items != len(ids):
-        verdict.problems.append(f"results.json says n_items = {run.n_items} but samples.jsonl holds {len(ids)} item(s)")
+    if run.record.n_items != len(ids):
+        verdict.problems.append(f"results.json says n_items = {run.record.n_items} but samples.jsonl holds {len(ids)} item(s)")
     test = run.record.split("test")
     recorded = test.as_json() if test is not None else {}
     verdict.ids = _ids_sha256(ids)
@@ -198,7 +199,7 @@ def _ids_sha256(ids: list[str]) -> str:
     return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8")).hexdigest()
 
 
-def _config_problem(run: Run, task, verdict: Verdict) -> dict | None:
+def _config_problem(run: Run, task, verdict: Verdict) -> RecordedConfig | None:
     """The config check 4 rebuilds metrics with: the task's as it is here where the run's config hash is the
     task's (a run of another version of the task is rejected by check 5, or stays unverified without its data,
     and is read with its own config), else the run's recorded one; None after adding to the verdict that the
@@ -206,23 +207,22 @@ def _config_problem(run: Run, task, verdict: Verdict) -> dict | None:
     recorded = run.record.task
     # a record whose config does not name its task is no task config (a hand-made minimal record): nothing to
     # hash, and nothing a report reads from it is trusted where the task is here (its config is read instead)
-    if "task" in recorded.config and dumped_config_hash(recorded.config) != recorded.config_hash:
+    if recorded.config.has("task") and dumped_config_hash(recorded.config.as_json()) != recorded.config_hash:
         verdict.problems.append(f"its recorded task config (results.json task.config) does not hash to its "
                                 f"task.config_hash: the config was edited after the run (fix: {rerun_hint(run.record)})")
         return None
     if task is not None and recorded.config_hash == task.hash:
-        return task.config.model_dump(mode="json")
+        return RecordedConfig.model_validate(task.config.model_dump(mode="json"))
     return recorded.config
 
 
-def _ranking_problem(registry, run: Run, config: dict) -> str | None:
+def _ranking_problem(registry, run: Run, config: RecordedConfig) -> str | None:
     """Check 4's half on what decides how a task ranks: the record's ``task.primary_metric`` must be the one its
     config gives (the task's as it is here, or the run's hash-checked copy) and its ``higher_is_better`` the
     direction each metric of that config is registered with here. Both sit outside the hashed config, so a run
     that set them itself would choose the metric its whole task ranks by, or turn the ranking upside down."""
-    names = [m if isinstance(m, str) else m.get("name") for m in config.get("metrics") or []
-             if isinstance(m, (str, dict))]
-    primary = config.get("primary_metric") or (names[0] if names else None)
+    names = config.metric_names
+    primary = config.primary
     recorded = run.record.task.primary_metric
     if isinstance(primary, str) and recorded != primary:
         return (f"results.json names {recorded!r} as the task's primary metric (task.primary_metric), but the task's "
@@ -270,13 +270,13 @@ def _tagging_scores(gold, prediction, positive) -> dict[str, float]:
 _SAMPLE_SCORES = {"classification": _classification_scores, "tagging": _tagging_scores}
 
 
-def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
+def _scores_problem(run: Run, rows: list, config: RecordedConfig) -> str | None:
     """The first sample whose stored scores are not those its gold and prediction give (the built-in kinds
     whose scores need nothing else), or None."""
     score = _SAMPLE_SCORES.get(run.record.task.kind)
     if score is None:
         return None
-    positive = (config.get("labels") or {}).get("positive")
+    positive = config.labels.positive
     for item in rows:
         for row in item:
             stored = row.get("scores") or {}
@@ -286,7 +286,7 @@ def _scores_problem(run: Run, rows: list, config: dict) -> str | None:
     return None
 
 
-def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dict) -> None:
+def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: RecordedConfig) -> None:
     per_seed = run.record.metrics.per_seed
     aggregate = run.record.metrics.aggregate
     mismatch = _scores_problem(run, rows, config)
@@ -298,7 +298,7 @@ def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dic
     # kinds may map answers before scoring
     labels_exact = run.record.task.kind == "classification"
     for metric in sorted(aggregate):
-        recorded = [per_seed.get(str(seed), {}).get(metric) for seed in run.seeds]
+        recorded = [per_seed.get(str(seed), {}).get(metric) for seed in run.record.seeds]
         problem = _aggregate_problem(metric, aggregate[metric].as_json(), recorded)
         if problem:
             verdict.problems.append(problem)
@@ -309,7 +309,7 @@ def _check_metrics(registry, run: Run, rows: list, verdict: Verdict, config: dic
             continue
         values, exact = rebuilt
         exact = exact or (metric in _LABEL_METRICS and labels_exact)
-        wrong = [(seed, r, v) for seed, r, v in zip(run.seeds, recorded, values)
+        wrong = [(seed, r, v) for seed, r, v in zip(run.record.seeds, recorded, values)
                  if r is not None and not math.isclose(r, v, rel_tol=0, abs_tol=TOLERANCE)]
         if not wrong:
             verdict.checked.append(metric)
@@ -341,7 +341,7 @@ def _cross_check_golds(verdicts: list[Verdict]) -> None:
         record = v.run.record
         files = json.dumps(record.data_files, sort_keys=True)  # a minimal record has none
         test = record.split("test")
-        key = (v.run.task, record.task.config_hash, files, test.ids_sha256 if test else None, v.run.n_items)
+        key = (v.run.record.task.name, record.task.config_hash, files, test.ids_sha256 if test else None, v.run.record.n_items)
         groups.setdefault(key, []).append(v)
     for group in groups.values():
         if len({v.golds for v in group}) < 2:

@@ -49,7 +49,7 @@ def test_flag_fold_means_and_bootstrap(registry, runs):
     rows = assess(TaskIndex(registry), runs, n_resamples=500)
     assert [(r["cell"], r["model"]) for r in rows] == [("boisson_card_n_random", "m")]  # baselines are not flagged
     row = rows[0]
-    default = sum(r.aggregate("macro_f1").mean for r in runs if r.task.endswith("@default") and r.model == "m") / 5
+    default = sum(r.record.aggregate("macro_f1").mean for r in runs if r.record.task.name.endswith("@default") and r.record.model.spec == "m") / 5
     assert row["values"]["default"] == pytest.approx(default)
     assert row["folds"] == "5/5" and row["best_view"] == "masked" and row["bootstrap"]["n_items"] == 500
     assert row["relative"]["masked"] == pytest.approx((row["values"]["masked"] - default) / default)
@@ -57,7 +57,7 @@ def test_flag_fold_means_and_bootstrap(registry, runs):
 
 
 def test_clearly_worse_view_is_not_gameable(registry, runs):
-    kept = [r for r in runs if not r.task.endswith("@masked")]
+    kept = [r for r in runs if not r.record.task.name.endswith("@masked")]
     row = assess(TaskIndex(registry), kept, n_resamples=500)[0]
     assert row["best_view"] == "pme_only" and row["bootstrap"]["pvalue"] < 0.05 and not row["gameable"]
 
@@ -83,7 +83,7 @@ def test_the_flag_is_the_papers_five_percent_rule_and_the_alternatives_are_named
 
 
 def test_partial_folds_are_marked(registry, runs):
-    kept = [r for r in runs if "_f0@" in r.task or r.task.endswith("@default")]
+    kept = [r for r in runs if "_f0@" in r.record.task.name or r.record.task.name.endswith("@default")]
     row = assess(TaskIndex(registry), kept, n_resamples=200)[0]
     assert row["folds"] == "1/5"
     table = next(t for t in boisson_tables(TaskIndex(registry), kept) if t["key"] == "boisson_table_3")

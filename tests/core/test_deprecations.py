@@ -25,6 +25,10 @@ KEPT: dict[tuple[str, str], tuple[str, str]] = {
     ("metabench/models/spec.py", "_build_old_style"): (
         "0.2", "an adapter whose __init__ takes no registry= and settings= (plugin API 1): a third party's adapter "
                "written before API 2 may do so, and the change log promised it one minor version"),
+    ("metabench/runs/stored.py", "Run.__getattr__"): (
+        "0.2", "the record's answers a Run forwarded (run.task, run.model, run.seeds, run.aggregate(m)...): a Run is "
+               "its folder, its record and its samples, so read run.record.task.name, run.record.seeds... (issue 59 "
+               "item 5); a plugin's report written against the forwarding names keeps working one minor version"),
     ("metabench/report/leaderboard/schema.py", "Part._key"): (
         "0.2", "a board part read as a dict (board['tasks'], entry.get('marks')) by a section view: kept while the "
                "board's builders, which still assemble the JSON's dict, are retyped (issue 59 item 1)"),
@@ -92,3 +96,27 @@ def test_the_dict_faces_are_gone():
     for moved in ("metabench.report.runs", "metabench.report.docs_blocks", "metabench.report.gate_replay"):
         with pytest.raises(ModuleNotFoundError):
             __import__(moved)
+
+
+def test_the_names_run_forwarded_from_its_record_warn_and_still_answer():
+    """``Run`` is its folder, record and samples (issue 59 item 5): the 13 answers it forwarded from its record
+    still answer until 0.2, each with the warning naming what to read instead; any other name is no attribute."""
+    from metabench.errors import PluginAPIDeprecationWarning
+    from metabench.runs.stored import FORWARDED, load_run
+    from metabench.store import COMMITTED_RUNS, run_folders
+
+    run = load_run(run_folders(PACKAGE.parent / COMMITTED_RUNS)[0])
+    record, metric = run.record, run.record.primary_metric
+    expected = {"task": record.task.name, "model": record.model.spec, "seeds": record.seeds,
+                "primary_metric": metric, "n_items": record.n_items, "protocol_seeds": record.protocol_seeds,
+                "budget": record.budget, "datasets": record.datasets, "groups": record.groups,
+                "paper_view": record.paper_view}
+    called = {"higher_is_better": record.higher_is_better_for(metric), "aggregate": record.aggregate(metric),
+              "per_seed": record.per_seed(metric)}
+    assert set(expected) | set(called) == set(FORWARDED) and len(FORWARDED) == 13
+    for name in FORWARDED:
+        with pytest.warns(PluginAPIDeprecationWarning, match=rf"Run\.{name} is deprecated: read run\.record\."):
+            value = getattr(run, name)
+        assert (value(metric) if name in called else value) == (called[name] if name in called else expected[name])
+    with pytest.raises(AttributeError):
+        run.results  # noqa: B018 - removed before (the dict face), not forwarded

@@ -121,7 +121,7 @@ def test_a_fresh_run_is_the_whole_record(toy_registry, tmp_path):
         assert (run.record.task, run.record.metrics) == (result.record.task, result.record.metrics)
         assert run.record.raw == result.results  # the record as written, the samples' digest included
         assert set(RunRecord.model_fields) - set(run.record.raw) == {"repeat", "merged_from"}  # written only then
-        assert result.metrics[result.primary_metric].mean == run.record.metrics.aggregate[run.primary_metric].mean
+        assert result.metrics[result.primary_metric].mean == run.record.metrics.aggregate[run.record.primary_metric].mean
 
 
 def test_the_timings_model_names_every_phase():

@@ -67,7 +67,7 @@ def registry(monkeypatch, tmp_path):
 def runs(registry, tmp_path):
     outcomes = run(registry, "toy_bench", MODELS, RunOptions(output_dir=tmp_path / "runs", progress=False))
     assert [o.status for o in outcomes] == ["ok"] * len(MODELS), [o.message for o in outcomes]
-    found = {r.model: r for r in find_runs([tmp_path / "runs"])}
+    found = {r.record.model.spec: r for r in find_runs([tmp_path / "runs"])}
     assert set(found) == set(MODELS)
     return found, outcomes
 

@@ -215,7 +215,7 @@ def test_a_refused_key_mid_run_loses_nothing_answered(decoder_registry, tmp_path
         (second,) = _run(decoder_registry, tmp_path, _spec(server))
     assert second.status == "ok", second.message
     assert len(server.seen) == 12 - 4  # the two batches answered before the 401 are not sent again
-    assert second.record.model.info["requests_sent"] == 8
+    assert second.record.model.info.requests_sent == 8
 
 
 def test_an_interrupted_run_resumes_without_sending_an_answered_request_again(decoder_registry, tmp_path, monkeypatch):
@@ -246,7 +246,7 @@ def test_an_interrupted_run_resumes_without_sending_an_answered_request_again(de
     assert resumed.status == "ok", resumed.message
     assert sent_before == 5 and len(server.seen) == 8
     info = resumed.record.model.info
-    assert info["requests_sent"] == 8 and info["tokens_out"] == 8 * 2
+    assert info.requests_sent == 8 and info.tokens_out == 8 * 2
     (again,) = _run(decoder_registry, tmp_path, _spec(server))  # all answered: nothing sent at all
     assert again.status == "ok" and len(server.seen) == 8
 

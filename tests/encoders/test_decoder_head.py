@@ -39,7 +39,7 @@ def test_a_fine_tuned_decoder_answers_a_classification_task_with_a_head(registry
     record = outcome.record
     assert record.protocol == "encoder" and record.answering is not None
     assert record.answering.mode == "fine-tuned" and record.answering.shots == 0
-    assert record.model.info["head"] == "sequence"  # the encoders' classification head, on the decoder
+    assert record.model.info.head == "sequence"  # the encoders' classification head, on the decoder
     assert record.metrics.aggregate["accuracy"].n == 1  # the encoder recipe's one seed
     # the board and compare read the way from the record: a decoder's fine-tuned row, not an encoder's
     from metabench.report.answering_label import way

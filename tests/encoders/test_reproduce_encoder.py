@@ -32,11 +32,11 @@ def test_an_encoder_run_reproduces_from_its_cached_checkpoint_only(registry, tmp
     assert outcome.status == "ok", outcome.message
     stored = load_run(outcome.run_dir)
     found = reproduce(registry, stored, 20)
-    assert found.status == REPRODUCED and len(found.items) == min(20, stored.n_items), found.line
+    assert found.status == REPRODUCED and len(found.items) == min(20, stored.record.n_items), found.line
 
     # one answer altered as a careful forger would (its score with it): the checkpoint's answer differs
     rows = read_samples(outcome.run_dir)
-    labels = stored.record.task.config["labels"]["names"]
+    labels = stored.record.task.config.labels.names
     row = next(r for r in rows if r["id"] == found.items[0])
     row["prediction"] = next(label for label in labels if label != row["prediction"])
     row["scores"]["correct"] = float(row["prediction"] == row["gold"])

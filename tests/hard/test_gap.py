@@ -78,7 +78,7 @@ def test_gap_takes_the_hard_runs_settings_and_a_missing_build_names_them():
     from metabench_hard.store import MineSettings, parse_mine_settings, settings_flags
 
     recorded = {"sor": "steps=300,context_words=10", "mine": "min_instances=4", "xi": 0.8}
-    run = SimpleNamespace(record=SimpleNamespace(task=SimpleNamespace(config={"dataset_args": recorded})))
+    run = SimpleNamespace(record=SimpleNamespace(task=SimpleNamespace(config=SimpleNamespace(dataset_args=recorded))))
     args = SimpleNamespace(sor="", mine="")
     _settings_of(run, args)
     assert (args.sor, args.mine) == ("steps=300,context_words=10", "min_instances=4")

@@ -83,7 +83,7 @@ def test_a_section_adds_its_data_and_paper_tables(toy_runs, monkeypatch):
     from metabench.report.leaderboard.sections import BoardSection
 
     def build(inputs):
-        rows = sorted({r.model for r in inputs.runs})
+        rows = sorted({r.record.model.spec for r in inputs.runs})
         return BoardSection({"models": rows}, [{
             "key": "counted", "paper": "a plugin", "number": "Models", "title": "the models it saw", "header": ["model"],
             "rows": [{"labels": [], "model": m, "source": "metabench", "cells": []} for m in rows], "tasks": [],

@@ -70,7 +70,7 @@ def _pairs_offered() -> dict[str, set[str]]:
     for name in SEEDED:
         pattern, folder = getattr(task_shapes, name)
         runs = find_runs(sorted(RUNS.glob(f"{pattern}/{folder}")))
-        seeds = sorted({seed for run in runs for seed in run.seeds})
+        seeds = sorted({seed for run in runs for seed in run.record.seeds})
         assert folder != "hf_minilm-l6" or len(seeds) == 5, f"{pattern}/{folder}: not the protocol's five seeds"
         out[pattern] = {f"{x}/{y}" for x, y in itertools.combinations(seeds, 2)}
     return out

@@ -47,7 +47,7 @@ def test_a_classifier_answering_one_label_at_a_seed_is_a_collapsed_fit():
     if not (source / "results.json").exists():
         pytest.skip("the committed NewsMet runs are not in this checkout")
     run = load_run(source)
-    first = run.seeds[0]
+    first = run.record.seeds[0]
     samples = [{**row, "prediction": "metaphor"} if row["seed"] == first else row for row in run.samples]
     flag = collapsed_fit(Run(run.path, run.record, samples))
     assert flag is not None and f"seed {first} of 5" in flag and '"metaphor"' in flag

@@ -68,8 +68,8 @@ def test_bootstrap_recomputes_span_f1_from_resampled_counts(report_registry, toy
     options = Options(n_resamples=2000, seed=3)
     comparison = compare_pair(report_registry, a, b, "span_f1", options)
     assert comparison.test == "bootstrap"  # random has 2 seeds but lookup only one
-    assert comparison.baseline_value == a.aggregate("span_f1").mean == 1.0
-    assert comparison.candidate_value == pytest.approx(b.aggregate("span_f1").mean)
+    assert comparison.baseline_value == a.record.aggregate("span_f1").mean == 1.0
+    assert comparison.candidate_value == pytest.approx(b.record.aggregate("span_f1").mean)
 
     # the same bootstrap written out by hand: items resampled, F1 from summed counts, mean over random's seeds
     aligned = pair(a, b)
@@ -99,7 +99,7 @@ def test_classification_metrics_rebuilt_from_gold_and_predictions(report_registr
     majority, random = load_run(toy_runs / "toy_cls" / "majority"), load_run(toy_runs / "toy_cls" / "random")
     comparison = compare_pair(report_registry, majority, random, metric, Options(n_resamples=500))
     # the recomputation agrees with results.json, or compare_pair would have refused
-    assert comparison.delta == pytest.approx(random.aggregate(metric).mean - majority.aggregate(metric).mean)
+    assert comparison.delta == pytest.approx(random.record.aggregate(metric).mean - majority.record.aggregate(metric).mean)
     assert comparison.test == "bootstrap" and 0 < comparison.pvalue <= 1
     # majority predicts one label only, random both: macro F1's label set is each run's own, as in the metric
     lookup = load_run(toy_runs / "toy_cls" / "lookup")
@@ -116,20 +116,20 @@ def test_randomisation_refuses_runs_with_other_seeds(report_registry, toy_runs):
 
 def test_two_runs_with_seeds_use_paired_t_and_wilcoxon_on_request(report_registry, toy_runs):
     a = load_run(toy_runs / "toy_cls" / "random")
-    b = next(r for r in find_runs([toy_runs / "toy_cls"]) if r.model == "random:strategy=prior")
+    b = next(r for r in find_runs([toy_runs / "toy_cls"]) if r.record.model.spec == "random:strategy=prior")
     comparison = compare_pair(report_registry, a, b, "macro_f1", FAST)
-    expected = stats.paired_t(a.per_seed("macro_f1"), b.per_seed("macro_f1"))
+    expected = stats.paired_t(a.record.per_seed("macro_f1"), b.record.per_seed("macro_f1"))
     assert comparison.test == "paired_t"
     assert (comparison.pvalue, comparison.ci_low, comparison.ci_high) == pytest.approx(
         (expected.pvalue, expected.ci_low, expected.ci_high))
-    differences = np.subtract(b.per_seed("macro_f1"), a.per_seed("macro_f1"))
+    differences = np.subtract(b.record.per_seed("macro_f1"), a.record.per_seed("macro_f1"))
     # the spread of two differences scaled to be median-unbiased (few_units): the plain one promises too much power
     assert comparison.mde == pytest.approx(paired_t_mde(2, np.std(differences, ddof=1) * 1.482602218505602).mde)
     assert comparison.reason.startswith("both runs have the same 2+ seeds")
-    order = almost_stochastic_order(a.per_seed("macro_f1"), b.per_seed("macro_f1"))
+    order = almost_stochastic_order(a.record.per_seed("macro_f1"), b.record.per_seed("macro_f1"))
     assert (comparison.aso["eps_min"], comparison.aso["eps_min_reverse"]) == (order.eps_min, order.eps_min_reverse)
     wilcoxon = compare_pair(report_registry, a, b, "macro_f1", Options(test="wilcoxon", n_resamples=500))
-    assert wilcoxon.pvalue == stats.wilcoxon(a.per_seed("macro_f1"), b.per_seed("macro_f1")).pvalue
+    assert wilcoxon.pvalue == stats.wilcoxon(a.record.per_seed("macro_f1"), b.record.per_seed("macro_f1")).pvalue
     assert wilcoxon.ci_method.startswith("bootstrap")  # Wilcoxon has no interval: the items' bootstrap gives one
 
 
@@ -252,7 +252,7 @@ def test_conventional_readings_are_kept_only_when_they_reproduce_the_metric(repo
     a = _ranking_run(tmp_path / "a", "a", [1, 2, 1, 5, 1, 3, 1, 1], 0.9)
     b = _ranking_run(tmp_path / "b", "b", [2, 4, 1, 5, 3, 3, 2, 1], 0.4)
     mrr = compare_pair(report_registry, a, b, "mrr", Options(n_resamples=500))
-    assert mrr.test == "bootstrap" and mrr.delta == pytest.approx(b.aggregate("mrr").mean - a.aggregate("mrr").mean)
+    assert mrr.test == "bootstrap" and mrr.delta == pytest.approx(b.record.aggregate("mrr").mean - a.record.aggregate("mrr").mean)
     top1 = compare_pair(report_registry, a, b, "accuracy_at_1", FAST)
     assert top1.test == "mcnemar"
     # the raw predictions are not the labels macro_f1 saw: no reading, no test, and no false alarm either

@@ -25,7 +25,7 @@ def _with(run: Run, **results) -> Run:
 
 def test_partial_reasons_name_the_limit_and_the_subset(toy_runs):
     run = load_run(toy_runs / "toy_cls" / "lookup")
-    n = run.n_items
+    n = run.record.n_items
     assert run.partial_reasons == [] and marks(run, Verdict(run)) == [] and short([]) == ""
     assert _with(run, limit=n, n_test_items=n + 7).partial_reasons == [f"--limit {n}: {n} of {n + 7} test items"]
     assert _with(run, n_test_items=n + 7).partial_reasons == [f"{n} of {n + 7} test items (a subset of the split)"]
@@ -88,7 +88,7 @@ def test_a_two_answer_task_below_the_constant_answer_is_flagged(report_registry,
     assert "probable answer-format failure" in below_chance(report_registry, _with(inverted, model=model))
     assert below_chance(report_registry, load_run(toy_runs / "toy_cls" / "lookup")) is None
     assert below_chance(report_registry, load_run(toy_runs / "toy_tag" / "lookup")) is None  # tag sequences
-    mean = inverted.aggregate(inverted.primary_metric).mean
+    mean = inverted.record.aggregate(inverted.record.primary_metric).mean
     assert beside(report_registry, [inverted], mean).startswith("≈ ")
 
 
@@ -110,7 +110,7 @@ def test_a_metric_a_constant_answer_maximises_is_tested_on_accuracy_instead(repo
         pytest.skip("the committed HARD runs are not in this checkout")
     for results in runs:
         run = load_run(results.parent)
-        assert run.primary_metric == "recall" and run.record.mean("recall") < 1.0
+        assert run.record.primary_metric == "recall" and run.record.mean("recall") < 1.0
         found = chance(report_registry, run, Options(n_resamples=200), 0.05)
         assert found["baseline_value"] == 1.0 and found["tested_metric"] == "accuracy" and found["chance"] is True
         assert found["tested_baseline_value"] == 0.5

@@ -14,12 +14,12 @@ from metabench.runs.stored import find_runs
 
 def test_headline_rows_come_from_the_runs(report_registry, toy_runs):
     context = DocsContext(toy_runs, report_registry)
-    [run] = [r for r in find_runs([toy_runs]) if r.task == "toy_tag" and r.model == "random"]
+    [run] = [r for r in find_runs([toy_runs]) if r.record.task.name == "toy_tag" and r.record.model.spec == "random"]
     header, _, row, missing = headline_table(context, model="random", tasks="toy_tag;no_such_task")
     cells = [c.strip() for c in row.strip("|").split("|")]
-    value = run.aggregate("span_f1")
+    value = run.record.aggregate("span_f1")
     assert cells[:3] == ["toy_tag", "span_f1", f"{value.mean:.4f} ± {value.std:.4f}"]
-    assert cells[4:6] == ["2 of 2", f"{run.n_items:,}"]
+    assert cells[4:6] == ["2 of 2", f"{run.record.n_items:,}"]
     assert cells[6] == f"{run.record.raw['timings']['total_s'] / 60:.1f} min"  # not fine-tuned: its own timings
     assert "(" in cells[3] and "best constant answer" in header  # the trivial predictor beside the headline
     assert "no complete committed run" in missing and "wall time" in header
@@ -29,9 +29,9 @@ def _fine_tuned(total_s, fit_s, checkpoints, seeds=(0, 1, 2)):
     """The fields _cost reads from a stored run of a fine-tuned model (its record's timings and model info)."""
     from metabench.run_record import ModelInfo, Timings
 
-    record = SimpleNamespace(timings=Timings(total_s=total_s, fit_s=fit_s),
+    record = SimpleNamespace(timings=Timings(total_s=total_s, fit_s=fit_s), seeds=list(seeds),
                              model=ModelInfo(spec="hf:x", info={"checkpoints": checkpoints}))
-    return SimpleNamespace(record=record, seeds=list(seeds))
+    return SimpleNamespace(record=record)
 
 
 def test_a_fine_tune_loaded_from_its_checkpoint_counts_its_training_and_a_cached_answer_is_unrecorded():

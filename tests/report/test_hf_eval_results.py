@@ -23,16 +23,16 @@ def test_exported_runs_read_back_with_value_ci_seeds_protocol_and_digest(cli, to
     assert sorted(p.name for p in out.iterdir()) == ["toy_cls.yaml", "toy_tag.yaml"] and "2 file(s) written" in stdout
     for folder in runs:
         run = load_run(folder)
-        [entry] = read(out / f"{run.task}.yaml")
-        metric = run.primary_metric
-        assert entry["dataset"] == {"id": "my-org/metabench", "task_id": run.task}
-        assert entry["value"] == pytest.approx(run.aggregate(metric).mean, abs=1e-6)
+        [entry] = read(out / f"{run.record.task.name}.yaml")
+        metric = run.record.primary_metric
+        assert entry["dataset"] == {"id": "my-org/metabench", "task_id": run.record.task.name}
+        assert entry["value"] == pytest.approx(run.record.aggregate(metric).mean, abs=1e-6)
         assert entry["date"] == run.record.raw["created"][:10]
         assert entry["source"] == {"url": "https://example.org/runs", "name": "metabench runs"}
         notes = entry["notes"]
         assert list(notes) == list(NOTE_KEYS)
-        assert notes["metric"] == metric and notes["seeds"] == ",".join(map(str, run.seeds)) == "0,1"
-        assert [float(v) for v in notes["per_seed"].split(",")] == pytest.approx(run.per_seed(metric), abs=1e-6)
+        assert notes["metric"] == metric and notes["seeds"] == ",".join(map(str, run.record.seeds)) == "0,1"
+        assert [float(v) for v in notes["per_seed"].split(",")] == pytest.approx(run.record.per_seed(metric), abs=1e-6)
         low, high, method = interval(None, run, metric)
         assert notes["ci95"] == f"[{low:.6f}, {high:.6f}]" and notes["ci_method"] == method == "t over 2 seeds"
         assert low <= entry["value"] <= high

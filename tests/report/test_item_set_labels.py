@@ -16,4 +16,5 @@ from metabench.report.leaderboard.board import _item_set_label
     (104, False, None, "104 test items (the runs do not record the split's size)"),
 ])
 def test_the_label_says_only_what_the_runs_show(n_items, partial, recorded, label):
-    assert _item_set_label(SimpleNamespace(n_items=n_items, partial=partial, test_split_size=recorded)) == label
+    assert _item_set_label(SimpleNamespace(record=SimpleNamespace(n_items=n_items), partial=partial,
+                                           test_split_size=recorded)) == label

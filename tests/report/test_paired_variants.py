@@ -114,7 +114,7 @@ def test_gaps_page_renders_fitted_paired_controls(make_run, report_registry, tmp
     original = make_run(tmp_path / "o", task="u_original_p", ids=ids, correct={0: [rng.random() < 0.5 for _ in ids]})
     para = make_run(tmp_path / "p", task="u_paraphrase_gen_p", ids=ids, correct={0: [rng.random() < 0.6 for _ in ids]})
     features = {task: {item: (rng.random(), rng.randint(8, 40)) for item in ids} for task in ("u_original_p", "u_paraphrase_gen_p")}
-    monkeypatch.setattr(SurfaceFeatures, "__call__", lambda self, run: features[run.task])
+    monkeypatch.setattr(SurfaceFeatures, "__call__", lambda self, run: features[run.record.task.name])
     build_site(report_registry, [original, para], tmp_path / "site")
     board = json.loads((tmp_path / "site" / "leaderboard.json").read_text())
     row = board["gaps"]["controls"]["rows"][0]

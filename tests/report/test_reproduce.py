@@ -38,9 +38,9 @@ def test_every_honest_toy_run_reproduces(report_registry, toy_runs):
     assert {r.status for r in found.values()} == {REPRODUCED}, [r.line for r in found.values()]
     for run in runs:
         result = found[id(run)]
-        assert len(result.items) == run.n_items and result.seeds == run.seeds and not result.mismatches
-        assert result.mark == f"reproduced on {run.n_items} items" and result.cpu_s >= 0
-    seeded = next(r for r in runs if r.task == "toy_cls" and r.model == "random")
+        assert len(result.items) == run.record.n_items and result.seeds == run.record.seeds and not result.mismatches
+        assert result.mark == f"reproduced on {run.record.n_items} items" and result.cpu_s >= 0
+    seeded = next(r for r in runs if r.record.task.name == "toy_cls" and r.record.model.spec == "random")
     assert found[id(seeded)].seeds == [0, 1]
 
 
@@ -55,7 +55,7 @@ def test_altered_predictions_with_everything_recomputed_fail(report_registry, to
     result = reproduce(report_registry, load_run(target), ALL)
     assert result.status == FAILED and result.mark == "failed reproduction"
     assert result.n_mismatches == len(wrong) and {m.item for m in result.mismatches} <= set(wrong)
-    assert f"{len(wrong)} of {load_run(target).n_items} rerun answers at seed 0 differ" in result.reason
+    assert f"{len(wrong)} of {load_run(target).record.n_items} rerun answers at seed 0 differ" in result.reason
     assert "prediction is " in str(result.mismatches[0])
 
 
@@ -69,7 +69,7 @@ def test_a_baseline_relabelled_as_another_baseline_fails(report_registry, toy_ru
     forge_consistently(report_registry, target, model={k: lookup[k] for k in ("spec", "adapter", "fingerprint", "args")})
     _passes_every_check(report_registry, target)
     run = load_run(target)
-    assert run.model == "lookup"
+    assert run.record.model.spec == "lookup"
     result = reproduce(report_registry, run, ALL)
     assert result.status == FAILED and result.n_mismatches > 0, result.line
 
@@ -123,7 +123,7 @@ def test_verify_run_prints_the_verdicts_and_fails_on_a_failed_reproduction(cli, 
     code, out, _ = cli("verify-run", honest)
     assert code == 0 and f"{honest}: verified (files and data)" in out and "reproduc" not in out
     code, out, _ = cli("verify-run", "--reproduce", "5", honest)
-    n = load_run(honest).n_items  # a baseline is rerun on every item
+    n = load_run(honest).record.n_items  # a baseline is rerun on every item
     assert code == 0 and f"reproduced on {n} items: model 'lookup' rerun here gives the recorded predictions" in out
     assert "reproduction on 5 item(s): 1 reproduced, 0 not reproducible here, 0 failed" in out
     assert out.startswith("reproduction key: ")
@@ -147,10 +147,10 @@ def test_committed_runs_of_one_task(tmp_path):
 
     runs = find_runs([REPO / "leaderboard" / "runs" / "boisson_card_n_authors_f0@default"])
     found = reproduce_runs(plugins.load(), runs, 50)
-    status = {run.model: found[id(run)].status for run in runs}
+    status = {run.record.model.spec: found[id(run)].status for run in runs}
     assert status == {"hf:minilm-l6": NOT_REPRODUCIBLE, "lookup": REPRODUCED, "lookup:key=expression": REPRODUCED,
                       "majority": REPRODUCED}, [r.line for r in found.values()]
-    assert all(len(r.items) == r.run.n_items for r in found.values() if r.reproduced)  # baselines: every item
+    assert all(len(r.items) == r.run.record.n_items for r in found.values() if r.reproduced)  # baselines: every item
 
 
 def test_the_board_marks_reproduced_runs_and_rejects_a_failed_reproduction(report_registry, toy_runs, copy_run,

@@ -99,7 +99,7 @@ def test_committed_runs_compare_the_same_through_either_path(report_registry, ta
     runs = find_runs([RUNS / task])
     aligned = next(pair(a, b) for a in runs for b in runs if a is not b and a.record.raw["task"]["config_hash"]
                    == b.record.raw["task"]["config_hash"])
-    item_a, item_b = item_metrics(aligned, runs[0].primary_metric, report_registry)
+    item_a, item_b = item_metrics(aligned, runs[0].record.primary_metric, report_registry)
     assert hasattr(item_a.metric, "over_rows")
     fast = paired_bootstrap(item_a.records, item_b.records, item_a.metric, n_resamples=300, seed=0)
     slow = paired_bootstrap(item_a.records, item_b.records, _one_at_a_time(item_a.metric), n_resamples=300, seed=0)

@@ -28,7 +28,7 @@ def test_the_best_constant_answer_is_scored_once_for_the_mark_and_the_caveat(rep
     best = trivial._best
 
     def counted(registry, run, rows, metric=None):
-        scored[(str(run.path), metric or run.primary_metric)] += 1
+        scored[(str(run.path), metric or run.record.primary_metric)] += 1
         return best(registry, run, rows, metric)
 
     monkeypatch.setattr(trivial, "_best", counted)

@@ -206,7 +206,7 @@ def test_an_unparseable_model_spec_is_that_runs_named_rejection(report_registry,
     forge_consistently(report_registry, target, model={"spec": "random:"})
     honest = load_run(toy_runs / "toy_cls" / "lookup")
     found = reproduce_runs(report_registry, [load_run(target), honest], ALL)
-    by_model = {r.run.model: r for r in found.values()}
+    by_model = {r.run.record.model.spec: r for r in found.values()}
     assert by_model["lookup"].status == REPRODUCED
     assert by_model["random:"].status == FAILED
     assert "its model spec 'random:' (results.json model.spec) names no model" in by_model["random:"].reason

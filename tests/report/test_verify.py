@@ -120,8 +120,8 @@ def test_older_runs_without_a_golds_digest_are_checked_against_each_other(report
     majority = read_samples(runs / "toy_cls" / "majority")
     repredict(runs / "toy_cls" / "majority", {"test-0": majority[0]["prediction"]})  # its scores and metrics redone
     kept, rejected, _ = verify_runs(report_registry, find_runs([runs / "toy_cls"]))
-    assert [v.run.model for v in rejected] == ["majority"] and "strict majority" in rejected[0].problems[0]
-    assert {r.model for r in kept} == {"lookup", "random", "random:strategy=prior"}
+    assert [v.run.record.model.spec for v in rejected] == ["majority"] and "strict majority" in rejected[0].problems[0]
+    assert {r.record.model.spec for r in kept} == {"lookup", "random", "random:strategy=prior"}
 
 
 def test_build_leaves_a_forged_run_out_lists_it_and_exits_1(cli, runs, tmp_path):

@@ -63,7 +63,7 @@ def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, c
                 lengths.append(ln)
                 golds.append(row["gold"])
                 groups.append(item if paired else f"{int(side)}:{item}")
-    several_seeds = len(metaphor.seeds) > 1 or len(literal.seeds) > 1
+    several_seeds = len(metaphor.record.seeds) > 1 or len(literal.record.seeds) > 1
     clusters = groups if paired or several_seeds else None
     regression = controlled_effect(correct, indicator, overlaps, lengths, groups=clusters, confidence=confidence,
                                    conditional=paired)
@@ -78,7 +78,7 @@ def controls(registry: Registry, metaphor: Run, literal: Run, *, paired: bool, c
         return sum(chosen) / len(chosen) if chosen else None
 
     return Controls(
-        model=metaphor.model, metaphor_task=metaphor.task, literal_task=literal.task,
+        model=metaphor.record.model.spec, metaphor_task=metaphor.record.task.name, literal_task=literal.record.task.name,
         design="paired" if paired else "unpaired", regression=regression, regression_gold=regression_gold,
         bins=accuracy_by_overlap(correct, indicator, overlaps),
         mean_overlap={"metaphor": mean(overlaps, 1), "literal": mean(overlaps, 0)},

@@ -80,36 +80,36 @@ def _correctness(run: Run) -> dict[str, tuple[float, ...]]:
 
 def subset_gap(a: Run, b: Run, *, confidence: float = 0.95) -> list[Gap]:
     """The accuracy gap B - A of one model on two disjoint subset tasks, one `Gap` per shared seed."""
-    if a.model != b.model:
+    if a.record.model.spec != b.record.model.spec:
         raise MetabenchError(
-            f"a gap compares one model on two subsets, but A is model '{a.model}' and B is model '{b.model}'",
+            f"a gap compares one model on two subsets, but A is model '{a.record.model.spec}' and B is model '{b.record.model.spec}'",
             hint="pass the runs of one model on the two subset tasks (e.g. the met and no-met tasks)",
         )
-    if a.task == b.task:
+    if a.record.task.name == b.record.task.name:
         raise MetabenchError(
-            f"both runs are task '{a.task}': a gap compares two subset tasks",
+            f"both runs are task '{a.record.task.name}': a gap compares two subset tasks",
             hint="to compare two models on the same items use `metabench compare RUN_A RUN_B`",
         )
     correct_a, correct_b = _correctness(a), _correctness(b)
     shared_ids = correct_a.keys() & correct_b.keys()
     if shared_ids:
         raise MetabenchError(
-            f"tasks '{a.task}' and '{b.task}' share {len(shared_ids)} item id(s), e.g. {sorted(shared_ids)[:3]}; "
+            f"tasks '{a.record.task.name}' and '{b.record.task.name}' share {len(shared_ids)} item id(s), e.g. {sorted(shared_ids)[:3]}; "
             "the gap tests assume two independent item sets",
             hint="subset tasks must hold disjoint items (met vs no-met); for the same items use `metabench compare`",
         )
-    seeds = [s for s in a.seeds if s in b.seeds]
+    seeds = [s for s in a.record.seeds if s in b.record.seeds]
     if not seeds:
-        raise MetabenchError(f"{describe(a)} has seeds {a.seeds} and {describe(b)} has seeds {b.seeds}: none in common")
+        raise MetabenchError(f"{describe(a)} has seeds {a.record.seeds} and {describe(b)} has seeds {b.record.seeds}: none in common")
     gaps = []
     for seed in seeds:
-        k_a = int(sum(v[a.seeds.index(seed)] for v in correct_a.values()))
-        k_b = int(sum(v[b.seeds.index(seed)] for v in correct_b.values()))
+        k_a = int(sum(v[a.record.seeds.index(seed)] for v in correct_a.values()))
+        k_b = int(sum(v[b.record.seeds.index(seed)] for v in correct_b.values()))
         n_a, n_b = len(correct_a), len(correct_b)
         z = two_proportion_z(k_a, n_a, k_b, n_b)
         ci = proportion_difference_ci(k_a, n_a, k_b, n_b, confidence=confidence)
         gaps.append(Gap(
-            model=a.model, reference_task=a.task, subset_task=b.task, seed=seed,
+            model=a.record.model.spec, reference_task=a.record.task.name, subset_task=b.record.task.name, seed=seed,
             correct_a=k_a, n_a=n_a, correct_b=k_b, n_b=n_b, accuracy_a=k_a / n_a, accuracy_b=k_b / n_b,
             gap=ci.difference, ci_low=ci.ci_low, ci_high=ci.ci_high, z=z.statistic, p_z=z.pvalue,
             pvalue=fisher_exact(k_a, n_a, k_b, n_b).pvalue,
@@ -119,10 +119,10 @@ def subset_gap(a: Run, b: Run, *, confidence: float = 0.95) -> list[Gap]:
 
 def gap_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     """(reference run, subset run) of every model on every pair of subset tasks among ``runs``."""
-    index = {(r.task, r.model): r for r in runs}
+    index = {(r.record.task.name, r.record.model.spec): r for r in runs}
     return [
         (run, index[(subset, model)])
-        for reference, subset in subset_pairs({r.task for r in runs})
+        for reference, subset in subset_pairs({r.record.task.name for r in runs})
         for (task, model), run in index.items()
         if task == reference and (subset, model) in index
     ]

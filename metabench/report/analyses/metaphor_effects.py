@@ -79,7 +79,7 @@ def control_rows(registry: Registry, runs: list[Run], confidence: float) -> dict
         try:
             result = controls(registry, metaphor, literal, paired=paired, confidence=confidence, features=features)
         except MetabenchError as exc:
-            errors.append(f"{metaphor.model}: {metaphor.task} vs {literal.task}: {exc.message}")
+            errors.append(f"{metaphor.record.model.spec}: {metaphor.record.task.name} vs {literal.record.task.name}: {exc.message}")
             continue
         row = result.as_dict()
         row["partial"] = _partial(metaphor) or _partial(literal)

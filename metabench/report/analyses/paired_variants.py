@@ -86,8 +86,8 @@ def variant_pairs(runs: list[Run]) -> list[tuple[Run, Run]]:
     committed runs: ~680,000 pairs of every run with every other, ~116,000 within a model)."""
     by_model: dict[str, list[Run]] = {}
     for run in runs:
-        by_model.setdefault(run.model, []).append(run)
-    return [(a, b) for a in runs for b in by_model[a.model] if is_variant_of(a.task, b.task)]
+        by_model.setdefault(run.record.model.spec, []).append(run)
+    return [(a, b) for a in runs for b in by_model[a.record.model.spec] if is_variant_of(a.record.task.name, b.record.task.name)]
 
 
 def shared_correctness(original: Run, paraphrase: Run) -> tuple[list[str], list[tuple], list[tuple], int, int]:
@@ -96,14 +96,14 @@ def shared_correctness(original: Run, paraphrase: Run) -> tuple[list[str], list[
     shared = sorted(rows_o.keys() & rows_p.keys())
     if not shared:
         raise AlignmentError(
-            f"{describe(original)} (task '{original.task}') and {describe(paraphrase)} (task '{paraphrase.task}') "
+            f"{describe(original)} (task '{original.record.task.name}') and {describe(paraphrase)} (task '{paraphrase.record.task.name}') "
             "share no item id, so they are not variants of one item set",
             hint="--paired-variants compares an original task with its paraphrase task (same ids); "
                  "use --gap for two different item sets",
         )
     check_same_gold(shared, rows_o, rows_p,
-                    lambda wrong: f"{len(wrong)} shared item id(s) have different gold answers in '{original.task}' "
-                                  f"and '{paraphrase.task}', e.g. {wrong[:3]}: the tasks are not variants of the same "
+                    lambda wrong: f"{len(wrong)} shared item id(s) have different gold answers in '{original.record.task.name}' "
+                                  f"and '{paraphrase.record.task.name}', e.g. {wrong[:3]}: the tasks are not variants of the same "
                                   "items",
                     hint="variant tasks must rewrite the same items and keep their gold labels")
     for run, rows in ((original, rows_o), (paraphrase, rows_p)):
@@ -119,40 +119,40 @@ def paired_effect(original: Run, paraphrase: Run, *, confidence: float = 0.95, n
     """The paired metaphor effect of one model (rules in the module docstring)."""
     from ...stats import mcnemar, paired_bootstrap, paired_t  # noqa: PLC0415
 
-    if original.model != paraphrase.model:
+    if original.record.model.spec != paraphrase.record.model.spec:
         raise MetabenchError(
             f"a paired metaphor effect compares one model on two variants, but the runs are models "
-            f"'{original.model}' and '{paraphrase.model}'",
+            f"'{original.record.model.spec}' and '{paraphrase.record.model.spec}'",
             hint="pass one model's runs on the original task and on a paraphrase task",
         )
     shared, correct_o, correct_p, only_o, only_p = shared_correctness(original, paraphrase)
     n = len(shared)
-    effect_of = partial(VariantEffect, model=original.model, original_task=original.task,
-                        paraphrase_task=paraphrase.task, n_items=n, only_original=only_o, only_paraphrase=only_p)
-    if len(original.seeds) >= 2 and original.seeds == paraphrase.seeds:
-        k = len(original.seeds)
+    effect_of = partial(VariantEffect, model=original.record.model.spec, original_task=original.record.task.name,
+                        paraphrase_task=paraphrase.record.task.name, n_items=n, only_original=only_o, only_paraphrase=only_p)
+    if len(original.record.seeds) >= 2 and original.record.seeds == paraphrase.record.seeds:
+        k = len(original.record.seeds)
         acc_o = [sum(c[j] for c in correct_o) / n for j in range(k)]
         acc_p = [sum(c[j] for c in correct_p) / n for j in range(k)]
         result = paired_t(acc_p, acc_o, confidence=confidence)  # B - A = original - paraphrase
         effect = effect_of(
-            seeds=original.seeds, accuracy_original=sum(acc_o) / k, accuracy_paraphrase=sum(acc_p) / k,
+            seeds=original.record.seeds, accuracy_original=sum(acc_o) / k, accuracy_paraphrase=sum(acc_p) / k,
             effect=result.mean_difference, ci_low=_finite(result.ci_low), ci_high=_finite(result.ci_high),
             test="paired_t", statistic=_finite(result.statistic), pvalue=_finite(result.pvalue),
         )
         if result.note:
             effect.notes.append(result.note)
         return effect
-    if len(original.seeds) != 1 or len(paraphrase.seeds) != 1:
+    if len(original.record.seeds) != 1 or len(paraphrase.record.seeds) != 1:
         raise MetabenchError(
-            f"{describe(original)} has seeds {original.seeds} and {describe(paraphrase)} has seeds "
-            f"{paraphrase.seeds}: a paired effect needs one seed each (McNemar) or the same 2+ seeds (paired t)",
+            f"{describe(original)} has seeds {original.record.seeds} and {describe(paraphrase)} has seeds "
+            f"{paraphrase.record.seeds}: a paired effect needs one seed each (McNemar) or the same 2+ seeds (paired t)",
             hint="rerun both with the same --seeds (answers already computed come from the cache)",
         )
     flat_o, flat_p = [bool(c[0]) for c in correct_o], [bool(c[0]) for c in correct_p]
     test = mcnemar(flat_p, flat_o)  # b: paraphrase right, original wrong
     boot = paired_bootstrap(flat_p, flat_o, "mean", n_resamples=n_resamples, seed=seed, confidence=confidence)
     return effect_of(
-        seeds=[original.seeds[0]], accuracy_original=sum(flat_o) / n, accuracy_paraphrase=sum(flat_p) / n,
+        seeds=[original.record.seeds[0]], accuracy_original=sum(flat_o) / n, accuracy_paraphrase=sum(flat_p) / n,
         effect=boot.delta, ci_low=boot.ci_low, ci_high=boot.ci_high, test="mcnemar", statistic=float(test.statistic),
         pvalue=float(test.pvalue),
         discordant={"literal_right_metaphor_wrong": test.b, "metaphor_right_literal_wrong": test.c},

@@ -58,16 +58,16 @@ class PowerPlan:
 
 def _select(runs: list[Run], target: str) -> list[Run]:
     """The runs of ``target`` (a task, or every member of a group), one model, every member present."""
-    chosen = [r for r in runs if r.task == target or target in {g.name for g in r.groups}]
+    chosen = [r for r in runs if r.record.task.name == target or target in {g.name for g in r.record.groups}]
     if not chosen:
-        found = sorted({r.task for r in runs})
+        found = sorted({r.record.task.name for r in runs})
         raise MetabenchError(f"no run of task or group '{target}' among --baseline (tasks there: {', '.join(found)})",
                              hint="pass the baseline's run folders of that task, or of every member of the group")
-    models = sorted({r.model for r in chosen})
+    models = sorted({r.record.model.spec for r in chosen})
     if len(models) > 1:
         raise MetabenchError(f"--baseline holds runs of {len(models)} models for '{target}' ({', '.join(models)})",
                              hint="name one with --model, or pass one model's run folders")
-    members = next((list(g.members) for g in chosen[0].groups if g.name == target), [target])
+    members = next((list(g.members) for g in chosen[0].record.groups if g.name == target), [target])
     grouped = by_task(chosen)
     missing = [m for m in members if m not in grouped]
     if missing:
@@ -84,7 +84,7 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
          power: float = 0.8, correlations=CORRELATIONS, n_resamples: int = 2000, seed: int = 0) -> PowerPlan:
     """The MDE plan of ``target`` (rules in the module docstring)."""
     members = _select(runs, target)
-    metric = metric or members[0].primary_metric
+    metric = metric or members[0].record.primary_metric
     errors, values, correct, unit, clusters = [], [], [], "items", 0
     for run in members:
         if run.record.mean(metric) is None:
@@ -92,25 +92,25 @@ def plan(registry: Registry, runs: list[Run], target: str, *, metric: str | None
         aligned = pair(run, run)
         item, _ = item_metrics(aligned, metric, registry)
         if item is None:
-            raise MetabenchError(f"task '{run.task}': {metric} cannot be rebuilt from the samples, so its spread over "
+            raise MetabenchError(f"task '{run.record.task.name}': {metric} cannot be rebuilt from the samples, so its spread over "
                                  "items is unknown", hint="plan on a metric with per-item samples (--metric)")
         spec = declared(run)
         if spec:  # the task's clusters (documents) are what a comparison would resample
-            item, unit = clustered(item, cluster_members(aligned.ids, spec, run.task)), spec["name"]
+            item, unit = clustered(item, cluster_members(aligned.ids, spec, run.record.task.name)), spec.name
             clusters += len(item.records)
         errors.append(bootstrap_std_error(item.records, item.metric, n_resamples=n_resamples, seed=seed))
         values.append(item.value)
         correct.append(item.correct)
     k = len(members)
     std_error = math.sqrt(sum(e * e for e in errors)) / k
-    n_items = sum(r.n_items for r in members)
+    n_items = sum(r.record.n_items for r in members)
     if not std_error > 0:  # one item, or the same result on every item: no spread to plan from (MDE ±0.0000)
         raise MetabenchError(
             f"'{target}': the baseline's {metric} does not vary over its {n_items} item(s) (bootstrap standard "
             "error 0), so no detectable effect can be planned from it",
             hint="plan from a baseline run with more items and results that differ between items (not a constant "
                  "predictor)")
-    result = PowerPlan(target, metric, members[0].model, [r.task for r in members], n_items, sum(values) / k,
+    result = PowerPlan(target, metric, members[0].record.model.spec, [r.record.task.name for r in members], n_items, sum(values) / k,
                        std_error, alpha, power, unit)
     for rho in correlations:
         spread = math.sqrt(2 * (1 - rho)) * std_error

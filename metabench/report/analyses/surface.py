@@ -33,7 +33,7 @@ class SurfaceFeatures:
         self._read: dict[tuple[str, str], dict[str, tuple[float, int]]] = {}
 
     def __call__(self, run: Run) -> dict[str, tuple[float, int]]:
-        key = (run.task, run.record.task.config_hash)
+        key = (run.record.task.name, run.record.task.config_hash)
         if key not in self._read:
             if self._index is None:
                 from ...config.index import TaskIndex  # noqa: PLC0415
@@ -46,15 +46,15 @@ class SurfaceFeatures:
 def _features(registry: Registry, index, run: Run) -> dict[str, tuple[float, int]]:
     from ...data.load import load_split  # noqa: PLC0415
 
-    if run.task not in index.tasks:
+    if run.record.task.name not in index.tasks:
         raise MetabenchError(
-            f"surface controls read the items of task '{run.task}', which is not registered here",
+            f"surface controls read the items of task '{run.record.task.name}', which is not registered here",
             hint="install the plugin that defines it, or leave out --controls",
         )
-    task = index.load(run.task)
+    task = index.load(run.record.task.name)
     if task.hash != run.record.task.config_hash:
         raise MetabenchError(
-            f"task '{run.task}' changed since the run at {run.path} (config hash {task.hash[:12]} now, "
+            f"task '{run.record.task.name}' changed since the run at {run.path} (config hash {task.hash[:12]} now, "
             f"{run.record.task.config_hash[:12]} in the run): its items may differ",
             hint="rerun the task (cached answers make it cheap), or leave out --controls",
         )
@@ -64,7 +64,7 @@ def _features(registry: Registry, index, run: Run) -> dict[str, tuple[float, int
             premise, hypothesis = getattr(item, "premise", None), getattr(item, "hypothesis", None)
             if premise is None or hypothesis is None:
                 raise MetabenchError(
-                    f"task '{run.task}': surface controls need premise–hypothesis items, and dataset '{dataset}' "
+                    f"task '{run.record.task.name}': surface controls need premise–hypothesis items, and dataset '{dataset}' "
                     f"yields {type(item).__name__}",
                     hint="--controls applies to NLI-style tasks (Meta4XNLI, IMPLI, FLUTE, metaphor_llm_paraphrases)",
                 )

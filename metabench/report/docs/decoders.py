@@ -14,17 +14,17 @@ METRICS = ("span_f1", "inv_f1", "oov_f1", "span_precision", "span_recall")
 
 def tagger_row(run) -> list[str]:
     info = run.record.model.info
-    fit: dict = next(iter(info.get("checkpoints", {}).values()), {})
-    outputs = info.get("outputs", {})
+    fit: dict = next(iter((info.checkpoints or {}).values()), {})
+    outputs = info.outputs or {}
     done = outputs.get("predicted_items")
-    why = ([f"--limit: {run.n_items} of {run.test_split_size or '?'} test items"] if run.partial else []) + \
-        ([f"budget {', '.join(f'{k}={v}' for k, v in run.budget.items())}"] if run.budget else [])
+    why = ([f"--limit: {run.record.n_items} of {run.test_split_size or '?'} test items"] if run.partial else []) + \
+        ([f"budget {', '.join(f'{k}={v}' for k, v in run.record.budget.items())}"] if run.record.budget else [])
     return [
-        run.task, run.model, str(run.n_items), *(f"{100 * run.record.mean(m):.2f}" for m in METRICS),
+        run.record.task.name, run.record.model.spec, str(run.record.n_items), *(f"{100 * run.record.mean(m):.2f}" for m in METRICS),
         str(fit.get("train_examples", "—")), str(len(fit.get("history", [])) or "—"),
         f"{fit['epoch_s']:.0f}" if "epoch_s" in fit else "—", f"{fit['train_cpu_s']:.0f}" if "train_cpu_s" in fit else "—",
         f"{100 * outputs['predict_s'] / done:.0f}" if done else "—", _repaired(outputs, done, run),
-        f"{info.get('device', '?')}, {info.get('method', '?')}, beams {info.get('beams', '?')}",
+        f"{info.device or '?'}, {info.method or '?'}, beams {'?' if info.beams is None else info.beams}",
         "PARTIAL: " + "; ".join(why) if why else "full",
     ]
 
@@ -39,7 +39,7 @@ def _repaired(outputs: dict, done: int | None, run) -> str:
 
 
 def taggers_table(context) -> list[str]:
-    rows = [tagger_row(run) for run in sorted(context.runs, key=lambda r: (r.task, r.model))
+    rows = [tagger_row(run) for run in sorted(context.runs, key=lambda r: (r.record.task.name, r.record.model.spec))
             if run.record.model.family == "decoder_finetune"]
     return markdown(["task", "model", "test items", "span F1", "Inv", "Oov", "P", "R", "train sentences", "epochs",
                      "wall s / epoch", "training CPU s", "wall s / 100 test sentences", "repaired outputs",

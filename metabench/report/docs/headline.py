@@ -41,18 +41,18 @@ def _cost(run) -> tuple[float, int]:
     timings = run.record.timings
     total = timings.total_s if timings is not None and timings.total_s is not None else 0.0
     fit = timings.fit_s if timings is not None and timings.fit_s is not None else 0.0
-    checkpoints = run.record.model.info.get("checkpoints")
+    checkpoints = run.record.model.info.checkpoints
     if checkpoints is None:  # a model that is not fine-tuned: its timings are the whole cost
         return total, 0
-    records = [checkpoints[str(seed)] for seed in run.seeds if str(seed) in checkpoints]
+    records = [checkpoints[str(seed)] for seed in run.record.seeds if str(seed) in checkpoints]
     fits = sum(record.get("fit_s", 0.0) for record in records)
-    return total - fit + fits, len(run.seeds) - len(records)
+    return total - fit + fits, len(run.record.seeds) - len(records)
 
 
 def headline_table(context, model: str, tasks: str) -> list[str]:
     """The model's headline rows (module docstring); a task or group without a complete run says so."""
-    runs = [r for r in context.runs if r.model == model and not r.partial]
-    by_task = {r.task: r for r in sorted(runs, key=lambda r: r.record.created or "")}  # the newest run of a task
+    runs = [r for r in context.runs if r.record.model.spec == model and not r.partial]
+    by_task = {r.record.task.name: r for r in sorted(runs, key=lambda r: r.record.created or "")}  # the newest run of a task
     groups = {row["group"]: row for row in group_rows([r.record for r in by_task.values()]) if not row["missing"]}
     published = load_published()
     rows = []
@@ -63,24 +63,24 @@ def headline_table(context, model: str, tasks: str) -> list[str]:
             rows.append([name, "—", "—", "—", "—", "no complete committed run", "—"])
             continue
         first = found[0]
-        metric = first.primary_metric
-        value = groups[name]["aggregate"][metric] if name in groups else first.aggregate(metric).model_dump()
-        protocol = first.protocol_seeds
-        seeds = f"{len(first.seeds)} of {protocol}" + (" (partial: seeds)" if protocol and len(first.seeds) < protocol else "")
+        metric = first.record.primary_metric
+        value = groups[name]["aggregate"][metric] if name in groups else first.record.aggregate(metric).model_dump()
+        protocol = first.record.protocol_seeds
+        seeds = f"{len(first.record.seeds)} of {protocol}" + (" (partial: seeds)" if protocol and len(first.record.seeds) < protocol else "")
         costs = [_cost(r) for r in found]
         wall = _duration(sum(seconds for seconds, _ in costs))
         unrecorded = sum(n for _, n in costs)
         if unrecorded:
-            wall += f" ({unrecorded} of {sum(len(r.seeds) for r in found)} fine-tunes unrecorded)"
+            wall += f" ({unrecorded} of {sum(len(r.record.seeds) for r in found)} fine-tunes unrecorded)"
         trivial = constant_beside(context.registry, found, value["mean"])
         same = sorted((p for p in published if p.task == name and p.metric == metric and p.protocol == "same"),
                       key=lambda p: -p.fraction)
         beside = "; ".join(f"{p.system} {p.fraction:.3f} (Δ {value['mean'] - p.fraction:+.3f})" for p in same) or "—"
-        per_seed = (list(value.get("per_seed", {}).values()) if name in groups else first.per_seed(metric))
+        per_seed = (list(value.get("per_seed", {}).values()) if name in groups else first.record.per_seed(metric))
         rows.append([name + (f" ({len(members)} folds)" if name in groups else ""), metric,
                      unread_beside(f"{value['mean']:.4f} ± {value['std']:.4f}",
                                    rate_of(groups[name]["aggregate"] if name in groups else first.record.metrics.aggregate)),
-                     trivial, seeds, f"{sum(r.n_items for r in found):,}",
+                     trivial, seeds, f"{sum(r.record.n_items for r in found):,}",
                      wall, beside, stability(per_seed, found)])
     return markdown(["task", "metric", "mean ± std over seeds", "best constant answer, same items", "seeds",
                      "test items", "wall time (fine-tunes' own records + test)",

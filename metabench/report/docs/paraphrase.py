@@ -12,17 +12,17 @@ from .blocks import markdown
 def paired_effects_table(context, prefix: str = "mlp_") -> list[str]:
     from ..analyses.paired_variants import paired_effect, variant_pairs  # noqa: PLC0415
 
-    runs = [r for r in context.runs if r.task.startswith(prefix)]
+    runs = [r for r in context.runs if r.record.task.name.startswith(prefix)]
     rows = []
-    for original, paraphrase in sorted(variant_pairs(runs), key=lambda p: (p[0].model, p[0].task, p[1].task)):
+    for original, paraphrase in sorted(variant_pairs(runs), key=lambda p: (p[0].record.model.spec, p[0].record.task.name, p[1].record.task.name)):
         e = paired_effect(original, paraphrase, n_resamples=2000)
         partial = original.partial or paraphrase.partial
         ci = "—" if e.ci_low is None else f"[{e.ci_low:+.3f}, {e.ci_high:+.3f}]"
         discordant = "/".join(str(e.discordant.get(k, "—")) for k in ("metaphor_right_literal_wrong",
                                                                         "literal_right_metaphor_wrong"))
-        why = (["--limit"] if partial else []) + (["reduced training"] if any(k in original.model for k in REDUCED) else [])
-        parser = original.record.task.config.get("kind_args", {}).get("parser")
-        rows.append([original.model, original.task, paraphrase.task.replace(original.task.split("_original")[0], "…"),
+        why = (["--limit"] if partial else []) + (["reduced training"] if any(k in original.record.model.spec for k in REDUCED) else [])
+        parser = original.record.task.config.kind_args.parser
+        rows.append([original.record.model.spec, original.record.task.name, paraphrase.record.task.name.replace(original.record.task.name.split("_original")[0], "…"),
                      f"{e.n_items:,}", f"{e.accuracy_original:.3f}", f"{e.accuracy_paraphrase:.3f}", f"{e.effect:+.3f}",
                      ci, e.test, "—" if e.pvalue is None else f"{e.pvalue:.2g}", discordant,
                      ("PARTIAL: " + ", ".join(why) if why else "full")

@@ -75,9 +75,9 @@ def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | N
     if not 1 <= len(runs) <= 2:
         raise MetabenchError(f"explore takes one run or two runs of the same task, got {len(runs)}",
                              hint="metabench explore RUN [RUN_B]")
-    task = runs[0].task
-    if any(run.task != task for run in runs):
-        raise MetabenchError(f"explore: the runs are of different tasks ({', '.join(run.task for run in runs)})",
+    task = runs[0].record.task.name
+    if any(run.record.task.name != task for run in runs):
+        raise MetabenchError(f"explore: the runs are of different tasks ({', '.join(run.record.task.name for run in runs)})",
                              hint="pass two runs of one task to see the items they disagree on")
     if len(runs) == 2 and Path(runs[0].path).resolve() == Path(runs[1].path).resolve():
         raise MetabenchError(f"explore: the same run given twice ({runs[0].path}): a run never disagrees with itself, "
@@ -104,7 +104,7 @@ def explore(registry, runs: list, *, seed: int | None = None, data_dir: Path | N
             facets.setdefault(name, [])
             if value not in facets[name]:
                 facets[name].append(value)
-    described = [{"model": run.model, "path": str(run.path), "seed": _seed(run, seed), "n_items": len(ids),
+    described = [{"model": run.record.model.spec, "path": str(run.path), "seed": _seed(run, seed), "n_items": len(ids),
                   "partial": run.partial} for run in runs]
     shown = [name.removeprefix("meta.") for name in text_fields]
     return Exploration(task, described, rows, {k: sorted(v) for k, v in facets.items()}, shown)
@@ -124,9 +124,9 @@ def _test_items(registry, task_name: str, data_dir: Path | None) -> dict:
 
 def _seed(run, seed: int | None) -> int:
     if seed is None:
-        return run.seeds[0]
-    if seed not in run.seeds:
-        raise MetabenchError(f"--seed {seed}: run {run.path} has seeds {run.seeds}", hint="pick one of them")
+        return run.record.seeds[0]
+    if seed not in run.record.seeds:
+        raise MetabenchError(f"--seed {seed}: run {run.path} has seeds {run.record.seeds}", hint="pick one of them")
     return seed
 
 

@@ -163,7 +163,7 @@ def _one_per_task(runs: list[Run], option: str) -> dict[str, Run]:
     for task, group in by_task(runs).items():
         if len(group) > 1:
             raise MetabenchError(
-                f"{option} has {len(group)} runs of task '{task}' ({', '.join(repr(r.model) for r in group)}); "
+                f"{option} has {len(group)} runs of task '{task}' ({', '.join(repr(r.record.model.spec) for r in group)}); "
                 "the gate needs one run per task on each side",
                 hint=f"pass the run folders of one model, e.g. {group[0].path}",
             )
@@ -207,7 +207,7 @@ def gate(
     options = replace(options, alpha=alpha if correction == "none" else alpha / checks)
     comparisons = []
     for task, run in base.items():
-        for metric in metrics or [run.primary_metric]:
+        for metric in metrics or [run.record.primary_metric]:
             comparison = compare_pair(registry, run, cand[task], metric, options)
             if comparison.pvalue is None:
                 raise MetabenchError(

@@ -18,7 +18,7 @@ def flip_line(baseline, candidate) -> str | None:
     base, cand = baseline.record.repeat, candidate.record.repeat
     if not base and not cand:
         return None
-    task = escape(candidate.task)
+    task = escape(candidate.record.task.name)
     if not (base and cand):
         repeated, single = ("candidate", "baseline") if cand else ("baseline", "candidate")
         draws = (cand or base).n

@@ -67,7 +67,7 @@ class ReplayResult:
 def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: float, how: str,
                registry) -> tuple[RunRecord, list[dict]]:
     """The run's record and samples with ``share`` of its predictions disturbed at each seed, rescored."""
-    labels = run.record.task.config["labels"]["names"]
+    labels = run.record.task.config.labels.names or []
     rows = [dict(row, scores=dict(row["scores"])) for row in samples]
     for row in rows:
         if rng.random() < share:
@@ -77,16 +77,16 @@ def _disturbed(run: Run, samples: list[dict], rng: np.random.Generator, share: f
                 row["prediction"] = labels[int(rng.integers(len(labels)))]
             row["scores"]["correct"] = float(row["prediction"] == row["gold"])
     per_seed: dict[str, dict[str, float | None]] = {}
-    for seed in run.seeds:
+    for seed in run.record.seeds:
         golds = [r["gold"] for r in rows if int(r["seed"]) == seed]
         predictions = [r["prediction"] for r in rows if int(r["seed"]) == seed]
         per_seed[str(seed)] = {
             name: float(registry.resolve("metric", name)(golds, predictions, **args))
-            for name, args in (((s, {}) if isinstance(s, str) else (s["name"], s["args"]))
-                               for s in run.record.task.config["metrics"])}
+            for name, args in (((s, {}) if isinstance(s, str) else (s.name, s.args))
+                               for s in run.record.task.config.metrics)}
     aggregate = {}
-    for name in per_seed[str(run.seeds[0])]:
-        values = np.array([per_seed[str(seed)][name] for seed in run.seeds])
+    for name in per_seed[str(run.record.seeds[0])]:
+        values = np.array([per_seed[str(seed)][name] for seed in run.record.seeds])
         aggregate[name] = MetricSummary(mean=float(values.mean()),
                                         std=float(values.std(ddof=1)) if len(values) > 1 else 0.0, n=len(values))
     return run.record.evolve(metrics=Metrics(per_seed=per_seed, aggregate=aggregate)), rows
@@ -105,7 +105,7 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
             sides = []
             for side in ("baseline", "candidate"):
                 results, rows = _disturbed(runs[which], samples[which], rng, share, how, registry)
-                target = work / side / runs[which].task / folder
+                target = work / side / runs[which].record.task.name / folder
                 write_run(target, results, rows, overwrite=True, durable=False)
                 sides.append(find_runs([target]))
             codes.append(_codes(registry, *sides))
@@ -114,7 +114,7 @@ def replay(registry, root: Path, work: Path, *, replays: int, seed: int) -> list
     runs = find_runs(sorted(p for p in root.glob(f"{FOLDS}/{SCENARIOS[0][1]}") if p.is_dir()))
     codes = []
     for run in runs:
-        copy = identical / run.task / run.path.name
+        copy = identical / run.record.task.name / run.path.name
         shutil.copytree(run.path, copy, dirs_exist_ok=True)
         codes.append(_codes(registry, [run], find_runs([copy])))
     out.append(ReplayResult.of(f"identical candidate, {_seeds(runs)}", codes))
@@ -128,6 +128,6 @@ def _codes(registry, baseline: list[Run], candidate: list[Run]) -> str:
 
 
 def _seeds(runs: list[Run]) -> str:
-    count = len(runs[0].seeds)
+    count = len(runs[0].record.seeds)
     return f"{count} seed{'s' if count > 1 else ''}"
 

@@ -89,32 +89,32 @@ def slug(name: str) -> str:
 
 def _item_set(run: Run) -> tuple:
     """Which items a run scored, as far as run files tell: the whole test split, or the first N of it."""
-    return (run.partial, run.n_items)
+    return (run.partial, run.record.n_items)
 
 
 def latest_runs(runs: list[Run]) -> tuple[list[Run], list[RunNote]]:
     """One run per (task, model, item set): the newest by ``created``; the others are listed as ignored."""
     chosen: dict[tuple, Run] = {}
     for run in runs:
-        key = (run.task, run.model, _item_set(run))
+        key = (run.record.task.name, run.record.model.spec, _item_set(run))
         if key not in chosen or (run.record.created or "") > (chosen[key].record.created or ""):
             chosen[key] = run
     kept = list(chosen.values())
-    ignored = [RunNote(run=str(r.path), reason=f"a newer run of task '{r.task}' with model '{r.model}' on the same "
+    ignored = [RunNote(run=str(r.path), reason=f"a newer run of task '{r.record.task.name}' with model '{r.record.model.spec}' on the same "
                                                "items is shown") for r in runs if all(r is not k for k in kept)]
     return kept, ignored
 
 
 def _datasets(registry: Registry, run: Run) -> list[DatasetCredit]:
     """The datasets the run recorded; for older runs, the ones its recorded config names, from the registry."""
-    if run.datasets is not None:
-        return [DatasetCredit.model_validate(dataset.as_json()) for dataset in run.datasets]
+    if run.record.datasets is not None:
+        return [DatasetCredit.model_validate(dataset.as_json()) for dataset in run.record.datasets]
     from ...config.schema import TaskConfig
     from ...config.validate import role_slices
 
     try:
         return [DatasetCredit.model_validate(d)
-                for d in datasets_used(registry, role_slices(TaskConfig.model_validate(run.record.task.config)))]
+                for d in datasets_used(registry, role_slices(TaskConfig.model_validate(run.record.task.config.as_json())))]
     except ValueError:
         return [DatasetCredit(citation="", licence="", name=run.record.task.dataset, roles=["test"])]
 
@@ -124,10 +124,10 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = []
     older: list[str] = []
     for run in runs:
-        if run.paper_view is None:
-            older.append(run.task)
+        if run.record.paper_view is None:
+            older.append(run.record.task.name)
         else:
-            out.extend((run.task, binding.as_json()) for binding in run.paper_view)
+            out.extend((run.record.task.name, binding.as_json()) for binding in run.record.paper_view)
     if older:
         tasks = TaskIndex(registry).tasks
         out.extend((name, b.model_dump(mode="json")) for name in dict.fromkeys(older) if name in tasks
@@ -137,8 +137,8 @@ def _bindings(registry: Registry, runs: list[Run]) -> list[tuple[str, dict]]:
 
 def _budget_labels(runs: list[Run]) -> dict[str, str]:
     """Models whose runs trained under budget knobs, named with them: a paper view marks their numbers partial."""
-    return {run.model: f"{run.model} (partial: budget {', '.join(f'{k}={v}' for k, v in run.budget.items())})"
-            for run in runs if run.budget}
+    return {run.record.model.spec: f"{run.record.model.spec} (partial: budget {', '.join(f'{k}={v}' for k, v in run.record.budget.items())})"
+            for run in runs if run.record.budget}
 
 
 def _entry(run: Run, metric: str, item_set: int, facts: RunFacts) -> Entry:
@@ -146,11 +146,11 @@ def _entry(run: Run, metric: str, item_set: int, facts: RunFacts) -> Entry:
     aggregate = run.record.metrics.aggregate
     names = [metric] + sorted(n for n in aggregate if n != metric)
     return Entry(
-        model=run.model, model_slug=slug(run.model), run=str(run.path), seeds=run.seeds,
-        protocol_seeds=run.protocol_seeds, n_items=run.n_items, partial=run.partial, item_set=item_set,
+        model=run.record.model.spec, model_slug=slug(run.record.model.spec), run=str(run.path), seeds=run.record.seeds,
+        protocol_seeds=run.record.protocol_seeds, n_items=run.record.n_items, partial=run.partial, item_set=item_set,
         metrics={n: Summary.model_validate(aggregate[n].as_json()) if n in aggregate else Summary(mean=None, n=0, std=None)
                  for n in names},
-        per_seed={str(s): v for s, v in zip(run.seeds, run.per_seed(metric)) if v is not None},
+        per_seed={str(s): v for s, v in zip(run.record.seeds, run.record.per_seed(metric)) if v is not None},
         vs_best=None, verified=facts.verified, marks=facts.marks, caveats=facts.caveats)
 
 
@@ -195,7 +195,7 @@ def _facts(ranking: _Ranking, run: Run) -> RunFacts:
     if tried:  # never tried (a board built without --reproduce): left out, read as None
         marks.reproduced = not unproven
     return RunFacts(run=str(run.path), verified=Verified.model_validate(verdict.summary()) if verdict else None,
-                    marks=marks, caveats=entry_caveats(run, found, marks, run.per_seed(ranking.metric),
+                    marks=marks, caveats=entry_caveats(run, found, marks, run.record.per_seed(ranking.metric),
                                                        ranking.family))
 
 
@@ -208,7 +208,7 @@ def _ranked(ranking: _Ranking, runs: list[Run], item_set: int) -> list[Entry]:
     def sort_key(run: Run):
         mean, marks = run.record.mean(metric), facts[id(run)].marks
         return (marks.unverified is not None or marks.unchecked is not None, facts[id(run)].unproven, mean is None,
-                -(mean or 0.0) if ranking.higher else (mean or 0.0), run.model)
+                -(mean or 0.0) if ranking.higher else (mean or 0.0), run.record.model.spec)
 
     ordered = sorted(runs, key=sort_key)
     entries = [_entry(run, metric, item_set, facts[id(run)]) for run in ordered]
@@ -239,10 +239,10 @@ def _item_set_label(run: Run) -> str:
     run's record) and the run scored all of it; a run older than that record, read without its data, says its
     count without claiming the whole split (#35)."""
     if run.partial:
-        return f"first {run.n_items} test items (runs with --limit: {run.n_items} of {run.test_split_size or '?'})"
-    if run.test_split_size == run.n_items:
-        return f"all {run.n_items} test items"
-    return f"{run.n_items} test items (the runs do not record the split's size)"
+        return f"first {run.record.n_items} test items (runs with --limit: {run.record.n_items} of {run.test_split_size or '?'})"
+    if run.test_split_size == run.record.n_items:
+        return f"all {run.record.n_items} test items"
+    return f"{run.record.n_items} test items (the runs do not record the split's size)"
 
 
 def ranked_by(registry: Registry, name: str, first: Run) -> tuple[str, bool]:
@@ -252,22 +252,22 @@ def ranked_by(registry: Registry, name: str, first: Run) -> tuple[str, bool]:
     primary metric to (`verify._ranking_problem`); the direction the metric is registered with here, else the
     run's record, the only account there is of a metric no installed plugin defines."""
     task = TaskIndex(registry).tasks.get(name)
-    metric = task.config.primary if task is not None else first.primary_metric
+    metric = task.config.primary if task is not None else first.record.primary_metric
     registered = metric.split("/", 1)[0].split("[", 1)[0]  # per_class/x/f1, recall_at_k[k=5]: by registered name
     if registry.has("metric", registered):
         return metric, bool(registry.get("metric", registered).meta.get("higher_is_better", True))
-    return metric, first.higher_is_better(metric)
+    return metric, first.record.higher_is_better_for(metric)
 
 
 def _task(work: _TaskWork, name: str, group: list[Run], verdicts: dict[int, Verdict]) -> BoardTask:
     first = group[0]
     metric, higher = ranked_by(work.registry, name, first)
     task = first.record.task
-    ranking = _Ranking(work.registry, metric, higher, family(task.config.get("tag", []), work.families),
+    ranking = _Ranking(work.registry, metric, higher, family(task.config.tag, work.families),
                        work.correction, work.alpha, work.options, verdicts)
     sets = _item_sets(group)
     entries = [e for index, runs in enumerate(sets) for e in _ranked(ranking, runs, index)]
-    item_sets = [ItemSet(n_items=runs[0].n_items, partial=runs[0].partial, models=len(runs),
+    item_sets = [ItemSet(n_items=runs[0].record.n_items, partial=runs[0].partial, models=len(runs),
                          label=_item_set_label(runs[0])) for runs in sets]
     main = [e for e in entries if e.item_set == 0]
     return BoardTask(
@@ -281,7 +281,7 @@ def _task(work: _TaskWork, name: str, group: list[Run], verdicts: dict[int, Verd
 def _published(published: list[Published], name: str, run: Run, metric: str, main: list[Entry]) -> list[PublishedNumber]:
     """Published numbers for the task (and its k-fold groups), each beside the best main-set run of ours on
     the same metric: shown, never ranked (their items and predictions are not ours, so nothing is tested)."""
-    rows = [PublishedNumber.model_validate(row) for row in for_task(published, name, [g.name for g in run.groups])]
+    rows = [PublishedNumber.model_validate(row) for row in for_task(published, name, [g.name for g in run.record.groups])]
     ours = next((e for e in main if _marks(e).eligible), main[0] if main else None)  # the ★ run, if any
     for row in rows:
         if ours is None or row.for_group or row.fraction is None:
@@ -472,8 +472,8 @@ def _one_per_model(runs: list[Run]) -> list[Run]:
     """One run per (task, model) for the subset gaps: the whole-split run where there is one (the gap rows
     show each subset's item count, so a partial pair reads as such)."""
     chosen: dict[tuple[str, str], Run] = {}
-    for run in sorted(runs, key=lambda r: (not r.partial, r.n_items)):
-        chosen[(run.task, run.model)] = run
+    for run in sorted(runs, key=lambda r: (not r.partial, r.record.n_items)):
+        chosen[(run.record.task.name, run.record.model.spec)] = run
     return list(chosen.values())
 
 
@@ -552,7 +552,7 @@ def _chunks(groups: dict[str, list[Run]]) -> list[list[str]]:
 
 def _cost(groups: dict[str, list[Run]], names: list[str]) -> int:
     """A chunk's rough cost: the sample rows its runs hold (reading, verifying and resampling scale with it)."""
-    return sum(run.n_items * len(run.seeds) for name in names for run in groups[name])
+    return sum(run.record.n_items * len(run.record.seeds) for name in names for run in groups[name])
 
 
 @dataclass(frozen=True)
@@ -606,7 +606,7 @@ def _across_tasks(registry: Registry, checked: _Checked, families: dict, correct
     models = _models(checked.tasks)
     complete = [r for r in checked.runs if not r.partial]
     one_per_model = _one_per_model(checked.runs)
-    aggregates = {(r.task, r.model): {n: s.as_json() for n, s in r.record.metrics.aggregate.items()} for r in complete}
+    aggregates = {(r.record.task.name, r.record.model.spec): {n: s.as_json() for n, s in r.record.metrics.aggregate.items()} for r in complete}
     views = registered_views(registry)
     cells = Cells.from_bindings(_bindings(registry, checked.runs), views)
     groups = [Group.model_validate(row) for row in group_rows([r.record for r in complete]) if not row["missing"]]
@@ -656,9 +656,9 @@ def build_board(registry: Registry, runs: list[Run], *, title: str = "metabench 
         correction=Correction(method=correction, name=CORRECTIONS[correction][0]), alpha=alpha,
         confidence=options.confidence, n_runs=len(ranked), n_partial_runs=sum(r.partial for r in ranked),
         ignored_runs=checked.ignored,
-        rejected_runs=[RunNote(task=v.run.task, model=v.run.model, run=str(v.run.path), reasons=v.problems)
+        rejected_runs=[RunNote(task=v.run.record.task.name, model=v.run.record.model.spec, run=str(v.run.path), reasons=v.problems)
                        for v in checked.rejected],
-        unverified_runs=[RunNote(task=r.task, model=r.model, run=str(r.path), reason=checked.verdicts[id(r)].unverified)
+        unverified_runs=[RunNote(task=r.record.task.name, model=r.record.model.spec, run=str(r.path), reason=checked.verdicts[id(r)].unverified)
                          for r in ranked if checked.verdicts[id(r)].unverified],
         verification=CHECKS, reproduction=_reproduction(reproduce, reproduce_key), marks_rule=RULE,
         published_groups=[_published_group(e, across.groups) for e in published

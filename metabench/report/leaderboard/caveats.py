@@ -51,8 +51,8 @@ def entry_caveats(run: Run, found: Assessment, marks: Marks, per_seed: list, fam
     metric; ``family`` is the task's overview family (a paraphrase control names a lenient parser)."""
     trivial = marks.trivial
     config = run.record.task.config
-    lenient = (family == "paraphrase" and config.get("kind") == "generation"
-               and (config.get("kind_args") or {}).get("parser", LENIENT) == LENIENT)
+    parser = config.kind_args.parser if config.kind_args.has("parser") else LENIENT
+    lenient = family == "paraphrase" and config.kind == "generation" and parser == LENIENT
     stability = _stability(per_seed, [run], judged=_judged(run, marks))
     notes = ([f"per seed {stability.per_seed_text}: {'; '.join(stability.marks)}"] if stability.marks else [])
     notes += [flag for flag in (found.below_chance, found.collapsed_fit) if flag]

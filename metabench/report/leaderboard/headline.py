@@ -110,7 +110,7 @@ def _decoder_notes(registry, rows: list[_Row], by_path: dict[str, Run]) -> list[
     for row in decoders:
         for path in filter(None, row.runs):
             record = by_path[path].record
-            params = (record.model.info or {}).get("num_parameters")
+            params = record.model.info.num_parameters
             if isinstance(params, int) and params < 1_000_000_000:
                 sizes.setdefault(model_name(registry, record), params)
     for name, params in sorted(sizes.items()):

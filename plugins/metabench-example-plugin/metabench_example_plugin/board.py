@@ -18,8 +18,8 @@ METRICS = {"balanced_accuracy": "balanced accuracy", "accuracy": "accuracy", "f1
 
 def cue_words_section(inputs: BoardInputs) -> BoardSection:
     """One row per model that ran the plugin's task (mean over seeds); no table when none did."""
-    runs = sorted((r for r in inputs.runs if r.task == TASK), key=lambda r: (r.partial, r.model))
-    rows = [{"model": r.model, "n_items": r.n_items, "partial": r.partial,
+    runs = sorted((r for r in inputs.runs if r.record.task.name == TASK), key=lambda r: (r.partial, r.record.model.spec))
+    rows = [{"model": r.record.model.spec, "n_items": r.record.n_items, "partial": r.partial,
              **{m: r.record.mean(m) for m in METRICS}} for r in runs]
     if not rows:
         return BoardSection({"rows": []})
@@ -27,8 +27,8 @@ def cue_words_section(inputs: BoardInputs) -> BoardSection:
         "key": "example_cue_words", "paper": "metabench example plugin", "number": "Cue words",
         "title": "the cue-words rule against every other model run on the example sentences",
         "header": ["task", "model", *METRICS.values(), "test items"],
-        "rows": [{"labels": [TASK], "model": r.model + (" (partial)" if r.partial else ""), "source": "metabench",
-                  "cells": [*(_cell(r.record.mean(m)) for m in METRICS), str(r.n_items)]} for r in runs],
+        "rows": [{"labels": [TASK], "model": r.record.model.spec + (" (partial)" if r.partial else ""), "source": "metabench",
+                  "cells": [*(_cell(r.record.mean(m)) for m in METRICS), str(r.record.n_items)]} for r in runs],
         "tasks": [TASK], "missing_tasks": [],
         "notes": ["(partial): a --limit run on part of the test split"] if any(r.partial for r in runs) else [],
     }

@@ -256,7 +256,7 @@ def breakdown(runs: list, *, table_file: Path | None, model: str | None, sor: st
 def _settings_of(hard_run, args) -> None:
     """--sor and --mine left out: the HARD run's own, recorded with its task (``dataset_args``), so the gap is
     computed on the build the run was tested on (a hard_mi task names non-default settings in its YAML)."""
-    recorded = hard_run.record.task.config.get("dataset_args") or {}
+    recorded = hard_run.record.task.config.dataset_args
     for name in ("sor", "mine"):
         if not getattr(args, name) and recorded.get(name):
             setattr(args, name, recorded[name])

@@ -144,9 +144,9 @@ def report(vua_run, hard_run, hard_phi: dict[str, float | None], vua_phi: dict[s
     hard = one_seed(hard_run.samples, str(hard_run.path))
     units = distinct(hard, unit_of) if unit_of is not None else hard
     out = {
-        "detector": hard_run.model,
-        "vua_run": {"task": vua_run.task, "model": vua_run.model, "items": len(vua), "seed": vua[0]["seed"]},
-        "hard_run": {"task": hard_run.task, "model": hard_run.model, "items": len(hard), "seed": hard[0]["seed"],
+        "detector": hard_run.record.model.spec,
+        "vua_run": {"task": vua_run.record.task.name, "model": vua_run.record.model.spec, "items": len(vua), "seed": vua[0]["seed"]},
+        "hard_run": {"task": hard_run.record.task.name, "model": hard_run.record.model.spec, "items": len(hard), "seed": hard[0]["seed"],
                      "distinct_sentences": len(units)},
         "unit": "distinct sentences" if unit_of is not None else "items",
         "tests": [asdict(gap_test(vua, units, m)) for m in ("precision", "recall")],

@@ -23,7 +23,7 @@ def _cells(context) -> dict[str, dict[str, list[str]]]:
 
 
 def _by_key(context) -> dict:
-    return context.memo("by_key", lambda: {(r.task, r.model): r for r in context.runs})
+    return context.memo("by_key", lambda: {(r.record.task.name, r.record.model.spec): r for r in context.runs})
 
 
 def view_runs(context, cell: str, view: str, model: str) -> tuple[list, int]:
@@ -118,7 +118,7 @@ def samples_table(context, model: str, cells: str) -> list[str]:
         lookup, _ = view_runs(context, cell, "pme_only", "lookup:key=expression")
         majority, _ = view_runs(context, cell, "pme_only", "majority")
         d, p = mean(default, "macro_f1"), mean(pme, "macro_f1")
-        n_items = sorted({r.n_items for r in pme + default})
+        n_items = sorted({r.record.n_items for r in pme + default})
         rows.append([cell, pct(d), pct(p), f"{100 * (p - d) / d:+.1f} %" if d and p is not None else "—",
                      pct(mean(lookup, "macro_f1")),
                      f"{pct(mean(majority, 'macro_f1'))} ({pct(mean(majority, 'accuracy'))})",
@@ -165,7 +165,7 @@ def majority_table(context, cells: str) -> list[str]:
                     if c == cell and t == table), None)
         paper_maj = NUMBERS[table].get(row[0]) if row else None
         maj = dataset_majority(runs, folds)
-        rows.append([cell, f"{len(runs)}/{folds}", f"{sum(r.n_items for r in runs):,}", pct(maj[0] if maj else None),
+        rows.append([cell, f"{len(runs)}/{folds}", f"{sum(r.record.n_items for r in runs):,}", pct(maj[0] if maj else None),
                      pct(mean(runs, "majority_accuracy")), pct(mean(runs, "accuracy")),
                      f"{paper_maj[0]:.1f}" if paper_maj else "—", partial("majority", runs, len(runs), folds) or "full"])
     return markdown(["cell", "folds", "test items (all folds)", "Maj (dataset: pooled test folds)",

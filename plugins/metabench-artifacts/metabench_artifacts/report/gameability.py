@@ -57,10 +57,10 @@ def _records(runs: list, positive: str):
     """{(task, id): (gold positive, prediction positive)} of the first seed of each run."""
     out = {}
     for run in runs:
-        seed = run.seeds[0]
+        seed = run.record.seeds[0]
         for s in run.samples:
             if s["seed"] == seed:
-                out[(run.task.rpartition("@")[0], s["id"])] = (int(s["gold"] == positive), int(s["prediction"] == positive))
+                out[(run.record.task.name.rpartition("@")[0], s["id"])] = (int(s["gold"] == positive), int(s["prediction"] == positive))
     return out
 
 
@@ -72,9 +72,9 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
 
     from metabench.plugin_api import paired_bootstrap  # noqa: PLC0415
 
-    by_key = {(r.task, r.model): r for r in runs}
+    by_key = {(r.record.task.name, r.record.model.spec): r for r in runs}
     # model-free baselines are the floor the table reads models against, not candidates for the flag
-    models = sorted({r.model for r in runs if r.record.model.family != "baseline"})
+    models = sorted({r.record.model.spec for r in runs if r.record.model.family != "baseline"})
     rows = []
     for cell, views in sorted(cells(index).items()):
         if "default" not in views:
@@ -97,7 +97,7 @@ def assess(index, runs: list, *, alpha: float = 0.05, ratio: float = 0.9, loss: 
             picked = {v: [by_key[(f"{f}@{v}", model)] for f in sorted(common)] for v in ("default", *present)}
             values = {v: statistics.fmean(r.record.mean("macro_f1") for r in picked[v]) for v in picked}
             best = max(present, key=lambda v: values[v])
-            positive = picked["default"][0].record.task.config["labels"].get("positive") or "metaphor"
+            positive = picked["default"][0].record.task.config.labels.positive or "metaphor"
             a, b = _records(picked["default"], positive), _records(picked[best], positive)
             keys = sorted(a.keys() & b.keys())
             test = paired_bootstrap(np.array([a[k] for k in keys]), np.array([b[k] for k in keys]), _macro_f1,

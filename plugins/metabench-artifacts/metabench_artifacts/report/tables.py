@@ -83,7 +83,7 @@ def _row(labels, model, source, cells_):
 
 def _lookups(index, runs):
     """What both table builders read: runs by (task, model), the models, and the paper_view bindings."""
-    return {(r.task, r.model): r for r in runs}, sorted({r.model for r in runs}), bound_cells(index), cells(index)
+    return {(r.record.task.name, r.record.model.spec): r for r in runs}, sorted({r.record.model.spec for r in runs}), bound_cells(index), cells(index)
 
 
 def _view_table(table: PaperTable, index, runs) -> dict:
@@ -112,7 +112,7 @@ def dataset_majority(runs: list, folds: int) -> tuple[float, int, int] | None:
     """The paper's "Maj": the majority class's share of the data, here of the test items of the folds run,
     pooled (the five test folds partition the pool, so 5/5 folds give the dataset's share, the same in every
     regime). Not the mean of each fold's own majority share, which picks the better class per fold."""
-    golds = [s["gold"] for r in runs for s in r.samples if s["seed"] == r.seeds[0]]
+    golds = [s["gold"] for r in runs for s in r.samples if s["seed"] == r.record.seeds[0]]
     return (max(Counter(golds).values()) / len(golds), len(runs), folds) if golds else None
 
 
@@ -215,7 +215,7 @@ def artifact_report(registry, runs: list, *, alpha: float = 0.05, n_resamples: i
     from metabench.plugin_api import TaskIndex  # noqa: PLC0415
     from .gameability import assess  # noqa: PLC0415
 
-    if not any("@" in r.task for r in runs):
+    if not any("@" in r.record.task.name for r in runs):
         return [], []
     index = TaskIndex(registry)
     rows = assess(index, runs, alpha=alpha, n_resamples=n_resamples)

@@ -58,15 +58,15 @@ def detector_table(context, task: str) -> list[str]:
     """Every committed run of one task: precision, recall, F1, accuracy, macro-F1 (first seed's mean over seeds)."""
     rows = []
     for run in context.runs:
-        if run.task != task:
+        if run.record.task.name != task:
             continue
         value = lambda metric: f"{run.record.mean(metric):.3f}" if run.record.aggregate(metric) else "—"  # noqa: E731
-        section = run.record.task.config.get("protocol", {}).get(run.record.protocol, {})
-        protocol_seeds = section.get("seeds") if isinstance(section, dict) else None
-        why = [f"{len(run.seeds)} of {protocol_seeds} seeds"] if protocol_seeds and len(run.seeds) < protocol_seeds else []
-        why += ["reduced training"] if any(key in run.model for key in REDUCED) else []
+        section = run.record.task.config.protocol.section(run.record.protocol)
+        protocol_seeds = section.seeds if section is not None and isinstance(section.seeds, int) else None
+        why = [f"{len(run.record.seeds)} of {protocol_seeds} seeds"] if protocol_seeds and len(run.record.seeds) < protocol_seeds else []
+        why += ["reduced training"] if any(key in run.record.model.spec for key in REDUCED) else []
         why += ["--limit"] if run.partial else []
-        rows.append([run.model, *(value(m) for m in ("precision", "recall", "f1", "accuracy", "macro_f1")),
+        rows.append([run.record.model.spec, *(value(m) for m in ("precision", "recall", "f1", "accuracy", "macro_f1")),
                      "PARTIAL: " + ", ".join(why) if why else "full"])
     return markdown(["model", "precision", "recall", "F1", "accuracy", "macro-F1", "status"], rows)
 
@@ -77,7 +77,7 @@ def phi_bins_table(context, tables: str, model: str, task: str = "vua_verb") -> 
     from ..phi_table import load_table  # noqa: PLC0415
     from .hardness import hardness_row  # noqa: PLC0415
 
-    run = next(r for r in context.runs if r.task == task and r.model == model)
+    run = next(r for r in context.runs if r.record.task.name == task and r.record.model.spec == model)
     found = [hardness_row(run, load_table(context.runs_dir / "hard_phi" / name)) for name in names(tables)]
     bins = list(dict.fromkeys(b["phi_bin"] for row in found for b in row["bins"]))
     rows = []

@@ -46,7 +46,7 @@ def hardness_row(run: Run, table: dict, confidence: float = 0.95) -> dict:
                              hint=f"the table covers {table['dataset']} {table['split']} items; pass runs of that task")
     return {
         "phi_source": table["label"], "sor_model": table["sor_model"], "sor_steps": table["sor_steps"],
-        "table": table.get("path"), "task": run.task, "model": run.model, "run": str(run.path), "seed": seed,
+        "table": table.get("path"), "task": run.record.task.name, "model": run.record.model.spec, "run": str(run.path), "seed": seed,
         "partial": run.partial, "items": len(samples), "items_with_phi": covered, "confidence": confidence,
         "bins": breakdown(samples, phi, confidence=confidence),
     }
