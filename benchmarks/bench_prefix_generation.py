@@ -39,7 +39,8 @@ def run_task(adapter, registry, task_name: str, limit: int, repeat: int, lmeval_
     from metabench.models.prefix_generation import shared_prefix_generate
 
     task = TaskIndex(registry).load(task_name)
-    kind = build_kind(registry, task, "decoder", answering.parse_args({"answer": "generated"}, "hf-decoder"))
+    kind = build_kind(registry, task, answering.SECTIONS[answering.GENERATED],
+                      answering.parse_args({"answer": "generated"}, "hf-decoder"))
     data = prepare(registry, task, limit=limit, kind=kind)
     requests = [data.kind.request(item) for item in data.test.items]
     lm = adapter.lm
