@@ -94,7 +94,7 @@ def test_each_way_a_decoder_answered_is_a_headline_row_labelled_from_its_answeri
     notes = " ".join(board.headline.notes)
     assert "135M parameters" in notes and "a floor" in notes and "not the state of the art" in notes
     markdown = render(board)
-    value = generated.record.mean(generated.primary_metric)
+    value = generated.record.mean(generated.record.primary_metric)
     line = next(line for line in markdown.splitlines() if line.startswith("| scripted · zero-shot generated |"))
     assert f"{value:.4f} · {rate * 100:.1f} % unread" in line
     assert "a floor for what a decoder does" in markdown

@@ -41,7 +41,7 @@ def test_one_run_joins_every_sample_with_its_item(toy_registry, toy_runs):
     lines = (toy_plugin.DATA_DIR / "toy" / "cls_test.tsv").read_text(encoding="utf-8").splitlines()
     header = lines[0].split("\t")
     rows = [dict(zip(header, line.split("\t"))) for line in lines[1:]]
-    assert len(exploration.rows) == len(rows) == toy_runs[0].n_items
+    assert len(exploration.rows) == len(rows) == toy_runs[0].record.n_items
     by_id = {row.id: row for row in exploration.rows}
     right = _right(toy_runs[0])
     for record in rows:
